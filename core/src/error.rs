@@ -1,0 +1,375 @@
+//! One error type for the whole protocol, and the one table that maps each spec error to its
+//! JSON-RPC code, HTTP status, gRPC status name and `ErrorInfo.reason`.
+//!
+//! Every binding renders errors from [`A2AError`]: JSON-RPC as `{code, message, data: [Any…]}`,
+//! HTTP+JSON as a `google.rpc.Status` body (`{"error": {code, status, message, details}}`).
+//! Nothing else in the crate invents codes or statuses.
+
+use serde_json::{Map, Value, json};
+use std::fmt;
+
+/// `ErrorInfo.domain` for every A2A error (spec §5.2).
+pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
+pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+
+/// The kinds of error the protocol knows. `code()`, `http_status()` and friends read the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    JsonParse,
+    InvalidRequest,
+    MethodNotFound,
+    InvalidParams,
+    Internal,
+    TaskNotFound,
+    TaskNotCancelable,
+    PushNotificationNotSupported,
+    UnsupportedOperation,
+    ContentTypeNotSupported,
+    InvalidAgentResponse,
+    ExtendedAgentCardNotConfigured,
+    ExtensionSupportRequired,
+    VersionNotSupported,
+    /// Missing or invalid credentials (HTTP 401). Not an A2A error code of its own.
+    Unauthenticated,
+    /// Authenticated but not allowed (HTTP 403). Never used where it would reveal that a task exists.
+    PermissionDenied,
+    /// A limit of this server was reached (store full, too many streams). HTTP 503.
+    Unavailable,
+}
+
+/// One row of the mapping table.
+pub struct ErrorSpec {
+    pub kind: ErrorKind,
+    /// The spec's name for the error, as the official SDKs spell their exception classes.
+    pub name: &'static str,
+    pub jsonrpc_code: i32,
+    pub http_status: u16,
+    pub grpc_status: &'static str,
+    /// `ErrorInfo.reason`: UPPER_SNAKE_CASE of the name without `Error`.
+    pub reason: &'static str,
+    pub default_message: &'static str,
+}
+
+macro_rules! table {
+    ($( $kind:ident, $name:literal, $code:literal, $http:literal, $grpc:literal, $reason:literal, $msg:literal; )*) => {
+        /// The single source of truth for error mappings (spec §5.1; auth codes are ours, see below).
+        pub const ERROR_TABLE: &[ErrorSpec] = &[
+            $( ErrorSpec { kind: ErrorKind::$kind, name: $name, jsonrpc_code: $code, http_status: $http,
+                           grpc_status: $grpc, reason: $reason, default_message: $msg }, )*
+        ];
+    };
+}
+
+// Unauthenticated / PermissionDenied have no JSON-RPC code in the spec; they normally never reach
+// JSON-RPC because the HTTP layer answers 401/403 first. When a JSON-RPC body must carry one, we use
+// codes outside the JSON-RPC reserved range so no peer confuses them with a spec error.
+table! {
+    JsonParse, "JSONParseError", -32700, 400, "INVALID_ARGUMENT", "JSON_PARSE", "Invalid JSON payload";
+    InvalidRequest, "InvalidRequestError", -32600, 400, "INVALID_ARGUMENT", "INVALID_REQUEST", "Request payload validation error";
+    MethodNotFound, "MethodNotFoundError", -32601, 404, "UNIMPLEMENTED", "METHOD_NOT_FOUND", "Method not found";
+    InvalidParams, "InvalidParamsError", -32602, 400, "INVALID_ARGUMENT", "INVALID_PARAMS", "Invalid parameters";
+    Internal, "InternalError", -32603, 500, "INTERNAL", "INTERNAL", "Internal error";
+    TaskNotFound, "TaskNotFoundError", -32001, 404, "NOT_FOUND", "TASK_NOT_FOUND", "Task not found";
+    TaskNotCancelable, "TaskNotCancelableError", -32002, 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE", "Task cannot be canceled";
+    PushNotificationNotSupported, "PushNotificationNotSupportedError", -32003, 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", "Push Notification is not supported";
+    UnsupportedOperation, "UnsupportedOperationError", -32004, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", "This operation is not supported";
+    ContentTypeNotSupported, "ContentTypeNotSupportedError", -32005, 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED", "Incompatible content types";
+    InvalidAgentResponse, "InvalidAgentResponseError", -32006, 500, "INTERNAL", "INVALID_AGENT_RESPONSE", "Invalid agent response";
+    ExtendedAgentCardNotConfigured, "ExtendedAgentCardNotConfiguredError", -32007, 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "Extended agent card is not configured";
+    ExtensionSupportRequired, "ExtensionSupportRequiredError", -32008, 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED", "A required extension was not requested";
+    VersionNotSupported, "VersionNotSupportedError", -32009, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED", "Protocol version is not supported";
+    Unauthenticated, "UnauthenticatedError", -31401, 401, "UNAUTHENTICATED", "UNAUTHENTICATED", "Authentication required";
+    PermissionDenied, "PermissionDeniedError", -31403, 403, "PERMISSION_DENIED", "PERMISSION_DENIED", "Permission denied";
+    Unavailable, "UnavailableError", -32603, 503, "UNAVAILABLE", "UNAVAILABLE", "Service unavailable";
+}
+
+impl ErrorKind {
+    pub fn spec(self) -> &'static ErrorSpec {
+        ERROR_TABLE.iter().find(|row| row.kind == self).expect("every ErrorKind has a table row")
+    }
+    pub fn code(self) -> i32 {
+        self.spec().jsonrpc_code
+    }
+    pub fn http_status(self) -> u16 {
+        self.spec().http_status
+    }
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+    /// The kind a received JSON-RPC code stands for. Unavailable shares -32603 with Internal;
+    /// Internal wins. Unknown codes are `None`.
+    pub fn from_code(code: i32) -> Option<Self> {
+        ERROR_TABLE.iter().find(|row| row.jsonrpc_code == code).map(|row| row.kind)
+    }
+    /// The kind an `ErrorInfo.reason` stands for.
+    pub fn from_reason(reason: &str) -> Option<Self> {
+        ERROR_TABLE.iter().find(|row| row.reason == reason).map(|row| row.kind)
+    }
+}
+
+/// A field that failed validation, rendered as a `google.rpc.BadRequest` field violation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldViolation {
+    /// Path in the JSON form, e.g. `message.parts[0]`.
+    pub field: String,
+    pub description: String,
+}
+
+/// An A2A protocol error: a kind from the table, a human message and optional details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct A2AError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// `ErrorInfo.metadata` (string map), e.g. `{"taskId": "…"}`.
+    pub metadata: Map<String, Value>,
+    pub violations: Vec<FieldViolation>,
+    /// Details received from a peer that are neither ErrorInfo nor BadRequest, kept verbatim.
+    pub extra_details: Vec<Value>,
+}
+
+impl fmt::Display for A2AError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.kind.name(), self.kind.code(), self.message)
+    }
+}
+
+impl std::error::Error for A2AError {}
+
+pub type Result<T, E = A2AError> = std::result::Result<T, E>;
+
+impl A2AError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into(), metadata: Map::new(), violations: Vec::new(), extra_details: Vec::new() }
+    }
+    /// The error with the table's standard message.
+    pub fn of(kind: ErrorKind) -> Self {
+        Self::new(kind, kind.spec().default_message)
+    }
+    pub fn with_meta(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.metadata.insert(key.to_owned(), Value::String(value.into()));
+        self
+    }
+    pub fn code(&self) -> i32 {
+        self.kind.code()
+    }
+    pub fn http_status(&self) -> u16 {
+        self.kind.http_status()
+    }
+
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::JsonParse, message)
+    }
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::InvalidRequest, message)
+    }
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorKind::MethodNotFound, format!("Method not found: {method}")).with_meta("method", method)
+    }
+    /// InvalidParams naming the offending field.
+    pub fn invalid_field(field: impl Into<String>, description: impl Into<String>) -> Self {
+        let field = field.into();
+        let description = description.into();
+        let message = if field.is_empty() { description.clone() } else { format!("{field}: {description}") };
+        let mut err = Self::new(ErrorKind::InvalidParams, message);
+        err.violations.push(FieldViolation { field, description });
+        err
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Internal, message)
+    }
+    pub fn task_not_found(task_id: &str) -> Self {
+        Self::new(ErrorKind::TaskNotFound, format!("Task not found: {task_id}")).with_meta("taskId", task_id)
+    }
+    pub fn task_not_cancelable(task_id: &str, state: &str) -> Self {
+        Self::new(ErrorKind::TaskNotCancelable, format!("Task {task_id} cannot be canceled in state {state}"))
+            .with_meta("taskId", task_id)
+    }
+    pub fn unsupported_operation(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::UnsupportedOperation, message)
+    }
+
+    /// `ErrorInfo` and (for validation errors) `BadRequest` details, as ProtoJSON `Any` objects.
+    pub fn details(&self) -> Vec<Value> {
+        let spec = self.kind.spec();
+        let mut details = vec![json!({
+            "@type": ERROR_INFO_TYPE,
+            "reason": spec.reason,
+            "domain": ERROR_DOMAIN,
+            "metadata": self.metadata,
+        })];
+        if !self.violations.is_empty() {
+            let violations: Vec<Value> = self
+                .violations
+                .iter()
+                .map(|v| json!({"field": v.field, "description": v.description}))
+                .collect();
+            details.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
+        }
+        details.extend(self.extra_details.iter().cloned());
+        details
+    }
+
+    /// The JSON-RPC `error` object (1.0: `data` is an array of `Any` details).
+    pub fn to_jsonrpc(&self) -> Value {
+        json!({"code": self.code(), "message": self.message, "data": self.details()})
+    }
+
+    /// The HTTP+JSON body: the JSON form of `google.rpc.Status`, wrapped in `error`.
+    pub fn to_http_body(&self) -> Value {
+        let spec = self.kind.spec();
+        json!({"error": {
+            "code": spec.http_status,
+            "status": spec.grpc_status,
+            "message": self.message,
+            "details": self.details(),
+        }})
+    }
+
+    /// Rebuilds an error received as a JSON-RPC `error` object. Unknown codes become Internal
+    /// with the peer's code kept in metadata, so nothing the peer said is lost.
+    pub fn from_jsonrpc(error: &Value) -> Self {
+        let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
+        let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
+        let kind = i32::try_from(code).ok().and_then(ErrorKind::from_code);
+        let mut err = Self::new(kind.unwrap_or(ErrorKind::Internal), message);
+        if kind.is_none() {
+            err = err.with_meta("peerCode", code.to_string());
+        }
+        match error.get("data") {
+            Some(Value::Array(items)) => err.absorb_details(items),
+            Some(Value::Null) | None => {}
+            // 0.3 peers put free-form data here.
+            Some(other) => err.extra_details.push(other.clone()),
+        }
+        err
+    }
+
+    /// Rebuilds an error from an HTTP status and a `google.rpc.Status` body (or whatever the peer sent).
+    pub fn from_http(status: u16, body: &[u8]) -> Self {
+        let parsed: Option<Value> = serde_json::from_slice(body).ok();
+        let status_obj = parsed.as_ref().and_then(|v| v.get("error")).filter(|e| e.is_object());
+        let message = status_obj
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("HTTP {status}: {}", String::from_utf8_lossy(&body[..body.len().min(512)])));
+        let details: Vec<Value> = status_obj
+            .and_then(|e| e.get("details"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let reason_kind = details.iter().find_map(|d| {
+            (d.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE))
+                .then(|| d.get("reason").and_then(Value::as_str).and_then(ErrorKind::from_reason))
+                .flatten()
+        });
+        let kind = reason_kind.unwrap_or(match status {
+            400 => ErrorKind::InvalidParams,
+            401 => ErrorKind::Unauthenticated,
+            403 => ErrorKind::PermissionDenied,
+            404 => ErrorKind::TaskNotFound,
+            503 => ErrorKind::Unavailable,
+            _ => ErrorKind::Internal,
+        });
+        let mut err = Self::new(kind, message);
+        err.absorb_details(&details);
+        err
+    }
+
+    fn absorb_details(&mut self, items: &[Value]) {
+        for item in items {
+            match item.get("@type").and_then(Value::as_str) {
+                Some(ERROR_INFO_TYPE) => {
+                    if let Some(Value::Object(meta)) = item.get("metadata") {
+                        self.metadata.extend(meta.clone());
+                    }
+                }
+                Some(BAD_REQUEST_TYPE) => {
+                    for v in item.get("fieldViolations").and_then(Value::as_array).into_iter().flatten() {
+                        self.violations.push(FieldViolation {
+                            field: v.get("field").and_then(Value::as_str).unwrap_or("").to_owned(),
+                            description: v.get("description").and_then(Value::as_str).unwrap_or("").to_owned(),
+                        });
+                    }
+                }
+                _ => self.extra_details.push(item.clone()),
+            }
+        }
+    }
+}
+
+impl From<serde_json::Error> for A2AError {
+    fn from(err: serde_json::Error) -> Self {
+        if err.is_syntax() || err.is_eof() || err.is_io() {
+            Self::parse_error(format!("Invalid JSON payload: {err}"))
+        } else {
+            Self::invalid_field("", err.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_every_kind_once_and_spec_codes() {
+        use ErrorKind::*;
+        let all = [
+            JsonParse, InvalidRequest, MethodNotFound, InvalidParams, Internal, TaskNotFound, TaskNotCancelable,
+            PushNotificationNotSupported, UnsupportedOperation, ContentTypeNotSupported, InvalidAgentResponse,
+            ExtendedAgentCardNotConfigured, ExtensionSupportRequired, VersionNotSupported, Unauthenticated,
+            PermissionDenied, Unavailable,
+        ];
+        assert_eq!(all.len(), ERROR_TABLE.len());
+        for kind in all {
+            assert_eq!(ERROR_TABLE.iter().filter(|r| r.kind == kind).count(), 1, "{kind:?}");
+        }
+        let expected = [(TaskNotFound, -32001, 404), (TaskNotCancelable, -32002, 400),
+            (PushNotificationNotSupported, -32003, 400), (UnsupportedOperation, -32004, 400),
+            (ContentTypeNotSupported, -32005, 400), (InvalidAgentResponse, -32006, 500),
+            (ExtendedAgentCardNotConfigured, -32007, 400), (ExtensionSupportRequired, -32008, 400),
+            (VersionNotSupported, -32009, 400), (JsonParse, -32700, 400), (InvalidRequest, -32600, 400),
+            (MethodNotFound, -32601, 404), (InvalidParams, -32602, 400), (Internal, -32603, 500)];
+        for (kind, code, http) in expected {
+            assert_eq!((kind.code(), kind.http_status()), (code, http), "{kind:?}");
+        }
+        assert_eq!(ErrorKind::from_code(-32603), Some(Internal));
+    }
+
+    #[test]
+    fn jsonrpc_and_http_forms_round_trip() {
+        let err = A2AError::task_not_found("t-1");
+        let rpc = err.to_jsonrpc();
+        assert_eq!(rpc["code"], -32001);
+        assert_eq!(rpc["data"][0]["reason"], "TASK_NOT_FOUND");
+        assert_eq!(rpc["data"][0]["domain"], ERROR_DOMAIN);
+        assert_eq!(A2AError::from_jsonrpc(&rpc), err);
+
+        let body = err.to_http_body();
+        assert_eq!(body["error"]["status"], "NOT_FOUND");
+        assert_eq!(body["error"]["code"], 404);
+        let back = A2AError::from_http(404, body.to_string().as_bytes());
+        assert_eq!(back, err);
+    }
+
+    #[test]
+    fn field_violations_travel_as_bad_request() {
+        let err = A2AError::invalid_field("message.parts", "must have at least one element");
+        let body = err.to_http_body();
+        assert_eq!(body["error"]["details"][1]["fieldViolations"][0]["field"], "message.parts");
+        assert_eq!(A2AError::from_http(400, body.to_string().as_bytes()), err);
+    }
+
+    #[test]
+    fn unknown_peer_codes_are_kept() {
+        let err = A2AError::from_jsonrpc(&json!({"code": -31999, "message": "odd", "data": {"x": 1}}));
+        assert_eq!(err.kind, ErrorKind::Internal);
+        assert_eq!(err.metadata["peerCode"], "-31999");
+        assert_eq!(err.extra_details, vec![json!({"x": 1})]);
+        let garbage = A2AError::from_http(502, b"<html>bad gateway</html>");
+        assert_eq!(garbage.kind, ErrorKind::Internal);
+        assert!(garbage.message.contains("bad gateway"));
+    }
+}

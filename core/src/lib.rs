@@ -1,0 +1,12 @@
+//! a2a-native: the Agent2Agent (A2A) protocol in Rust.
+//!
+//! The crate holds the whole protocol and no FFI: models ([`model`], 1.0 plus the 0.3 wire form),
+//! errors ([`error`]), the two HTTP protocol bindings ([`jsonrpc`], [`rest`]), Server-Sent Events
+//! ([`sse`]), the task state machine ([`task`]) and task stores ([`store`]). The server, client
+//! and bindings build on these modules and never re-decide protocol semantics.
+
+pub mod error;
+pub mod model;
+pub mod sse;
+
+pub use error::{A2AError, ErrorKind, Result};

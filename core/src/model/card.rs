@@ -1,0 +1,284 @@
+//! Discovery objects (spec §3.5–3.6): the Agent Card, its interfaces, capabilities, skills,
+//! signatures, security schemes and security requirements.
+
+use super::task::Struct;
+use super::wire::{is_false, proto_oneof};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+
+/// Protocol binding names used in [`AgentInterface::protocol_binding`].
+pub mod binding {
+    pub const JSONRPC: &str = "JSONRPC";
+    pub const HTTP_JSON: &str = "HTTP+JSON";
+    pub const GRPC: &str = "GRPC";
+}
+
+/// What an agent is, where it listens and what it can do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCard {
+    pub name: String,
+    pub description: String,
+    /// Ordered by preference: the first is the one a client should pick.
+    pub supported_interfaces: Vec<AgentInterface>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<AgentProvider>,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documentation_url: Option<String>,
+    pub capabilities: AgentCapabilities,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub security_schemes: BTreeMap<String, SecurityScheme>,
+    /// Also read from the 0.3-style `security` key that the spec's own sample card uses.
+    #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
+    pub security_requirements: Vec<SecurityRequirement>,
+    pub default_input_modes: Vec<String>,
+    pub default_output_modes: Vec<String>,
+    pub skills: Vec<AgentSkill>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signatures: Vec<AgentCardSignature>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon_url: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentInterface {
+    pub url: String,
+    /// `JSONRPC`, `GRPC`, `HTTP+JSON` or a custom URI.
+    pub protocol_binding: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tenant: String,
+    /// `Major.Minor`, e.g. `1.0`.
+    pub protocol_version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentProvider {
+    pub url: String,
+    pub organization: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCapabilities {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push_notifications: Option<bool>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<AgentExtension>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_agent_card: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentExtension {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub required: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Struct>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSkill {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_modes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_modes: Vec<String>,
+    #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
+    pub security_requirements: Vec<SecurityRequirement>,
+}
+
+/// A JWS (JSON serialisation, detached payload) over the canonical card.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCardSignature {
+    /// base64url of the protected header.
+    pub protected: String,
+    /// base64url of the signature.
+    pub signature: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<Struct>,
+}
+
+/// `{"list": [...]}`: the scopes one scheme needs.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StringList {
+    #[serde(default)]
+    pub list: Vec<String>,
+}
+
+/// One alternative of a card's security: every named scheme (with its scopes) must be met.
+/// A list of requirements is an OR of these ANDs.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct SecurityRequirement {
+    pub schemes: BTreeMap<String, StringList>,
+}
+
+impl<'de> Deserialize<'de> for SecurityRequirement {
+    /// Reads the proto form `{"schemes": {"name": {"list": [...]}}}` and the 0.3 form
+    /// `{"name": [...]}` (still in the spec's sample card).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        struct Proto {
+            #[serde(default)]
+            schemes: BTreeMap<String, StringList>,
+        }
+        let value = serde_json::Value::deserialize(d)?;
+        let proto_shape = match value.get("schemes") {
+            Some(serde_json::Value::Object(_)) => true,
+            Some(_) => false,
+            None => value.as_object().is_some_and(|o| o.is_empty()),
+        };
+        if proto_shape {
+            let p: Proto = serde_json::from_value(value).map_err(D::Error::custom)?;
+            return Ok(Self { schemes: p.schemes });
+        }
+        let legacy: BTreeMap<String, Vec<String>> = serde_json::from_value(value).map_err(|e| {
+            D::Error::custom(format!("expected {{\"schemes\": {{name: {{\"list\": [...]}}}}}}: {e}"))
+        })?;
+        Ok(Self { schemes: legacy.into_iter().map(|(k, list)| (k, StringList { list })).collect() })
+    }
+}
+
+proto_oneof! {
+    /// How a client authenticates; the wrapper key names the kind.
+    SecurityScheme {
+        ApiKey(ApiKeySecurityScheme) => "apiKeySecurityScheme",
+        HttpAuth(HttpAuthSecurityScheme) => "httpAuthSecurityScheme",
+        OAuth2(OAuth2SecurityScheme) => "oauth2SecurityScheme",
+        OpenIdConnect(OpenIdConnectSecurityScheme) => "openIdConnectSecurityScheme",
+        MutualTls(MutualTlsSecurityScheme) => "mtlsSecurityScheme",
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKeySecurityScheme {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// `query`, `header` or `cookie`.
+    pub location: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpAuthSecurityScheme {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// An IANA HTTP auth scheme, e.g. `Bearer`.
+    pub scheme: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bearer_format: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuth2SecurityScheme {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    pub flows: OAuthFlows,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub oauth2_metadata_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenIdConnectSecurityScheme {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    pub open_id_connect_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MutualTlsSecurityScheme {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+}
+
+proto_oneof! {
+    /// Exactly one OAuth 2.0 flow (1.0 changed this from OpenAPI's several-at-once).
+    OAuthFlows {
+        AuthorizationCode(AuthorizationCodeOAuthFlow) => "authorizationCode",
+        ClientCredentials(ClientCredentialsOAuthFlow) => "clientCredentials",
+        Implicit(ImplicitOAuthFlow) => "implicit",
+        Password(PasswordOAuthFlow) => "password",
+        DeviceCode(DeviceCodeOAuthFlow) => "deviceCode",
+    }
+}
+
+impl Eq for OAuthFlows {}
+impl Eq for SecurityScheme {}
+
+/// Scope name → description.
+pub type Scopes = BTreeMap<String, String>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorizationCodeOAuthFlow {
+    pub authorization_url: String,
+    pub token_url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refresh_url: String,
+    pub scopes: Scopes,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pkce_required: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientCredentialsOAuthFlow {
+    pub token_url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refresh_url: String,
+    pub scopes: Scopes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImplicitOAuthFlow {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub authorization_url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refresh_url: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scopes: Scopes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordOAuthFlow {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub token_url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refresh_url: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scopes: Scopes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceCodeOAuthFlow {
+    pub device_authorization_url: String,
+    pub token_url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refresh_url: String,
+    pub scopes: Scopes,
+}

@@ -1,0 +1,142 @@
+//! A2A 1.0 types exactly as the JSON bindings put them on the wire (ProtoJSON: camelCase
+//! names, enum names as strings, oneofs as single-member wrappers, base64 bytes, RFC 3339 UTC
+//! timestamps). Unknown fields are ignored (spec §1: SHOULD be ignored for forward
+//! compatibility). REQUIRED fields are enforced when reading through [`parse`] / [`parse_value`],
+//! which also run [`Validate`]; errors name the offending field by JSON path.
+//!
+//! [`v03`] holds the 0.3 wire form and the conversion both ways.
+
+mod card;
+pub mod dynamic;
+mod requests;
+mod task;
+mod validate;
+pub mod v03;
+pub mod wire;
+
+pub use card::*;
+pub use requests::*;
+pub use task::*;
+pub use validate::Validate;
+pub use wire::Timestamp;
+
+use crate::error::{A2AError, Result};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Reads a `T` from JSON bytes and validates it. Syntax errors are JSONParse; shape and
+/// REQUIRED-field errors are InvalidParams naming the field.
+pub fn parse<T: DeserializeOwned + Validate>(bytes: &[u8]) -> Result<T> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| A2AError::parse_error(format!("Invalid JSON payload: {e}")))?;
+    parse_value(value)
+}
+
+/// Reads a `T` from an already parsed JSON value and validates it.
+pub fn parse_value<T: DeserializeOwned + Validate>(value: Value) -> Result<T> {
+    parse_value_at(value, "")
+}
+
+/// Like [`parse_value`], with `at` prefixed to every reported field path (e.g. `params`).
+pub fn parse_value_at<T: DeserializeOwned + Validate>(value: Value, at: &str) -> Result<T> {
+    let parsed: T = serde_path_to_error::deserialize(value).map_err(|e| shape_error(at, e))?;
+    parsed.validate_at(at)?;
+    Ok(parsed)
+}
+
+fn shape_error(at: &str, err: serde_path_to_error::Error<serde_json::Error>) -> A2AError {
+    let inner = err.inner().to_string();
+    // serde reports a missing field at the parent's path; name the field itself.
+    let mut path = err.path().to_string();
+    if path == "." {
+        path.clear();
+    }
+    if let Some(name) = inner.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
+        path = if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
+    }
+    let field = match (at.is_empty(), path.is_empty()) {
+        (true, _) => path,
+        (false, true) => at.to_owned(),
+        (false, false) => format!("{at}.{path}"),
+    };
+    let description = if inner.starts_with("missing field") { "is required".to_owned() } else { inner };
+    A2AError::invalid_field(field, description)
+}
+
+/// Writes any model as a JSON value. Serialising our own types cannot fail.
+pub fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).expect("models serialise to JSON")
+}
+
+/// Keeps only the `n` most recent history entries; `Some(0)` drops history entirely,
+/// `None` keeps all (GetTask / SendMessage / ListTasks `historyLength`).
+pub fn trim_history(task: &mut Task, history_length: Option<i32>) {
+    if let Some(n) = history_length {
+        let keep = usize::try_from(n.max(0)).unwrap_or(0);
+        let len = task.history.len();
+        if len > keep {
+            task.history.drain(..len - keep);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn missing_required_field_is_named() {
+        let err = parse_value::<SendMessageRequest>(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "hi"}]}}))
+            .unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::InvalidParams);
+        assert_eq!(err.violations[0].field, "message.messageId");
+        let err = parse_value_at::<SendMessageRequest>(json!({}), "params").unwrap_err();
+        assert_eq!(err.violations[0].field, "params.message");
+    }
+
+    #[test]
+    fn empty_required_values_are_named() {
+        let err = parse_value::<Message>(json!({"messageId": "m", "role": "ROLE_USER", "parts": []})).unwrap_err();
+        assert_eq!(err.violations[0].field, "parts");
+        let err = parse_value::<Message>(json!({"messageId": "", "role": "ROLE_USER", "parts": [{"text": "x"}]}))
+            .unwrap_err();
+        assert_eq!(err.violations[0].field, "messageId");
+        let err = parse_value::<Message>(json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x", "url": "u"}]}))
+            .unwrap_err();
+        assert_eq!(err.violations[0].field, "parts[0]");
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_enums_read_by_number() {
+        let m: Message = parse_value(json!({"messageId": "m", "role": 1, "parts": [{"text": "x", "future": 1}], "kind": "message"}))
+            .unwrap();
+        assert_eq!(m.role, Role::User);
+        assert_eq!(to_value(&m), json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}));
+    }
+
+    #[test]
+    fn syntax_errors_are_parse_errors() {
+        assert_eq!(parse::<Task>(b"{\"id\":").unwrap_err().kind, crate::ErrorKind::JsonParse);
+    }
+
+    #[test]
+    fn history_trimming() {
+        let msg = |i: usize| Message::text(Role::User, format!("m{i}"));
+        let mut task = Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: TaskStatus::now(TaskState::Working),
+            artifacts: vec![],
+            history: (0..5).map(msg).collect(),
+            metadata: None,
+        };
+        let mut t2 = task.clone();
+        trim_history(&mut t2, None);
+        assert_eq!(t2.history.len(), 5);
+        trim_history(&mut task, Some(2));
+        assert_eq!(task.history.iter().map(Message::text_content).collect::<Vec<_>>(), ["m3", "m4"]);
+        trim_history(&mut task, Some(0));
+        assert!(task.history.is_empty());
+        assert!(to_value(&task).get("history").is_none());
+    }
+}

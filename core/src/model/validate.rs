@@ -1,0 +1,311 @@
+//! What serde cannot check: REQUIRED strings that are present but empty, REQUIRED repeated
+//! fields with no element, enums left UNSPECIFIED, numeric ranges. Each failure is an
+//! InvalidParams error naming the field by its JSON path.
+
+use super::card::*;
+use super::requests::*;
+use super::task::*;
+use crate::error::{A2AError, Result};
+
+/// A value that can check the spec's REQUIRED rules on itself. `at` is the JSON path of `self`.
+pub trait Validate {
+    fn validate_at(&self, at: &str) -> Result<()>;
+    fn validate(&self) -> Result<()> {
+        self.validate_at("")
+    }
+}
+
+fn join(at: &str, field: &str) -> String {
+    if at.is_empty() { field.to_owned() } else { format!("{at}.{field}") }
+}
+
+fn required(at: &str, field: &str, value: &str) -> Result<()> {
+    if value.is_empty() {
+        return Err(A2AError::invalid_field(join(at, field), "is required and must not be empty"));
+    }
+    Ok(())
+}
+
+fn non_empty_list<T>(at: &str, field: &str, list: &[T]) -> Result<()> {
+    if list.is_empty() {
+        return Err(A2AError::invalid_field(join(at, field), "is required and must have at least one element"));
+    }
+    Ok(())
+}
+
+fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()> {
+    for (i, item) in list.iter().enumerate() {
+        item.validate_at(&format!("{}[{i}]", join(at, field)))?;
+    }
+    Ok(())
+}
+
+fn non_negative(at: &str, field: &str, value: Option<i32>) -> Result<()> {
+    match value {
+        Some(n) if n < 0 => Err(A2AError::invalid_field(join(at, field), format!("must not be negative (got {n})"))),
+        _ => Ok(()),
+    }
+}
+
+impl Validate for Message {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "messageId", &self.message_id)?;
+        if self.role == Role::Unspecified {
+            return Err(A2AError::invalid_field(join(at, "role"), "must be ROLE_USER or ROLE_AGENT"));
+        }
+        non_empty_list(at, "parts", &self.parts)?;
+        each(at, "parts", &self.parts)
+    }
+}
+
+impl Validate for Part {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        if let PartContent::Url(url) = &self.content {
+            required(at, "url", url)?;
+        }
+        Ok(())
+    }
+}
+
+impl Validate for Artifact {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "artifactId", &self.artifact_id)?;
+        non_empty_list(at, "parts", &self.parts)?;
+        each(at, "parts", &self.parts)
+    }
+}
+
+impl Validate for TaskStatus {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        if self.state == TaskState::Unspecified {
+            return Err(A2AError::invalid_field(join(at, "state"), "must not be TASK_STATE_UNSPECIFIED"));
+        }
+        if let Some(m) = &self.message {
+            m.validate_at(&join(at, "message"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Validate for Task {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "id", &self.id)?;
+        self.status.validate_at(&join(at, "status"))?;
+        each(at, "artifacts", &self.artifacts)?;
+        each(at, "history", &self.history)
+    }
+}
+
+impl Validate for TaskStatusUpdateEvent {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "taskId", &self.task_id)?;
+        required(at, "contextId", &self.context_id)?;
+        self.status.validate_at(&join(at, "status"))
+    }
+}
+
+impl Validate for TaskArtifactUpdateEvent {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "taskId", &self.task_id)?;
+        required(at, "contextId", &self.context_id)?;
+        self.artifact.validate_at(&join(at, "artifact"))
+    }
+}
+
+impl Validate for SendMessageResponse {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        match self {
+            SendMessageResponse::Task(t) => t.validate_at(&join(at, "task")),
+            SendMessageResponse::Message(m) => m.validate_at(&join(at, "message")),
+        }
+    }
+}
+
+impl Validate for StreamResponse {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        let path = join(at, self.member());
+        match self {
+            StreamResponse::Task(t) => t.validate_at(&path),
+            StreamResponse::Message(m) => m.validate_at(&path),
+            StreamResponse::StatusUpdate(e) => e.validate_at(&path),
+            StreamResponse::ArtifactUpdate(e) => e.validate_at(&path),
+        }
+    }
+}
+
+impl Validate for AgentCard {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "name", &self.name)?;
+        required(at, "description", &self.description)?;
+        non_empty_list(at, "supportedInterfaces", &self.supported_interfaces)?;
+        each(at, "supportedInterfaces", &self.supported_interfaces)?;
+        if let Some(p) = &self.provider {
+            p.validate_at(&join(at, "provider"))?;
+        }
+        required(at, "version", &self.version)?;
+        for (name, scheme) in &self.security_schemes {
+            scheme.validate_at(&format!("{}[{name:?}]", join(at, "securitySchemes")))?;
+        }
+        non_empty_list(at, "defaultInputModes", &self.default_input_modes)?;
+        non_empty_list(at, "defaultOutputModes", &self.default_output_modes)?;
+        non_empty_list(at, "skills", &self.skills)?;
+        each(at, "skills", &self.skills)?;
+        each(at, "signatures", &self.signatures)
+    }
+}
+
+impl Validate for AgentInterface {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "url", &self.url)?;
+        required(at, "protocolBinding", &self.protocol_binding)?;
+        required(at, "protocolVersion", &self.protocol_version)
+    }
+}
+
+impl Validate for AgentProvider {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "url", &self.url)?;
+        required(at, "organization", &self.organization)
+    }
+}
+
+impl Validate for AgentSkill {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "id", &self.id)?;
+        required(at, "name", &self.name)?;
+        required(at, "description", &self.description)?;
+        non_empty_list(at, "tags", &self.tags)
+    }
+}
+
+impl Validate for AgentCardSignature {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "protected", &self.protected)?;
+        required(at, "signature", &self.signature)
+    }
+}
+
+impl Validate for SecurityScheme {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        let at = join(at, self.member());
+        match self {
+            SecurityScheme::ApiKey(s) => {
+                if !matches!(s.location.as_str(), "query" | "header" | "cookie") {
+                    return Err(A2AError::invalid_field(join(&at, "location"), "must be query, header or cookie"));
+                }
+                required(&at, "name", &s.name)
+            }
+            SecurityScheme::HttpAuth(s) => required(&at, "scheme", &s.scheme),
+            SecurityScheme::OAuth2(s) => s.flows.validate_at(&join(&at, "flows")),
+            SecurityScheme::OpenIdConnect(s) => required(&at, "openIdConnectUrl", &s.open_id_connect_url),
+            SecurityScheme::MutualTls(_) => Ok(()),
+        }
+    }
+}
+
+impl Validate for OAuthFlows {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        let at = join(at, self.member());
+        match self {
+            OAuthFlows::AuthorizationCode(f) => {
+                required(&at, "authorizationUrl", &f.authorization_url)?;
+                required(&at, "tokenUrl", &f.token_url)
+            }
+            OAuthFlows::ClientCredentials(f) => required(&at, "tokenUrl", &f.token_url),
+            OAuthFlows::DeviceCode(f) => {
+                required(&at, "deviceAuthorizationUrl", &f.device_authorization_url)?;
+                required(&at, "tokenUrl", &f.token_url)
+            }
+            OAuthFlows::Implicit(_) | OAuthFlows::Password(_) => Ok(()),
+        }
+    }
+}
+
+impl Validate for SendMessageRequest {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        self.message.validate_at(&join(at, "message"))?;
+        if let Some(c) = &self.configuration {
+            let cat = join(at, "configuration");
+            non_negative(&cat, "historyLength", c.history_length)?;
+            if let Some(p) = &c.task_push_notification_config {
+                p.validate_at(&join(&cat, "taskPushNotificationConfig"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Validate for GetTaskRequest {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "id", &self.id)?;
+        non_negative(at, "historyLength", self.history_length)
+    }
+}
+
+impl Validate for ListTasksRequest {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        if let Some(n) = self.page_size
+            && !(1..=ListTasksRequest::MAX_PAGE_SIZE).contains(&n)
+        {
+            return Err(A2AError::invalid_field(join(at, "pageSize"), format!("must be between 1 and 100 (got {n})")));
+        }
+        non_negative(at, "historyLength", self.history_length)
+    }
+}
+
+impl Validate for ListTasksResponse {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        each(at, "tasks", &self.tasks)
+    }
+}
+
+impl Validate for CancelTaskRequest {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "id", &self.id)
+    }
+}
+
+impl Validate for SubscribeToTaskRequest {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "id", &self.id)
+    }
+}
+
+impl Validate for TaskPushNotificationConfig {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "url", &self.url)?;
+        if let Some(auth) = &self.authentication {
+            required(&join(at, "authentication"), "scheme", &auth.scheme)?;
+        }
+        Ok(())
+    }
+}
+
+impl Validate for TaskPushNotificationConfigRef {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "taskId", &self.task_id)?;
+        required(at, "id", &self.id)
+    }
+}
+
+impl Validate for ListTaskPushNotificationConfigsRequest {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        required(at, "taskId", &self.task_id)?;
+        if self.page_size < 0 {
+            return Err(A2AError::invalid_field(join(at, "pageSize"), "must not be negative"));
+        }
+        Ok(())
+    }
+}
+
+impl Validate for ListTaskPushNotificationConfigsResponse {
+    fn validate_at(&self, at: &str) -> Result<()> {
+        each(at, "configs", &self.configs)
+    }
+}
+
+impl Validate for GetExtendedAgentCardRequest {
+    fn validate_at(&self, _at: &str) -> Result<()> {
+        Ok(())
+    }
+}

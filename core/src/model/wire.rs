@@ -1,0 +1,290 @@
+//! ProtoJSON details shared by every model: timestamps, base64 bytes, proto enums (by name or
+//! number), int32 given as number or string, and the `is_default` tests used to omit default
+//! values the way a ProtoJSON encoder does.
+
+use base64::Engine;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::{DecodePaddingMode, general_purpose};
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Deserializer, Serializer, de};
+
+/// A protobuf `Timestamp`: UTC, written in RFC 3339 with `Z`.
+pub type Timestamp = DateTime<Utc>;
+
+/// Now, truncated to milliseconds (the precision the spec asks for).
+pub fn now() -> Timestamp {
+    let now = Utc::now();
+    DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
+}
+
+/// `true` for the values a ProtoJSON encoder leaves out.
+pub fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+pub mod timestamp {
+    //! `Timestamp` fields: written with `Z` and 0, 3, 6 or 9 fraction digits (lossless);
+    //! read from any RFC 3339 offset and normalised to UTC.
+    use super::*;
+
+    pub fn format(ts: &Timestamp) -> String {
+        ts.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    }
+
+    pub fn parse(text: &str) -> Result<Timestamp, String> {
+        DateTime::parse_from_rfc3339(text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| format!("invalid RFC 3339 timestamp {text:?}: {e}"))
+    }
+
+    pub fn serialize<S: Serializer>(ts: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format(ts))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        let text = String::deserialize(d)?;
+        parse(&text).map_err(de::Error::custom)
+    }
+
+    pub mod option {
+        use super::*;
+        pub fn serialize<S: Serializer>(ts: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
+            match ts {
+                Some(ts) => super::serialize(ts, s),
+                None => s.serialize_none(),
+            }
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+            match Option::<String>::deserialize(d)? {
+                Some(text) => super::parse(&text).map(Some).map_err(de::Error::custom),
+                None => Ok(None),
+            }
+        }
+    }
+}
+
+/// Standard alphabet, padding optional on input (ProtoJSON readers accept both alphabets).
+const STANDARD_LENIENT: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+const URL_SAFE_LENIENT: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Encodes `bytes` fields (standard alphabet, padded, as ProtoJSON writes them).
+pub fn b64_encode(bytes: &[u8]) -> String {
+    general_purpose::STANDARD.encode(bytes)
+}
+
+/// Decodes `bytes` fields written with either alphabet, padded or not.
+pub fn b64_decode(text: &str) -> Result<Vec<u8>, String> {
+    STANDARD_LENIENT
+        .decode(text)
+        .or_else(|_| URL_SAFE_LENIENT.decode(text))
+        .map_err(|e| format!("invalid base64: {e}"))
+}
+
+/// Reads an int32 written as a JSON number or a decimal string (both are valid ProtoJSON).
+pub fn int32_from_value(value: &serde_json::Value) -> Result<i32, String> {
+    let as_i64 = match value {
+        serde_json::Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64)
+        }),
+        serde_json::Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    as_i64
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| format!("expected a 32-bit integer, got {value}"))
+}
+
+pub mod int32_opt {
+    //! `optional int32` fields: number or string on input, number on output.
+    use super::*;
+    pub fn serialize<S: Serializer>(v: &Option<i32>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(n) => s.serialize_i32(*n),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
+        match Option::<serde_json::Value>::deserialize(d)? {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => int32_from_value(&v).map(Some).map_err(de::Error::custom),
+        }
+    }
+}
+
+pub mod int32 {
+    //! Plain `int32` fields (default 0).
+    use super::*;
+    pub fn serialize<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i32(*v)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i32, D::Error> {
+        match Option::<serde_json::Value>::deserialize(d)? {
+            None | Some(serde_json::Value::Null) => Ok(0),
+            Some(v) => int32_from_value(&v).map_err(de::Error::custom),
+        }
+    }
+}
+
+/// A proto enum: serialised by name, read by name or by number (both valid ProtoJSON).
+/// Unknown names are an error naming the accepted values.
+macro_rules! proto_enum {
+    ($(#[$meta:meta])* $name:ident { $( $variant:ident = $num:literal => $wire:literal ),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub enum $name {
+            #[default]
+            $( $variant ),*
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$( $name::$variant ),*];
+            /// The name on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self { $( $name::$variant => $wire ),* }
+            }
+            pub fn number(self) -> i32 {
+                match self { $( $name::$variant => $num ),* }
+            }
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name { $( $wire => Some($name::$variant), )* _ => None }
+            }
+            pub fn from_number(n: i64) -> Option<Self> {
+                match n { $( $num => Some($name::$variant), )* _ => None }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = serde_json::Value::deserialize(d)?;
+                let found = match &v {
+                    serde_json::Value::String(s) => $name::from_name(s),
+                    serde_json::Value::Number(n) => n.as_i64().and_then($name::from_number),
+                    _ => None,
+                };
+                found.ok_or_else(|| {
+                    let names: Vec<&str> = $name::ALL.iter().map(|x| x.as_str()).collect();
+                    serde::de::Error::custom(format!(
+                        "unknown {} value {v}; expected one of {}", stringify!($name), names.join(", ")))
+                })
+            }
+        }
+    };
+}
+pub(crate) use proto_enum;
+
+/// A proto `oneof` carried as a wrapper object with exactly one member, e.g.
+/// `{"task": {...}}`. Serialises as that one member; reading accepts unknown extra members
+/// (ignored, as the spec says) but rejects zero or several known members.
+macro_rules! proto_oneof {
+    ($(#[$meta:meta])* $name:ident { $( $variant:ident($ty:ty) => $wire:literal ),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum $name {
+            $( $variant($ty) ),*
+        }
+
+        impl $name {
+            /// The wire name of the member that is set.
+            pub fn member(&self) -> &'static str {
+                match self { $( $name::$variant(_) => $wire ),* }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut map = s.serialize_map(Some(1))?;
+                match self { $( $name::$variant(v) => map.serialize_entry($wire, v)?, )* }
+                map.end()
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        write!(f, "an object with exactly one of: {}", [$($wire),*].join(", "))
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut found: Option<$name> = None;
+                        while let Some(key) = map.next_key::<String>()? {
+                            let value = match key.as_str() {
+                                $( $wire => {
+                                    // A null member counts as unset (ProtoJSON).
+                                    match map.next_value::<Option<$ty>>()? {
+                                        Some(v) => $name::$variant(v),
+                                        None => continue,
+                                    }
+                                } )*
+                                _ => { map.next_value::<serde::de::IgnoredAny>()?; continue; }
+                            };
+                            if let Some(prev) = &found {
+                                return Err(serde::de::Error::custom(format!(
+                                    "only one of {} may be set, found {} and {}",
+                                    [$($wire),*].join(", "), prev.member(), value.member())));
+                            }
+                            found = Some(value);
+                        }
+                        found.ok_or_else(|| serde::de::Error::custom(format!(
+                            "exactly one of {} must be set", [$($wire),*].join(", "))))
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+pub(crate) use proto_oneof;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_z_and_lossless() {
+        let t = timestamp::parse("2025-07-30T12:00:00.123+02:00").unwrap();
+        assert_eq!(timestamp::format(&t), "2025-07-30T10:00:00.123Z");
+        let micro = timestamp::parse("2025-07-30T10:00:00.123456Z").unwrap();
+        assert_eq!(timestamp::format(&micro), "2025-07-30T10:00:00.123456Z");
+        assert!(timestamp::parse("2025-07-30 10:00").is_err());
+        assert_eq!(now().timestamp_subsec_nanos() % 1_000_000, 0);
+    }
+
+    #[test]
+    fn base64_accepts_both_alphabets() {
+        assert_eq!(b64_decode("+/8=").unwrap(), vec![0xfb, 0xff]);
+        assert_eq!(b64_decode("-_8").unwrap(), vec![0xfb, 0xff]);
+        assert_eq!(b64_encode(&[0xfb, 0xff]), "+/8=");
+        assert!(b64_decode("not base64!").is_err());
+    }
+
+    #[test]
+    fn int32_reads_numbers_and_strings() {
+        assert_eq!(int32_from_value(&serde_json::json!(5)), Ok(5));
+        assert_eq!(int32_from_value(&serde_json::json!("7")), Ok(7));
+        assert_eq!(int32_from_value(&serde_json::json!(3.0)), Ok(3));
+        assert!(int32_from_value(&serde_json::json!(3.5)).is_err());
+        assert!(int32_from_value(&serde_json::json!(4_294_967_296i64)).is_err());
+        assert!(int32_from_value(&serde_json::json!(true)).is_err());
+    }
+}

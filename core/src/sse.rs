@@ -1,0 +1,1 @@
+//! Server-Sent Events: incremental encoder and decoder (being written).
