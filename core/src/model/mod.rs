@@ -38,9 +38,24 @@ pub fn parse_value<T: DeserializeOwned + Validate>(value: Value) -> Result<T> {
 
 /// Like [`parse_value`], with `at` prefixed to every reported field path (e.g. `params`).
 pub fn parse_value_at<T: DeserializeOwned + Validate>(value: Value, at: &str) -> Result<T> {
+    // Every model is a proto message, i.e. a JSON object; serde would also take an array.
+    if !value.is_object() {
+        return Err(A2AError::invalid_field(at, format!("expected a JSON object, got {}", json_kind(&value))));
+    }
     let parsed: T = serde_path_to_error::deserialize(value).map_err(|e| shape_error(at, e))?;
     parsed.validate_at(at)?;
     Ok(parsed)
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 fn shape_error(at: &str, err: serde_path_to_error::Error<serde_json::Error>) -> A2AError {

@@ -144,7 +144,7 @@ impl Validate for AgentCard {
         }
         required(at, "version", &self.version)?;
         for (name, scheme) in &self.security_schemes {
-            scheme.validate_at(&format!("{}[{name:?}]", join(at, "securitySchemes")))?;
+            scheme.validate_at(&format!("{}.{name}", join(at, "securitySchemes")))?;
         }
         non_empty_list(at, "defaultInputModes", &self.default_input_modes)?;
         non_empty_list(at, "defaultOutputModes", &self.default_output_modes)?;

@@ -27,8 +27,18 @@ pub mod timestamp {
     //! read from any RFC 3339 offset and normalised to UTC.
     use super::*;
 
+    /// Milliseconds always (the precision the spec asks for); micro- or nanoseconds only when
+    /// the value has them, so reading and writing back never loses precision.
     pub fn format(ts: &Timestamp) -> String {
-        ts.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+        let nanos = ts.timestamp_subsec_nanos();
+        let precision = if nanos % 1_000_000 == 0 {
+            SecondsFormat::Millis
+        } else if nanos % 1_000 == 0 {
+            SecondsFormat::Micros
+        } else {
+            SecondsFormat::Nanos
+        };
+        ts.to_rfc3339_opts(precision, true)
     }
 
     pub fn parse(text: &str) -> Result<Timestamp, String> {
@@ -267,6 +277,8 @@ mod tests {
         let micro = timestamp::parse("2025-07-30T10:00:00.123456Z").unwrap();
         assert_eq!(timestamp::format(&micro), "2025-07-30T10:00:00.123456Z");
         assert!(timestamp::parse("2025-07-30 10:00").is_err());
+        let whole = timestamp::parse("2025-07-30T10:00:00Z").unwrap();
+        assert_eq!(timestamp::format(&whole), "2025-07-30T10:00:00.000Z");
         assert_eq!(now().timestamp_subsec_nanos() % 1_000_000, 0);
     }
 
