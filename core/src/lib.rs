@@ -8,5 +8,6 @@
 pub mod error;
 pub mod model;
 pub mod sse;
+pub mod task;
 
 pub use error::{A2AError, ErrorKind, Result};
