@@ -25,10 +25,25 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Reads a `T` from JSON bytes and validates it. Syntax errors are JSONParse; shape and
-/// REQUIRED-field errors are InvalidParams naming the field.
+/// REQUIRED-field errors are InvalidParams naming the field. One pass: no intermediate `Value`.
 pub fn parse<T: DeserializeOwned + Validate>(bytes: &[u8]) -> Result<T> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| A2AError::parse_error(format!("Invalid JSON payload: {e}")))?;
-    parse_value(value)
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {}
+        // Let serde_json describe the syntax error, or name the wrong JSON kind.
+        _ => return parse_value(serde_json::from_slice(bytes).map_err(parse_error)?),
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let inner = e.inner();
+        if inner.is_syntax() || inner.is_eof() { parse_error(e.into_inner()) } else { shape_error("", e) }
+    })?;
+    de.end().map_err(parse_error)?;
+    parsed.validate()?;
+    Ok(parsed)
+}
+
+fn parse_error(e: serde_json::Error) -> A2AError {
+    A2AError::parse_error(format!("Invalid JSON payload: {e}"))
 }
 
 /// Reads a `T` from an already parsed JSON value and validates it.
@@ -131,7 +146,15 @@ mod tests {
 
     #[test]
     fn syntax_errors_are_parse_errors() {
-        assert_eq!(parse::<Task>(b"{\"id\":").unwrap_err().kind, crate::ErrorKind::JsonParse);
+        use crate::ErrorKind::*;
+        assert_eq!(parse::<Task>(b"{\"id\":").unwrap_err().kind, JsonParse);
+        assert_eq!(parse::<Task>(b"{\"id\":\"t\",\"status\":{\"state\":2}} x").unwrap_err().kind, JsonParse);
+        assert_eq!(parse::<Task>(b" [1]").unwrap_err().kind, InvalidParams);
+        assert_eq!(parse::<Task>(b"").unwrap_err().kind, JsonParse);
+        let err = parse::<Task>(b"{\"id\":\"t\",\"status\":{\"state\":\"nope\"}}").unwrap_err();
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (InvalidParams, "status.state"));
+        let ok: Task = parse(b" {\"id\":\"t\",\"status\":{\"state\":2}} ").unwrap();
+        assert_eq!(ok.status.state, TaskState::Working);
     }
 
     #[test]
