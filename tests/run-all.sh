@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the README's test command, and what .ci/run calls.
+#   tests/run-all.sh          all suites (starts a throwaway PostgreSQL on 127.0.0.1:54329)
+#   tests/run-all.sh --fuzz   also runs each cargo-fuzz target briefly (needs nightly + cargo-fuzz)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzz=0
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) fuzz=1 ;;
+    *) echo "unknown option: $arg" >&2; exit 2 ;;
+  esac
+done
+
+# PostgreSQL store suite runs against a real server; tests fail (not skip) if it is missing.
+if [ -x tests/pg.sh ]; then
+  eval "$(tests/pg.sh start)"
+  export A2A_TEST_POSTGRES_URL A2A_REQUIRE_POSTGRES=1
+  trap 'tests/pg.sh stop >/dev/null 2>&1 || true' EXIT
+fi
+mkdir -p target
+
+echo "== cargo test (workspace)"
+cargo test --workspace --locked 2>&1 | tee target/test-output.txt
+
+echo "== fuzz targets type-check"
+cargo check --manifest-path core/fuzz/Cargo.toml --quiet || { echo "fuzz targets do not build"; exit 1; }
+
+if [ "$fuzz" = 1 ]; then
+  for target in jsonrpc_request sse_decoder; do
+    (cd core/fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30)
+  done
+fi
+
+# One closing line over every suite, for humans and for CI's log reader.
+awk '/^test result:/ { p += $4; f += $6; s += $8 } END { printf "all suites: %d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' target/test-output.txt
