@@ -1,0 +1,242 @@
+//! Task and push-config storage: the [`TaskStore`] and [`PushConfigStore`] traits, and three
+//! backends that pass one shared behaviour suite (`core/tests/store_suite.rs`):
+//! [`MemoryStore`] (bounded: cap + TTL), [`SqliteStore`] (the embedded default of `a2a serve`)
+//! and [`PostgresStore`] (several server instances sharing one database).
+//!
+//! Every key includes the tenant: the same task id in two tenants is two tasks, and nothing one
+//! tenant does is visible to another.
+//!
+//! ListTasks order is the status timestamp, newest first, ties broken by task id descending
+//! (byte order), tasks without a timestamp last. All stores sort and filter on the timestamp in
+//! whole milliseconds, the precision the spec asks for; finer digits are kept in the task but
+//! do not affect listing (a `statusTimestampAfter` filter compares at millisecond precision, so
+//! it never hides a task that matches). Page tokens are opaque cursors: the sort key of the last
+//! task returned, so pages stay stable while tasks are added or removed.
+
+use crate::error::{A2AError, Result};
+use crate::model::{
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
+    trim_history,
+};
+use async_trait::async_trait;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+pub use memory::{MemoryLimits, MemoryStore};
+#[doc(hidden)]
+pub use memory::MemoryStoreSizes;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+
+/// Where tasks live. Implementations are cheap to share (`Arc<dyn TaskStore>`).
+#[async_trait]
+pub trait TaskStore: Send + Sync {
+    /// Inserts or replaces the whole task `task.id` of `tenant`.
+    async fn save(&self, tenant: &str, task: &Task) -> Result<()>;
+    /// The task, its history trimmed to `history_length` (see [`trim_history`]); `None` if absent.
+    async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>>;
+    /// Removes the task (and nothing else). Deleting a missing task is not an error.
+    async fn delete(&self, tenant: &str, id: &str) -> Result<()>;
+    /// ListTasks (spec §2.2): filters, newest first, cursor pages, `totalSize` over all pages.
+    /// `req.tenant` is ignored: `tenant` is the caller's scope.
+    async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse>;
+}
+
+/// Where push-notification configs live, per (tenant, task).
+#[async_trait]
+pub trait PushConfigStore: Send + Sync {
+    /// Stores `config` under (`tenant`, `config.task_id`, `config.id`): a fresh UUID id when
+    /// `config.id` is empty; an existing id is replaced in place (it keeps its list position).
+    /// Returns the stored config, its `tenant` set to `tenant`.
+    async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig>;
+    async fn get(&self, tenant: &str, task_id: &str, id: &str) -> Result<Option<TaskPushNotificationConfig>>;
+    /// The task's configs in creation order. `page_size` 0 (or less) means the default of
+    /// [`PUSH_CONFIG_DEFAULT_PAGE_SIZE`]; larger sizes are capped at [`PUSH_CONFIG_MAX_PAGE_SIZE`].
+    async fn list(
+        &self,
+        tenant: &str,
+        task_id: &str,
+        page_size: i32,
+        page_token: &str,
+    ) -> Result<ListTaskPushNotificationConfigsResponse>;
+    /// Idempotent: deleting a missing config is not an error.
+    async fn delete(&self, tenant: &str, task_id: &str, id: &str) -> Result<()>;
+    /// Removes every config of the task (e.g. when the task is gone).
+    async fn delete_all(&self, tenant: &str, task_id: &str) -> Result<()>;
+}
+
+pub const PUSH_CONFIG_DEFAULT_PAGE_SIZE: usize = 100;
+pub const PUSH_CONFIG_MAX_PAGE_SIZE: usize = 100;
+
+/// The sort key of a task without a status timestamp: below every real one (chrono's earliest
+/// date is about -8.2e18 ms), and not `i64::MIN`, which SQL literals cannot spell as an integer.
+pub(crate) const NO_TIMESTAMP: i64 = i64::MIN + 1;
+
+/// The ListTasks sort key of a task: its status timestamp in ms since the epoch.
+pub(crate) fn sort_key(task: &Task) -> i64 {
+    task.status.timestamp.map_or(NO_TIMESTAMP, |t| t.timestamp_millis())
+}
+
+/// The lower bound of a `statusTimestampAfter` filter, in ms (floor: never hides a match).
+pub(crate) fn after_key(req: &ListTasksRequest) -> Option<i64> {
+    req.status_timestamp_after.map(|t| t.timestamp_millis())
+}
+
+/// A ListTasks cursor: the sort key and id of the last task of the previous page.
+pub(crate) fn encode_task_cursor(key: i64, id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{key}:{id}"))
+}
+
+/// `None` for the first page (empty token); InvalidParams naming `pageToken` if it is not ours.
+pub(crate) fn decode_task_cursor(token: &str) -> Result<Option<(i64, String)>> {
+    if token.is_empty() {
+        return Ok(None);
+    }
+    let text = URL_SAFE_NO_PAD.decode(token).ok().and_then(|b| String::from_utf8(b).ok());
+    let parsed = text.as_deref().and_then(|t| {
+        let (key, id) = t.split_once(':')?;
+        Some((key.parse::<i64>().ok()?, id.to_owned()))
+    });
+    parsed.map(Some).ok_or_else(bad_token)
+}
+
+/// A push-config list cursor: the creation sequence number of the last config returned.
+pub(crate) fn encode_seq_cursor(seq: i64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("p:{seq}"))
+}
+
+pub(crate) fn decode_seq_cursor(token: &str) -> Result<Option<i64>> {
+    if token.is_empty() {
+        return Ok(None);
+    }
+    let text = URL_SAFE_NO_PAD.decode(token).ok().and_then(|b| String::from_utf8(b).ok());
+    text.as_deref()
+        .and_then(|t| t.strip_prefix("p:")?.parse::<i64>().ok())
+        .map(Some)
+        .ok_or_else(bad_token)
+}
+
+fn bad_token() -> A2AError {
+    A2AError::invalid_field("pageToken", "is not a page token this server issued")
+}
+
+pub(crate) fn push_page_size(page_size: i32) -> usize {
+    match usize::try_from(page_size) {
+        Ok(0) | Err(_) => PUSH_CONFIG_DEFAULT_PAGE_SIZE,
+        Ok(n) => n.min(PUSH_CONFIG_MAX_PAGE_SIZE),
+    }
+}
+
+/// A push config ready to store: tenant set, id assigned when missing, task id required.
+pub(crate) fn prepare_push_config(tenant: &str, mut config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+    if config.task_id.is_empty() {
+        return Err(A2AError::invalid_field("taskId", "is required"));
+    }
+    if config.id.is_empty() {
+        config.id = uuid::Uuid::new_v4().to_string();
+    }
+    config.tenant = tenant.to_owned();
+    Ok(config)
+}
+
+/// What ListTasks returns of a stored task: history trimmed, artifacts only when asked for.
+pub(crate) fn shape_listed(task: &mut Task, req: &ListTasksRequest) {
+    trim_history(task, req.history_length);
+    if req.include_artifacts != Some(true) {
+        // Empty vec: the `artifacts` key is then absent, as the spec requires.
+        task.artifacts = Vec::new();
+    }
+}
+
+/// Whether a task passes the ListTasks filters (context, state, timestamp lower bound).
+pub(crate) fn matches_filters(task: &Task, key: i64, req: &ListTasksRequest, after: Option<i64>) -> bool {
+    (req.context_id.is_empty() || task.context_id == req.context_id)
+        && req.status.is_none_or(|s| task.status.state == s)
+        && after.is_none_or(|a| key != NO_TIMESTAMP && key >= a)
+}
+
+/// Shared by the SQL backends: reading rows back never panics on bad data.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod rows {
+    use super::*;
+
+    pub fn task_body(task: &Task) -> Result<String> {
+        serde_json::to_string(task).map_err(|e| A2AError::internal(format!("task {}: cannot encode: {e}", task.id)))
+    }
+
+    /// Decodes a stored task body; a corrupt row is an Internal error naming the task.
+    pub fn decode_task(tenant: &str, id: &str, body: &str) -> Result<Task> {
+        let task: Task = serde_json::from_str(body)
+            .map_err(|e| A2AError::internal(format!("stored task {id:?} (tenant {tenant:?}) is corrupt: {e}")))?;
+        if task.id != id {
+            return Err(A2AError::internal(format!(
+                "stored task {id:?} (tenant {tenant:?}) is corrupt: its body has id {:?}",
+                task.id
+            )));
+        }
+        Ok(task)
+    }
+
+    pub fn config_body(config: &TaskPushNotificationConfig) -> Result<String> {
+        serde_json::to_string(config)
+            .map_err(|e| A2AError::internal(format!("push config {}: cannot encode: {e}", config.id)))
+    }
+
+    pub fn decode_config(tenant: &str, task_id: &str, id: &str, body: &str) -> Result<TaskPushNotificationConfig> {
+        let mut config: TaskPushNotificationConfig = serde_json::from_str(body).map_err(|e| {
+            A2AError::internal(format!(
+                "stored push config {id:?} of task {task_id:?} (tenant {tenant:?}) is corrupt: {e}"
+            ))
+        })?;
+        // The key columns are the truth; the body only carries the rest.
+        config.tenant = tenant.to_owned();
+        config.task_id = task_id.to_owned();
+        config.id = id.to_owned();
+        Ok(config)
+    }
+
+    /// The total as the wire's int32 (saturating; a store never holds 2^31 tasks in practice).
+    pub fn total(n: i64) -> i32 {
+        i32::try_from(n.max(0)).unwrap_or(i32::MAX)
+    }
+
+    pub fn db_error(what: &str, e: impl std::fmt::Display) -> A2AError {
+        A2AError::internal(format!("task store: {what}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    #[test]
+    fn cursors_round_trip_and_reject_garbage() {
+        for (key, id) in [(0, ""), (1_700_000_000_123, "a:b:c"), (NO_TIMESTAMP, "x"), (-5, "ü")] {
+            assert_eq!(decode_task_cursor(&encode_task_cursor(key, id)).unwrap(), Some((key, id.to_owned())));
+        }
+        assert_eq!(decode_task_cursor("").unwrap(), None);
+        for bad in ["!!", "bm9wZQ", "YWJjOmRlZg", &encode_seq_cursor(3)] {
+            let err = decode_task_cursor(bad).unwrap_err();
+            assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "pageToken"));
+        }
+        assert_eq!(decode_seq_cursor(&encode_seq_cursor(42)).unwrap(), Some(42));
+        assert!(decode_seq_cursor(&encode_task_cursor(1, "a")).is_err());
+    }
+
+    #[test]
+    fn push_page_sizes() {
+        assert_eq!(push_page_size(0), PUSH_CONFIG_DEFAULT_PAGE_SIZE);
+        assert_eq!(push_page_size(-3), PUSH_CONFIG_DEFAULT_PAGE_SIZE);
+        assert_eq!(push_page_size(7), 7);
+        assert_eq!(push_page_size(100_000), PUSH_CONFIG_MAX_PAGE_SIZE);
+    }
+}
