@@ -49,7 +49,7 @@ fn bench(c: &mut Criterion) {
     let bytes = task_json();
     // Both sides must read the same document, or the comparison means nothing.
     let ours: Task = model::parse(&bytes).expect("our model reads the task");
-    let theirs: a2a_lf::Task = serde_json::from_slice(&bytes).expect("a2a-lf reads the task");
+    let theirs: a2a::Task = serde_json::from_slice(&bytes).expect("a2a-lf reads the task");
     assert_eq!(ours.history.len(), 10);
     assert_eq!(theirs.history.as_ref().map(Vec::len), Some(10));
 
@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("a2a-lf parse+serialise (reference)", |b| {
         b.iter(|| {
-            let task: a2a_lf::Task = serde_json::from_slice(black_box(&bytes)).unwrap();
+            let task: a2a::Task = serde_json::from_slice(black_box(&bytes)).unwrap();
             black_box(serde_json::to_vec(&task).unwrap())
         })
     });

@@ -144,8 +144,8 @@ impl Part {
     }
 }
 
-/// The wire shape of a Part: every member optional, the oneof checked on conversion.
-#[derive(Serialize, Deserialize, Default)]
+/// The wire shape of a Part when reading: every member optional, the oneof checked after.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PartWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,19 +175,24 @@ fn string_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 
 impl Serialize for Part {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut wire = PartWire {
-            metadata: self.metadata.clone(),
-            filename: self.filename.clone(),
-            media_type: self.media_type.clone(),
-            ..Default::default()
-        };
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
         match &self.content {
-            PartContent::Text(t) => wire.text = Some(t.clone()),
-            PartContent::Raw(b) => wire.raw = Some(wire::b64_encode(b)),
-            PartContent::Url(u) => wire.url = Some(u.clone()),
-            PartContent::Data(v) => wire.data = Some(v.clone()),
+            PartContent::Text(t) => map.serialize_entry("text", t)?,
+            PartContent::Raw(b) => map.serialize_entry("raw", &wire::b64_encode(b))?,
+            PartContent::Url(u) => map.serialize_entry("url", u)?,
+            PartContent::Data(v) => map.serialize_entry("data", v)?,
         }
-        wire.serialize(s)
+        if let Some(m) = &self.metadata {
+            map.serialize_entry("metadata", m)?;
+        }
+        if !self.filename.is_empty() {
+            map.serialize_entry("filename", &self.filename)?;
+        }
+        if !self.media_type.is_empty() {
+            map.serialize_entry("mediaType", &self.media_type)?;
+        }
+        map.end()
     }
 }
 

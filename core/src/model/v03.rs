@@ -5,7 +5,11 @@
 //! `artifact-update`; parts `text` / `file` / `data`), lowercase/kebab enums, OpenAPI-style
 //! security schemes with a `type` discriminator. The schema's `required` members are enforced
 //! when reading through [`crate::model::parse_value`]; [`Validate`] adds what serde cannot check
-//! (non-empty ids, at least one part, ...). Errors name the field by JSON path.
+//! (non-empty ids, at least one part, ...). Errors name the field by JSON path. One exception:
+//! a missing `kind` is implied where the type is known, because the 0.3 spec's own
+//! `message/send` example leaves it out and the official SDK accepts that. Unknown members
+//! are ignored; 0.3 timestamps and file bytes are parsed on input, so bad ones are reported
+//! there, and written back normalised (UTC `Z`; padded standard base64).
 //!
 //! Conversions (`From` / `TryFrom` both ways) are lossless wherever 1.0 and 0.3 both have a
 //! place for the data. Where they do not, the choice is documented on the impl; in short:
@@ -147,7 +151,8 @@ impl Method {
     pub fn params_type(self) -> Option<&'static str> {
         self.row().3
     }
-    /// The [`to_v10`] / [`to_v03`] type name of the result (`None`: not an object, see [`METHODS`]).
+    /// The [`to_v10`] / [`to_v03`] type name of the result. `None` for list (a bare array: see
+    /// [`push_configs_to_v03`]) and delete (`null`).
     pub fn result_type(self) -> Option<&'static str> {
         self.row().4
     }
@@ -2479,6 +2484,7 @@ mod tests {
             ("2025-07-30T12:00:00.123+02:00", "2025-07-30T10:00:00.123Z"),
             ("2025-07-30T10:00:00.123456", "2025-07-30T10:00:00.123456Z"),
             ("2025-07-30T10:00:00Z", "2025-07-30T10:00:00.000Z"),
+            ("2025-07-30T10:00:00", "2025-07-30T10:00:00.000Z"),
         ] {
             let v10 = to_v10("TaskStatus", json!({"state": "working", "timestamp": text})).unwrap();
             assert_eq!(v10, json!({"state": "TASK_STATE_WORKING", "timestamp": want}), "{text}");

@@ -183,17 +183,31 @@ macro_rules! proto_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let v = serde_json::Value::deserialize(d)?;
-                let found = match &v {
-                    serde_json::Value::String(s) => $name::from_name(s),
-                    serde_json::Value::Number(n) => n.as_i64().and_then($name::from_number),
-                    _ => None,
-                };
-                found.ok_or_else(|| {
-                    let names: Vec<&str> = $name::ALL.iter().map(|x| x.as_str()).collect();
-                    serde::de::Error::custom(format!(
-                        "unknown {} value {v}; expected one of {}", stringify!($name), names.join(", ")))
-                })
+                struct V;
+                impl V {
+                    fn unknown<E: serde::de::Error>(what: std::fmt::Arguments<'_>) -> E {
+                        let names: Vec<&str> = $name::ALL.iter().map(|x| x.as_str()).collect();
+                        E::custom(format!("unknown {} value {}; expected one of {}",
+                            stringify!($name), what, names.join(", ")))
+                    }
+                }
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        write!(f, "a {} name or number", stringify!($name))
+                    }
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<$name, E> {
+                        $name::from_name(s).ok_or_else(|| V::unknown(format_args!("{s:?}")))
+                    }
+                    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<$name, E> {
+                        $name::from_number(n).ok_or_else(|| V::unknown(format_args!("{n}")))
+                    }
+                    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<$name, E> {
+                        i64::try_from(n).ok().and_then($name::from_number)
+                            .ok_or_else(|| V::unknown(format_args!("{n}")))
+                    }
+                }
+                d.deserialize_any(V)
             }
         }
     };
