@@ -6,8 +6,12 @@
 //! and bindings build on these modules and never re-decide protocol semantics.
 
 pub mod error;
+pub mod jsonrpc;
 pub mod model;
+pub mod request;
+pub mod rest;
 pub mod sse;
+pub mod store;
 pub mod task;
 
 pub use error::{A2AError, ErrorKind, Result};

@@ -16,7 +16,6 @@
 use crate::error::{A2AError, Result};
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
-    trim_history,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -28,9 +27,9 @@ mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
-pub use memory::{MemoryLimits, MemoryStore};
 #[doc(hidden)]
 pub use memory::MemoryStoreSizes;
+pub use memory::{MemoryLimits, MemoryStore};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
@@ -41,7 +40,7 @@ pub use sqlite::SqliteStore;
 pub trait TaskStore: Send + Sync {
     /// Inserts or replaces the whole task `task.id` of `tenant`.
     async fn save(&self, tenant: &str, task: &Task) -> Result<()>;
-    /// The task, its history trimmed to `history_length` (see [`trim_history`]); `None` if absent.
+    /// The task, its history trimmed to `history_length` (see [`crate::model::trim_history`]); `None` if absent.
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>>;
     /// Removes the task (and nothing else). Deleting a missing task is not an error.
     async fn delete(&self, tenant: &str, id: &str) -> Result<()>;
@@ -118,10 +117,7 @@ pub(crate) fn decode_seq_cursor(token: &str) -> Result<Option<i64>> {
         return Ok(None);
     }
     let text = URL_SAFE_NO_PAD.decode(token).ok().and_then(|b| String::from_utf8(b).ok());
-    text.as_deref()
-        .and_then(|t| t.strip_prefix("p:")?.parse::<i64>().ok())
-        .map(Some)
-        .ok_or_else(bad_token)
+    text.as_deref().and_then(|t| t.strip_prefix("p:")?.parse::<i64>().ok()).map(Some).ok_or_else(bad_token)
 }
 
 fn bad_token() -> A2AError {
@@ -136,7 +132,10 @@ pub(crate) fn push_page_size(page_size: i32) -> usize {
 }
 
 /// A push config ready to store: tenant set, id assigned when missing, task id required.
-pub(crate) fn prepare_push_config(tenant: &str, mut config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+pub(crate) fn prepare_push_config(
+    tenant: &str,
+    mut config: TaskPushNotificationConfig,
+) -> Result<TaskPushNotificationConfig> {
     if config.task_id.is_empty() {
         return Err(A2AError::invalid_field("taskId", "is required"));
     }
@@ -145,15 +144,6 @@ pub(crate) fn prepare_push_config(tenant: &str, mut config: TaskPushNotification
     }
     config.tenant = tenant.to_owned();
     Ok(config)
-}
-
-/// What ListTasks returns of a stored task: history trimmed, artifacts only when asked for.
-pub(crate) fn shape_listed(task: &mut Task, req: &ListTasksRequest) {
-    trim_history(task, req.history_length);
-    if req.include_artifacts != Some(true) {
-        // Empty vec: the `artifacts` key is then absent, as the spec requires.
-        task.artifacts = Vec::new();
-    }
 }
 
 /// Whether a task passes the ListTasks filters (context, state, timestamp lower bound).
@@ -167,6 +157,16 @@ pub(crate) fn matches_filters(task: &Task, key: i64, req: &ListTasksRequest, aft
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod rows {
     use super::*;
+    use crate::model::trim_history;
+
+    /// What ListTasks returns of a stored task: history trimmed, artifacts only when asked for.
+    pub fn shape_listed(task: &mut Task, req: &ListTasksRequest) {
+        trim_history(task, req.history_length);
+        if req.include_artifacts != Some(true) {
+            // Empty vec: the `artifacts` key is then absent, as the spec requires.
+            task.artifacts = Vec::new();
+        }
+    }
 
     pub fn task_body(task: &Task) -> Result<String> {
         serde_json::to_string(task).map_err(|e| A2AError::internal(format!("task {}: cannot encode: {e}", task.id)))
@@ -204,12 +204,104 @@ pub(crate) mod rows {
     }
 
     /// The total as the wire's int32 (saturating; a store never holds 2^31 tasks in practice).
-    pub fn total(n: i64) -> i32 {
+    pub fn total_i32(n: i64) -> i32 {
         i32::try_from(n.max(0)).unwrap_or(i32::MAX)
     }
 
     pub fn db_error(what: &str, e: impl std::fmt::Display) -> A2AError {
         A2AError::internal(format!("task store: {what}: {e}"))
+    }
+
+    /// The ListTasks sort key in SQL; must agree with [`NO_TIMESTAMP`] (checked by a test) and
+    /// be spelled exactly like this in the list index, or the index would not serve the query.
+    macro_rules! sort_key_sql {
+        () => {
+            "COALESCE(status_ts, -9223372036854775807)"
+        };
+    }
+    pub(crate) use sort_key_sql;
+
+    /// `WHERE` of both ListTasks queries (count and page): tenant scope plus the filters.
+    /// Built from constant fragments; every value is a bind parameter.
+    pub fn push_task_filters<DB>(
+        qb: &mut sqlx::QueryBuilder<DB>,
+        tenant: &str,
+        req: &ListTasksRequest,
+        after: Option<i64>,
+    ) where
+        DB: sqlx::Database,
+        String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+        i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    {
+        qb.push(" WHERE tenant = ").push_bind(tenant.to_owned());
+        if !req.context_id.is_empty() {
+            qb.push(" AND context_id = ").push_bind(req.context_id.clone());
+        }
+        if let Some(state) = req.status {
+            qb.push(" AND state = ").push_bind(state.as_str().to_owned());
+        }
+        if let Some(after) = after {
+            qb.push(" AND status_ts >= ").push_bind(after);
+        }
+    }
+
+    /// The page query: filters, then the cursor, newest first, one row more than the page so
+    /// the caller knows whether another page follows.
+    pub fn task_page_query<DB>(
+        tenant: &str,
+        req: &ListTasksRequest,
+        after: Option<i64>,
+        cursor: Option<(i64, String)>,
+        page_size: usize,
+    ) -> sqlx::QueryBuilder<DB>
+    where
+        DB: sqlx::Database,
+        <DB as sqlx::Database>::Arguments: Default,
+        String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+        i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    {
+        let mut qb = sqlx::QueryBuilder::new(concat!("SELECT id, body, ", sort_key_sql!(), " AS k FROM a2a_tasks"));
+        push_task_filters(&mut qb, tenant, req, after);
+        if let Some((key, id)) = cursor {
+            qb.push(concat!(" AND (", sort_key_sql!(), ", id) < (")).push_bind(key).push(", ").push_bind(id).push(")");
+        }
+        qb.push(concat!(" ORDER BY ", sort_key_sql!(), " DESC, id DESC LIMIT "))
+            .push_bind(i64::try_from(page_size + 1).unwrap_or(i64::MAX));
+        qb
+    }
+
+    pub fn task_count_query<DB>(tenant: &str, req: &ListTasksRequest, after: Option<i64>) -> sqlx::QueryBuilder<DB>
+    where
+        DB: sqlx::Database,
+        <DB as sqlx::Database>::Arguments: Default,
+        String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+        i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    {
+        let mut qb = sqlx::QueryBuilder::new("SELECT COUNT(*) FROM a2a_tasks");
+        push_task_filters(&mut qb, tenant, req, after);
+        qb
+    }
+
+    /// Turns page rows (id, body, sort key) into the response's tasks and next-page token.
+    pub fn finish_page(
+        tenant: &str,
+        req: &ListTasksRequest,
+        page_size: usize,
+        rows: Vec<(String, String, i64)>,
+        total: i64,
+    ) -> Result<ListTasksResponse> {
+        let mut response =
+            ListTasksResponse { page_size: page_size as i32, total_size: total_i32(total), ..Default::default() };
+        let more = rows.len() > page_size;
+        for (id, body, key) in rows.into_iter().take(page_size) {
+            let mut task = decode_task(tenant, &id, &body)?;
+            shape_listed(&mut task, req);
+            if more && response.tasks.len() + 1 == page_size {
+                response.next_page_token = encode_task_cursor(key, &id);
+            }
+            response.tasks.push(task);
+        }
+        Ok(response)
     }
 }
 
@@ -230,6 +322,12 @@ mod tests {
         }
         assert_eq!(decode_seq_cursor(&encode_seq_cursor(42)).unwrap(), Some(42));
         assert!(decode_seq_cursor(&encode_task_cursor(1, "a")).is_err());
+    }
+
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    #[test]
+    fn sql_sort_key_agrees_with_no_timestamp() {
+        assert_eq!(rows::sort_key_sql!(), format!("COALESCE(status_ts, {NO_TIMESTAMP})"));
     }
 
     #[test]

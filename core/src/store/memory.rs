@@ -1,0 +1,591 @@
+//! An in-process store, bounded so a long-running server never grows without limit.
+//!
+//! Limits ([`MemoryLimits`]): at most `max_tasks` tasks (all tenants together); a terminal task
+//! (COMPLETED, FAILED, CANCELED, REJECTED) expires `terminal_ttl` after it was first saved in a
+//! terminal state. Expired tasks are purged lazily by the next call (amortised O(log n) each),
+//! so there is no background thread and no runtime. A new task at the cap evicts the oldest
+//! terminal task; when every task is still live the save is refused with `Unavailable`: an
+//! active task is never dropped behind its owner's back.
+//!
+//! Layout: per tenant, a map id → task and an ordered index (newest first) so ListTasks is a
+//! range scan from the cursor; one expiry queue in terminal order, which is also eviction order
+//! (the TTL is the same for all, so deadlines grow with the queue's sequence numbers).
+//! One std mutex guards it all; it is never held across an await point (nothing here awaits).
+
+use super::{
+    PushConfigStore, TaskStore, decode_seq_cursor, decode_task_cursor, encode_seq_cursor, encode_task_cursor,
+    matches_filters, prepare_push_config, push_page_size, sort_key,
+};
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::{
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
+};
+use async_trait::async_trait;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Bounds of a [`MemoryStore`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryLimits {
+    /// Tasks kept at most, over all tenants (at least 1).
+    pub max_tasks: usize,
+    /// How long a terminal task stays readable after it was first saved terminal.
+    pub terminal_ttl: Duration,
+    /// Push configs per task at most; more are refused with `Unavailable`.
+    pub max_push_configs_per_task: usize,
+}
+
+impl Default for MemoryLimits {
+    fn default() -> Self {
+        Self { max_tasks: 10_000, terminal_ttl: Duration::from_secs(3600), max_push_configs_per_task: 100 }
+    }
+}
+
+/// The bounded in-memory [`TaskStore`] and [`PushConfigStore`].
+#[derive(Debug)]
+pub struct MemoryStore {
+    limits: MemoryLimits,
+    inner: Mutex<Inner>,
+}
+
+/// Internal sizes, for tests that prove memory stays flat.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryStoreSizes {
+    pub tasks: usize,
+    pub index: usize,
+    pub expiry: usize,
+    pub tenants: usize,
+    pub push_tasks: usize,
+    pub push_configs: usize,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    tenants: HashMap<String, TenantTasks>,
+    len: usize,
+    /// Terminal tasks by the order they became terminal: expiry and eviction order.
+    expiry: BTreeMap<u64, Expiry>,
+    next_expiry_seq: u64,
+    /// tenant → task id → configs.
+    push: HashMap<String, HashMap<String, PushList>>,
+    push_tasks: usize,
+    next_push_seq: i64,
+    /// Added to the clock, so tests can move time forward.
+    skew: Duration,
+}
+
+#[derive(Debug, Default)]
+struct TenantTasks {
+    tasks: HashMap<String, Entry>,
+    /// (sort key, id), both descending: iteration order is ListTasks order.
+    order: BTreeSet<(Reverse<i64>, Reverse<String>)>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    task: Task,
+    key: i64,
+    /// The task's place in the expiry queue, once it is terminal.
+    expiry: Option<u64>,
+}
+
+#[derive(Debug)]
+struct Expiry {
+    /// `None` when the TTL is too large to represent: never expires (but may be evicted).
+    deadline: Option<Instant>,
+    tenant: String,
+    id: String,
+}
+
+#[derive(Debug, Default)]
+struct PushList {
+    by_seq: BTreeMap<i64, TaskPushNotificationConfig>,
+    by_id: HashMap<String, i64>,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::new(MemoryLimits::default())
+    }
+}
+
+impl MemoryStore {
+    pub fn new(limits: MemoryLimits) -> Self {
+        let limits = MemoryLimits { max_tasks: limits.max_tasks.max(1), ..limits };
+        Self { limits, inner: Mutex::new(Inner::default()) }
+    }
+
+    pub fn limits(&self) -> &MemoryLimits {
+        &self.limits
+    }
+
+    /// Tasks currently held (expired ones may linger until the next call purges them).
+    pub fn len(&self) -> usize {
+        self.lock().len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[doc(hidden)]
+    pub fn internal_sizes(&self) -> MemoryStoreSizes {
+        let inner = self.lock();
+        MemoryStoreSizes {
+            tasks: inner.tenants.values().map(|t| t.tasks.len()).sum(),
+            index: inner.tenants.values().map(|t| t.order.len()).sum(),
+            expiry: inner.expiry.len(),
+            tenants: inner.tenants.len(),
+            push_tasks: inner.push.values().map(HashMap::len).sum(),
+            push_configs: inner.push.values().flat_map(HashMap::values).map(|l| l.by_seq.len()).sum(),
+        }
+    }
+
+    /// Moves this store's clock forward (tests of the TTL).
+    #[doc(hidden)]
+    pub fn advance_clock(&self, by: Duration) {
+        self.lock().skew += by;
+    }
+
+    /// A poisoned lock is taken over rather than turned into a panic per call: nothing below is
+    /// expected to panic while holding it, and a store that answers beats one that never does.
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The state, purged of expired tasks first (the lazy expiry every call pays a little for).
+    fn lock_purged(&self) -> MutexGuard<'_, Inner> {
+        let mut inner = self.lock();
+        inner.purge_expired();
+        inner
+    }
+}
+
+impl Inner {
+    fn now(&self) -> Instant {
+        Instant::now() + self.skew
+    }
+
+    fn purge_expired(&mut self) {
+        let now = self.now();
+        while let Some(entry) = self.expiry.first_entry() {
+            if entry.get().deadline.is_none_or(|d| d > now) {
+                break;
+            }
+            let Expiry { tenant, id, .. } = entry.remove();
+            self.remove_task(&tenant, &id, true);
+        }
+    }
+
+    /// Makes room for one task by dropping the oldest terminal one. `false` if there is none.
+    fn evict_oldest_terminal(&mut self) -> bool {
+        match self.expiry.pop_first() {
+            Some((_, Expiry { tenant, id, .. })) => {
+                self.remove_task(&tenant, &id, true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes a task from every structure. Expiry and eviction also drop its push configs
+    /// (the memory they hold must go too); an explicit delete leaves them to `delete_all`,
+    /// as the other stores do.
+    fn remove_task(&mut self, tenant: &str, id: &str, with_push_configs: bool) -> bool {
+        let Some(tasks) = self.tenants.get_mut(tenant) else { return false };
+        let Some(entry) = tasks.tasks.remove(id) else { return false };
+        tasks.order.remove(&(Reverse(entry.key), Reverse(id.to_owned())));
+        if tasks.tasks.is_empty() {
+            self.tenants.remove(tenant);
+        }
+        if let Some(seq) = entry.expiry {
+            self.expiry.remove(&seq);
+        }
+        self.len -= 1;
+        if with_push_configs {
+            self.remove_push_list(tenant, id);
+        }
+        true
+    }
+
+    fn schedule_expiry(&mut self, tenant: &str, id: &str, ttl: Duration) -> u64 {
+        let seq = self.next_expiry_seq;
+        self.next_expiry_seq += 1;
+        let deadline = self.now().checked_add(ttl);
+        self.expiry.insert(seq, Expiry { deadline, tenant: tenant.to_owned(), id: id.to_owned() });
+        seq
+    }
+
+    fn remove_push_list(&mut self, tenant: &str, task_id: &str) {
+        if let Some(lists) = self.push.get_mut(tenant) {
+            if lists.remove(task_id).is_some() {
+                self.push_tasks -= 1;
+            }
+            if lists.is_empty() {
+                self.push.remove(tenant);
+            }
+        }
+    }
+}
+
+/// A copy of the stored task with only what the caller will return: cloning a long history
+/// only to drop most of it would be wasted work.
+fn copy_task(task: &Task, history_length: Option<i32>, with_artifacts: bool) -> Task {
+    let keep = match history_length {
+        None => task.history.len(),
+        Some(n) => usize::try_from(n.max(0)).unwrap_or(0).min(task.history.len()),
+    };
+    Task {
+        id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        artifacts: if with_artifacts { task.artifacts.clone() } else { Vec::new() },
+        history: task.history[task.history.len() - keep..].to_vec(),
+        metadata: task.metadata.clone(),
+    }
+}
+
+#[async_trait]
+impl TaskStore for MemoryStore {
+    async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
+        let key = sort_key(task);
+        let terminal = task.status.state.is_terminal();
+        // Copy before locking: the lock is held only for the map updates.
+        let owned = task.clone();
+        let mut guard = self.lock_purged();
+        let inner = &mut *guard;
+        let exists = inner.tenants.get(tenant).is_some_and(|t| t.tasks.contains_key(&task.id));
+        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal() {
+            return Err(A2AError::new(
+                ErrorKind::Unavailable,
+                format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
+            ));
+        }
+        // Terminal since when: the first terminal save starts the clock; a later save of a
+        // terminal task keeps it (a task cannot leave a terminal state, so this is rare).
+        let previous_expiry = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).and_then(|e| e.expiry);
+        let expiry = match (terminal, previous_expiry) {
+            (true, Some(seq)) => Some(seq),
+            (true, None) => Some(inner.schedule_expiry(tenant, &task.id, self.limits.terminal_ttl)),
+            (false, Some(seq)) => {
+                inner.expiry.remove(&seq);
+                None
+            }
+            (false, None) => None,
+        };
+        let tasks = inner.tenants.entry(tenant.to_owned()).or_default();
+        match tasks.tasks.get_mut(&task.id) {
+            Some(entry) => {
+                if entry.key != key {
+                    tasks.order.remove(&(Reverse(entry.key), Reverse(task.id.clone())));
+                    tasks.order.insert((Reverse(key), Reverse(task.id.clone())));
+                }
+                entry.task = owned;
+                entry.key = key;
+                entry.expiry = expiry;
+            }
+            None => {
+                tasks.order.insert((Reverse(key), Reverse(task.id.clone())));
+                tasks.tasks.insert(task.id.clone(), Entry { task: owned, key, expiry });
+                inner.len += 1;
+            }
+        }
+        Ok(())
+    }
+
+    async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
+        let inner = self.lock_purged();
+        let entry = inner.tenants.get(tenant).and_then(|t| t.tasks.get(id));
+        Ok(entry.map(|e| copy_task(&e.task, history_length, true)))
+    }
+
+    async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
+        self.lock_purged().remove_task(tenant, id, false);
+        Ok(())
+    }
+
+    async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse> {
+        let page_size = req.effective_page_size();
+        let cursor = decode_task_cursor(&req.page_token)?;
+        let after = super::after_key(req);
+        let with_artifacts = req.include_artifacts == Some(true);
+        let inner = self.lock_purged();
+        let mut response = ListTasksResponse { page_size: page_size as i32, ..Default::default() };
+        let Some(tasks) = inner.tenants.get(tenant) else { return Ok(response) };
+
+        // The index is newest first, so a timestamp lower bound ends the scan early.
+        let in_time = |k: &&(Reverse<i64>, Reverse<String>)| after.is_none_or(|a| k.0.0 >= a);
+        let entry_of = |k: &(Reverse<i64>, Reverse<String>)| tasks.tasks.get(&k.1.0);
+        let matching = |e: &&Entry| matches_filters(&e.task, e.key, req, after);
+
+        let unfiltered = req.context_id.is_empty() && req.status.is_none() && after.is_none();
+        let total = if unfiltered {
+            tasks.tasks.len()
+        } else {
+            tasks.order.iter().take_while(in_time).filter_map(entry_of).filter(matching).count()
+        };
+        response.total_size = i32::try_from(total).unwrap_or(i32::MAX);
+
+        let start = match cursor {
+            Some((key, id)) => Bound::Excluded((Reverse(key), Reverse(id))),
+            None => Bound::Unbounded,
+        };
+        let mut page: Vec<&Entry> = tasks
+            .order
+            .range((start, Bound::Unbounded))
+            .take_while(in_time)
+            .filter_map(entry_of)
+            .filter(matching)
+            .take(page_size + 1)
+            .collect();
+        if page.len() > page_size {
+            page.truncate(page_size);
+            let last = page[page_size - 1];
+            response.next_page_token = encode_task_cursor(last.key, &last.task.id);
+        }
+        response.tasks = page.into_iter().map(|e| copy_task(&e.task, req.history_length, with_artifacts)).collect();
+        Ok(response)
+    }
+}
+
+#[async_trait]
+impl PushConfigStore for MemoryStore {
+    async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+        let config = prepare_push_config(tenant, config)?;
+        let mut guard = self.lock_purged();
+        let inner = &mut *guard;
+        let existing = inner.push.get(tenant).and_then(|l| l.get(&config.task_id));
+        let known_task = existing.is_some();
+        let replaces = existing.is_some_and(|l| l.by_id.contains_key(&config.id));
+        if !replaces && existing.map_or(0, |l| l.by_seq.len()) >= self.limits.max_push_configs_per_task {
+            let limit = self.limits.max_push_configs_per_task;
+            return Err(A2AError::new(
+                ErrorKind::Unavailable,
+                format!("task {} already has {limit} push notification configs", config.task_id),
+            ));
+        }
+        // Configs of tasks this store no longer (or never) held must not pile up either.
+        if !known_task && inner.push_tasks >= self.limits.max_tasks {
+            return Err(A2AError::new(ErrorKind::Unavailable, "push config store is full"));
+        }
+        let list = inner.push.entry(tenant.to_owned()).or_default().entry(config.task_id.clone()).or_default();
+        if let Some(seq) = list.by_id.get(&config.id) {
+            list.by_seq.insert(*seq, config.clone());
+            return Ok(config);
+        }
+        let seq = inner.next_push_seq;
+        inner.next_push_seq += 1;
+        list.by_id.insert(config.id.clone(), seq);
+        list.by_seq.insert(seq, config.clone());
+        if !known_task {
+            inner.push_tasks += 1;
+        }
+        Ok(config)
+    }
+
+    async fn get(&self, tenant: &str, task_id: &str, id: &str) -> Result<Option<TaskPushNotificationConfig>> {
+        let inner = self.lock_purged();
+        let list = inner.push.get(tenant).and_then(|l| l.get(task_id));
+        Ok(list.and_then(|l| l.by_seq.get(l.by_id.get(id)?)).cloned())
+    }
+
+    async fn list(
+        &self,
+        tenant: &str,
+        task_id: &str,
+        page_size: i32,
+        page_token: &str,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        let page_size = push_page_size(page_size);
+        let start = match decode_seq_cursor(page_token)? {
+            Some(seq) => Bound::Excluded(seq),
+            None => Bound::Unbounded,
+        };
+        let inner = self.lock_purged();
+        let mut response = ListTaskPushNotificationConfigsResponse::default();
+        let Some(list) = inner.push.get(tenant).and_then(|l| l.get(task_id)) else { return Ok(response) };
+        let mut page: Vec<(&i64, &TaskPushNotificationConfig)> =
+            list.by_seq.range((start, Bound::Unbounded)).take(page_size + 1).collect();
+        if page.len() > page_size {
+            page.truncate(page_size);
+            response.next_page_token = encode_seq_cursor(*page[page_size - 1].0);
+        }
+        response.configs = page.into_iter().map(|(_, c)| c.clone()).collect();
+        Ok(response)
+    }
+
+    async fn delete(&self, tenant: &str, task_id: &str, id: &str) -> Result<()> {
+        let mut guard = self.lock_purged();
+        let inner = &mut *guard;
+        let Some(list) = inner.push.get_mut(tenant).and_then(|l| l.get_mut(task_id)) else { return Ok(()) };
+        if let Some(seq) = list.by_id.remove(id) {
+            list.by_seq.remove(&seq);
+        }
+        if list.by_seq.is_empty() {
+            inner.remove_push_list(tenant, task_id);
+        }
+        Ok(())
+    }
+
+    async fn delete_all(&self, tenant: &str, task_id: &str) -> Result<()> {
+        self.lock_purged().remove_push_list(tenant, task_id);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{TaskState, TaskStatus};
+
+    fn task(id: &str, state: TaskState) -> Task {
+        Task {
+            id: id.into(),
+            context_id: "ctx".into(),
+            status: TaskStatus::now(state),
+            artifacts: vec![],
+            history: vec![],
+            metadata: None,
+        }
+    }
+
+    fn small(max_tasks: usize, ttl_secs: u64) -> MemoryStore {
+        MemoryStore::new(MemoryLimits {
+            max_tasks,
+            terminal_ttl: Duration::from_secs(ttl_secs),
+            max_push_configs_per_task: 3,
+        })
+    }
+
+    fn assert_flat(store: &MemoryStore, cap: usize) {
+        let s = store.internal_sizes();
+        assert!(s.tasks <= cap && s.index == s.tasks && s.expiry <= s.tasks, "{s:?}");
+        assert!(s.tenants <= s.tasks.max(1) && s.push_tasks <= cap, "{s:?}");
+        assert_eq!(store.len(), s.tasks);
+    }
+
+    #[tokio::test]
+    async fn full_of_active_tasks_refuses_and_never_evicts_them() {
+        let store = small(3, 3600);
+        for i in 0..3 {
+            store.save("t", &task(&format!("a{i}"), TaskState::Working)).await.unwrap();
+        }
+        let err = store.save("t", &task("new", TaskState::Submitted)).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unavailable);
+        assert!(err.message.contains("task store is full"), "{}", err.message);
+        // Updating a task already held is always allowed, even at the cap.
+        store.save("t", &task("a1", TaskState::Completed)).await.unwrap();
+        // Now one task is terminal: it makes room for the new one.
+        store.save("t", &task("new", TaskState::Submitted)).await.unwrap();
+        assert!(TaskStore::get(&store, "t", "a1", None).await.unwrap().is_none());
+        for id in ["a0", "a2", "new"] {
+            assert!(TaskStore::get(&store, "t", id, None).await.unwrap().is_some(), "{id}");
+        }
+        assert_flat(&store, 3);
+    }
+
+    #[tokio::test]
+    async fn oldest_terminal_task_is_evicted_first() {
+        let store = small(3, 3600);
+        store.save("t", &task("done1", TaskState::Completed)).await.unwrap();
+        store.save("t", &task("live", TaskState::Working)).await.unwrap();
+        store.save("u", &task("done2", TaskState::Failed)).await.unwrap();
+        store.save("t", &task("x", TaskState::Submitted)).await.unwrap();
+        assert!(TaskStore::get(&store, "t", "done1", None).await.unwrap().is_none());
+        assert!(TaskStore::get(&store, "u", "done2", None).await.unwrap().is_some());
+        store.save("t", &task("y", TaskState::Submitted)).await.unwrap();
+        assert!(TaskStore::get(&store, "u", "done2", None).await.unwrap().is_none());
+        assert_eq!(store.internal_sizes().tenants, 1);
+        assert_eq!(store.save("t", &task("z", TaskState::Submitted)).await.unwrap_err().kind, ErrorKind::Unavailable);
+    }
+
+    #[tokio::test]
+    async fn terminal_tasks_expire_after_the_ttl_and_live_ones_do_not() {
+        let store = small(100, 60);
+        store.save("t", &task("done", TaskState::Canceled)).await.unwrap();
+        store.save("t", &task("live", TaskState::InputRequired)).await.unwrap();
+        store.advance_clock(Duration::from_secs(30));
+        // Re-saving a terminal task does not restart its clock.
+        store.save("t", &task("done", TaskState::Canceled)).await.unwrap();
+        store.save("t", &task("late", TaskState::Rejected)).await.unwrap();
+        store.advance_clock(Duration::from_secs(31));
+        assert!(TaskStore::get(&store, "t", "done", None).await.unwrap().is_none());
+        assert!(TaskStore::get(&store, "t", "late", None).await.unwrap().is_some());
+        assert!(TaskStore::get(&store, "t", "live", None).await.unwrap().is_some());
+        let listed = TaskStore::list(&store, "t", &ListTasksRequest::default()).await.unwrap();
+        assert_eq!(listed.total_size, 2);
+        store.advance_clock(Duration::from_secs(3600));
+        assert_eq!(store.len(), 2, "purged lazily: nothing has touched the store yet");
+        let listed = TaskStore::list(&store, "t", &ListTasksRequest::default()).await.unwrap();
+        assert_eq!(listed.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["live"]);
+        assert_flat(&store, 100);
+        assert_eq!(store.internal_sizes().expiry, 0);
+    }
+
+    #[tokio::test]
+    async fn expiry_drops_the_tasks_push_configs() {
+        let store = small(10, 60);
+        store.save("t", &task("done", TaskState::Completed)).await.unwrap();
+        let config =
+            TaskPushNotificationConfig { task_id: "done".into(), url: "https://x/".into(), ..Default::default() };
+        store.create("t", config).await.unwrap();
+        assert_eq!(store.internal_sizes().push_configs, 1);
+        store.advance_clock(Duration::from_secs(61));
+        assert!(PushConfigStore::list(&store, "t", "done", 0, "").await.unwrap().configs.is_empty());
+        assert_eq!((store.internal_sizes().push_tasks, store.internal_sizes().push_configs), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn push_configs_are_bounded() {
+        let store = small(2, 60);
+        let config = |task: &str, id: &str| TaskPushNotificationConfig {
+            task_id: task.into(),
+            id: id.into(),
+            url: "https://x/".into(),
+            ..Default::default()
+        };
+        for id in ["a", "b", "c"] {
+            store.create("t", config("task", id)).await.unwrap();
+        }
+        // Replacing an existing id is not a new config.
+        store.create("t", config("task", "b")).await.unwrap();
+        assert_eq!(store.create("t", config("task", "d")).await.unwrap_err().kind, ErrorKind::Unavailable);
+        store.create("t", config("task2", "a")).await.unwrap();
+        assert_eq!(store.create("t", config("task3", "a")).await.unwrap_err().kind, ErrorKind::Unavailable);
+        let s = store.internal_sizes();
+        assert_eq!((s.push_tasks, s.push_configs), (2, 4));
+    }
+
+    #[tokio::test]
+    async fn memory_stays_flat_under_churn() {
+        const CAP: usize = 1_000;
+        let store = small(CAP, 3600);
+        let terminal = [TaskState::Completed, TaskState::Failed, TaskState::Canceled, TaskState::Rejected];
+        for i in 0..50_000usize {
+            let tenant = format!("tenant{}", i % 7);
+            let id = format!("task-{i}");
+            // Each task is created live, then finishes: the usual life of a task.
+            store.save(&tenant, &task(&id, TaskState::Working)).await.unwrap();
+            store.save(&tenant, &task(&id, terminal[i % 4])).await.unwrap();
+            if i % 10 == 0 {
+                let config =
+                    TaskPushNotificationConfig { task_id: id.clone(), url: "https://x/".into(), ..Default::default() };
+                store.create(&tenant, config).await.unwrap();
+            }
+            if i % 997 == 0 {
+                assert_flat(&store, CAP);
+            }
+        }
+        assert_flat(&store, CAP);
+        let s = store.internal_sizes();
+        assert_eq!((s.tasks, s.expiry), (CAP, CAP));
+        assert!(s.push_configs <= CAP / 10 + 1, "{s:?}");
+        // The newest tasks are the ones kept.
+        assert!(TaskStore::get(&store, &format!("tenant{}", 49_999 % 7), "task-49999", None).await.unwrap().is_some());
+        assert!(TaskStore::get(&store, "tenant0", "task-0", None).await.unwrap().is_none());
+    }
+}

@@ -1,0 +1,335 @@
+//! The embedded SQLite store, the default of `a2a serve`: one file, WAL journal (readers never
+//! wait for the writer), a busy timeout so concurrent writers queue instead of failing, and the
+//! schema created on open. Tasks are stored whole as JSON text; the columns beside the body are
+//! only what ListTasks filters and sorts on.
+
+use super::rows::{
+    config_body, db_error, decode_config, decode_task, finish_page, sort_key_sql, task_body, task_count_query,
+    task_page_query,
+};
+use super::{
+    PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
+    prepare_push_config, push_page_size, sort_key,
+};
+use crate::error::Result;
+use crate::model::{
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
+    trim_history,
+};
+use async_trait::async_trait;
+use sqlx::Row;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use std::path::Path;
+use std::time::Duration;
+
+const SCHEMA: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS a2a_tasks (
+        tenant TEXT NOT NULL,
+        id TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status_ts INTEGER,
+        body TEXT NOT NULL,
+        PRIMARY KEY (tenant, id)
+    )",
+    concat!("CREATE INDEX IF NOT EXISTS a2a_tasks_list ON a2a_tasks (tenant, ", sort_key_sql!(), " DESC, id DESC)"),
+    // Listing one conversation (contextId) is the common filtered query.
+    concat!(
+        "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (tenant, context_id, ",
+        sort_key_sql!(),
+        " DESC, id DESC)"
+    ),
+    // AUTOINCREMENT: sequence numbers are never reused, so a page cursor never skips a newcomer.
+    "CREATE TABLE IF NOT EXISTS a2a_push_configs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        UNIQUE (tenant, task_id, id)
+    )",
+];
+
+/// A [`TaskStore`] and [`PushConfigStore`] in one SQLite database.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database file at `path` and its schema.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let options = SqliteConnectOptions::new()
+            .filename(path.as_ref())
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // NORMAL is durable across application crashes in WAL mode; only an OS crash may
+            // lose the last transactions.
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|e| db_error(&format!("cannot open {}", path.as_ref().display()), e))?;
+        Self::with_pool(pool).await
+    }
+
+    /// A private database in memory, gone when the store is dropped (tests, demos).
+    pub async fn open_in_memory() -> Result<Self> {
+        // Each connection to ":memory:" is its own database: keep exactly one, forever.
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_with(SqliteConnectOptions::new().in_memory(true))
+            .await
+            .map_err(|e| db_error("cannot open an in-memory database", e))?;
+        Self::with_pool(pool).await
+    }
+
+    /// Uses an existing pool, creating the schema if needed.
+    pub async fn with_pool(pool: SqlitePool) -> Result<Self> {
+        let mut tx = pool.begin().await.map_err(|e| db_error("schema", e))?;
+        for statement in SCHEMA {
+            sqlx::query(*statement).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
+        }
+        tx.commit().await.map_err(|e| db_error("schema", e))?;
+        Ok(Self { pool })
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Closes every connection (checkpointing the WAL); later calls fail.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+#[async_trait]
+impl TaskStore for SqliteStore {
+    async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
+        let body = task_body(task)?;
+        let ts = task.status.timestamp.map(|t| t.timestamp_millis());
+        sqlx::query(
+            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body) VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tenant, id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
+                status_ts = excluded.status_ts, body = excluded.body",
+        )
+        .bind(tenant)
+        .bind(&task.id)
+        .bind(&task.context_id)
+        .bind(task.status.state.as_str())
+        .bind(ts)
+        .bind(body)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| db_error(&format!("save task {:?}", task.id), e))?;
+        debug_assert_eq!(ts.unwrap_or(super::NO_TIMESTAMP), sort_key(task));
+        Ok(())
+    }
+
+    async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
+        let row = sqlx::query("SELECT body FROM a2a_tasks WHERE tenant = ? AND id = ?")
+            .bind(tenant)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
+        let Some(row) = row else { return Ok(None) };
+        let body: String = row.try_get(0).map_err(|e| db_error(&format!("task {id:?} has no readable body"), e))?;
+        let mut task = decode_task(tenant, id, &body)?;
+        trim_history(&mut task, history_length);
+        Ok(Some(task))
+    }
+
+    async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
+        sqlx::query("DELETE FROM a2a_tasks WHERE tenant = ? AND id = ?")
+            .bind(tenant)
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        Ok(())
+    }
+
+    async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse> {
+        let page_size = req.effective_page_size();
+        let cursor = decode_task_cursor(&req.page_token)?;
+        let after = after_key(req);
+        // One read transaction: the count and the page see the same snapshot.
+        let mut tx = self.pool.begin().await.map_err(|e| db_error("list tasks", e))?;
+        let total: i64 = task_count_query(tenant, req, after)
+            .build_query_scalar()
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| db_error("count tasks", e))?;
+        let rows: Vec<(String, String, i64)> = task_page_query(tenant, req, after, cursor, page_size)
+            .build_query_as()
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|e| db_error("list tasks", e))?;
+        tx.commit().await.map_err(|e| db_error("list tasks", e))?;
+        finish_page(tenant, req, page_size, rows, total)
+    }
+}
+
+#[async_trait]
+impl PushConfigStore for SqliteStore {
+    async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+        let config = prepare_push_config(tenant, config)?;
+        // On conflict only the body changes: the row keeps its sequence number (list position).
+        sqlx::query(
+            "INSERT INTO a2a_push_configs (tenant, task_id, id, body) VALUES (?, ?, ?, ?)
+             ON CONFLICT (tenant, task_id, id) DO UPDATE SET body = excluded.body",
+        )
+        .bind(tenant)
+        .bind(&config.task_id)
+        .bind(&config.id)
+        .bind(config_body(&config)?)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| db_error(&format!("save push config {:?}", config.id), e))?;
+        Ok(config)
+    }
+
+    async fn get(&self, tenant: &str, task_id: &str, id: &str) -> Result<Option<TaskPushNotificationConfig>> {
+        let body: Option<String> =
+            sqlx::query_scalar("SELECT body FROM a2a_push_configs WHERE tenant = ? AND task_id = ? AND id = ?")
+                .bind(tenant)
+                .bind(task_id)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(|e| db_error(&format!("get push config {id:?}"), e))?;
+        body.map(|b| decode_config(tenant, task_id, id, &b)).transpose()
+    }
+
+    async fn list(
+        &self,
+        tenant: &str,
+        task_id: &str,
+        page_size: i32,
+        page_token: &str,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        let page_size = push_page_size(page_size);
+        let after = decode_seq_cursor(page_token)?.unwrap_or(i64::MIN);
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT seq, id, body FROM a2a_push_configs WHERE tenant = ? AND task_id = ? AND seq > ?
+             ORDER BY seq LIMIT ?",
+        )
+        .bind(tenant)
+        .bind(task_id)
+        .bind(after)
+        .bind(page_size as i64 + 1)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| db_error(&format!("list push configs of task {task_id:?}"), e))?;
+        let mut response = ListTaskPushNotificationConfigsResponse::default();
+        let more = rows.len() > page_size;
+        for (seq, id, body) in rows.into_iter().take(page_size) {
+            response.configs.push(decode_config(tenant, task_id, &id, &body)?);
+            if more && response.configs.len() == page_size {
+                response.next_page_token = encode_seq_cursor(seq);
+            }
+        }
+        Ok(response)
+    }
+
+    async fn delete(&self, tenant: &str, task_id: &str, id: &str) -> Result<()> {
+        sqlx::query("DELETE FROM a2a_push_configs WHERE tenant = ? AND task_id = ? AND id = ?")
+            .bind(tenant)
+            .bind(task_id)
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error(&format!("delete push config {id:?}"), e))?;
+        Ok(())
+    }
+
+    async fn delete_all(&self, tenant: &str, task_id: &str) -> Result<()> {
+        sqlx::query("DELETE FROM a2a_push_configs WHERE tenant = ? AND task_id = ?")
+            .bind(tenant)
+            .bind(task_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error(&format!("delete push configs of task {task_id:?}"), e))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use crate::model::{TaskState, TaskStatus};
+
+    fn task(id: &str) -> Task {
+        Task {
+            id: id.into(),
+            context_id: "c".into(),
+            status: TaskStatus::now(TaskState::Working),
+            artifacts: vec![],
+            history: vec![],
+            metadata: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn survives_a_restart() {
+        let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
+        let store = SqliteStore::open(&path).await.unwrap();
+        let kept = task("kept");
+        store.save("t", &kept).await.unwrap();
+        let config =
+            TaskPushNotificationConfig { task_id: "kept".into(), url: "https://x/".into(), ..Default::default() };
+        let config = store.create("t", config).await.unwrap();
+        store.close().await;
+        drop(store);
+
+        let reopened = SqliteStore::open(&path).await.unwrap();
+        assert_eq!(TaskStore::get(&reopened, "t", "kept", None).await.unwrap(), Some(kept));
+        assert_eq!(PushConfigStore::get(&reopened, "t", "kept", &config.id).await.unwrap(), Some(config));
+        reopened.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_row_is_an_internal_error_naming_the_task() {
+        let store = SqliteStore::open_in_memory().await.unwrap();
+        store.save("t", &task("bad")).await.unwrap();
+        store.save("t", &task("good")).await.unwrap();
+        sqlx::query("UPDATE a2a_tasks SET body = '{\"id\": 5' WHERE id = 'bad'").execute(store.pool()).await.unwrap();
+        let err = TaskStore::get(&store, "t", "bad", None).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Internal);
+        assert!(err.message.contains("\"bad\""), "{}", err.message);
+        let err = TaskStore::list(&store, "t", &ListTasksRequest::default()).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Internal);
+        sqlx::query("UPDATE a2a_tasks SET body = x'00ff' WHERE id = 'bad'").execute(store.pool()).await.unwrap();
+        assert_eq!(TaskStore::get(&store, "t", "bad", None).await.unwrap_err().kind, ErrorKind::Internal);
+    }
+
+    #[tokio::test]
+    async fn listing_uses_the_index() {
+        let store = SqliteStore::open_in_memory().await.unwrap();
+        let req = ListTasksRequest { page_token: super::super::encode_task_cursor(5, "x"), ..Default::default() };
+        let qb = task_page_query::<sqlx::Sqlite>("t", &req, None, Some((5, "x".into())), 10);
+        let sql = format!("EXPLAIN QUERY PLAN {}", qb.sql().as_str());
+        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind("t")
+            .bind(5i64)
+            .bind("x")
+            .bind(11i64)
+            .fetch_all(store.pool())
+            .await
+            .unwrap();
+        let plan: Vec<&str> = plan.iter().map(|r| r.3.as_str()).collect();
+        assert!(plan.iter().any(|p| p.contains("a2a_tasks_list")), "{plan:?}");
+        assert!(!plan.iter().any(|p| p.contains("TEMP B-TREE")), "sorts instead of scanning the index: {plan:?}");
+    }
+}

@@ -1,0 +1,137 @@
+//! Runs tests/vectors/jsonrpc: request envelopes of every method, id and error path, and the
+//! responses a client reads.
+
+use a2a_native::jsonrpc::{self, Id};
+use serde_json::Value;
+
+fn vector_files() -> Vec<(String, Value)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/jsonrpc");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("jsonrpc vectors folder")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let doc = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, doc)
+        })
+        .collect()
+}
+
+/// The bytes a case sends: `body_text` verbatim, else `body` serialised.
+fn body_bytes(case: &Value) -> Vec<u8> {
+    match case.get("body_text") {
+        Some(text) => text.as_str().expect("body_text is a string").as_bytes().to_vec(),
+        None => serde_json::to_vec(&case["body"]).unwrap(),
+    }
+}
+
+fn id_of(v: &Value) -> Id {
+    Id::from_value(v).expect("vector ids are strings, numbers or null")
+}
+
+fn check_request(case: &Value) -> Result<(), String> {
+    let expected = &case["expected"];
+    let bytes = body_bytes(case);
+    let parsed = jsonrpc::parse_envelope(&bytes).and_then(|env| {
+        if expected.get("is_v03_method").is_some() && !jsonrpc::is_v03_method(&env.method) {
+            return Err(env.error(a2a_native::A2AError::internal("expected a 0.3 method name")));
+        }
+        jsonrpc::parse_v10(env)
+    });
+    match (parsed, expected.get("error")) {
+        (Ok(call), None) => {
+            let params = call.request.params();
+            if call.method_name != expected["method"].as_str().unwrap() || params != expected["params"] {
+                return Err(format!("got {} {params}\n  expected {} {}", call.method_name, expected["method"], expected["params"]));
+            }
+            let notification = expected.get("notification").and_then(Value::as_bool).unwrap_or(false);
+            let want_id = if notification { None } else { Some(id_of(&expected["id"])) };
+            if call.id != want_id {
+                return Err(format!("id {:?}, expected {want_id:?}", call.id));
+            }
+            Ok(())
+        }
+        (Ok(call), Some(want)) => Err(format!("accepted as {} {}; expected error {want}", call.method_name, call.request.params())),
+        (Err(e), None) => Err(format!("unexpected error {e}")),
+        (Err(e), Some(want)) => {
+            let field = e.error.violations.first().map(|v| v.field.as_str());
+            let notification = want.get("notification").and_then(Value::as_bool).unwrap_or(false);
+            let written: Value = serde_json::from_slice(&e.to_bytes()).unwrap();
+            let ok = i64::from(e.error.code()) == want["code"].as_i64().unwrap()
+                && e.id == id_of(&want["id"])
+                && written["id"] == want["id"]
+                && written["error"]["code"] == want["code"]
+                && e.notification == notification
+                && want.get("field").is_none_or(|f| field == f.as_str());
+            if ok { Ok(()) } else { Err(format!("got {e} field {field:?} notification {}; expected {want}", e.notification)) }
+        }
+    }
+}
+
+fn check_response(case: &Value) -> Result<(), String> {
+    let expected = &case["expected"];
+    match (jsonrpc::parse_response(&body_bytes(case)), expected.get("invalid")) {
+        (Err(e), Some(want)) if i64::from(e.code()) == want["code"].as_i64().unwrap() => Ok(()),
+        (Err(e), _) => Err(format!("error {e}; expected {expected}")),
+        (Ok(r), Some(_)) => Err(format!("accepted as {r:?}; expected {expected}")),
+        (Ok(r), None) => {
+            if r.id != id_of(&expected["id"]) {
+                return Err(format!("id {}, expected {}", r.id, expected["id"]));
+            }
+            match (&r.outcome, expected.get("error")) {
+                (Ok(result), None) if *result == expected["result"] => Ok(()),
+                (Err(e), Some(want))
+                    if i64::from(e.code()) == want["code"].as_i64().unwrap()
+                        && want.get("reason").is_none_or(|r| r.as_str() == Some(e.kind.spec().reason)) =>
+                {
+                    Ok(())
+                }
+                (outcome, _) => Err(format!("got {outcome:?}; expected {expected}")),
+            }
+        }
+    }
+}
+
+#[test]
+fn jsonrpc_vectors() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for (file, doc) in vector_files() {
+        let kind = doc["kind"].as_str().unwrap_or_else(|| panic!("{file}: kind"));
+        for case in doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases")) {
+            count += 1;
+            let name = format!("{file}/{}", case["name"].as_str().unwrap());
+            let result = match kind {
+                "request" => check_request(case),
+                "response" => check_response(case),
+                other => panic!("{file}: unknown kind {other}"),
+            };
+            if let Err(why) = result {
+                failures.push(format!("{name}: {why}"));
+            }
+        }
+    }
+    assert!(count > 0, "no jsonrpc vectors found");
+    assert!(failures.is_empty(), "{} of {count} jsonrpc vectors failed:\n{}", failures.len(), failures.join("\n"));
+    println!("{count} jsonrpc vectors passed");
+}
+
+#[test]
+fn every_method_has_a_vector() {
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, doc) in vector_files() {
+        for case in doc["cases"].as_array().unwrap() {
+            if let Some(m) = case["expected"].get("method").and_then(Value::as_str) {
+                seen.insert(m.to_owned());
+            }
+        }
+    }
+    let missing: Vec<_> = jsonrpc::Method::ALL.iter().filter(|m| !seen.contains(m.as_str())).collect();
+    assert!(missing.is_empty(), "methods without a valid vector: {missing:?}");
+}
