@@ -198,7 +198,12 @@ proptest! {
         for v in [value, envelope] {
             let bytes = serde_json::to_vec(&v).unwrap();
             match jsonrpc::parse_request(&bytes) {
-                Ok(call) => prop_assert_eq!(call.method_name.as_str(), call.method().as_str()),
+                Ok(call) => {
+                    prop_assert_eq!(call.method_name.as_str(), call.method().as_str());
+                    // What was accepted re-encodes to the same request (the fuzz target's check).
+                    let again = jsonrpc::request_for(&call.response_id(), &call.request);
+                    prop_assert_eq!(jsonrpc::parse_request(&again).map(|c| c.request), Ok(call.request));
+                }
                 Err(e) => {
                     prop_assert!(REQUEST_CODES.contains(&e.error.code()) && e.error.code() != -32700);
                     let _ = e.to_bytes();
