@@ -46,6 +46,20 @@ fn codec(c: &mut Criterion) {
         })
     });
 
+    // The same bytes and chunking through `eventsource-stream`, the parser behind
+    // reqwest-eventsource: the reference our decoder is compared with in one run.
+    group.bench_function("decode_4k_chunks eventsource-stream (reference)", |b| {
+        use futures::StreamExt;
+        use eventsource_stream::Eventsource;
+        b.iter(|| {
+            let chunks = black_box(&bytes).chunks(CHUNK).map(|c| Ok::<_, std::convert::Infallible>(c.to_vec()));
+            let count = futures::executor::block_on(
+                futures::stream::iter(chunks).eventsource().filter(|e| std::future::ready(e.is_ok())).count(),
+            );
+            assert_eq!(count, EVENTS);
+        })
+    });
+
     group.bench_function("encode", |b| {
         let mut out = String::with_capacity(bytes.len());
         b.iter(|| {
