@@ -1,27 +1,10 @@
 //! Runs tests/vectors/jsonrpc: request envelopes of every method, id and error path, and the
 //! responses a client reads.
 
+mod common;
+
 use a2a_native::jsonrpc::{self, Id};
 use serde_json::Value;
-
-fn vector_files() -> Vec<(String, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/jsonrpc");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("jsonrpc vectors folder")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let doc = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (name, doc)
-        })
-        .collect()
-}
 
 /// The bytes a case sends: `body_text` verbatim, else `body` serialised.
 fn body_bytes(case: &Value) -> Vec<u8> {
@@ -102,7 +85,7 @@ fn check_response(case: &Value) -> Result<(), String> {
 fn jsonrpc_vectors() {
     let mut failures = Vec::new();
     let mut count = 0;
-    for (file, doc) in vector_files() {
+    for (file, doc) in common::vector_files("jsonrpc") {
         let kind = doc["kind"].as_str().unwrap_or_else(|| panic!("{file}: kind"));
         for case in doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases")) {
             count += 1;
@@ -125,7 +108,7 @@ fn jsonrpc_vectors() {
 #[test]
 fn every_method_has_a_vector() {
     let mut seen = std::collections::BTreeSet::new();
-    for (_, doc) in vector_files() {
+    for (_, doc) in common::vector_files("jsonrpc") {
         for case in doc["cases"].as_array().unwrap() {
             if let Some(m) = case["expected"].get("method").and_then(Value::as_str) {
                 seen.insert(m.to_owned());

@@ -1,32 +1,16 @@
 //! Runs tests/vectors/model: every model type's round trips and invalid inputs.
 
-use a2a_native::model::dynamic;
-use serde_json::Value;
-use std::collections::BTreeSet;
+mod common;
 
-fn vector_files() -> Vec<(String, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/model");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("model vectors folder")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::from_str(&text).expect("valid JSON"))
-        })
-        .collect()
-}
+use a2a_native::model::dynamic;
+use std::collections::BTreeSet;
 
 #[test]
 fn model_vectors() {
     let mut failures = Vec::new();
     let mut covered = BTreeSet::new();
     let mut count = 0;
-    for (file, doc) in vector_files() {
+    for (file, doc) in common::vector_files("model") {
         for group in doc["groups"].as_array().expect("groups") {
             let ty = group["type"].as_str().expect("type");
             for case in group["valid"].as_array().unwrap() {

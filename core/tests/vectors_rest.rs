@@ -1,28 +1,11 @@
 //! Runs tests/vectors/rest: every HTTP+JSON route with and without a tenant, path decoding,
 //! query and body handling, and every error (404, 405, 400).
 
+mod common;
+
 use a2a_native::request::Method;
 use a2a_native::rest;
 use serde_json::Value;
-
-fn vector_files() -> Vec<(String, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/rest");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("rest vectors folder")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let doc = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (name, doc)
-        })
-        .collect()
-}
 
 fn check(case: &Value) -> Result<(), String> {
     let body = match (case.get("body_text"), case.get("body")) {
@@ -64,7 +47,7 @@ fn check(case: &Value) -> Result<(), String> {
 fn rest_vectors() {
     let mut failures = Vec::new();
     let mut count = 0;
-    for (file, doc) in vector_files() {
+    for (file, doc) in common::vector_files("rest") {
         for case in doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: cases")) {
             count += 1;
             if let Err(why) = check(case) {
@@ -80,7 +63,7 @@ fn rest_vectors() {
 #[test]
 fn every_operation_has_a_route_vector_with_and_without_tenant() {
     let mut seen = std::collections::BTreeSet::new();
-    for (_, doc) in vector_files() {
+    for (_, doc) in common::vector_files("rest") {
         for case in doc["cases"].as_array().unwrap() {
             if let Some(op) = case["expected"].get("operation").and_then(Value::as_str) {
                 seen.insert((op.to_owned(), case["expected"]["params"].get("tenant").is_some()));

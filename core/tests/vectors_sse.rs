@@ -1,31 +1,16 @@
 //! Runs tests/vectors/sse: every decode case whole, split in two at every position and one byte
 //! at a time (the outcome must not depend on chunking); every encode case byte for byte.
 
+mod common;
+
 use a2a_native::sse::{self, SseDecoder, SseError, SseEvent};
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-/// Every vector file, by name.
-fn files() -> Vec<(String, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/sse");
-    let mut files: Vec<(String, Value)> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("read {dir}: {e}"))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-            let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", path.display()));
-            (path.file_name().unwrap().to_string_lossy().into_owned(), value)
-        })
-        .collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    files
-}
-
 /// All cases of one kind ("decode" or "encode"), labelled `file: name`.
 fn cases(kind: &str) -> Vec<(String, Map<String, Value>)> {
     let mut cases = Vec::new();
-    for (file, value) in files() {
+    for (file, value) in common::vector_files("sse") {
         for case in value.get(kind).and_then(Value::as_array).into_iter().flatten() {
             let case = case.as_object().unwrap_or_else(|| panic!("{file}: a {kind} case is not an object"));
             let name = case.get("name").and_then(Value::as_str).unwrap_or_else(|| panic!("{file}: case without name"));

@@ -1,27 +1,11 @@
 //! Runs tests/vectors/v03: every case's 0.3 ↔ 1.0 conversion in the direction(s) it names, and
 //! the invalid inputs with their expected error. Format: tests/vectors/v03/README.md.
 
+mod common;
+
 use a2a_native::model::v03;
 use serde_json::Value;
 use std::collections::BTreeSet;
-
-fn vector_files() -> Vec<(String, Value)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/v03");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("v03 vectors folder")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let doc = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (p.file_name().unwrap().to_string_lossy().into_owned(), doc)
-        })
-        .collect()
-}
 
 /// Runs one conversion and compares with the expected JSON; `Err` describes the mismatch.
 fn check(convert: fn(&str, Value) -> a2a_native::Result<Value>, ty: &str, input: &Value, want: &Value) -> Result<(), String> {
@@ -38,7 +22,7 @@ fn v03_vectors() {
     // Types with a passing case towards 1.0 / towards 0.3.
     let (mut up, mut down) = (BTreeSet::new(), BTreeSet::new());
     let mut count = 0;
-    for (file, doc) in vector_files() {
+    for (file, doc) in common::vector_files("v03") {
         for case in doc["cases"].as_array().unwrap_or_else(|| panic!("{file}: no cases")) {
             count += 1;
             let name = format!("{file}/{}", case["name"].as_str().expect("case name"));
