@@ -29,6 +29,7 @@
 //! [`to_v10`] / [`to_v03`] convert JSON by type name: the entry point of the language-neutral
 //! vectors in `tests/vectors/v03`, run by every implementation.
 
+use super::validate::{each, join, non_empty_list, non_negative, required};
 use super::wire::{self, Timestamp};
 use super::{self as m, Struct, Validate, parse_value, to_value};
 use crate::error::{A2AError, Result};
@@ -953,42 +954,6 @@ impl<'de> Deserialize<'de> for SecurityScheme {
 // ---------------------------------------------------------------------------------------------
 // Validation (what serde cannot check)
 // ---------------------------------------------------------------------------------------------
-
-fn join(at: &str, field: &str) -> String {
-    match (at.is_empty(), field.is_empty()) {
-        (true, _) => field.to_owned(),
-        (false, true) => at.to_owned(),
-        (false, false) => format!("{at}.{field}"),
-    }
-}
-
-fn required(at: &str, field: &str, value: &str) -> Result<()> {
-    if value.is_empty() {
-        return Err(A2AError::invalid_field(join(at, field), "is required and must not be empty"));
-    }
-    Ok(())
-}
-
-fn non_empty_list<T>(at: &str, field: &str, list: &[T]) -> Result<()> {
-    if list.is_empty() {
-        return Err(A2AError::invalid_field(join(at, field), "is required and must have at least one element"));
-    }
-    Ok(())
-}
-
-fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()> {
-    for (i, item) in list.iter().enumerate() {
-        item.validate_at(&format!("{}[{i}]", join(at, field)))?;
-    }
-    Ok(())
-}
-
-fn non_negative(at: &str, field: &str, value: Option<i32>) -> Result<()> {
-    match value {
-        Some(n) if n < 0 => Err(A2AError::invalid_field(join(at, field), format!("must not be negative (got {n})"))),
-        _ => Ok(()),
-    }
-}
 
 /// A conversion error raised inside a nested value: prefix its field path with `at`.
 fn within(at: &str, err: A2AError) -> A2AError {

@@ -15,32 +15,39 @@ pub trait Validate {
     }
 }
 
-fn join(at: &str, field: &str) -> String {
-    if at.is_empty() { field.to_owned() } else { format!("{at}.{field}") }
+// The helpers below are shared with the 0.3 types in v03.rs.
+
+/// The JSON path of `field` inside the value at `at` (either may be empty).
+pub(super) fn join(at: &str, field: &str) -> String {
+    match (at.is_empty(), field.is_empty()) {
+        (true, _) => field.to_owned(),
+        (false, true) => at.to_owned(),
+        (false, false) => format!("{at}.{field}"),
+    }
 }
 
-fn required(at: &str, field: &str, value: &str) -> Result<()> {
+pub(super) fn required(at: &str, field: &str, value: &str) -> Result<()> {
     if value.is_empty() {
         return Err(A2AError::invalid_field(join(at, field), "is required and must not be empty"));
     }
     Ok(())
 }
 
-fn non_empty_list<T>(at: &str, field: &str, list: &[T]) -> Result<()> {
+pub(super) fn non_empty_list<T>(at: &str, field: &str, list: &[T]) -> Result<()> {
     if list.is_empty() {
         return Err(A2AError::invalid_field(join(at, field), "is required and must have at least one element"));
     }
     Ok(())
 }
 
-fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()> {
+pub(super) fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()> {
     for (i, item) in list.iter().enumerate() {
         item.validate_at(&format!("{}[{i}]", join(at, field)))?;
     }
     Ok(())
 }
 
-fn non_negative(at: &str, field: &str, value: Option<i32>) -> Result<()> {
+pub(super) fn non_negative(at: &str, field: &str, value: Option<i32>) -> Result<()> {
     match value {
         Some(n) if n < 0 => Err(A2AError::invalid_field(join(at, field), format!("must not be negative (got {n})"))),
         _ => Ok(()),
