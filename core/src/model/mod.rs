@@ -37,13 +37,14 @@ pub fn parse<T: DeserializeOwned + Validate>(bytes: &[u8]) -> Result<T> {
     let parsed: T = match serde_json::from_slice(bytes) {
         Ok(parsed) => parsed,
         Err(e) if e.is_syntax() || e.is_eof() => return Err(parse_error(e)),
-        Err(_) => {
+        Err(plain) => {
             let mut de = serde_json::Deserializer::from_slice(bytes);
-            let err = match serde_path_to_error::deserialize::<_, T>(&mut de) {
-                Err(e) => e,
-                Ok(_) => unreachable!("serde_json rejected what it then accepted"),
-            };
-            return Err(shape_error("", err));
+            // Both passes read the same bytes the same way; should they ever disagree, report
+            // the first error without a path rather than panic on client input.
+            return Err(match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Err(e) => shape_error("", e),
+                Ok(_) => A2AError::invalid_field("", plain.to_string()),
+            });
         }
     };
     parsed.validate()?;
