@@ -6,10 +6,16 @@
 //! and bindings build on these modules and never re-decide protocol semantics.
 
 pub mod error;
+#[cfg(feature = "server")]
+pub mod executor;
 pub mod jsonrpc;
 pub mod model;
+#[cfg(feature = "server")]
+pub mod push;
 pub mod request;
 pub mod rest;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod sse;
 pub mod store;
 pub mod task;

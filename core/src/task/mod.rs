@@ -1,3 +1,6 @@
-//! Tasks: the state machine (`state`); the manager and event fan-out arrive with the server.
+//! Tasks: the state machine (`state`), and with the `server` feature the manager that runs
+//! executors and applies their events (`manager`) and the per-task event fan-out (`events`).
 
+#[cfg(feature = "server")]
+pub mod manager;
 pub mod state;

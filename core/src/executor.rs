@@ -1,0 +1,210 @@
+//! The seam an agent fills: [`AgentExecutor`] (execute / cancel) and the [`EventSink`] it
+//! reports through. Same shape as the official SDKs' executors, so code moves over easily.
+//!
+//! The executor never touches the store or the wire. Every event it sends goes to the task
+//! manager, which applies it through the state machine (one writer per task), persists it,
+//! and fans it out to streams, blocking waiters and push notifications.
+
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::{
+    Artifact, Message, Part, Role, SendMessageConfiguration, StreamResponse, Struct, Task, TaskArtifactUpdateEvent,
+    TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What an executor returns when it cannot go on. The manager turns it into a FAILED status
+/// carrying `message` (as an agent message), unless the task already ended.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ExecutorError {
+    pub message: String,
+}
+
+impl ExecutorError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+impl From<A2AError> for ExecutorError {
+    fn from(e: A2AError) -> Self {
+        Self::new(e.message)
+    }
+}
+
+/// An agent: runs the work for a message, and stops it on request.
+#[async_trait]
+pub trait AgentExecutor: Send + Sync + 'static {
+    /// Does the work asked by `ctx.message`, reporting through `events`. Returning closes the
+    /// sink; an error becomes a FAILED status. When `ctx.cancelled` fires the task is already
+    /// being canceled: stop promptly (the future is dropped soon after in any case).
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> std::result::Result<(), ExecutorError>;
+
+    /// Asked to cancel the task `ctx.task_id`. The running `execute` (if any) has been told
+    /// through its `cancelled` token. The manager sets CANCELED afterwards whatever this does;
+    /// the default does nothing more.
+    async fn cancel(&self, ctx: RequestContext, events: EventSink) -> std::result::Result<(), ExecutorError> {
+        let _ = (ctx, events);
+        Ok(())
+    }
+}
+
+/// Everything an executor knows about the call it serves.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    /// The task this work belongs to: existing, or the id a new task will get.
+    pub task_id: String,
+    pub context_id: String,
+    /// The client's message (`None` for cancel).
+    pub message: Option<Message>,
+    /// The task as it stood before this message (`None` for a new task).
+    pub task: Option<Task>,
+    pub configuration: Option<SendMessageConfiguration>,
+    /// The request's metadata.
+    pub metadata: Option<Struct>,
+    pub tenant: String,
+    /// Extension URIs the client asked for and the agent declares (the activated ones).
+    pub extensions: Vec<String>,
+    /// Fires when the task is canceled.
+    pub cancelled: CancellationToken,
+}
+
+impl RequestContext {
+    /// The text of the client's message (empty if none).
+    pub fn text(&self) -> String {
+        self.message.as_ref().map(Message::text_content).unwrap_or_default()
+    }
+}
+
+/// An executor's handle for reporting events. Cheap to clone; every clone feeds the same
+/// task. Sends fail with a typed error once the task has ended or the manager has closed it.
+#[derive(Debug, Clone)]
+pub struct EventSink {
+    tx: mpsc::Sender<StreamResponse>,
+    task_id: String,
+    context_id: String,
+}
+
+impl EventSink {
+    pub(crate) fn new(tx: mpsc::Sender<StreamResponse>, task_id: String, context_id: String) -> Self {
+        Self { tx, task_id, context_id }
+    }
+
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+    pub fn context_id(&self) -> &str {
+        &self.context_id
+    }
+
+    /// Sends any event. Ids left empty are filled in with this task's.
+    pub async fn send(&self, event: StreamResponse) -> Result<()> {
+        let event = self.fill_ids(event);
+        self.tx
+            .send(event)
+            .await
+            .map_err(|_| A2AError::new(ErrorKind::UnsupportedOperation, "the task no longer accepts events"))
+    }
+
+    fn fill_ids(&self, mut event: StreamResponse) -> StreamResponse {
+        let is_message = matches!(event, StreamResponse::Message(_));
+        let (task_id, context_id) = match &mut event {
+            StreamResponse::Task(t) => (&mut t.id, &mut t.context_id),
+            StreamResponse::Message(m) => (&mut m.task_id, &mut m.context_id),
+            StreamResponse::StatusUpdate(e) => (&mut e.task_id, &mut e.context_id),
+            StreamResponse::ArtifactUpdate(e) => (&mut e.task_id, &mut e.context_id),
+        };
+        if task_id.is_empty() && !is_message {
+            *task_id = self.task_id.clone();
+        }
+        if context_id.is_empty() {
+            *context_id = self.context_id.clone();
+        }
+        event
+    }
+
+    /// A new status, with an optional agent message.
+    pub async fn status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
+        let message = message.map(|m| self.own_message(m));
+        let status = TaskStatus { message, ..TaskStatus::now(state) };
+        self.send(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            status,
+            metadata: None,
+        }))
+        .await
+    }
+
+    /// A status with an agent message of one text part.
+    pub async fn status_text(&self, state: TaskState, text: impl Into<String>) -> Result<()> {
+        self.status(state, Some(Message::text(Role::Agent, text))).await
+    }
+
+    pub async fn working(&self) -> Result<()> {
+        self.status(TaskState::Working, None).await
+    }
+    pub async fn complete(&self, message: Option<Message>) -> Result<()> {
+        self.status(TaskState::Completed, message).await
+    }
+    pub async fn fail(&self, message: Option<Message>) -> Result<()> {
+        self.status(TaskState::Failed, message).await
+    }
+    pub async fn reject(&self, message: Option<Message>) -> Result<()> {
+        self.status(TaskState::Rejected, message).await
+    }
+    pub async fn input_required(&self, message: Option<Message>) -> Result<()> {
+        self.status(TaskState::InputRequired, message).await
+    }
+    pub async fn auth_required(&self, message: Option<Message>) -> Result<()> {
+        self.status(TaskState::AuthRequired, message).await
+    }
+    pub async fn canceled(&self, message: Option<Message>) -> Result<()> {
+        self.status(TaskState::Canceled, message).await
+    }
+
+    /// A new artifact, or (with `append`) more parts for an earlier one with the same id.
+    pub async fn artifact(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
+        self.send(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            artifact,
+            append,
+            last_chunk,
+            metadata: None,
+        }))
+        .await
+    }
+
+    /// A whole artifact made of `parts`, with a fresh id.
+    pub async fn artifact_parts(&self, name: impl Into<String>, parts: Vec<Part>) -> Result<()> {
+        let artifact = Artifact {
+            artifact_id: uuid::Uuid::new_v4().to_string(),
+            name: name.into(),
+            description: String::new(),
+            parts,
+            metadata: None,
+            extensions: Vec::new(),
+        };
+        self.artifact(artifact, false, true).await
+    }
+
+    /// A direct reply instead of a task. Only valid as the first and only event of a new
+    /// task's work; later it is added to the task's history.
+    pub async fn message(&self, message: Message) -> Result<()> {
+        self.send(StreamResponse::Message(message)).await
+    }
+
+    /// Stamps an agent message with this task's ids.
+    fn own_message(&self, mut m: Message) -> Message {
+        if m.task_id.is_empty() {
+            m.task_id = self.task_id.clone();
+        }
+        if m.context_id.is_empty() {
+            m.context_id = self.context_id.clone();
+        }
+        m
+    }
+}

@@ -1,0 +1,39 @@
+//! Server settings: the limits every request is held to, and the push sender's settings.
+//! Every limit is explicit, configurable, and answered with the spec's error when exceeded.
+
+use std::time::Duration;
+
+/// Limits on what one client can make the server hold.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Largest request body accepted (413 / -32600 beyond it).
+    pub max_body_bytes: usize,
+    /// Most parts in one message (InvalidParams beyond it).
+    pub max_parts_per_message: usize,
+    /// Most history messages returned by any read; a larger or absent `historyLength` is capped.
+    pub max_history_length: usize,
+    /// Most concurrent streams (SendStreamingMessage + SubscribeToTask) on one task.
+    pub max_streams_per_task: usize,
+    /// How long a blocking SendMessage waits for a terminal or interrupted state before it
+    /// returns the task as it stands.
+    pub blocking_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: 8 * 1024 * 1024,
+            max_parts_per_message: 256,
+            max_history_length: 1000,
+            max_streams_per_task: 64,
+            blocking_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Everything a server needs besides its agent, card and stores.
+#[derive(Debug, Clone, Default)]
+pub struct ServerConfig {
+    pub limits: Limits,
+    pub push: crate::push::PushSenderConfig,
+}
