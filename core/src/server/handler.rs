@@ -3,12 +3,12 @@
 //! semantics (SPEC.md §2.2) are decided here and in [`crate::task::manager`], never in a binding.
 
 use super::config::{Limits, ServerConfig};
-use crate::error::Result;
+use crate::error::{A2AError, ErrorKind, Result};
 use crate::executor::AgentExecutor;
-use crate::model::{AgentCard, StreamResponse};
+use crate::model::{self, AgentCard, SendMessageRequest, StreamResponse};
 use crate::request::A2ARequest;
 use crate::store::{PushConfigStore, TaskStore};
-use crate::task::manager::TaskManager;
+use crate::task::manager::{Sent, TaskManager};
 use std::sync::Arc;
 use serde_json::Value;
 use std::pin::Pin;
@@ -80,7 +80,8 @@ pub struct RequestHandler {
 
 impl RequestHandler {
     pub fn new(agent: Arc<dyn AgentExecutor>, card: AgentCard, stores: Stores, config: ServerConfig) -> Self {
-        let manager = TaskManager::new(agent, stores.clone(), &config);
+        let push_enabled = card.capabilities.push_notifications == Some(true);
+        let manager = TaskManager::new(agent, stores.clone(), &config, push_enabled);
         Self { card, extended_card: None, stores, limits: config.limits, manager }
     }
 
@@ -99,14 +100,124 @@ impl RequestHandler {
         &self.limits
     }
 
+    /// Tasks currently held in memory by running work, streams or waiters.
+    pub fn live_tasks(&self) -> usize {
+        self.manager.live_tasks()
+    }
+
     /// Serves one request.
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
-        let _ = (ctx, req, &self.extended_card, &self.stores, &self.manager);
-        todo!()
+        let tenant = req.tenant().to_owned();
+        match req {
+            A2ARequest::SendMessage(r) => self.send(ctx, r, false).await,
+            A2ARequest::SendStreamingMessage(r) => {
+                self.require_streaming()?;
+                self.send(ctx, r, true).await
+            }
+            A2ARequest::GetTask(r) => {
+                non_negative_history(r.history_length, "historyLength")?;
+                let task = self.stores.tasks.get(&tenant, &r.id, Some(self.history_cap(r.history_length))).await?;
+                let task = task.ok_or_else(|| A2AError::task_not_found(&r.id))?;
+                Ok(Reply::Value(model::to_value(&task)))
+            }
+            A2ARequest::ListTasks(mut r) => {
+                non_negative_history(r.history_length, "historyLength")?;
+                r.history_length = Some(self.history_cap(r.history_length));
+                Ok(Reply::Value(model::to_value(&self.stores.tasks.list(&tenant, &r).await?)))
+            }
+            A2ARequest::CancelTask(r) => {
+                let task = self.manager.cancel(&tenant, &r.id, r.metadata).await?;
+                Ok(Reply::Value(model::to_value(&task)))
+            }
+            A2ARequest::SubscribeToTask(r) => {
+                self.require_streaming()?;
+                Ok(Reply::Stream(self.manager.subscribe(&tenant, &r.id).await?))
+            }
+            A2ARequest::CreateTaskPushNotificationConfig(config) => {
+                let push = self.manager.push_sender().ok_or_else(push_not_supported)?;
+                self.require_task(&tenant, &config.task_id).await?;
+                push.check_url(&config.url, "url")?;
+                let stored = self.stores.push.create(&tenant, config).await?;
+                Ok(Reply::Value(model::to_value(&stored)))
+            }
+            A2ARequest::GetTaskPushNotificationConfig(r) => {
+                self.manager.push_sender().ok_or_else(push_not_supported)?;
+                let config = self.stores.push.get(&tenant, &r.task_id, &r.id).await?;
+                let config = config.ok_or_else(|| {
+                    A2AError::task_not_found(&r.task_id)
+                        .with_meta("pushNotificationConfigId", r.id.as_str())
+                })?;
+                Ok(Reply::Value(model::to_value(&config)))
+            }
+            A2ARequest::ListTaskPushNotificationConfigs(r) => {
+                self.manager.push_sender().ok_or_else(push_not_supported)?;
+                self.require_task(&tenant, &r.task_id).await?;
+                let page = self.stores.push.list(&tenant, &r.task_id, r.page_size, &r.page_token).await?;
+                Ok(Reply::Value(model::to_value(&page)))
+            }
+            A2ARequest::DeleteTaskPushNotificationConfig(r) => {
+                self.manager.push_sender().ok_or_else(push_not_supported)?;
+                self.stores.push.delete(&tenant, &r.task_id, &r.id).await?;
+                Ok(Reply::Empty)
+            }
+            A2ARequest::GetExtendedAgentCard(_) => {
+                if self.card.capabilities.extended_agent_card != Some(true) {
+                    return Err(A2AError::unsupported_operation("this agent declares no extended agent card"));
+                }
+                let card = self.extended_card.as_ref().ok_or_else(|| A2AError::of(ErrorKind::ExtendedAgentCardNotConfigured))?;
+                Ok(Reply::Value(model::to_value(card)))
+            }
+        }
+    }
+
+    async fn send(&self, ctx: &CallContext, r: SendMessageRequest, streaming: bool) -> Result<Reply> {
+        let parts = r.message.parts.len();
+        if parts > self.limits.max_parts_per_message {
+            return Err(A2AError::invalid_field(
+                "message.parts",
+                format!("{parts} parts; this server accepts at most {}", self.limits.max_parts_per_message),
+            ));
+        }
+        non_negative_history(r.history_length(), "configuration.historyLength")?;
+        Ok(match self.manager.send(ctx, r, streaming).await? {
+            Sent::Reply(reply) => Reply::Value(model::to_value(&reply)),
+            Sent::Stream(stream) => Reply::Stream(stream),
+        })
+    }
+
+    fn require_streaming(&self) -> Result<()> {
+        if self.card.capabilities.streaming != Some(true) {
+            return Err(A2AError::unsupported_operation("this agent does not support streaming"));
+        }
+        Ok(())
+    }
+
+    async fn require_task(&self, tenant: &str, id: &str) -> Result<()> {
+        match self.stores.tasks.get(tenant, id, Some(0)).await? {
+            Some(_) => Ok(()),
+            None => Err(A2AError::task_not_found(id)),
+        }
+    }
+
+    /// The history length a read returns: the request's, capped by the server's limit.
+    fn history_cap(&self, asked: Option<i32>) -> i32 {
+        let cap = i32::try_from(self.limits.max_history_length).unwrap_or(i32::MAX);
+        asked.map_or(cap, |n| n.min(cap))
     }
 
     /// Ends every open stream cleanly and flushes pending push notifications (graceful shutdown).
     pub async fn shutdown(&self) {
-        todo!()
+        self.manager.shutdown(std::time::Duration::from_secs(5)).await;
+    }
+}
+
+fn push_not_supported() -> A2AError {
+    A2AError::of(ErrorKind::PushNotificationNotSupported)
+}
+
+fn non_negative_history(n: Option<i32>, field: &str) -> Result<()> {
+    match n {
+        Some(n) if n < 0 => Err(A2AError::invalid_field(field, "historyLength must not be negative")),
+        _ => Ok(()),
     }
 }

@@ -1,8 +1,181 @@
 //! The A2A server: both HTTP bindings (JSON-RPC and HTTP+JSON) and SSE on one listener, the
 //! agent card, protocol-version and extension headers, limits, graceful shutdown.
+//!
+//! ```no_run
+//! # async fn run(handler: std::sync::Arc<a2a_native::server::RequestHandler>) -> std::io::Result<()> {
+//! use a2a_native::server::Server;
+//! let bound = Server::new(handler).bind("127.0.0.1:8080").await?;
+//! let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! bound.serve(async { let _ = stopped.await; }).await
+//! # }
+//! ```
+//!
+//! Layout: [`service`] routes a request (card, JSON-RPC path, HTTP+JSON prefix); [`card`] serves
+//! the card with caching and 0.3 compat fields; `jsonrpc_binding` (with the 0.3 adapter in
+//! `v03`) and `rest_binding` adapt bytes to [`RequestHandler::handle`]; [`headers`] reads
+//! `A2A-Version`, `A2A-Extensions` and content types; [`body`] writes JSON and SSE bodies.
 
+pub mod body;
+pub mod card;
 pub mod config;
 pub mod handler;
+pub mod headers;
+pub mod service;
+mod jsonrpc_binding;
+mod rest_binding;
+mod v03;
 
+pub use body::ResponseBody;
 pub use config::{Limits, ServerConfig};
 pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};
+pub use service::{A2AService, HttpOptions};
+
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// Serves one agent over HTTP/1.1 and HTTP/2 (h2c, by prior knowledge or upgrade-free
+/// detection) on a TCP listener.
+pub struct Server {
+    handler: Arc<RequestHandler>,
+    options: HttpOptions,
+    shutdown_timeout: Duration,
+    header_read_timeout: Duration,
+}
+
+impl Server {
+    pub fn new(handler: Arc<RequestHandler>) -> Self {
+        Self {
+            handler,
+            options: HttpOptions::default(),
+            shutdown_timeout: Duration::from_secs(10),
+            header_read_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// `Cache-Control: max-age` of the agent card (default 300 s).
+    pub fn card_max_age(mut self, max_age: Duration) -> Self {
+        self.options.card_max_age = max_age;
+        self
+    }
+
+    /// Period of `: keep-alive` comments on idle SSE streams (default 15 s; `None` = off).
+    pub fn sse_keep_alive(mut self, period: Option<Duration>) -> Self {
+        self.options.sse_keep_alive = period;
+        self
+    }
+
+    /// How long graceful shutdown waits for open requests and streams (default 10 s) before
+    /// closing the remaining connections.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send the request headers on HTTP/1 (default 30 s).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// The hyper service alone, to mount in another server.
+    pub fn service(&self) -> A2AService {
+        A2AService::new(self.handler.clone(), self.options.clone())
+    }
+
+    /// Binds `addr` (port 0 picks a free port; see [`BoundServer::local_addr`]).
+    pub async fn bind(self, addr: impl ToSocketAddrs) -> io::Result<BoundServer> {
+        let listener = TcpListener::bind(addr).await?;
+        Ok(BoundServer { server: self, listener })
+    }
+
+    /// Serves until `shutdown` completes, then shuts down gracefully: stops accepting, asks
+    /// every connection to finish (HTTP/1 keep-alive ends, HTTP/2 sends GOAWAY), lets the
+    /// handler end its streams ([`RequestHandler::shutdown`]), ends any SSE body still open,
+    /// and waits for in-flight connections up to [`Server::shutdown_timeout`], after which
+    /// the rest are dropped.
+    pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> io::Result<()> {
+        let streams_done = CancellationToken::new();
+        let service = A2AService::with_shutdown(self.handler.clone(), self.options.clone(), streams_done.clone());
+        let mut builder = auto::Builder::new(TokioExecutor::new());
+        builder.http1().timer(TokioTimer::new()).header_read_timeout(self.header_read_timeout);
+        builder.http2().timer(TokioTimer::new());
+        let graceful = GracefulShutdown::new();
+        let mut connections = JoinSet::new();
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!(%addr, "A2A server listening");
+        }
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => {
+                    let (stream, peer) = match accepted {
+                        Ok(pair) => pair,
+                        Err(e) => {
+                            // Usually out of file descriptors: back off instead of spinning.
+                            tracing::warn!("accept failed: {e}");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            continue;
+                        }
+                    };
+                    // A2A messages are small request/response pairs and SSE events: no Nagle delay.
+                    let _ = stream.set_nodelay(true);
+                    let conn = builder.serve_connection(TokioIo::new(stream), service.clone()).into_owned();
+                    let conn = graceful.watch(conn);
+                    connections.spawn(async move {
+                        if let Err(e) = conn.await {
+                            tracing::debug!(%peer, "connection ended with an error: {e}");
+                        }
+                    });
+                    // Reap finished connection tasks so the set does not grow.
+                    while connections.try_join_next().is_some() {}
+                }
+                () = &mut shutdown => break,
+            }
+        }
+        drop(listener);
+        tracing::info!(open_connections = graceful.count(), "shutting down");
+        let deadline = tokio::time::Instant::now() + self.shutdown_timeout;
+        let handler = self.handler.clone();
+        let end_streams = async {
+            handler.shutdown().await;
+            // Backstop: whatever SSE body is still open ends now.
+            streams_done.cancel();
+        };
+        let drained = async {
+            tokio::join!(end_streams, graceful.shutdown());
+        };
+        if tokio::time::timeout_at(deadline, drained).await.is_err() {
+            streams_done.cancel();
+            tracing::warn!(remaining = connections.len(), "shutdown deadline passed; closing the remaining connections");
+            connections.abort_all();
+        }
+        while connections.join_next().await.is_some() {}
+        Ok(())
+    }
+}
+
+/// A [`Server`] with its listener bound.
+pub struct BoundServer {
+    server: Server,
+    listener: TcpListener,
+}
+
+impl BoundServer {
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// [`Server::serve`] on the bound listener.
+    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> io::Result<()> {
+        self.server.serve(self.listener, shutdown).await
+    }
+}

@@ -2,5 +2,7 @@
 //! executors and applies their events (`manager`) and the per-task event fan-out (`events`).
 
 #[cfg(feature = "server")]
+pub(crate) mod events;
+#[cfg(feature = "server")]
 pub mod manager;
 pub mod state;

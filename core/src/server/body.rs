@@ -1,0 +1,199 @@
+//! The response body of every A2A HTTP response: a whole buffer, or a Server-Sent Events
+//! stream fed by an [`EventStream`].
+//!
+//! The SSE body frames each [`StreamResponse`] for its binding (a JSON-RPC response with the
+//! request id, 1.0 or 0.3 form; or the bare StreamResponse for HTTP+JSON), sends a comment
+//! every keep-alive period while the stream is idle so proxies do not cut it, and ends when the
+//! event stream ends (the task ended), when an event cannot be written (after a final error
+//! event), or when the server's shutdown token fires (a backstop: the request handler normally
+//! ends its streams itself first). Dropping the body (client gone) drops the subscription,
+//! which never cancels the task.
+
+use super::handler::EventStream;
+use crate::error::A2AError;
+use crate::jsonrpc::{self, Id};
+use crate::model::{StreamResponse, v03};
+use crate::sse::{self, SseEvent};
+use bytes::Bytes;
+use futures_core::Stream;
+use hyper::body::{Body, Frame, SizeHint};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::time::{Interval, MissedTickBehavior};
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+/// A response body: buffered bytes or an SSE stream. Its error type is `Infallible`: a failure
+/// while streaming is written into the stream as an error event, never a broken body.
+pub struct ResponseBody {
+    kind: Kind,
+}
+
+enum Kind {
+    Full(Option<Bytes>),
+    Sse(Box<SseBody>),
+}
+
+impl ResponseBody {
+    pub fn empty() -> Self {
+        Self { kind: Kind::Full(None) }
+    }
+
+    pub fn full(bytes: impl Into<Bytes>) -> Self {
+        let bytes = bytes.into();
+        Self { kind: Kind::Full((!bytes.is_empty()).then_some(bytes)) }
+    }
+
+    pub(crate) fn sse(events: EventStream, framing: Framing, options: SseOptions) -> Self {
+        let keep_alive = options.keep_alive.filter(|d| !d.is_zero()).map(|period| {
+            let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+            interval
+        });
+        Self {
+            kind: Kind::Sse(Box::new(SseBody {
+                events,
+                framing,
+                keep_alive,
+                shutdown: options.shutdown.map(|t| Box::pin(t.cancelled_owned())),
+                span: options.span,
+                done: false,
+            })),
+        }
+    }
+}
+
+impl std::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            Kind::Full(b) => write!(f, "ResponseBody::Full({} bytes)", b.as_ref().map_or(0, Bytes::len)),
+            Kind::Sse(_) => f.write_str("ResponseBody::Sse"),
+        }
+    }
+}
+
+/// How SSE events are written.
+#[derive(Debug, Clone)]
+pub(crate) enum Framing {
+    /// `data: {"jsonrpc":"2.0","id":…,"result":<StreamResponse>}`.
+    JsonRpc(Id),
+    /// `data: {"jsonrpc":"2.0","id":…,"result":<0.3 Task | Message | status-update | artifact-update>}`;
+    /// a status update carries `final: true` at terminal states and INPUT_REQUIRED ([`v03::is_final`]).
+    JsonRpcV03(Id),
+    /// `data: <StreamResponse>` (HTTP+JSON).
+    Rest,
+}
+
+impl Framing {
+    /// The SSE text of one event, and whether it is an error that ends the stream.
+    fn encode(&self, event: StreamResponse) -> (String, bool) {
+        let data = match self {
+            // On failure (never for the crate's models): a google.rpc.Status, as an HTTP+JSON
+            // error body would be.
+            Framing::Rest => serde_json::to_string(&event)
+                .map_err(|e| A2AError::internal(format!("cannot serialise the event: {e}")).to_http_body().to_string()),
+            Framing::JsonRpc(id) => Ok(utf8(jsonrpc::success(id, &event))),
+            Framing::JsonRpcV03(id) => match v03::StreamResult::try_from(event) {
+                Ok(result) => Ok(utf8(jsonrpc::success(id, &result))),
+                Err(e) => {
+                    let err = A2AError::internal(format!("this event has no A2A 0.3 form: {}", e.message));
+                    Err(utf8(jsonrpc::error(id, &err)))
+                }
+            },
+        };
+        match data {
+            Ok(text) => (sse::encode(&SseEvent::data(text)), false),
+            Err(text) => (sse::encode(&SseEvent::data(text)), true),
+        }
+    }
+}
+
+fn utf8(bytes: Vec<u8>) -> String {
+    // serde_json writes UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// Stream settings the transport passes in.
+#[derive(Clone)]
+pub(crate) struct SseOptions {
+    pub keep_alive: Option<Duration>,
+    pub shutdown: Option<CancellationToken>,
+    /// The request's span, entered while events are written.
+    pub span: tracing::Span,
+}
+
+struct SseBody {
+    events: EventStream,
+    framing: Framing,
+    keep_alive: Option<Interval>,
+    shutdown: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
+    span: tracing::Span,
+    done: bool,
+}
+
+impl SseBody {
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        match Pin::new(&mut self.events).poll_next(cx) {
+            Poll::Ready(Some(event)) => {
+                let _entered = self.span.enter();
+                let (text, ends) = self.framing.encode(event);
+                if ends {
+                    tracing::warn!("stream ended by an event that could not be written");
+                    self.done = true;
+                }
+                if let Some(k) = &mut self.keep_alive {
+                    k.reset();
+                }
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from(text)))));
+            }
+            Poll::Ready(None) => {
+                self.done = true;
+                return Poll::Ready(None);
+            }
+            Poll::Pending => {}
+        }
+        if let Some(shutdown) = &mut self.shutdown
+            && shutdown.as_mut().poll(cx).is_ready()
+        {
+            self.done = true;
+            return Poll::Ready(None);
+        }
+        if let Some(k) = &mut self.keep_alive
+            && k.poll_tick(cx).is_ready()
+        {
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b": keep-alive\n\n")))));
+        }
+        Poll::Pending
+    }
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.kind {
+            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Sse(body) => body.poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.kind {
+            Kind::Full(bytes) => bytes.is_none(),
+            Kind::Sse(body) => body.done,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Full(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64)),
+            Kind::Sse(_) => SizeHint::default(),
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The JSON-RPC binding over HTTP: `POST` of one JSON-RPC request, answered with one JSON-RPC
+//! response (`application/json`) or, for the streaming methods, an SSE stream of them.
+//!
+//! Decisions (see also the module docs of [`super`]):
+//! - HTTP status: every JSON-RPC error (parse, envelope, params, A2A errors) is sent with 200,
+//!   as the official SDKs do; the error is in the body. Only transport-level refusals use
+//!   other statuses, still with a JSON-RPC error body (id `null`, code -32600): 415 for a
+//!   `Content-Type` that is not JSON (a missing one is accepted), 413 for a body over
+//!   `Limits::max_body_bytes`.
+//! - Versions: the request names its version with `A2A-Version` (header or query). A 0.3
+//!   method name (`message/send`, …) with no version, or with `0.3`, goes to the 0.3 adapter; with
+//!   an explicit `1.x` it is MethodNotFound (-32601). A 1.0 method name with an explicit `0.3`
+//!   is MethodNotFound too; with *no* version it is served as 1.0. That last case is lenient on
+//!   purpose: the spec reads a missing header as 0.3, under which a 1.0 name simply does not
+//!   exist, so answering it as 1.0 helps clients that forget the header and harms none (the
+//!   official Python SDK answers VersionNotSupported instead). An unknown version is -32009.
+//! - Extensions: a card extension marked `required` that the request does not list in
+//!   `A2A-Extensions` is -32008 before the handler runs; activated extensions are echoed in the
+//!   `A2A-Extensions` response header (on errors too).
+//! - Notifications (no `id`) are executed and answered `204 No Content`, as JSON-RPC asks for no
+//!   response; a streaming notification's stream is dropped (the task goes on).
+//! - Streams: `text/event-stream`, one `data:` per event holding a JSON-RPC response with the
+//!   request's id; an error before the stream starts is an ordinary JSON response.
+
+use super::body::{Framing, ResponseBody};
+use super::handler::{CallContext, Reply};
+use super::headers::{self, Version};
+use super::service::{App, BoxError, bytes_response, echo_extensions, no_content, read_body};
+use crate::error::A2AError;
+use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
+use crate::model::v03;
+use crate::request::Method;
+use bytes::Bytes;
+use http::request::Parts;
+use http::{Response, StatusCode};
+use hyper::body::Body;
+use serde_json::{Value, json};
+
+pub(super) async fn serve<B>(app: &App, parts: Parts, body: B) -> Response<ResponseBody>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let query = parts.uri.query();
+    let requested = headers::requested_extensions(&parts.headers, query);
+    let activated = app.extensions.activate(&requested);
+    let mut resp = answer(app, &parts, body, &requested, activated.clone()).await;
+    echo_extensions(&mut resp, &parts.headers, &activated);
+    resp
+}
+
+async fn answer<B>(app: &App, parts: &Parts, body: B, requested: &[String], activated: Vec<String>) -> Response<ResponseBody>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    if !headers::is_json_body(&parts.headers) {
+        let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
+        let shown: String = shown.chars().take(100).collect();
+        let err = A2AError::invalid_request(format!("Content-Type {shown:?} is not supported; send application/json"));
+        return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &Id::Null, &err);
+    }
+    let bytes = match read_body(&parts.headers, body, app.max_body_bytes()).await {
+        Ok(b) => b,
+        Err(e) => return rpc_error(e.status, &Id::Null, &e.error),
+    };
+    let envelope = match jsonrpc::parse_envelope(&bytes) {
+        Ok(e) => e,
+        Err(e) => return error_reply(&e),
+    };
+    let span = tracing::Span::current();
+    span.record("method", bounded(&envelope.method).as_str());
+    let requested_version = match headers::requested_version(&parts.headers, parts.uri.query()) {
+        Ok(v) => v,
+        Err(e) => return error_reply(&envelope.error(e)),
+    };
+    let explicit = |v: Version| requested_version.explicit && requested_version.version == v;
+
+    if let Some(method) = v03::Method::from_name(&envelope.method) {
+        if explicit(Version::V10) {
+            let err = method_not_found(&envelope.method, "an A2A 0.3 method, but the request asked for A2A 1.0");
+            return error_reply(&envelope.error(err));
+        }
+        span.record("version", "0.3");
+        return serve_v03(app, envelope, method, requested, activated).await;
+    }
+    if explicit(Version::V03) {
+        let why = if Method::from_name(&envelope.method).is_some() {
+            "an A2A 1.0 method, but the request asked for A2A 0.3"
+        } else {
+            "not an A2A 0.3 method"
+        };
+        return error_reply(&envelope.error(method_not_found(&envelope.method, why)));
+    }
+    span.record("version", "1.0");
+    let call = match jsonrpc::parse_v10(envelope) {
+        Ok(c) => c,
+        Err(e) => return error_reply(&e),
+    };
+    if let Err(e) = app.extensions.check_required(requested) {
+        return error_reply(&call.error(e));
+    }
+    let ctx = CallContext { extensions: activated, ..Default::default() };
+    let notification = call.is_notification();
+    let id = call.response_id();
+    let result = app.call(&ctx, call.request).await;
+    if notification {
+        return no_content();
+    }
+    match result {
+        Ok(Reply::Value(v)) => ok(jsonrpc::success(&id, &v)),
+        // google.protobuf.Empty is `{}` in ProtoJSON.
+        Ok(Reply::Empty) => ok(jsonrpc::success(&id, json!({}))),
+        Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpc(id)),
+        Err(e) => rpc_error(StatusCode::OK, &id, &e),
+    }
+}
+
+/// A 0.3 call: params up to 1.0, the one handler, the result back down to 0.3.
+async fn serve_v03(
+    app: &App,
+    envelope: Envelope,
+    method: v03::Method,
+    requested: &[String],
+    activated: Vec<String>,
+) -> Response<ResponseBody> {
+    let notification = envelope.is_notification();
+    let id = envelope.id.clone().unwrap_or(Id::Null);
+    let fail = |err: A2AError| if notification { no_content() } else { rpc_error(StatusCode::OK, &id, &err) };
+    let request = match super::v03::request_from_v03(method, envelope.params) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if let Err(e) = app.extensions.check_required(requested) {
+        return fail(e);
+    }
+    let ctx = CallContext { extensions: activated, ..Default::default() };
+    let result = app.call(&ctx, request).await;
+    if notification {
+        return no_content();
+    }
+    match result {
+        Ok(Reply::Value(v)) => match super::v03::result_to_v03(method, v) {
+            Ok(v03) => ok(jsonrpc::success(&id, &v03)),
+            Err(e) => fail(e),
+        },
+        Ok(Reply::Empty) => ok(jsonrpc::success(&id, Value::Null)),
+        Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpcV03(id)),
+        Err(e) => fail(e),
+    }
+}
+
+fn method_not_found(name: &str, why: &str) -> A2AError {
+    let mut err = A2AError::method_not_found(&bounded(name));
+    err.message.push_str(&format!(" ({why})"));
+    err
+}
+
+/// A peer's method name, bounded before it is echoed or logged.
+fn bounded(name: &str) -> String {
+    name.chars().take(128).collect()
+}
+
+fn ok(body: Vec<u8>) -> Response<ResponseBody> {
+    bytes_response(StatusCode::OK, headers::JSON, body)
+}
+
+fn rpc_error(status: StatusCode, id: &Id, err: &A2AError) -> Response<ResponseBody> {
+    bytes_response(status, headers::JSON, jsonrpc::error(id, err))
+}
+
+/// The answer to a request that failed before the handler: nothing for a notification.
+fn error_reply(e: &ErrorResponse) -> Response<ResponseBody> {
+    if e.notification { no_content() } else { rpc_error(StatusCode::OK, &e.id, &e.error) }
+}

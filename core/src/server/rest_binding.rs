@@ -1,0 +1,111 @@
+//! The HTTP+JSON (REST) binding of A2A 1.0 over HTTP: [`crate::rest::route`] reads the
+//! request, the handler answers, and the result is the JSON body, `{}` for
+//! `google.protobuf.Empty`, or an SSE stream of bare StreamResponse objects.
+//!
+//! Decisions:
+//! - Errors are `google.rpc.Status` bodies (`A2AError::to_http_body`) with the table's HTTP
+//!   status; 404 for unknown paths and 405 with `Allow` for a known path with another method
+//!   (from [`crate::rest::RestError`]); 413 for a body over `Limits::max_body_bytes` and 415
+//!   for a non-JSON `Content-Type` on a non-empty body (both InvalidRequest, `code` = the HTTP
+//!   status sent).
+//! - Response media type: `application/json`, unless the client named
+//!   `application/a2a+json` (in `Accept` or its own `Content-Type`). The spec says a2a+json
+//!   SHOULD be used, but the official Python SDK answers application/json and the TCK checks
+//!   for that string, so plain JSON is the default that works with every client today.
+//! - Versions: no `A2A-Version` is served as 1.0 (these paths only exist in 1.0; the 0.3 REST
+//!   paths under `/v1/...` are not served, so they are 404); `1.x` is 1.0; an explicit `0.3` is
+//!   VersionNotSupported (400), since this server speaks 0.3 over JSON-RPC only; anything else
+//!   is VersionNotSupported too.
+//! - Extensions: as in JSON-RPC: a missing `required` one is 400 ExtensionSupportRequired;
+//!   activated ones are echoed in `A2A-Extensions`.
+
+use super::body::{Framing, ResponseBody};
+use super::handler::{CallContext, Reply};
+use super::headers::{self, Version};
+use super::service::{App, BoxError, echo_extensions, json_response, read_body, status};
+use crate::error::{A2AError, ErrorKind};
+use crate::rest;
+use bytes::Bytes;
+use http::header::{ALLOW, HeaderValue};
+use http::request::Parts;
+use http::{Response, StatusCode};
+use hyper::body::Body;
+use serde_json::json;
+
+pub(super) async fn serve<B>(app: &App, parts: Parts, path: &str, body: B) -> Response<ResponseBody>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let requested = headers::requested_extensions(&parts.headers, parts.uri.query());
+    let activated = app.extensions.activate(&requested);
+    let media = headers::rest_media_type(&parts.headers);
+    let mut resp = match answer(app, &parts, path, body, &requested, activated.clone(), media).await {
+        Ok(resp) => resp,
+        Err((code, err)) => error_response(code, &err, media),
+    };
+    echo_extensions(&mut resp, &parts.headers, &activated);
+    resp
+}
+
+type Failure = (StatusCode, A2AError);
+
+async fn answer<B>(
+    app: &App,
+    parts: &Parts,
+    path: &str,
+    body: B,
+    requested: &[String],
+    activated: Vec<String>,
+    media: &'static str,
+) -> Result<Response<ResponseBody>, Failure>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let fail = |e: A2AError| (status(e.http_status()), e);
+    let version = headers::requested_version(&parts.headers, parts.uri.query()).map_err(fail)?;
+    if version.explicit && version.version == Version::V03 {
+        return Err(fail(A2AError::new(
+            ErrorKind::VersionNotSupported,
+            "A2A 0.3 is served over JSON-RPC only; send A2A-Version: 1.0 to use HTTP+JSON",
+        )
+        .with_meta("requestedVersion", "0.3")
+        .with_meta("supportedVersions", "1.0")));
+    }
+    tracing::Span::current().record("version", "1.0");
+    let bytes = read_body(&parts.headers, body, app.max_body_bytes()).await.map_err(|e| (e.status, e.error))?;
+    if !bytes.iter().all(u8::is_ascii_whitespace) && !headers::is_json_body(&parts.headers) {
+        let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
+        let shown: String = shown.chars().take(100).collect();
+        return Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            A2AError::invalid_request(format!("Content-Type {shown:?} is not supported; send {} or {}", headers::A2A_JSON, headers::JSON)),
+        ));
+    }
+    let request = match rest::route(parts.method.as_str(), path, parts.uri.query(), &bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            let mut resp = json_response(status(e.http_status()), media, &e.to_http_body());
+            if let Some(allow) = e.allow().and_then(|a| HeaderValue::from_str(&a).ok()) {
+                resp.headers_mut().insert(ALLOW, allow);
+            }
+            return Ok(resp);
+        }
+    };
+    app.extensions.check_required(requested).map_err(fail)?;
+    let ctx = CallContext { extensions: activated, ..Default::default() };
+    match app.call(&ctx, request).await.map_err(fail)? {
+        Reply::Value(v) => Ok(json_response(StatusCode::OK, media, &v)),
+        // google.protobuf.Empty is `{}` in ProtoJSON.
+        Reply::Empty => Ok(json_response(StatusCode::OK, media, &json!({}))),
+        Reply::Stream(events) => Ok(app.sse_response(events, Framing::Rest)),
+    }
+}
+
+/// A `google.rpc.Status` body whose `code` is the HTTP status actually sent.
+fn error_response(code: StatusCode, err: &A2AError, media: &'static str) -> Response<ResponseBody> {
+    let mut body = err.to_http_body();
+    body["error"]["code"] = code.as_u16().into();
+    json_response(code, media, &body)
+}

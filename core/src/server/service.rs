@@ -1,0 +1,410 @@
+//! The A2A HTTP service: one hyper `Service` that routes a request to the agent card, the
+//! JSON-RPC binding or the HTTP+JSON binding, and the plumbing they share (bounded body reads,
+//! JSON and SSE responses, the call into [`RequestHandler`], tracing).
+//!
+//! Routing, in order:
+//! 1. `/.well-known/agent-card.json` and `/.well-known/agent.json`: the card ([`super::card`]).
+//! 2. The path of each `JSONRPC` interface in the card (default `/`): `POST` is JSON-RPC
+//!    ([`super::jsonrpc_binding`]); other methods get 405 with `Allow: POST`.
+//! 3. Under the path of each `HTTP+JSON` interface (default: the root): [`crate::rest::route`]
+//!    ([`super::rest_binding`]), tenant prefixes included.
+//! 4. Anything else: 404 with a `google.rpc.Status` body.
+//!
+//! Only the path of an interface URL matters here (scheme, host and port are the deployment's
+//! business), so a card listing `https://agent.example.com/a2a/v1` serves JSON-RPC at `/a2a/v1`.
+//!
+//! Every request runs inside a `tracing` span `a2a.request` with `binding`, `method`, `version`,
+//! `task_id` and `context_id` filled in as they become known; SSE bodies re-enter it per event.
+
+use super::body::{Framing, ResponseBody, SseOptions};
+use super::card::{LEGACY_WELL_KNOWN_PATH, ServedCard, WELL_KNOWN_PATH};
+use super::handler::{CallContext, EventStream, Reply, RequestHandler};
+use super::headers::{self, ExtensionPolicy};
+use crate::error::{A2AError, Result};
+use crate::model::{AgentCard, binding};
+use crate::request::A2ARequest;
+use bytes::Bytes;
+use futures_util::FutureExt;
+use http::header::HeaderValue;
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::body::Body;
+use serde_json::Value;
+use std::convert::Infallible;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+use tracing::field::Empty;
+
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Settings of the HTTP layer (the protocol limits live in [`super::Limits`]).
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// `Cache-Control: public, max-age=…` of the agent card.
+    pub card_max_age: Duration,
+    /// How often an idle SSE stream gets a `: keep-alive` comment; `None` = never.
+    pub sse_keep_alive: Option<Duration>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self { card_max_age: Duration::from_secs(300), sse_keep_alive: Some(Duration::from_secs(15)) }
+    }
+}
+
+/// The A2A service: a cheap-to-clone hyper `Service` over one [`RequestHandler`]. Use it
+/// through [`super::Server`], or mount it in your own hyper (or tower) stack.
+#[derive(Clone)]
+pub struct A2AService {
+    app: Arc<App>,
+}
+
+/// What every request needs, computed once from the handler's card.
+pub(crate) struct App {
+    pub handler: Arc<RequestHandler>,
+    pub card: ServedCard,
+    /// Normalised paths (`/`, `/a2a`) that speak JSON-RPC.
+    pub jsonrpc_paths: Vec<String>,
+    /// Path prefixes (`""` = root, `/rest`) that speak HTTP+JSON, longest first.
+    pub rest_prefixes: Vec<String>,
+    pub extensions: ExtensionPolicy,
+    pub options: HttpOptions,
+    /// Fired during graceful shutdown once the handler had its chance to end streams.
+    pub shutdown: CancellationToken,
+}
+
+impl A2AService {
+    pub fn new(handler: Arc<RequestHandler>, options: HttpOptions) -> Self {
+        Self::with_shutdown(handler, options, CancellationToken::new())
+    }
+
+    pub(crate) fn with_shutdown(handler: Arc<RequestHandler>, options: HttpOptions, shutdown: CancellationToken) -> Self {
+        let card = handler.card();
+        let (jsonrpc_paths, rest_prefixes) = routes(card);
+        let app = App {
+            card: ServedCard::new(card, options.card_max_age),
+            extensions: ExtensionPolicy::from_card(card),
+            jsonrpc_paths,
+            rest_prefixes,
+            handler,
+            options,
+            shutdown,
+        };
+        Self { app: Arc::new(app) }
+    }
+
+    /// Answers one request. Never fails: every problem is an HTTP response.
+    pub async fn handle<B>(&self, req: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let span = tracing::info_span!(
+            "a2a.request",
+            verb = %req.method(),
+            path = %req.uri().path(),
+            binding = Empty,
+            method = Empty,
+            version = Empty,
+            task_id = Empty,
+            context_id = Empty,
+        );
+        let app = self.app.clone();
+        async move {
+            let resp = app.dispatch(req).await;
+            tracing::debug!(status = resp.status().as_u16(), "response");
+            resp
+        }
+        .instrument(span)
+        .await
+    }
+}
+
+impl<B> hyper::service::Service<Request<B>> for A2AService
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = std::result::Result<Response<ResponseBody>, Infallible>> + Send>>;
+
+    fn call(&self, req: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(req).await) })
+    }
+}
+
+impl App {
+    async fn dispatch<B>(&self, req: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let (parts, body) = req.into_parts();
+        let path = parts.uri.path().to_owned();
+        let span = tracing::Span::current();
+        if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
+            span.record("binding", "card");
+            return self.card.respond(&parts.method, &parts.headers);
+        }
+        let normalised = normalise(&path);
+        if self.jsonrpc_paths.iter().any(|p| *p == normalised) {
+            span.record("binding", "jsonrpc");
+            if parts.method == Method::POST {
+                return super::jsonrpc_binding::serve(self, parts, body).await;
+            }
+            let err = A2AError::invalid_request(format!("JSON-RPC requests are sent with POST, not {}", parts.method));
+            let mut resp = bytes_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                headers::JSON,
+                crate::jsonrpc::error(&crate::jsonrpc::Id::Null, &err),
+            );
+            resp.headers_mut().insert(http::header::ALLOW, HeaderValue::from_static("POST"));
+            return resp;
+        }
+        for prefix in &self.rest_prefixes {
+            if let Some(rel) = strip_path_prefix(&path, prefix) {
+                span.record("binding", "http+json");
+                return super::rest_binding::serve(self, parts, rel, body).await;
+            }
+        }
+        let shown: String = path.chars().take(200).collect();
+        let err = A2AError::new(crate::ErrorKind::MethodNotFound, format!("no A2A endpoint at {shown}")).with_meta("path", shown);
+        json_response(StatusCode::NOT_FOUND, headers::JSON, &err.to_http_body())
+    }
+
+    /// Calls the handler, recording task and context ids in the span. A panic in the handler
+    /// (a server bug) becomes InternalError rather than a dropped connection.
+    pub async fn call(&self, ctx: &CallContext, request: A2ARequest) -> Result<Reply> {
+        record_request_ids(&request);
+        let result = AssertUnwindSafe(self.handler.handle(ctx, request))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| Err(A2AError::internal("the request handler panicked")));
+        match &result {
+            Ok(Reply::Value(v)) => record_result_ids(v),
+            Err(e) if e.http_status() >= 500 => tracing::warn!(code = e.code(), "request failed: {}", e.message),
+            Err(e) => tracing::debug!(code = e.code(), "request failed: {}", e.message),
+            _ => {}
+        }
+        result
+    }
+
+    /// A `text/event-stream` response writing `events` with `framing`.
+    pub fn sse_response(&self, events: EventStream, framing: Framing) -> Response<ResponseBody> {
+        let options = SseOptions {
+            keep_alive: self.options.sse_keep_alive,
+            shutdown: Some(self.shutdown.clone()),
+            span: tracing::Span::current(),
+        };
+        let mut resp = Response::new(ResponseBody::sse(events, framing, options));
+        let h = resp.headers_mut();
+        h.insert(http::header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        h.insert(http::header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        // Tells nginx-style proxies not to buffer the stream.
+        h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        resp
+    }
+
+    pub fn max_body_bytes(&self) -> usize {
+        self.handler.limits().max_body_bytes
+    }
+}
+
+/// The JSON-RPC paths and HTTP+JSON prefixes the card declares.
+fn routes(card: &AgentCard) -> (Vec<String>, Vec<String>) {
+    let mut jsonrpc: Vec<String> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    for i in &card.supported_interfaces {
+        let path = normalise(url_path(&i.url));
+        if i.protocol_binding.eq_ignore_ascii_case(binding::JSONRPC) {
+            if !jsonrpc.contains(&path) {
+                jsonrpc.push(path);
+            }
+        } else if i.protocol_binding.eq_ignore_ascii_case(binding::HTTP_JSON) {
+            let prefix = if path == "/" { String::new() } else { path };
+            if !rest.contains(&prefix) {
+                rest.push(prefix);
+            }
+        }
+    }
+    if jsonrpc.is_empty() {
+        jsonrpc.push("/".to_owned());
+    }
+    if rest.is_empty() {
+        rest.push(String::new());
+    }
+    rest.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    (jsonrpc, rest)
+}
+
+/// The path of an interface URL (`https://h:1/a/b?x` → `/a/b`); `/` when it has none.
+fn url_path(url: &str) -> &str {
+    let after_scheme = match url.find("://") {
+        Some(i) => &url[i + 3..],
+        None if url.starts_with('/') => return cut_query(url),
+        None => url,
+    };
+    match after_scheme.find('/') {
+        Some(i) => cut_query(&after_scheme[i..]),
+        None => "/",
+    }
+}
+
+fn cut_query(path: &str) -> &str {
+    path.split(['?', '#']).next().unwrap_or("/")
+}
+
+/// Without trailing slashes; `/` for the root.
+fn normalise(path: &str) -> String {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() { "/".to_owned() } else { trimmed.to_owned() }
+}
+
+/// `path` relative to `prefix` (still starting with `/`), if it lies under it.
+fn strip_path_prefix<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = path.strip_prefix(prefix)?;
+    (rest.starts_with('/')).then_some(rest)
+}
+
+fn record_request_ids(request: &A2ARequest) {
+    let span = tracing::Span::current();
+    span.record("method", request.method().as_str());
+    let (task, context) = match request {
+        A2ARequest::SendMessage(r) | A2ARequest::SendStreamingMessage(r) => {
+            (r.message.task_id.as_str(), r.message.context_id.as_str())
+        }
+        A2ARequest::GetTask(r) => (r.id.as_str(), ""),
+        A2ARequest::CancelTask(r) => (r.id.as_str(), ""),
+        A2ARequest::SubscribeToTask(r) => (r.id.as_str(), ""),
+        A2ARequest::CreateTaskPushNotificationConfig(r) => (r.task_id.as_str(), ""),
+        A2ARequest::GetTaskPushNotificationConfig(r) | A2ARequest::DeleteTaskPushNotificationConfig(r) => {
+            (r.task_id.as_str(), "")
+        }
+        A2ARequest::ListTaskPushNotificationConfigs(r) => (r.task_id.as_str(), ""),
+        A2ARequest::ListTasks(r) => ("", r.context_id.as_str()),
+        A2ARequest::GetExtendedAgentCard(_) => ("", ""),
+    };
+    if !task.is_empty() {
+        span.record("task_id", task);
+    }
+    if !context.is_empty() {
+        span.record("context_id", context);
+    }
+}
+
+/// Ids of the task a result names: SendMessageResponse (`{"task": …}` / `{"message": …}`) or
+/// a bare Task (GetTask, CancelTask).
+fn record_result_ids(value: &Value) {
+    let (task, context) = if let Some(t) = value.get("task") {
+        (t.get("id"), t.get("contextId"))
+    } else if let Some(m) = value.get("message") {
+        (m.get("taskId"), m.get("contextId"))
+    } else if value.get("status").is_some() {
+        (value.get("id"), value.get("contextId"))
+    } else {
+        (None, None)
+    };
+    let span = tracing::Span::current();
+    if let Some(id) = task.and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        span.record("task_id", id);
+    }
+    if let Some(id) = context.and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        span.record("context_id", id);
+    }
+}
+
+/// Why a request body could not be read.
+pub(crate) struct BodyError {
+    pub status: StatusCode,
+    pub error: A2AError,
+}
+
+/// Reads the whole body, refusing more than `limit` bytes (first from `Content-Length`,
+/// before reading anything; then while reading, for chunked or lying bodies).
+pub(crate) async fn read_body<B>(headers: &HeaderMap, body: B, limit: usize) -> std::result::Result<Bytes, BodyError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let too_large = || BodyError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        error: A2AError::invalid_request(format!("the request body is larger than {limit} bytes"))
+            .with_meta("maxBodyBytes", limit.to_string()),
+    };
+    let declared = headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(e) => Err(BodyError {
+            status: StatusCode::BAD_REQUEST,
+            error: A2AError::invalid_request(format!("cannot read the request body: {e}")),
+        }),
+    }
+}
+
+pub(crate) fn bytes_response(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> Response<ResponseBody> {
+    let mut resp = Response::new(ResponseBody::full(body));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(http::header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    resp
+}
+
+pub(crate) fn json_response(status: StatusCode, content_type: &'static str, value: &Value) -> Response<ResponseBody> {
+    // Serialising a `Value` cannot fail.
+    bytes_response(status, content_type, serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// `204 No Content`: the answer to a JSON-RPC notification.
+pub(crate) fn no_content() -> Response<ResponseBody> {
+    let mut resp = Response::new(ResponseBody::empty());
+    *resp.status_mut() = StatusCode::NO_CONTENT;
+    resp
+}
+
+/// Echoes the activated extensions: `A2A-Extensions`, and `X-A2A-Extensions` too when the
+/// client used the 0.3 name.
+pub(crate) fn echo_extensions(resp: &mut Response<ResponseBody>, request: &HeaderMap, activated: &[String]) {
+    if let Some(value) = headers::extensions_value(activated) {
+        if request.contains_key(headers::LEGACY_EXTENSIONS_HEADER) {
+            resp.headers_mut().insert(headers::LEGACY_EXTENSIONS_HEADER, value.clone());
+        }
+        resp.headers_mut().insert(headers::EXTENSIONS_HEADER, value);
+    }
+}
+
+/// An HTTP status from a table value (always valid; 500 otherwise).
+pub(crate) fn status(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interface_paths() {
+        assert_eq!(url_path("https://h:8080/a2a/v1?x=1"), "/a2a/v1");
+        assert_eq!(url_path("http://h"), "/");
+        assert_eq!(url_path("http://h/"), "/");
+        assert_eq!(url_path("/rpc"), "/rpc");
+        assert_eq!(url_path("h:443"), "/");
+        assert_eq!(normalise("/a/"), "/a");
+        assert_eq!(normalise("/"), "/");
+        assert_eq!(strip_path_prefix("/rest/tasks", "/rest"), Some("/tasks"));
+        assert_eq!(strip_path_prefix("/restx/tasks", "/rest"), None);
+        assert_eq!(strip_path_prefix("/tasks", ""), Some("/tasks"));
+    }
+}

@@ -1,0 +1,98 @@
+//! The A2A 0.3 JSON-RPC adapter: 0.3 params in, a 1.0 [`A2ARequest`] for the one request
+//! handler, the 1.0 result back out in its 0.3 form. Conversions are those of
+//! [`crate::model::v03`]; streamed events are converted in [`super::body`].
+
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::{self, ListTaskPushNotificationConfigsResponse, v03};
+use crate::request::{A2ARequest, Method};
+use serde_json::{Map, Value};
+
+/// The 1.0 request for a 0.3 call. Invalid params are InvalidParams naming the field under
+/// `params.` (as for 1.0 calls).
+pub(crate) fn request_from_v03(method: v03::Method, params: Option<Value>) -> Result<A2ARequest> {
+    let v10 = Method::from_name(method.v10_name())
+        .ok_or_else(|| A2AError::internal(format!("no 1.0 method for {}", method.name())))?;
+    let value = match method.params_type() {
+        // agent/getAuthenticatedExtendedCard takes no params.
+        None => Value::Object(Map::new()),
+        Some(type_name) => {
+            let params = params.ok_or_else(|| A2AError::invalid_field("params", "is required"))?;
+            v03::to_v10(type_name, params).map_err(under_params)?
+        }
+    };
+    A2ARequest::from_params(v10, value, "params")
+}
+
+/// Puts the violations of a params conversion under `params.`.
+fn under_params(mut err: A2AError) -> A2AError {
+    if err.kind != ErrorKind::InvalidParams {
+        return err;
+    }
+    for v in &mut err.violations {
+        v.field = if v.field.is_empty() { "params".to_owned() } else { format!("params.{}", v.field) };
+    }
+    if let Some(v) = err.violations.first() {
+        err.message = format!("{}: {}", v.field, v.description);
+    }
+    err
+}
+
+/// The 0.3 result for a 1.0 result of `method`. A result with no 0.3 form (e.g. a message with
+/// ROLE_UNSPECIFIED) is an InternalError: the fault is the server's, not the client's.
+pub(crate) fn result_to_v03(method: v03::Method, value: Value) -> Result<Value> {
+    let converted = match method {
+        // 0.3 lists are bare arrays without pagination.
+        v03::Method::PushConfigList => model::parse_value::<ListTaskPushNotificationConfigsResponse>(value)
+            .map(|r| model::to_value(&v03::push_configs_to_v03(r))),
+        v03::Method::PushConfigDelete => Ok(Value::Null),
+        _ => match method.result_type() {
+            Some(type_name) => v03::to_v03(type_name, value),
+            None => Ok(value),
+        },
+    };
+    converted.map_err(|e| A2AError::internal(format!("the result has no A2A 0.3 form: {}", e.message)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn params_convert_and_errors_name_params() {
+        let req = request_from_v03(
+            v03::Method::MessageSend,
+            Some(json!({"message": {"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}})),
+        )
+        .unwrap();
+        assert_eq!(req.method(), Method::SendMessage);
+        let req = request_from_v03(v03::Method::TasksGet, Some(json!({"id": "t", "historyLength": 2}))).unwrap();
+        assert_eq!(req.method(), Method::GetTask);
+        let req = request_from_v03(v03::Method::GetAuthenticatedExtendedCard, None).unwrap();
+        assert_eq!(req.method(), Method::GetExtendedAgentCard);
+
+        let err = request_from_v03(v03::Method::TasksGet, None).unwrap_err();
+        assert_eq!(err.violations[0].field, "params");
+        let err = request_from_v03(v03::Method::TasksGet, Some(json!({}))).unwrap_err();
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "params.id"));
+    }
+
+    #[test]
+    fn results_convert() {
+        let task = json!({"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}});
+        let out = result_to_v03(v03::Method::MessageSend, json!({"task": task})).unwrap();
+        assert_eq!((out["kind"].as_str(), out["status"]["state"].as_str()), (Some("task"), Some("completed")));
+        let out = result_to_v03(v03::Method::TasksGet, task).unwrap();
+        assert_eq!(out["kind"], "task");
+        let out = result_to_v03(
+            v03::Method::PushConfigList,
+            json!({"configs": [{"id": "p", "taskId": "t", "url": "https://h/"}], "nextPageToken": ""}),
+        )
+        .unwrap();
+        assert_eq!(out[0]["taskId"], "t");
+        assert_eq!(out[0]["pushNotificationConfig"]["id"], "p");
+        assert_eq!(result_to_v03(v03::Method::PushConfigDelete, json!({})).unwrap(), Value::Null);
+        let err = result_to_v03(v03::Method::TasksGet, json!({"nope": 1})).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Internal);
+    }
+}

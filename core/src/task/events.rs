@@ -1,0 +1,127 @@
+//! Per-task fan-out: the live state of every task someone is working on or watching.
+//!
+//! A [`Live`] entry holds the task's current snapshot (behind an async lock: the one writer),
+//! a broadcast bus carrying every applied event in order to any number of streams and waiters,
+//! and the cancellation token of its executions. Entries exist only while held: executions,
+//! streams, waiters and in-flight requests each hold a [`LiveGuard`], and the last guard to go
+//! removes the entry (the store stays the source of truth). Taking a guard and registering on
+//! the map happen under one lock, so a task never has two live entries at once.
+
+use crate::model::{StreamResponse, Task};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+/// How many events a slow stream may fall behind before it is re-synchronised from a snapshot.
+const BUS_CAPACITY: usize = 256;
+
+/// (tenant, task id)
+pub(crate) type Key = (String, String);
+
+/// What the bus carries.
+#[derive(Debug, Clone)]
+pub(crate) enum BusItem {
+    /// An applied event, as streams send it.
+    Event(StreamResponse),
+    /// The execution answered with a direct Message instead of a task.
+    DirectReply(crate::model::Message),
+    /// An execution returned; a waiter for this execution stops waiting.
+    ExecutionEnded,
+}
+
+/// The task's snapshot as the writer keeps it.
+#[derive(Debug, Default)]
+pub(crate) struct Slot {
+    /// `None` until loaded from the store or created by the first event.
+    pub task: Option<Task>,
+    /// Whether `task` has been looked up in the store (a new task has nothing to load).
+    pub loaded: bool,
+    /// The execution answered with a direct Message: no task will exist.
+    pub replied_with_message: bool,
+}
+
+pub(crate) struct Live {
+    pub key: Key,
+    pub slot: tokio::sync::Mutex<Slot>,
+    pub bus: broadcast::Sender<BusItem>,
+    pub cancel: CancellationToken,
+    /// Open streams on this task (SendStreamingMessage and SubscribeToTask).
+    pub streams: std::sync::atomic::AtomicUsize,
+}
+
+impl Live {
+    /// Publishes to every current subscriber (none is fine).
+    pub fn publish(&self, item: BusItem) {
+        let _ = self.bus.send(item);
+    }
+}
+
+/// The map of live entries, shared by the manager and every guard.
+#[derive(Clone, Default)]
+pub(crate) struct Registry {
+    map: Arc<Mutex<HashMap<Key, (Arc<Live>, usize)>>>,
+}
+
+impl Registry {
+    /// The live entry of `key` (created empty if absent), held until the guard drops.
+    pub fn acquire(&self, key: Key) -> LiveGuard {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = map.entry(key.clone()).or_insert_with(|| {
+            let (bus, _) = broadcast::channel(BUS_CAPACITY);
+            let live = Live { key, slot: Default::default(), bus, cancel: CancellationToken::new(), streams: Default::default() };
+            (Arc::new(live), 0)
+        });
+        entry.1 += 1;
+        LiveGuard { registry: self.clone(), live: entry.0.clone() }
+    }
+
+    /// The live entry of `key` if someone holds it now.
+    pub fn get(&self, key: &Key) -> Option<LiveGuard> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = map.get_mut(key)?;
+        entry.1 += 1;
+        Some(LiveGuard { registry: self.clone(), live: entry.0.clone() })
+    }
+
+    /// Number of live entries (for tests and metrics).
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn release(&self, key: &Key) {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = map.get_mut(key) {
+            entry.1 -= 1;
+            if entry.1 == 0 {
+                map.remove(key);
+            }
+        }
+    }
+}
+
+/// A hold on a live entry; the entry goes away with its last guard.
+pub(crate) struct LiveGuard {
+    registry: Registry,
+    live: Arc<Live>,
+}
+
+impl LiveGuard {
+    /// Another hold on the same entry.
+    pub fn share(&self) -> LiveGuard {
+        self.registry.get(&self.live.key).unwrap_or_else(|| self.registry.acquire(self.live.key.clone()))
+    }
+}
+
+impl std::ops::Deref for LiveGuard {
+    type Target = Live;
+    fn deref(&self) -> &Live {
+        &self.live
+    }
+}
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        self.registry.release(&self.live.key);
+    }
+}
