@@ -103,6 +103,10 @@ impl TaskManager {
             let task = slot.task.as_mut().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
             state::check_message_for_task(task, &message)?;
             message.context_id = task.context_id.clone();
+            // Keep history in turn order: the agent's question comes before the answer.
+            if let Some(question) = task.status.message.take() {
+                task.history.push(question);
+            }
             task.history.push(message.clone());
             inner.stores.tasks.save(&tenant, task).await?;
             let prior = task.clone();

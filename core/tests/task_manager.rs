@@ -1,0 +1,363 @@
+//! The request handler and task manager without HTTP: blocking and streaming sends, direct
+//! replies, multi-turn, cancel (the executor really stops; late events are refused),
+//! subscribers, disconnects, executor errors, limits, and that live state is released.
+
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{
+    self, AgentCard, CancelTaskRequest, GetTaskRequest, Message, Part, Role, SendMessageConfiguration,
+    SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskState,
+};
+use a2a_native::request::A2ARequest;
+use a2a_native::server::{CallContext, EventStream, Limits, Reply, RequestHandler, ServerConfig, Stores};
+use a2a_native::{A2AError, ErrorKind};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Scripted by the first word of the message text.
+struct Script {
+    dropped: Arc<AtomicBool>,
+}
+
+/// Sets its flag when the executor's future is dropped (the work was stopped).
+struct DropFlag(Arc<AtomicBool>);
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[async_trait::async_trait]
+impl AgentExecutor for Script {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let text = ctx.text();
+        match text.split_whitespace().next().unwrap_or("") {
+            "message" => events.message(Message::text(Role::Agent, format!("you said {text}"))).await?,
+            "complete" => {
+                events.working().await?;
+                events.artifact_parts("out", vec![Part::text(text.clone())]).await?;
+                events.status_text(TaskState::Completed, "done").await?;
+            }
+            "input" if ctx.task.is_none() => events.status_text(TaskState::InputRequired, "more please").await?,
+            "input" | "more" => events.complete(None).await?,
+            "fail" => return Err(ExecutorError::new("boom")),
+            "slow" => {
+                events.working().await?;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                events.artifact_parts("out", vec![Part::text("late")]).await?;
+                events.complete(None).await?;
+            }
+            "wait" => {
+                let _flag = DropFlag(self.dropped.clone());
+                events.working().await?;
+                // An agent that ignores cancellation and completes later from elsewhere.
+                let late = events.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    let _ = late.complete(None).await;
+                });
+                std::future::pending::<()>().await;
+            }
+            "nothing" => {}
+            _ => events.complete(None).await?,
+        }
+        Ok(())
+    }
+}
+
+fn card(streaming: bool, push: bool) -> AgentCard {
+    model::parse_value(json!({
+        "name": "t", "description": "test agent", "version": "1",
+        "supportedInterfaces": [{"url": "http://127.0.0.1/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": streaming, "pushNotifications": push},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap()
+}
+
+fn handler_with(limits: Limits, streaming: bool) -> (RequestHandler, Arc<AtomicBool>) {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let agent = Arc::new(Script { dropped: dropped.clone() });
+    let config = ServerConfig { limits, ..Default::default() };
+    (RequestHandler::new(agent, card(streaming, true), Stores::memory(), config), dropped)
+}
+
+fn handler() -> RequestHandler {
+    handler_with(Limits::default(), true).0
+}
+
+fn msg(text: &str) -> Message {
+    Message::text(Role::User, text)
+}
+
+async fn call(h: &RequestHandler, req: A2ARequest) -> Result<Value, A2AError> {
+    match h.handle(&CallContext::default(), req).await? {
+        Reply::Value(v) => Ok(v),
+        Reply::Empty => Ok(Value::Null),
+        Reply::Stream(_) => panic!("unexpected stream"),
+    }
+}
+
+async fn stream(h: &RequestHandler, req: A2ARequest) -> Result<EventStream, A2AError> {
+    match h.handle(&CallContext::default(), req).await? {
+        Reply::Stream(s) => Ok(s),
+        _ => panic!("expected a stream"),
+    }
+}
+
+async fn send(h: &RequestHandler, m: Message) -> Result<Value, A2AError> {
+    call(h, A2ARequest::SendMessage(SendMessageRequest::new(m))).await
+}
+
+async fn send_task(h: &RequestHandler, m: Message) -> Task {
+    let v = send(h, m).await.unwrap();
+    serde_json::from_value(v["task"].clone()).unwrap_or_else(|e| panic!("not a task reply: {v} ({e})"))
+}
+
+async fn get(h: &RequestHandler, id: &str) -> Result<Task, A2AError> {
+    let req = GetTaskRequest { id: id.into(), ..Default::default() };
+    call(h, A2ARequest::GetTask(req)).await.map(|v| serde_json::from_value(v).unwrap())
+}
+
+async fn collect(mut s: EventStream) -> Vec<StreamResponse> {
+    let mut out = Vec::new();
+    while let Some(e) = tokio::time::timeout(Duration::from_secs(5), s.next()).await.expect("stream stalled") {
+        out.push(e);
+    }
+    out
+}
+
+fn kinds(events: &[StreamResponse]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| match e {
+            StreamResponse::Task(t) => format!("task:{}", t.status.state),
+            StreamResponse::Message(_) => "message".into(),
+            StreamResponse::StatusUpdate(u) => format!("status:{}", u.status.state),
+            StreamResponse::ArtifactUpdate(_) => "artifact".into(),
+        })
+        .collect()
+}
+
+/// Waits until the manager holds no task in memory.
+async fn settled(h: &RequestHandler) {
+    for _ in 0..200 {
+        if h.live_tasks() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("{} live tasks never released", h.live_tasks());
+}
+
+#[tokio::test]
+async fn blocking_send_returns_the_completed_task_and_stores_it() {
+    let h = handler();
+    let task = send_task(&h, msg("complete this")).await;
+    assert_eq!(task.status.state, TaskState::Completed);
+    assert_eq!(task.artifacts.len(), 1);
+    assert_eq!(task.artifacts[0].parts[0].as_text(), Some("complete this"));
+    assert_eq!(task.history[0].text_content(), "complete this");
+    assert_eq!(task.history[0].task_id, task.id);
+    assert!(!task.context_id.is_empty());
+    assert_eq!(get(&h, &task.id).await.unwrap(), task);
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn direct_message_reply_creates_no_task() {
+    let h = handler();
+    let v = send(&h, msg("message hi")).await.unwrap();
+    assert_eq!(v["message"]["parts"][0]["text"], "you said message hi");
+    assert_eq!(v["message"]["role"], "ROLE_AGENT");
+    assert!(v["message"].get("taskId").is_none());
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn return_immediately_answers_before_the_task_ends() {
+    let h = handler();
+    let mut req = SendMessageRequest::new(msg("slow"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    let task: Task = serde_json::from_value(v["task"].clone()).unwrap();
+    assert!(task.status.state.is_active(), "{:?}", task.status.state);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Completed);
+}
+
+#[tokio::test]
+async fn input_required_then_follow_up_on_the_same_task() {
+    let h = handler();
+    let first = send_task(&h, msg("input")).await;
+    assert_eq!(first.status.state, TaskState::InputRequired);
+    assert_eq!(first.status.message.as_ref().unwrap().text_content(), "more please");
+    let mut follow = msg("more");
+    follow.task_id = first.id.clone();
+    let second = send_task(&h, follow).await;
+    assert_eq!(second.id, first.id);
+    assert_eq!(second.context_id, first.context_id);
+    assert_eq!(second.status.state, TaskState::Completed);
+    let texts: Vec<_> = second.history.iter().map(Message::text_content).collect();
+    assert_eq!(texts, ["input", "more please", "more"]);
+    // Completed now: another message is refused, as is a contradicting contextId.
+    let mut again = msg("more");
+    again.task_id = first.id.clone();
+    assert_eq!(send(&h, again).await.unwrap_err().kind, ErrorKind::UnsupportedOperation);
+}
+
+#[tokio::test]
+async fn message_to_unknown_task_or_wrong_context_is_refused() {
+    let h = handler();
+    let mut m = msg("more");
+    m.task_id = "nope".into();
+    assert_eq!(send(&h, m).await.unwrap_err().kind, ErrorKind::TaskNotFound);
+    let first = send_task(&h, msg("input")).await;
+    let mut m = msg("more");
+    m.task_id = first.id;
+    m.context_id = "other".into();
+    let err = send(&h, m).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidParams);
+}
+
+#[tokio::test]
+async fn streaming_sends_the_task_first_then_updates_in_order_and_closes() {
+    let h = handler();
+    let s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("complete")))).await.unwrap();
+    let events = collect(s).await;
+    assert_eq!(
+        kinds(&events),
+        ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact", "status:TASK_STATE_COMPLETED"]
+    );
+    let id = events[0].task_id().unwrap().to_owned();
+    assert!(events.iter().all(|e| e.task_id() == Some(&id)));
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn streaming_direct_reply_is_one_message() {
+    let h = handler();
+    let s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("message x")))).await.unwrap();
+    assert_eq!(kinds(&collect(s).await), ["message"]);
+}
+
+#[tokio::test]
+async fn streaming_needs_the_capability() {
+    let (h, _) = handler_with(Limits::default(), false);
+    let err = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("x")))).await.err().unwrap();
+    assert_eq!(err.kind, ErrorKind::UnsupportedOperation);
+}
+
+#[tokio::test]
+async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
+    let (h, dropped) = handler_with(Limits::default(), true);
+    let mut req = SendMessageRequest::new(msg("wait"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let cancel = || A2ARequest::CancelTask(CancelTaskRequest { id: id.clone(), ..Default::default() });
+    let task: Task = serde_json::from_value(call(&h, cancel()).await.unwrap()).unwrap();
+    assert_eq!(task.status.state, TaskState::Canceled);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(dropped.load(Ordering::SeqCst), "the executor's future was not stopped");
+    // The agent's detached completion arrives after the cancel and is refused.
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(get(&h, &id).await.unwrap().status.state, TaskState::Canceled);
+    // Idempotent: canceling again returns the canceled task.
+    let again: Task = serde_json::from_value(call(&h, cancel()).await.unwrap()).unwrap();
+    assert_eq!(again.status.state, TaskState::Canceled);
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn cancel_of_a_completed_or_unknown_task_is_refused() {
+    let h = handler();
+    let done = send_task(&h, msg("complete")).await;
+    let cancel = |id: &str| A2ARequest::CancelTask(CancelTaskRequest { id: id.into(), ..Default::default() });
+    assert_eq!(call(&h, cancel(&done.id)).await.unwrap_err().kind, ErrorKind::TaskNotCancelable);
+    assert_eq!(call(&h, cancel("nope")).await.unwrap_err().kind, ErrorKind::TaskNotFound);
+}
+
+#[tokio::test]
+async fn subscribers_each_get_the_snapshot_then_every_event_in_order() {
+    let h = handler();
+    let mut req = SendMessageRequest::new(msg("slow"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let sub = || A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() });
+    let (a, b, c) = (stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap());
+    drop(c); // one subscriber leaving affects nobody else
+    let (a, b) = tokio::join!(collect(a), collect(b));
+    assert!(matches!(a[0], StreamResponse::Task(_)));
+    assert_eq!(kinds(&a)[1..], ["artifact", "status:TASK_STATE_COMPLETED"]);
+    assert_eq!(a, b);
+    // Terminal now: subscribing is refused.
+    assert_eq!(stream(&h, sub()).await.err().unwrap().kind, ErrorKind::UnsupportedOperation);
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn a_client_leaving_the_stream_does_not_stop_the_work() {
+    let h = handler();
+    let mut s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("slow")))).await.unwrap();
+    let first = s.next().await.unwrap();
+    let id = first.task_id().unwrap().to_owned();
+    drop(s);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let task = get(&h, &id).await.unwrap();
+    assert_eq!(task.status.state, TaskState::Completed);
+    assert_eq!(task.artifacts.len(), 1);
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn executor_error_or_silence_ends_the_task_failed() {
+    let h = handler();
+    let task = send_task(&h, msg("fail")).await;
+    assert_eq!(task.status.state, TaskState::Failed);
+    assert_eq!(task.status.message.unwrap().text_content(), "boom");
+    let task = send_task(&h, msg("nothing")).await;
+    assert_eq!(task.status.state, TaskState::Failed);
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn limits_on_parts_streams_and_history() {
+    let limits = Limits { max_parts_per_message: 2, max_streams_per_task: 1, max_history_length: 1, ..Default::default() };
+    let (h, _) = handler_with(limits, true);
+    let mut m = msg("complete");
+    m.parts = vec![Part::text("a"), Part::text("b"), Part::text("c")];
+    let err = send(&h, m).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidParams);
+    assert!(err.message.contains("at most 2"), "{}", err.message);
+
+    let mut req = SendMessageRequest::new(msg("slow"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let id = call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"]["id"].as_str().unwrap().to_owned();
+    let sub = || A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() });
+    let open = stream(&h, sub()).await.unwrap();
+    assert_eq!(stream(&h, sub()).await.err().unwrap().kind, ErrorKind::UnsupportedOperation);
+    drop(open);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let _again = stream(&h, sub()).await.unwrap();
+
+    // History is capped at 1 whatever the client asks.
+    let first = send_task(&h, msg("input")).await;
+    let req = GetTaskRequest { id: first.id.clone(), history_length: Some(50), ..Default::default() };
+    let task: Task = serde_json::from_value(call(&h, A2ARequest::GetTask(req)).await.unwrap()).unwrap();
+    assert_eq!(task.history.len(), 1);
+    let req = GetTaskRequest { id: first.id, history_length: Some(-1), ..Default::default() };
+    assert_eq!(call(&h, A2ARequest::GetTask(req)).await.unwrap_err().kind, ErrorKind::InvalidParams);
+}
+
+#[tokio::test]
+async fn many_tasks_release_their_live_state() {
+    let h = handler();
+    let sends = (0..200).map(|i| send_task(&h, msg(&format!("complete {i}"))));
+    let tasks = futures_util::future::join_all(sends).await;
+    assert!(tasks.iter().all(|t| t.status.state == TaskState::Completed));
+    settled(&h).await;
+}
