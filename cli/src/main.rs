@@ -1,5 +1,8 @@
-//! `a2a`: the command-line tool for A2A developers. For now it checks A2A JSON documents
-//! against the models; `serve`, `card`, `send` and friends arrive with the server and client.
+//! `a2a`: the command-line tool for A2A developers: `serve` runs a built-in agent, `validate`
+//! checks A2A JSON documents against the models. The client commands arrive with the client.
+
+mod agents;
+mod serve;
 
 use a2a_native::model::dynamic;
 use clap::{Parser, Subcommand};
@@ -14,6 +17,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve a built-in agent over JSON-RPC, HTTP+JSON and SSE (A2A 1.0, and 0.3 for old clients).
+    Serve(serve::ServeArgs),
     /// Check a JSON file (or `-` for stdin) against an A2A 1.0 type and print its canonical form.
     Validate {
         /// The model type, e.g. AgentCard, Task, SendMessageRequest.
@@ -25,6 +30,23 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Serve(args) => {
+            init_tracing();
+            let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+                Ok(rt) => rt,
+                Err(e) => {
+                    eprintln!("cannot start the runtime: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(serve::run(args)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("a2a serve: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Validate { type_name, file } => {
             let bytes = if file == "-" {
                 let mut buf = Vec::new();
@@ -54,4 +76,11 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Logs to stderr; `RUST_LOG` picks the level (default: warnings, and info for a2a-native).
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,a2a_native=info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }

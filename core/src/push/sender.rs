@@ -1,7 +1,39 @@
-//! Delivers StreamResponse events to registered webhooks.
-use crate::error::Result;
+//! Delivers StreamResponse events to registered webhooks (spec §9).
+//!
+//! The task manager calls [`PushSender::enqueue`] on its hot path, so enqueue never blocks and
+//! never waits on the network: it checks the target, serialises the event once and appends it to
+//! the queue of its task. One short-lived worker per task with queued notifications delivers them
+//! in order (a later event is not sent before an earlier one is delivered or given up on), while
+//! different tasks proceed concurrently. The queue is bounded across all tasks: when full, new
+//! notifications are dropped and logged, never buffered without limit. A worker exits as soon as
+//! its task's queue is empty, so idle tasks cost nothing.
+//!
+//! Each delivery is a POST of the event's JSON with `Content-Type: application/a2a+json`, the
+//! config's token (`X-A2A-Notification-Token`) and authentication (`Authorization`). Connection
+//! errors, timeouts, 5xx and 429 are retried with jittered exponential backoff; other answers
+//! are final. The SSRF guard (see [`super::guard`]) refuses non-public targets both by URL and
+//! after DNS resolution; redirects are not followed and proxies are not used, since either would
+//! let a request reach an address the guard never saw.
+
+use super::guard::{self, GuardedResolver};
+use crate::error::{A2AError, Result};
 use crate::model::{StreamResponse, TaskPushNotificationConfig};
+use bytes::Bytes;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::{StatusCode, Url};
+use std::collections::VecDeque;
+use std::collections::hash_map::{Entry, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// The media type of a push notification body.
+const A2A_JSON: &str = "application/a2a+json";
+/// The header carrying the config's `token` (0.3's name; 1.0 SDKs still send it).
+const TOKEN_HEADER: HeaderName = HeaderName::from_static("x-a2a-notification-token");
 
 /// How the sender delivers.
 #[derive(Debug, Clone)]
@@ -17,6 +49,8 @@ pub struct PushSenderConfig {
     pub queue_capacity: usize,
     /// Allow loopback, private, link-local and other non-public targets (tests, intranets).
     pub allow_private_targets: bool,
+    /// Requests in flight at once across all tasks (outbound connections are finite).
+    pub max_concurrent_deliveries: usize,
 }
 
 impl Default for PushSenderConfig {
@@ -28,35 +62,913 @@ impl Default for PushSenderConfig {
             max_backoff: Duration::from_secs(8),
             queue_capacity: 10_000,
             allow_private_targets: false,
+            max_concurrent_deliveries: 64,
         }
     }
+}
+
+/// Counts of what happened to notifications since the sender was created.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PushStats {
+    /// Answered 2xx.
+    pub delivered: u64,
+    /// Given up: retries exhausted, or a final non-2xx answer.
+    pub failed: u64,
+    /// Refused by the SSRF guard (by URL or after DNS resolution); never sent.
+    pub refused: u64,
+    /// Never attempted: queue full, sender shut down, invalid header values, or still queued
+    /// when the shutdown deadline passed.
+    pub dropped: u64,
 }
 
 /// Sends push notifications in the background. Cheap to clone.
 #[derive(Clone)]
 pub struct PushSender {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     config: PushSenderConfig,
+    state: Mutex<State>,
+    /// Every worker; `shutdown` waits on it.
+    tracker: TaskTracker,
+    /// Cancelled when the shutdown deadline passes: workers stop and drop what is left.
+    cancel: CancellationToken,
+    permits: Semaphore,
+    /// Built on first delivery, so construction needs no runtime. `None`: the build failed.
+    client: OnceLock<Option<reqwest::Client>>,
+    resolver: GuardedResolver,
+    delivered: AtomicU64,
+    failed: AtomicU64,
+    refused: AtomicU64,
+    dropped: AtomicU64,
+}
+
+/// Notifications are ordered per task: tenant + task id.
+type TaskKey = (String, String);
+
+#[derive(Default)]
+struct State {
+    /// Queued notifications per task. A key is present exactly while its worker runs; the
+    /// worker removes it (under this lock) when it finds the queue empty.
+    queues: HashMap<TaskKey, VecDeque<Job>>,
+    /// Queued plus in flight, across all tasks; bounded by `queue_capacity`.
+    pending: usize,
+    closed: bool,
+    /// The last enqueue was dropped (queue full or closed).
+    dropping: bool,
+}
+
+/// One notification, ready to send.
+struct Job {
+    url: Url,
+    body: Bytes,
+    token: Option<HeaderValue>,
+    authorization: Option<HeaderValue>,
+    task_id: String,
+    config_id: String,
+}
+
+/// Why a config cannot be delivered to.
+enum Unsendable {
+    Refused(String),
+    Invalid(String),
+}
+
+impl Job {
+    fn new(
+        config: &TaskPushNotificationConfig,
+        event: &StreamResponse,
+        task_id: &str,
+        allow_private: bool,
+    ) -> std::result::Result<Self, Unsendable> {
+        let url = guard::check_url(&config.url, allow_private).map_err(Unsendable::Refused)?;
+        let sensitive = |value: &str, what: &str| {
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| Unsendable::Invalid(format!("{what} is not a valid header value")))?;
+            value.set_sensitive(true);
+            Ok(value)
+        };
+        let token = match config.token.as_str() {
+            "" => None,
+            token => Some(sensitive(token, "token")?),
+        };
+        let authorization = match &config.authentication {
+            None => None,
+            Some(auth) => Some(sensitive(format!("{} {}", auth.scheme, auth.credentials).trim(), "authentication")?),
+        };
+        let body =
+            serde_json::to_vec(event).map_err(|e| Unsendable::Invalid(format!("event does not serialise: {e}")))?;
+        Ok(Job {
+            url,
+            body: body.into(),
+            token,
+            authorization,
+            task_id: task_id.to_owned(),
+            config_id: config.id.clone(),
+        })
+    }
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Delivered,
+    /// Worth another try, after `after` if the receiver said (Retry-After).
+    Retry {
+        reason: String,
+        after: Option<Duration>,
+    },
+    Failed(String),
+    Refused(String),
 }
 
 impl PushSender {
     pub fn new(config: PushSenderConfig) -> Self {
-        Self { config }
+        Self::with_resolver(config, GuardedResolver::default())
+    }
+
+    fn with_resolver(config: PushSenderConfig, resolver: GuardedResolver) -> Self {
+        let permits = Semaphore::new(config.max_concurrent_deliveries.max(1));
+        Self {
+            inner: Arc::new(Inner {
+                config,
+                state: Mutex::default(),
+                tracker: TaskTracker::new(),
+                cancel: CancellationToken::new(),
+                permits,
+                client: OnceLock::new(),
+                resolver,
+                delivered: AtomicU64::new(0),
+                failed: AtomicU64::new(0),
+                refused: AtomicU64::new(0),
+                dropped: AtomicU64::new(0),
+            }),
+        }
     }
 
     /// Checks a webhook URL when a config is created: http(s) only, and no non-public target
     /// unless allowed. InvalidParams naming `field` on refusal.
+    ///
+    /// Names are resolved only at delivery time (and checked again then), so a name is
+    /// accepted here even if it resolves to a private address.
     pub fn check_url(&self, url: &str, field: &str) -> Result<()> {
-        let _ = (url, field, &self.config);
-        Ok(())
+        guard::check_url(url, self.inner.config.allow_private_targets)
+            .map(drop)
+            .map_err(|reason| A2AError::invalid_field(field, reason))
     }
 
     /// Queues `event` for delivery to `config.url`. Never blocks; per-task order is kept.
+    ///
+    /// Must be called inside a tokio runtime (the worker is spawned on it). A notification that
+    /// cannot be queued (queue full, shut down, refused target) is logged and dropped.
     pub fn enqueue(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) {
-        let _ = (config, event);
+        let inner = &self.inner;
+        let task_id = event.task_id().unwrap_or(&config.task_id);
+        let job = match Job::new(config, event, task_id, inner.config.allow_private_targets) {
+            Ok(job) => job,
+            Err(Unsendable::Refused(reason)) => {
+                inner.refused.fetch_add(1, Ordering::Relaxed);
+                let config_id = &config.id;
+                tracing::warn!(task_id, config_id, %reason, "push notification refused: target not allowed");
+                return;
+            }
+            Err(Unsendable::Invalid(reason)) => {
+                inner.dropped.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(task_id, config_id = %config.id, %reason, "push notification dropped: invalid config");
+                return;
+            }
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            inner.dropped.fetch_add(1, Ordering::Relaxed);
+            let config_id = &config.id;
+            tracing::warn!(task_id, config_id, "push notification dropped: enqueue outside a tokio runtime");
+            return;
+        };
+        let key = (config.tenant.clone(), task_id.to_owned());
+        let mut state = inner.lock();
+        if state.closed || state.pending >= inner.config.queue_capacity {
+            // Warn once per overflow episode; the rest of a burst goes to debug (and the stats).
+            let first = !std::mem::replace(&mut state.dropping, true);
+            let why = if state.closed { "sender shut down" } else { "queue full" };
+            drop(state);
+            inner.dropped.fetch_add(1, Ordering::Relaxed);
+            let (config_id, capacity) = (&config.id, inner.config.queue_capacity);
+            if first {
+                tracing::warn!(task_id, config_id, capacity, "push notification dropped: {why}");
+            } else {
+                tracing::debug!(task_id, config_id, capacity, "push notification dropped: {why}");
+            }
+            return;
+        }
+        state.dropping = false;
+        state.pending += 1;
+        match state.queues.entry(key) {
+            Entry::Occupied(mut queue) => queue.get_mut().push_back(job),
+            Entry::Vacant(slot) => {
+                let key = slot.key().clone();
+                slot.insert(VecDeque::from([job]));
+                // Spawned under the lock, so `shutdown` (which closes under it) sees this worker.
+                let worker = Worker { inner: self.inner.clone(), key, in_flight: false, finished: false };
+                inner.tracker.spawn_on(worker.run(), &runtime);
+            }
+        }
     }
 
-    /// Waits up to `deadline` for queued notifications to go out.
+    /// Waits up to `deadline` for queued notifications to go out. New ones are refused from the
+    /// start; what is still undelivered at the deadline is dropped (and logged).
     pub async fn shutdown(&self, deadline: Duration) {
-        let _ = deadline;
+        let inner = &self.inner;
+        inner.lock().closed = true;
+        inner.tracker.close();
+        if tokio::time::timeout(deadline, inner.tracker.wait()).await.is_err() {
+            let left = inner.lock().pending;
+            tracing::warn!(left, "push sender: shutdown deadline passed; undelivered notifications dropped");
+            inner.cancel.cancel();
+            inner.tracker.wait().await;
+        }
+    }
+
+    /// Notifications queued or in flight right now.
+    pub fn queued(&self) -> usize {
+        self.inner.lock().pending
+    }
+
+    /// What happened to notifications so far.
+    pub fn stats(&self) -> PushStats {
+        let inner = &self.inner;
+        PushStats {
+            delivered: inner.delivered.load(Ordering::Relaxed),
+            failed: inner.failed.load(Ordering::Relaxed),
+            refused: inner.refused.load(Ordering::Relaxed),
+            dropped: inner.dropped.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl std::fmt::Debug for PushSender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PushSender").field("config", &self.inner.config).field("queued", &self.queued()).finish()
+    }
+}
+
+/// Delivers one task's queue in order, then exits. Its `Drop` accounts for what is left if it
+/// is stopped early (shutdown deadline, runtime shut down), so the key never stays orphaned.
+struct Worker {
+    inner: Arc<Inner>,
+    key: TaskKey,
+    in_flight: bool,
+    finished: bool,
+}
+
+impl Worker {
+    async fn run(mut self) {
+        let inner = self.inner.clone();
+        loop {
+            let job = {
+                let mut state = inner.lock();
+                match state.queues.get_mut(&self.key).and_then(VecDeque::pop_front) {
+                    Some(job) => job,
+                    None => {
+                        state.queues.remove(&self.key);
+                        self.finished = true;
+                        return;
+                    }
+                }
+            };
+            self.in_flight = true;
+            tokio::select! {
+                biased;
+                () = inner.cancel.cancelled() => return,
+                () = inner.deliver(&job) => {}
+            }
+            self.in_flight = false;
+            inner.lock().pending -= 1;
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let mut state = self.inner.lock();
+        let lost = state.queues.remove(&self.key).map_or(0, |queue| queue.len()) + usize::from(self.in_flight);
+        state.pending = state.pending.saturating_sub(lost);
+        drop(state);
+        self.inner.dropped.fetch_add(lost as u64, Ordering::Relaxed);
+        if lost > 0 && !self.inner.cancel.is_cancelled() {
+            tracing::warn!(task_id = %self.key.1, lost, "push worker stopped early; notifications dropped");
+        }
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent at every unlock, so a panic elsewhere cannot corrupt it.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn client(&self) -> Option<&reqwest::Client> {
+        self.client
+            .get_or_init(|| {
+                let mut builder = reqwest::Client::builder()
+                    .connect_timeout(self.config.timeout)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .no_proxy()
+                    .user_agent(concat!("a2a-native/", env!("CARGO_PKG_VERSION")));
+                if !self.config.allow_private_targets {
+                    builder = builder.dns_resolver(self.resolver.clone());
+                }
+                builder
+                    .build()
+                    .map_err(|e| tracing::error!(error = %e, "push sender: cannot build its HTTP client"))
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Delivers `job` with retries; logs and counts the outcome.
+    async fn deliver(&self, job: &Job) {
+        let (task_id, config_id, host) = (&job.task_id, &job.config_id, job.url.host_str().unwrap_or(""));
+        let Some(client) = self.client() else {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let attempts = self.config.max_attempts.max(1);
+        let mut backoff = self.config.initial_backoff;
+        for attempt in 1..=attempts {
+            let outcome = {
+                let _permit = self.permits.acquire().await.expect("the semaphore is never closed");
+                self.attempt(client, job).await
+            };
+            match outcome {
+                Attempt::Delivered => {
+                    self.delivered.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(task_id, config_id, host, attempt, "push notification delivered");
+                    return;
+                }
+                Attempt::Refused(reason) => {
+                    self.refused.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(task_id, config_id, %reason, "push notification refused: target not allowed");
+                    return;
+                }
+                Attempt::Failed(reason) => {
+                    self.failed.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(task_id, config_id, host, %reason, "push notification failed; not retried");
+                    return;
+                }
+                Attempt::Retry { reason, .. } if attempt == attempts => {
+                    self.failed.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(task_id, config_id, host, attempts, %reason, "push notification failed; giving up");
+                    return;
+                }
+                Attempt::Retry { reason, after } => {
+                    let delay = after.map_or_else(|| jittered(backoff), |after| after.min(self.config.max_backoff));
+                    tracing::debug!(task_id, config_id, host, attempt, %reason, ?delay, "push attempt failed; retrying");
+                    tokio::time::sleep(delay).await;
+                    backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
+                }
+            }
+        }
+    }
+
+    async fn attempt(&self, client: &reqwest::Client, job: &Job) -> Attempt {
+        let mut request = client
+            .post(job.url.clone())
+            .timeout(self.config.timeout)
+            .header(CONTENT_TYPE, HeaderValue::from_static(A2A_JSON))
+            .body(job.body.clone());
+        if let Some(token) = &job.token {
+            request = request.header(TOKEN_HEADER, token.clone());
+        }
+        if let Some(authorization) = &job.authorization {
+            request = request.header(AUTHORIZATION, authorization.clone());
+        }
+        // The response body is not read: the status is the whole answer.
+        match request.send().await {
+            Ok(response) => {
+                let status = response.status();
+                if status.is_success() {
+                    Attempt::Delivered
+                } else if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+                    let after = response
+                        .headers()
+                        .get(RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(Duration::from_secs);
+                    Attempt::Retry { reason: format!("HTTP {status}"), after }
+                } else {
+                    Attempt::Failed(format!("HTTP {status}"))
+                }
+            }
+            Err(error) => {
+                if let Some(refused) = guard::find_refused(&error) {
+                    Attempt::Refused(refused.to_string())
+                } else if error.is_timeout() {
+                    Attempt::Retry { reason: format!("no answer within {:?}", self.config.timeout), after: None }
+                } else if error.is_builder() {
+                    Attempt::Failed(error_chain(&error.without_url()))
+                } else {
+                    Attempt::Retry { reason: error_chain(&error.without_url()), after: None }
+                }
+            }
+        }
+    }
+}
+
+/// Between half and all of `delay`, so retries from many tasks do not arrive in lockstep.
+fn jittered(delay: Duration) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    // A fresh RandomState is seeded differently each time: enough randomness for jitter.
+    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    delay / 2 + delay.mul_f64((random % 1024) as f64 / 2048.0)
+}
+
+/// An error and its sources, one line (reqwest's own message alone says little).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AuthenticationInfo, TaskState, TaskStatus, TaskStatusUpdateEvent};
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Incoming;
+    use hyper::service::service_fn;
+    use hyper::{Request, Response};
+    use hyper_util::rt::TokioIo;
+    use std::collections::HashSet;
+    use std::convert::Infallible;
+    use std::net::IpAddr;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Instant;
+
+    /// One request as the receiver saw it.
+    #[derive(Clone)]
+    struct Received {
+        method: String,
+        headers: http::HeaderMap,
+        body: Bytes,
+    }
+
+    impl Received {
+        fn json(&self) -> serde_json::Value {
+            serde_json::from_slice(&self.body).unwrap()
+        }
+        /// (task id, sequence number) of a status event built by [`event`].
+        fn task_seq(&self) -> (String, usize) {
+            let update = &self.json()["statusUpdate"];
+            let seq = update["contextId"].as_str().unwrap().trim_start_matches("seq-").parse().unwrap();
+            (update["taskId"].as_str().unwrap().to_owned(), seq)
+        }
+    }
+
+    /// Decides the answer to the `n`-th request (from 0): status and how long to wait first.
+    type Script = dyn Fn(usize, &Received) -> (u16, Duration) + Send + Sync;
+
+    struct ReceiverState {
+        script: Box<Script>,
+        log: Mutex<Vec<Received>>,
+        in_flight: AtomicUsize,
+        max_in_flight: AtomicUsize,
+        /// Requests in flight per task, and the most ever seen for one task.
+        per_task: Mutex<HashMap<String, usize>>,
+        max_per_task: AtomicUsize,
+    }
+
+    /// A loopback HTTP/1.1 webhook receiver answering as `script` says.
+    struct Receiver {
+        url: String,
+        port: u16,
+        state: Arc<ReceiverState>,
+    }
+
+    impl Receiver {
+        async fn start(script: impl Fn(usize, &Received) -> (u16, Duration) + Send + Sync + 'static) -> Self {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let state = Arc::new(ReceiverState {
+                script: Box::new(script),
+                log: Mutex::default(),
+                in_flight: AtomicUsize::new(0),
+                max_in_flight: AtomicUsize::new(0),
+                per_task: Mutex::default(),
+                max_per_task: AtomicUsize::new(0),
+            });
+            let shared = state.clone();
+            tokio::spawn(async move {
+                while let Ok((stream, _)) = listener.accept().await {
+                    let state = shared.clone();
+                    tokio::spawn(async move {
+                        let service = service_fn(move |request| Self::answer(state.clone(), request));
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await;
+                    });
+                }
+            });
+            Receiver { url: format!("http://127.0.0.1:{port}/hook"), port, state }
+        }
+
+        async fn answer(
+            state: Arc<ReceiverState>,
+            request: Request<Incoming>,
+        ) -> std::result::Result<Response<Full<Bytes>>, Infallible> {
+            let (parts, body) = request.into_parts();
+            let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+            let received = Received { method: parts.method.to_string(), headers: parts.headers, body };
+            let task = serde_json::from_slice::<serde_json::Value>(&received.body)
+                .ok()
+                .and_then(|v| v["statusUpdate"]["taskId"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let (status, delay) = {
+                let mut log = state.log.lock().unwrap();
+                let answer = (state.script)(log.len(), &received);
+                log.push(received);
+                answer
+            };
+            let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            state.max_in_flight.fetch_max(now, Ordering::SeqCst);
+            let for_task = {
+                let mut per_task = state.per_task.lock().unwrap();
+                let n = per_task.entry(task.clone()).or_default();
+                *n += 1;
+                *n
+            };
+            state.max_per_task.fetch_max(for_task, Ordering::SeqCst);
+            tokio::time::sleep(delay).await;
+            *state.per_task.lock().unwrap().get_mut(&task).unwrap() -= 1;
+            state.in_flight.fetch_sub(1, Ordering::SeqCst);
+            Ok(Response::builder().status(status).body(Full::new(Bytes::new())).unwrap())
+        }
+
+        fn received(&self) -> Vec<Received> {
+            self.state.log.lock().unwrap().clone()
+        }
+
+        fn count(&self) -> usize {
+            self.state.log.lock().unwrap().len()
+        }
+    }
+
+    fn fast() -> PushSenderConfig {
+        PushSenderConfig {
+            timeout: Duration::from_millis(200),
+            max_attempts: 4,
+            initial_backoff: Duration::from_millis(5),
+            max_backoff: Duration::from_millis(20),
+            queue_capacity: 1000,
+            allow_private_targets: true,
+            max_concurrent_deliveries: 64,
+        }
+    }
+
+    fn push_config(url: &str, task: &str) -> TaskPushNotificationConfig {
+        TaskPushNotificationConfig { id: "cfg-1".into(), task_id: task.into(), url: url.into(), ..Default::default() }
+    }
+
+    /// A status update of `task`; `seq` travels in the context id.
+    fn event(task: &str, seq: usize) -> StreamResponse {
+        StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.into(),
+            context_id: format!("seq-{seq}"),
+            status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+            metadata: None,
+        })
+    }
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    #[tokio::test]
+    async fn delivers_body_and_headers() {
+        let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let sender = PushSender::new(fast());
+        let mut config = push_config(&receiver.url, "task-1");
+        config.token = "tok-123".into();
+        config.authentication = Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret-abc".into() });
+        let first = event("task-1", 0);
+        sender.enqueue(&config, &first);
+        sender.enqueue(&push_config(&receiver.url, "task-1"), &event("task-1", 1));
+        sender.shutdown(WAIT).await;
+
+        let got = receiver.received();
+        assert_eq!(got.len(), 2);
+        let (with, without) = (&got[0], &got[1]);
+        assert_eq!(with.method, "POST");
+        assert_eq!(with.headers["content-type"], "application/a2a+json");
+        assert_eq!(with.headers["x-a2a-notification-token"], "tok-123");
+        assert_eq!(with.headers["authorization"], "Bearer secret-abc");
+        assert_eq!(with.body, serde_json::to_vec(&first).unwrap());
+        assert_eq!(
+            with.json(),
+            serde_json::json!({"statusUpdate": {
+            "taskId": "task-1", "contextId": "seq-0", "status": {"state": "TASK_STATE_WORKING"}}})
+        );
+        assert_eq!(without.headers["content-type"], "application/a2a+json");
+        assert!(without.headers.get("x-a2a-notification-token").is_none());
+        assert!(without.headers.get("authorization").is_none());
+        assert_eq!(sender.stats(), PushStats { delivered: 2, ..Default::default() });
+    }
+
+    #[tokio::test]
+    async fn retries_5xx_and_429_then_succeeds() {
+        let receiver = Receiver::start(|n, _| (*[500, 429, 503].get(n).unwrap_or(&200), Duration::ZERO)).await;
+        let sender = PushSender::new(fast());
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 4);
+        assert_eq!(sender.stats(), PushStats { delivered: 1, ..Default::default() });
+    }
+
+    #[tokio::test]
+    async fn gives_up_after_max_attempts() {
+        let receiver = Receiver::start(|_, _| (503, Duration::ZERO)).await;
+        let sender = PushSender::new(PushSenderConfig { max_attempts: 3, ..fast() });
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 3);
+        assert_eq!(sender.stats(), PushStats { failed: 1, ..Default::default() });
+    }
+
+    #[tokio::test]
+    async fn no_retry_on_4xx() {
+        let receiver = Receiver::start(|n, _| (if n == 0 { 400 } else { 404 }, Duration::ZERO)).await;
+        let sender = PushSender::new(fast());
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 1));
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 2, "one request per notification");
+        assert_eq!(sender.stats(), PushStats { failed: 2, ..Default::default() });
+    }
+
+    #[tokio::test]
+    async fn timeout_then_retry() {
+        let receiver =
+            Receiver::start(|n, _| (200, if n == 0 { Duration::from_secs(3) } else { Duration::ZERO })).await;
+        let sender = PushSender::new(PushSenderConfig { timeout: Duration::from_millis(100), ..fast() });
+        let started = Instant::now();
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 2);
+        assert_eq!(sender.stats(), PushStats { delivered: 1, ..Default::default() });
+        assert!(started.elapsed() < Duration::from_secs(2), "the first attempt was cut at its timeout");
+    }
+
+    #[tokio::test]
+    async fn per_task_order_kept_under_slow_receiver() {
+        // Slow, uneven answers; the first attempt of every 5th event fails with 500.
+        let first_attempts = Mutex::new(HashSet::new());
+        let receiver = Receiver::start(move |n, received| {
+            let (task, seq) = received.task_seq();
+            let first = first_attempts.lock().unwrap().insert((task, seq));
+            let status = if first && seq % 5 == 0 { 500 } else { 200 };
+            (status, Duration::from_millis(1 + (n as u64 * 7) % 4))
+        })
+        .await;
+        let sender = PushSender::new(fast());
+        let tasks = ["a", "b", "c"];
+        for seq in 0..30 {
+            for task in tasks {
+                sender.enqueue(&push_config(&receiver.url, task), &event(task, seq));
+            }
+        }
+        sender.shutdown(WAIT).await;
+
+        assert_eq!(sender.stats(), PushStats { delivered: 90, ..Default::default() });
+        for task in tasks {
+            let mut seqs: Vec<usize> =
+                receiver.received().iter().map(Received::task_seq).filter(|(t, _)| t == task).map(|(_, s)| s).collect();
+            assert!(seqs.windows(2).all(|w| w[0] <= w[1]), "task {task} out of order: {seqs:?}");
+            seqs.dedup(); // retries repeat a number
+            assert_eq!(seqs, (0..30).collect::<Vec<_>>());
+        }
+        assert_eq!(receiver.state.max_per_task.load(Ordering::SeqCst), 1, "one request at a time per task");
+        assert!(receiver.state.max_in_flight.load(Ordering::SeqCst) >= 2, "tasks are delivered concurrently");
+    }
+
+    #[tokio::test]
+    async fn queue_full_drops_new_notifications() {
+        let receiver = Receiver::start(|_, _| (200, Duration::from_millis(20))).await;
+        let sender = PushSender::new(PushSenderConfig { queue_capacity: 3, ..fast() });
+        for seq in 0..10 {
+            let task = ["a", "b"][seq % 2];
+            sender.enqueue(&push_config(&receiver.url, task), &event(task, seq));
+        }
+        assert_eq!(sender.queued(), 3);
+        assert_eq!(sender.stats().dropped, 7);
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 3);
+        assert_eq!(sender.queued(), 0);
+        assert_eq!(sender.stats(), PushStats { delivered: 3, dropped: 7, ..Default::default() });
+    }
+
+    #[tokio::test]
+    async fn workers_exit_when_queues_drain() {
+        let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let sender = PushSender::new(fast());
+        let enqueue_all = |round: usize| {
+            for task in 0..20 {
+                let task = format!("task-{task}");
+                sender.enqueue(&push_config(&receiver.url, &task), &event(&task, round));
+            }
+        };
+        enqueue_all(0);
+        let inner = &sender.inner;
+        assert_eq!(inner.tracker.len(), 20, "one worker per task with work");
+        let drained = async {
+            while !(inner.tracker.is_empty() && inner.lock().queues.is_empty()) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(WAIT, drained).await.expect("workers exit once their queues are empty");
+        assert_eq!(sender.stats().delivered, 20);
+        // A task seen again gets a fresh worker.
+        enqueue_all(1);
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 40);
+        assert!(inner.lock().queues.is_empty());
+    }
+
+    #[tokio::test]
+    async fn shutdown_stops_at_deadline() {
+        let receiver = Receiver::start(|_, _| (200, Duration::from_secs(30))).await;
+        let sender = PushSender::new(PushSenderConfig { timeout: Duration::from_secs(30), ..fast() });
+        for seq in 0..3 {
+            sender.enqueue(&push_config(&receiver.url, "t"), &event("t", seq));
+        }
+        let started = Instant::now();
+        sender.shutdown(Duration::from_millis(100)).await;
+        assert!(started.elapsed() < Duration::from_millis(500));
+        assert_eq!(sender.queued(), 0);
+        assert_eq!(sender.stats(), PushStats { dropped: 3, ..Default::default() });
+        // Closed: nothing more is accepted.
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 3));
+        assert_eq!(sender.stats().dropped, 4);
+        assert!(sender.inner.tracker.is_empty());
+    }
+
+    #[test]
+    fn check_url_refuses_non_public_targets() {
+        let sender = PushSender::new(PushSenderConfig::default());
+        for url in [
+            "http://127.0.0.1",
+            "http://127.0.0.1:8080/hook",
+            "http://localhost",
+            "http://LOCALHOST./x",
+            "http://api.localhost",
+            "http://10.0.0.1",
+            "http://172.16.5.4",
+            "http://192.168.1.1",
+            "http://[::1]",
+            "http://[::ffff:127.0.0.1]",
+            "http://[::ffff:10.1.2.3]",
+            "http://[fe80::1]",
+            "http://[fd00::1]",
+            "http://169.254.169.254/latest/meta-data",
+            "http://100.64.0.1",
+            "http://0.0.0.0",
+            "http://2130706433",
+            "http://0x7f.1",
+            "http://224.0.0.1",
+            "http://255.255.255.255",
+            "https://192.0.2.10",
+            "https://[2001:db8::1]",
+            "ftp://x",
+            "file:///etc/passwd",
+            "not a url",
+            "",
+        ] {
+            let err = sender.check_url(url, "taskPushNotificationConfig.url").expect_err(url);
+            assert_eq!(err.kind, crate::ErrorKind::InvalidParams, "{url}");
+            assert_eq!(err.violations[0].field, "taskPushNotificationConfig.url", "{url}");
+        }
+        for url in
+            ["https://example.com", "http://example.com:8080/hook?x=1", "http://8.8.8.8", "https://[2606:4700::1111]/"]
+        {
+            sender.check_url(url, "url").unwrap_or_else(|e| panic!("{url}: {e}"));
+        }
+    }
+
+    #[test]
+    fn check_url_allows_private_targets_when_configured() {
+        let sender = PushSender::new(PushSenderConfig { allow_private_targets: true, ..Default::default() });
+        for url in ["http://127.0.0.1:9000/hook", "http://localhost", "http://[::1]", "http://10.0.0.1"] {
+            sender.check_url(url, "url").unwrap_or_else(|e| panic!("{url}: {e}"));
+        }
+        for url in ["ftp://x", "not a url"] {
+            assert!(sender.check_url(url, "url").is_err(), "{url}");
+        }
+    }
+
+    #[test]
+    fn classifies_addresses() {
+        for ip in [
+            "0.1.2.3",
+            "127.0.0.53",
+            "10.255.0.1",
+            "172.31.255.255",
+            "192.168.0.1",
+            "100.127.255.254",
+            "169.254.0.1",
+            "192.0.0.8",
+            "198.51.100.1",
+            "203.0.113.9",
+            "198.19.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "::",
+            "::1",
+            "::ffff:192.168.1.1",
+            "::127.0.0.1",
+            "64:ff9b::a00:1",
+            "2002:7f00:1::1",
+            "2001::1",
+            "2001:db8::1",
+            "3fff::1",
+            "fc00::1",
+            "fe80::1",
+            "fec0::1",
+            "ff02::1",
+            "100::1",
+        ] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!(guard::non_public(ip).is_some(), "{ip} should be refused");
+        }
+        for ip in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "2606:4700::1111",
+            "2a00:1450::1",
+        ] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert_eq!(guard::non_public(ip), None, "{ip} should be allowed");
+        }
+    }
+
+    #[tokio::test]
+    async fn literal_private_target_refused_at_enqueue() {
+        let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let sender = PushSender::new(PushSenderConfig { allow_private_targets: false, ..fast() });
+        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 0);
+        assert_eq!(sender.stats(), PushStats { refused: 1, ..Default::default() });
+    }
+
+    #[tokio::test]
+    async fn name_resolving_to_loopback_refused_at_send_time() {
+        // A public-looking name whose DNS answer is loopback (as in DNS rebinding).
+        let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let resolver = GuardedResolver {
+            hosts: Arc::new(HashMap::from([("rebind.test".to_owned(), vec!["127.0.0.1".parse().unwrap()])])),
+            ..Default::default()
+        };
+        let lookups = resolver.lookups.clone();
+        let sender = PushSender::with_resolver(PushSenderConfig { allow_private_targets: false, ..fast() }, resolver);
+        let url = format!("http://rebind.test:{}/hook", receiver.port);
+        sender.check_url(&url, "url").expect("a name passes the synchronous check");
+        sender.enqueue(&push_config(&url, "t"), &event("t", 0));
+        sender.shutdown(WAIT).await;
+        assert_eq!(receiver.count(), 0);
+        assert_eq!(sender.stats(), PushStats { refused: 1, ..Default::default() });
+        assert_eq!(lookups.load(Ordering::SeqCst), 1, "resolved once, not retried");
+    }
+
+    #[tokio::test]
+    async fn resolver_checks_every_address() {
+        use reqwest::dns::Resolve;
+        let public: IpAddr = "8.8.8.8".parse().unwrap();
+        let resolver = GuardedResolver {
+            hosts: Arc::new(HashMap::from([
+                ("public.test".to_owned(), vec![public]),
+                ("mixed.test".to_owned(), vec![public, "10.0.0.7".parse().unwrap()]),
+            ])),
+            ..Default::default()
+        };
+        let addrs: Vec<_> = resolver.resolve("public.test".parse().unwrap()).await.unwrap().collect();
+        assert_eq!(addrs, vec![std::net::SocketAddr::new(public, 0)]);
+        for name in ["mixed.test", "localhost", "localhost.", "x.LOCALHOST"] {
+            let error =
+                resolver.resolve(name.parse().unwrap()).await.err().unwrap_or_else(|| panic!("{name} resolved"));
+            assert!(guard::find_refused(error.as_ref()).is_some(), "{name}: {error}");
+        }
+        // What the system resolver says of localhost is refused too.
+        let system: Vec<_> = tokio::net::lookup_host(("localhost", 0)).await.unwrap().collect();
+        assert!(guard::check_resolved("localhost", &system).is_err());
     }
 }

@@ -10,9 +10,12 @@
 //! element (so skills and security schemes gain their 0.3 members too); a false
 //! `supportsAuthenticatedExtendedCard` is left out. The result carries `url`,
 //! `preferredTransport`, `protocolVersion` ("0.3.0"), `additionalInterfaces` (when there are
-//! several 0.3 interfaces), `supportsAuthenticatedExtendedCard`, top-level `security` and the
-//! 0.3 security-scheme members next to the 1.0 ones. A card without a 0.3 interface is served
-//! as is.
+//! several 0.3 interfaces), `supportsAuthenticatedExtendedCard`, and the 0.3 security-scheme
+//! members next to the 1.0 ones. One deliberate difference from the Python SDK: the 0.3
+//! `security` list is left out wherever the 1.0 `securityRequirements` is present (card and
+//! skills), because 1.0 readers that accept `security` as an alias of `securityRequirements`
+//! (ours does, for the spec's own sample card) would reject the document as having a duplicate
+//! field. A card without a 0.3 interface is served as is.
 
 use super::body::ResponseBody;
 use crate::model::{self, AgentCard, v03};
@@ -48,6 +51,11 @@ fn merge_under(base: &mut Value, extra: Value) {
     match (base, extra) {
         (Value::Object(b), Value::Object(e)) => {
             for (k, v) in e {
+                // Our 1.0 reader (and any that, like it, accept the spec sample's `security`
+                // as an alias) would see a duplicate field: the 1.0 member wins alone.
+                if k == "security" && b.contains_key("securityRequirements") {
+                    continue;
+                }
                 match b.get_mut(&k) {
                     Some(have) => merge_under(have, v),
                     None => {
@@ -178,7 +186,7 @@ mod tests {
         // Both security forms side by side.
         assert_eq!(mixed["securitySchemes"]["b"]["httpAuthSecurityScheme"]["scheme"], "Bearer");
         assert_eq!(mixed["securitySchemes"]["b"]["type"], "http");
-        assert!(mixed["security"].is_array());
+        assert!(mixed.get("security").is_none(), "securityRequirements stands alone");
         assert!(mixed["securityRequirements"].is_array());
         // Still a valid 1.0 card and a valid 0.3 card.
         model::parse_value::<AgentCard>(mixed.clone()).unwrap();

@@ -23,9 +23,9 @@
 //!   request's id; an error before the stream starts is an ordinary JSON response.
 
 use super::body::{Framing, ResponseBody};
-use super::handler::{CallContext, Reply};
+use super::handler::Reply;
 use super::headers::{self, Version};
-use super::service::{App, BoxError, bytes_response, echo_extensions, no_content, read_body};
+use super::service::{App, BoxError, bytes_response, call_context, echo_extensions, no_content, read_body};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
 use crate::model::v03;
@@ -100,7 +100,7 @@ where
     if let Err(e) = app.extensions.check_required(requested) {
         return error_reply(&call.error(e));
     }
-    let ctx = CallContext { extensions: activated, ..Default::default() };
+    let ctx = call_context(activated);
     let notification = call.is_notification();
     let id = call.response_id();
     let result = app.call(&ctx, call.request).await;
@@ -134,7 +134,7 @@ async fn serve_v03(
     if let Err(e) = app.extensions.check_required(requested) {
         return fail(e);
     }
-    let ctx = CallContext { extensions: activated, ..Default::default() };
+    let ctx = call_context(activated);
     let result = app.call(&ctx, request).await;
     if notification {
         return no_content();

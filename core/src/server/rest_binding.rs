@@ -20,9 +20,9 @@
 //!   activated ones are echoed in `A2A-Extensions`.
 
 use super::body::{Framing, ResponseBody};
-use super::handler::{CallContext, Reply};
+use super::handler::Reply;
 use super::headers::{self, Version};
-use super::service::{App, BoxError, echo_extensions, json_response, read_body, status};
+use super::service::{App, BoxError, call_context, echo_extensions, json_response, read_body, status};
 use crate::error::{A2AError, ErrorKind};
 use crate::rest;
 use bytes::Bytes;
@@ -94,7 +94,7 @@ where
         }
     };
     app.extensions.check_required(requested).map_err(fail)?;
-    let ctx = CallContext { extensions: activated, ..Default::default() };
+    let ctx = call_context(activated);
     match app.call(&ctx, request).await.map_err(fail)? {
         Reply::Value(v) => Ok(json_response(StatusCode::OK, media, &v)),
         // google.protobuf.Empty is `{}` in ProtoJSON.

@@ -5,9 +5,9 @@
 //! Routing, in order:
 //! 1. `/.well-known/agent-card.json` and `/.well-known/agent.json`: the card ([`super::card`]).
 //! 2. The path of each `JSONRPC` interface in the card (default `/`): `POST` is JSON-RPC
-//!    ([`super::jsonrpc_binding`]); other methods get 405 with `Allow: POST`.
+//!    (`jsonrpc_binding`); other methods get 405 with `Allow: POST`.
 //! 3. Under the path of each `HTTP+JSON` interface (default: the root): [`crate::rest::route`]
-//!    ([`super::rest_binding`]), tenant prefixes included.
+//!    (`rest_binding`), tenant prefixes included.
 //! 4. Anything else: 404 with a `google.rpc.Status` body.
 //!
 //! Only the path of an interface URL matters here (scheme, host and port are the deployment's
@@ -154,7 +154,7 @@ impl App {
             return self.card.respond(&parts.method, &parts.headers);
         }
         let normalised = normalise(&path);
-        if self.jsonrpc_paths.iter().any(|p| *p == normalised) {
+        if self.jsonrpc_paths.contains(&normalised) {
             span.record("binding", "jsonrpc");
             if parts.method == Method::POST {
                 return super::jsonrpc_binding::serve(self, parts, body).await;
@@ -383,6 +383,13 @@ pub(crate) fn echo_extensions(resp: &mut Response<ResponseBody>, request: &Heade
         }
         resp.headers_mut().insert(headers::EXTENSIONS_HEADER, value);
     }
+}
+
+/// The [`CallContext`] of a request; the one place the bindings build it, so fields added to
+/// it later get their defaults here.
+#[allow(clippy::needless_update)]
+pub(crate) fn call_context(extensions: Vec<String>) -> CallContext {
+    CallContext { extensions, ..Default::default() }
 }
 
 /// An HTTP status from a table value (always valid; 500 otherwise).

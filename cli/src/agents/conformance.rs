@@ -1,0 +1,114 @@
+//! The conformance agent: behaviour scripted by the message's `messageId` prefix, as the
+//! official A2A TCK (a2aproject/a2a-tck) drives it. Anything unscripted works, adds one artifact and completes
+//! (the TCK's streaming cases `tck-stream-*` rely on that).
+
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{Message, Part, PartContent, Role, TaskState};
+use serde_json::json;
+use std::time::Duration;
+
+pub struct Conformance;
+
+/// How long `tck-delayed-complete` works unless the message says `delay_ms=N`.
+const DEFAULT_DELAY: Duration = Duration::from_secs(2);
+
+#[async_trait::async_trait]
+impl AgentExecutor for Conformance {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let message_id = ctx.message.as_ref().map(|m| m.message_id.clone()).unwrap_or_default();
+        let text = ctx.text();
+        // Every message is dispatched on its own prefix, follow-ups included: a follow-up
+        // `tck-input-required` keeps the task waiting, anything else goes on to complete it.
+        let script = SCRIPTS.iter().find(|(prefix, _)| message_id.starts_with(prefix)).map(|(_, s)| *s);
+        match script.unwrap_or(Script::Default) {
+            Script::Complete => {
+                events.working().await?;
+                events.status_text(TaskState::Completed, "Hello from TCK").await?;
+            }
+            Script::Delayed => {
+                events.working().await?;
+                tokio::select! {
+                    () = tokio::time::sleep(delay(&text)) => {}
+                    () = ctx.cancelled.cancelled() => return Ok(()),
+                }
+                events.status_text(TaskState::Completed, "done after a delay").await?;
+            }
+            Script::Artifact(kind) => {
+                events.working().await?;
+                events.artifact_parts(format!("{kind}-artifact"), vec![artifact_part(kind)]).await?;
+                events.complete(None).await?;
+            }
+            Script::MessageResponse => {
+                events.message(Message::text(Role::Agent, "Direct message response")).await?;
+            }
+            Script::InputRequired => {
+                events.working().await?;
+                events.status_text(TaskState::InputRequired, "Please provide more input.").await?;
+            }
+            Script::Reject => events.status_text(TaskState::Rejected, "rejected").await?,
+            Script::Fail => events.status_text(TaskState::Failed, "failed on purpose").await?,
+            Script::Default => {
+                // The echo goes in an artifact, never verbatim into history: the TCK's history
+                // checks compare every history text.
+                events.working().await?;
+                events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
+                events.status_text(TaskState::Completed, format!("Unhandled messageId prefix: {message_id}")).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn cancel(&self, _ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        events.canceled(Some(Message::text(Role::Agent, "canceled"))).await?;
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Script {
+    Complete,
+    Delayed,
+    Artifact(&'static str),
+    MessageResponse,
+    InputRequired,
+    Reject,
+    Fail,
+    Default,
+}
+
+/// Longest prefixes first: `tck-artifact-file-url` must not match `tck-artifact-file`.
+const SCRIPTS: &[(&str, Script)] = &[
+    ("tck-complete-task", Script::Complete),
+    ("tck-delayed-complete", Script::Delayed),
+    ("tck-artifact-file-url", Script::Artifact("file-url")),
+    ("tck-artifact-file", Script::Artifact("file")),
+    ("tck-artifact-text", Script::Artifact("text")),
+    ("tck-artifact-data", Script::Artifact("data")),
+    ("tck-message-response", Script::MessageResponse),
+    ("tck-input-required", Script::InputRequired),
+    ("tck-reject-task", Script::Reject),
+    ("tck-fail-task", Script::Fail),
+];
+
+fn delay(text: &str) -> Duration {
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix("delay_ms=")?.parse().ok())
+        .map_or(DEFAULT_DELAY, Duration::from_millis)
+}
+
+fn artifact_part(kind: &str) -> Part {
+    match kind {
+        "file" => Part {
+            filename: "output.txt".into(),
+            media_type: "text/plain".into(),
+            ..Part::new(PartContent::Raw(b"tck".to_vec()))
+        },
+        "file-url" => Part {
+            filename: "output.txt".into(),
+            media_type: "text/plain".into(),
+            ..Part::new(PartContent::Url("https://example.com/output.txt".into()))
+        },
+        "data" => Part::data(json!({"key": "value", "count": 42})),
+        _ => Part::text("Generated text content"),
+    }
+}

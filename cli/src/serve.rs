@@ -1,0 +1,132 @@
+//! `a2a serve`: runs a built-in agent on both HTTP bindings, with the chosen task store.
+
+use crate::agents;
+use a2a_native::executor::AgentExecutor;
+use a2a_native::model::{self, AgentCard};
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use clap::Args;
+use serde_json::json;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Run the echo agent (the default): each message becomes a task whose artifact echoes it.
+    #[arg(long, conflicts_with = "conformance")]
+    echo: bool,
+    /// Run the agent the official A2A TCK scripts by messageId prefix (tck-complete-task, ...).
+    /// Implies --allow-private-webhooks, since the TCK's webhook receiver is on loopback.
+    #[arg(long)]
+    conformance: bool,
+    /// Task store: `memory`, `sqlite:PATH` or `postgres:URL`.
+    #[arg(long, default_value = "sqlite:a2a-tasks.db")]
+    store: String,
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    #[arg(long, default_value_t = 41241)]
+    port: u16,
+    /// The base URL the agent card advertises (default: http://HOST:PORT).
+    #[arg(long)]
+    public_url: Option<String>,
+    /// Deliver push notifications to loopback and private addresses (refused by default).
+    #[arg(long)]
+    allow_private_webhooks: bool,
+}
+
+pub async fn run(args: ServeArgs) -> Result<(), String> {
+    let stores = open_store(&args.store).await?;
+    let (agent, name): (Arc<dyn AgentExecutor>, &str) = if args.conformance {
+        (Arc::new(agents::conformance::Conformance), "a2a-native conformance agent")
+    } else {
+        (Arc::new(agents::echo::Echo), "a2a-native echo agent")
+    };
+    let mut config = ServerConfig::default();
+    config.push.allow_private_targets = args.allow_private_webhooks || args.conformance;
+
+    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
+        .await
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let base = args.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
+    // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
+    let v03 = !args.conformance;
+    let public = card(name, base.trim_end_matches('/'), false, v03)?;
+    let extended = card(name, base.trim_end_matches('/'), true, v03)?;
+    let handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
+
+    eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
+    Server::new(Arc::new(handler)).serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+}
+
+async fn open_store(spec: &str) -> Result<Stores, String> {
+    if spec == "memory" {
+        return Ok(Stores::memory());
+    }
+    if let Some(path) = spec.strip_prefix("sqlite:") {
+        let store = Arc::new(a2a_native::store::SqliteStore::open(path).await.map_err(|e| e.to_string())?);
+        return Ok(Stores { tasks: store.clone(), push: store });
+    }
+    if spec.starts_with("postgres:") || spec.starts_with("postgresql:") {
+        let url = spec.strip_prefix("postgres:").filter(|u| u.starts_with("//")).map_or(spec.to_owned(), |u| format!("postgres:{u}"));
+        let url = if url.starts_with("postgres:") || url.starts_with("postgresql:") { url } else { spec.to_owned() };
+        let store = Arc::new(a2a_native::store::PostgresStore::connect(&url).await.map_err(|e| e.to_string())?);
+        return Ok(Stores { tasks: store.clone(), push: store });
+    }
+    Err(format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL"))
+}
+
+/// The public card: JSON-RPC first (1.0, then 0.3 on the same URL), then HTTP+JSON.
+fn card(name: &str, base: &str, extended: bool, v03: bool) -> Result<AgentCard, String> {
+    let mut interfaces = vec![
+        json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}),
+        json!({"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}),
+    ];
+    if v03 {
+        interfaces.push(json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}));
+    }
+    let mut skills = vec![json!({
+        "id": "echo", "name": "Echo", "description": "Answers every message (scripted by messageId prefix in conformance mode).",
+        "tags": ["echo", "test"], "examples": ["hello"]
+    })];
+    if extended {
+        skills.push(json!({
+            "id": "extended", "name": "Extended skill", "description": "Only listed on the extended agent card.",
+            "tags": ["extended"]
+        }));
+    }
+    model::parse_value(json!({
+        "name": name,
+        "description": "A built-in agent of a2a-native, the Rust A2A implementation.",
+        "version": env!("CARGO_PKG_VERSION"),
+        "supportedInterfaces": interfaces,
+        "provider": {"organization": "a2a-native", "url": "https://example.invalid/a2a-native"},
+        "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
+        "defaultInputModes": ["text/plain", "application/json"],
+        "defaultOutputModes": ["text/plain", "application/json"],
+        "skills": skills
+    }))
+    .map_err(|e| format!("built-in card: {e}"))
+}
+
+/// Ctrl-C or SIGTERM: stop accepting, let in-flight requests finish, close streams.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    eprintln!("shutting down: finishing in-flight requests");
+}

@@ -1,0 +1,960 @@
+//! The HTTP server end to end: a real `Server` on 127.0.0.1:0, a tiny test agent, and reqwest
+//! (plus a raw socket where reqwest is too polite) as the client. Covers the agent card (ETag,
+//! 304, 0.3 compat fields), both bindings for every operation, streaming over both, the 0.3
+//! adapter's shapes, version and extension headers, limits, malformed input and routing errors.
+
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{self, AgentCard, Message, Part, Role};
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::sse::SseDecoder;
+use async_trait::async_trait;
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+// ------------------------------------------------------------------------------------------
+// The test agent
+// ------------------------------------------------------------------------------------------
+
+/// Behaviour by message text: `direct` replies with a message; `input` asks for input; `wait`
+/// works until canceled; `extensions` replies with the activated extension URIs; anything else
+/// is echoed in an artifact and the task completes.
+struct TestAgent;
+
+#[async_trait]
+impl AgentExecutor for TestAgent {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let text = ctx.text();
+        match text.as_str() {
+            "direct" => events.message(Message::text(Role::Agent, "direct reply")).await?,
+            "extensions" => events.message(Message::text(Role::Agent, ctx.extensions.join(","))).await?,
+            "input" => events.input_required(Some(Message::text(Role::Agent, "more please"))).await?,
+            "wait" => {
+                events.working().await?;
+                ctx.cancelled.cancelled().await;
+            }
+            _ => {
+                events.working().await?;
+                events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
+                events.complete(Some(Message::text(Role::Agent, "done"))).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Harness
+// ------------------------------------------------------------------------------------------
+
+#[derive(Clone)]
+struct Opts {
+    jsonrpc_path: &'static str,
+    rest_prefix: &'static str,
+    v03_interface: bool,
+    extensions: Value,
+    max_body_bytes: usize,
+    keep_alive: Option<Duration>,
+}
+
+impl Default for Opts {
+    fn default() -> Self {
+        Self {
+            jsonrpc_path: "/",
+            rest_prefix: "",
+            v03_interface: true,
+            extensions: json!([{"uri": "urn:a2a-native:test:opt"}]),
+            max_body_bytes: 64 * 1024,
+            keep_alive: Some(Duration::from_secs(15)),
+        }
+    }
+}
+
+fn card(base: &str, opts: &Opts) -> AgentCard {
+    let mut interfaces = vec![
+        json!({"url": format!("{base}{}", opts.jsonrpc_path), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}),
+        json!({"url": format!("{base}{}", opts.rest_prefix), "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}),
+    ];
+    if opts.v03_interface {
+        interfaces.push(json!({"url": format!("{base}{}", opts.jsonrpc_path), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}));
+    }
+    model::parse_value(json!({
+        "name": "test agent",
+        "description": "echoes",
+        "version": "1.2.3",
+        "supportedInterfaces": interfaces,
+        "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": true, "extensions": opts.extensions},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "echo", "description": "echoes", "tags": ["test"]}]
+    }))
+    .expect("test card is valid")
+}
+
+struct TestServer {
+    base: String,
+    client: reqwest::Client,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn start(opts: Opts) -> TestServer {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = card(&base, &opts);
+    let mut extended = card.clone();
+    extended.description = "the extended card".into();
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = opts.max_body_bytes;
+    config.push.allow_private_targets = true;
+    let handler = RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
+    let server = Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(5)).sse_keep_alive(opts.keep_alive);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(server.serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    TestServer { base, client, stop: Some(stop), task }
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Value,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+    }
+    /// The ErrorInfo reason of a google.rpc.Status or JSON-RPC error body.
+    fn reason(&self) -> &str {
+        let details = self.body["error"].get("details").or_else(|| self.body["error"].get("data"));
+        details.and_then(|d| d[0]["reason"].as_str()).unwrap_or("")
+    }
+}
+
+async fn reply(resp: reqwest::Response) -> Reply {
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let bytes = resp.bytes().await.unwrap();
+    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("not JSON ({e}): {bytes:?}")) };
+    Reply { status, headers, body }
+}
+
+impl TestServer {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// A JSON-RPC call to `path` with the given headers (no A2A-Version unless given).
+    async fn rpc_at(&self, path: &str, method: &str, params: Value, headers: &[(&str, &str)]) -> Reply {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let mut req = self.client.post(self.url(path)).header("content-type", "application/json").body(body.to_string());
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        reply(req.send().await.unwrap()).await
+    }
+
+    /// A 1.0 JSON-RPC call at `/`.
+    async fn rpc(&self, method: &str, params: Value) -> Reply {
+        let r = self.rpc_at("/", method, params, &[("A2A-Version", "1.0")]).await;
+        assert_eq!(r.status, StatusCode::OK, "{method}: {}", r.body);
+        assert!(r.header("content-type").starts_with("application/json"));
+        assert_eq!(r.body["jsonrpc"], "2.0");
+        assert_eq!(r.body["id"], 7);
+        r
+    }
+
+    /// A 1.0 JSON-RPC call that must succeed: its result.
+    async fn rpc_ok(&self, method: &str, params: Value) -> Value {
+        let r = self.rpc(method, params).await;
+        assert!(r.body.get("error").is_none(), "{method}: {}", r.body);
+        r.body["result"].clone()
+    }
+
+    /// An A2A 0.3 JSON-RPC call (no A2A-Version): its result.
+    async fn rpc03_ok(&self, method: &str, params: Value) -> Value {
+        let r = self.rpc_at("/", method, params, &[]).await;
+        assert_eq!(r.status, StatusCode::OK);
+        assert!(r.body.get("error").is_none(), "{method}: {}", r.body);
+        r.body["result"].clone()
+    }
+
+    async fn rest_with(&self, method: &str, path: &str, body: Option<Value>, headers: &[(&str, &str)]) -> Reply {
+        let mut req = self.client.request(method.parse().unwrap(), self.url(path));
+        if let Some(b) = body {
+            req = req.header("content-type", "application/json").body(b.to_string());
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        reply(req.send().await.unwrap()).await
+    }
+
+    /// A 1.0 HTTP+JSON call.
+    async fn rest(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
+        self.rest_with(method, path, body, &[("A2A-Version", "1.0")]).await
+    }
+
+    async fn rest_ok(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let r = self.rest(method, path, body).await;
+        assert_eq!(r.status, StatusCode::OK, "{method} {path}: {}", r.body);
+        assert!(r.header("content-type").starts_with("application/json"), "{}", r.header("content-type"));
+        r.body
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        tokio::time::timeout(Duration::from_secs(15), self.task)
+            .await
+            .expect("serve returns after shutdown")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// Reads a whole SSE response: its status, headers and the JSON of every `data`.
+async fn read_sse(resp: reqwest::Response) -> (StatusCode, HeaderMap, Vec<Value>) {
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let mut resp = resp;
+    let mut decoder = SseDecoder::new(1 << 20);
+    let mut events = Vec::new();
+    let read = async {
+        while let Some(chunk) = resp.chunk().await.unwrap() {
+            for ev in decoder.push(&chunk) {
+                let ev = ev.unwrap();
+                events.push(serde_json::from_str::<Value>(&ev.data).unwrap_or_else(|e| panic!("{e}: {}", ev.data)));
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read).await.expect("stream ends");
+    (status, headers, events)
+}
+
+fn msg(text: &str) -> Value {
+    json!({"messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_USER", "parts": [{"text": text}]})
+}
+
+fn msg03(text: &str) -> Value {
+    json!({"kind": "message", "messageId": uuid::Uuid::new_v4().to_string(), "role": "user", "parts": [{"kind": "text", "text": text}]})
+}
+
+// ------------------------------------------------------------------------------------------
+// Agent card
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_is_served_with_cache_headers_etag_and_0_3_fields() {
+    let s = start(Opts::default()).await;
+    let r = reply(s.client.get(s.url("/.well-known/agent-card.json")).send().await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.header("content-type").starts_with("application/json"));
+    assert_eq!(r.header("cache-control"), "public, max-age=300");
+    let etag = r.header("etag").to_owned();
+    assert!(etag.starts_with('"') && etag.ends_with('"') && etag.len() > 2, "strong ETag: {etag}");
+    // The 1.0 card, still valid as such...
+    let card: AgentCard = model::parse_value(r.body.clone()).unwrap();
+    assert_eq!(card.name, "test agent");
+    assert_eq!(card.supported_interfaces.len(), 3);
+    // ...with the 0.3 fields merged in.
+    assert_eq!(r.body["url"], format!("{}/", s.base));
+    assert_eq!(r.body["preferredTransport"], "JSONRPC");
+    assert_eq!(r.body["protocolVersion"], "0.3.0");
+    assert_eq!(r.body["supportsAuthenticatedExtendedCard"], true);
+    assert_eq!(r.body["capabilities"]["streaming"], true);
+    model::parse_value::<model::v03::AgentCard>(r.body.clone()).unwrap();
+
+    // Conditional GET.
+    let r304 = s.client.get(s.url("/.well-known/agent-card.json")).header("if-none-match", &etag).send().await.unwrap();
+    assert_eq!(r304.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(r304.headers()["etag"].to_str().unwrap(), etag);
+    assert!(r304.bytes().await.unwrap().is_empty());
+    let weak = format!("\"other\", W/{etag}");
+    let r304 = s.client.get(s.url("/.well-known/agent-card.json")).header("if-none-match", weak).send().await.unwrap();
+    assert_eq!(r304.status(), StatusCode::NOT_MODIFIED);
+    let changed = s.client.get(s.url("/.well-known/agent-card.json")).header("if-none-match", "\"stale\"").send().await.unwrap();
+    assert_eq!(changed.status(), StatusCode::OK);
+
+    // The legacy path serves the same document.
+    let legacy = reply(s.client.get(s.url("/.well-known/agent.json")).send().await.unwrap()).await;
+    assert_eq!(legacy.status, StatusCode::OK);
+    assert_eq!(legacy.body, r.body);
+    assert_eq!(legacy.header("etag"), etag);
+
+    // HEAD: the headers without the body.
+    let head = s.client.head(s.url("/.well-known/agent-card.json")).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    assert_eq!(head.headers()["etag"].to_str().unwrap(), etag);
+    assert!(head.bytes().await.unwrap().is_empty());
+
+    // The card is read, not written.
+    let post = s.client.post(s.url("/.well-known/agent-card.json")).send().await.unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(post.headers()["allow"], "GET, HEAD");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_without_a_0_3_interface_has_no_0_3_fields() {
+    let s = start(Opts { v03_interface: false, ..Opts::default() }).await;
+    let r = reply(s.client.get(s.url("/.well-known/agent-card.json")).send().await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::OK);
+    for field in ["url", "preferredTransport", "protocolVersion", "additionalInterfaces", "supportsAuthenticatedExtendedCard"] {
+        assert!(r.body.get(field).is_none(), "{field} in {}", r.body);
+    }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h2c_prior_knowledge_is_served() {
+    let s = start(Opts::default()).await;
+    let h2 = reqwest::Client::builder().http2_prior_knowledge().timeout(Duration::from_secs(10)).build().unwrap();
+    let resp = h2.get(s.url("/.well-known/agent-card.json")).send().await.unwrap();
+    assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+    assert_eq!(resp.status(), StatusCode::OK);
+    let r = h2
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "NoSuchMethod", "params": {}}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let r = reply(r).await;
+    assert_eq!(r.body["error"]["code"], -32601);
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Operations over both bindings
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_message_over_both_bindings() {
+    let s = start(Opts::default()).await;
+    let result = s.rpc_ok("SendMessage", json!({"message": msg("hello")})).await;
+    assert_eq!(result["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{result}");
+    assert_eq!(result["task"]["artifacts"][0]["parts"][0]["text"], "echo: hello");
+
+    let body = s.rest_ok("POST", "/message:send", Some(json!({"message": msg("hi there")}))).await;
+    assert_eq!(body["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{body}");
+    assert_eq!(body["task"]["artifacts"][0]["parts"][0]["text"], "echo: hi there");
+
+    // A direct message reply.
+    let result = s.rpc_ok("SendMessage", json!({"message": msg("direct")})).await;
+    assert_eq!(result["message"]["role"], "ROLE_AGENT", "{result}");
+    assert_eq!(result["message"]["parts"][0]["text"], "direct reply");
+
+    // application/a2a+json when the client asks for it.
+    let r = s
+        .rest_with("POST", "/message:send", Some(json!({"message": msg("x")})), &[("A2A-Version", "1.0"), ("accept", "application/a2a+json")])
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.header("content-type"), "application/a2a+json");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operation_over_both_bindings() {
+    let s = start(Opts::default()).await;
+    let task = s.rpc_ok("SendMessage", json!({"message": msg("hello")})).await["task"].clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    let ctx = task["contextId"].as_str().unwrap().to_owned();
+
+    // GetTask: the same task either way.
+    let via_rpc = s.rpc_ok("GetTask", json!({"id": id})).await;
+    let via_rest = s.rest_ok("GET", &format!("/tasks/{id}"), None).await;
+    assert_eq!(via_rpc["id"], id.as_str());
+    assert_eq!(via_rpc, via_rest);
+    let trimmed = s.rest_ok("GET", &format!("/tasks/{id}?historyLength=0"), None).await;
+    assert!(trimmed.get("history").is_none(), "{trimmed}");
+
+    // ListTasks.
+    let listed = s.rpc_ok("ListTasks", json!({"contextId": ctx})).await;
+    assert_eq!(listed["tasks"][0]["id"], id.as_str(), "{listed}");
+    assert_eq!(listed["nextPageToken"], "");
+    let listed_rest = s.rest_ok("GET", &format!("/tasks?contextId={ctx}"), None).await;
+    assert_eq!(listed_rest["tasks"][0]["id"], id.as_str());
+
+    // CancelTask: a working task over each binding; a completed one is not cancelable.
+    for binding in ["jsonrpc", "rest"] {
+        let waiting = s
+            .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+            .await["task"]
+            .clone();
+        let wid = waiting["id"].as_str().unwrap().to_owned();
+        let canceled = match binding {
+            "jsonrpc" => s.rpc_ok("CancelTask", json!({"id": wid})).await,
+            _ => s.rest_ok("POST", &format!("/tasks/{wid}:cancel"), None).await,
+        };
+        assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELED", "{binding}: {canceled}");
+    }
+    let r = s.rpc("CancelTask", json!({"id": id})).await;
+    assert_eq!(r.body["error"]["code"], -32002, "{}", r.body);
+    let r = s.rest("POST", &format!("/tasks/{id}:cancel"), None).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "TASK_NOT_CANCELABLE"), "{}", r.body);
+
+    // Unknown task: -32001 / 404.
+    let r = s.rpc("GetTask", json!({"id": "no-such-task"})).await;
+    assert_eq!(r.body["error"]["code"], -32001);
+    let r = s.rest("GET", "/tasks/no-such-task", None).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::NOT_FOUND, "TASK_NOT_FOUND"));
+
+    // Push configs: create, get, list, delete, over each binding.
+    let hook = "http://127.0.0.1:9/hook";
+    let created = s.rpc_ok("CreateTaskPushNotificationConfig", json!({"taskId": id, "id": "p1", "url": hook})).await;
+    assert_eq!((created["id"].as_str(), created["taskId"].as_str()), (Some("p1"), Some(id.as_str())), "{created}");
+    let created = s.rest_ok("POST", &format!("/tasks/{id}/pushNotificationConfigs"), Some(json!({"id": "p2", "url": hook}))).await;
+    assert_eq!(created["id"], "p2");
+    let got = s.rpc_ok("GetTaskPushNotificationConfig", json!({"taskId": id, "id": "p2"})).await;
+    assert_eq!(got["url"], hook);
+    let got = s.rest_ok("GET", &format!("/tasks/{id}/pushNotificationConfigs/p1"), None).await;
+    assert_eq!(got["url"], hook);
+    let list = s.rpc_ok("ListTaskPushNotificationConfigs", json!({"taskId": id})).await;
+    assert_eq!(list["configs"].as_array().unwrap().len(), 2, "{list}");
+    let list = s.rest_ok("GET", &format!("/tasks/{id}/pushNotificationConfigs"), None).await;
+    assert_eq!(list["configs"].as_array().unwrap().len(), 2);
+    assert_eq!(s.rpc_ok("DeleteTaskPushNotificationConfig", json!({"taskId": id, "id": "p1"})).await, json!({}));
+    assert_eq!(s.rest_ok("DELETE", &format!("/tasks/{id}/pushNotificationConfigs/p2"), None).await, json!({}));
+    let list = s.rpc_ok("ListTaskPushNotificationConfigs", json!({"taskId": id})).await;
+    assert!(list["configs"].as_array().is_none_or(Vec::is_empty), "{list}");
+
+    // GetExtendedAgentCard: params may be left out in JSON-RPC.
+    let r = s.rpc_at("/", "GetExtendedAgentCard", Value::Null, &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.body["result"]["description"], "the extended card", "{}", r.body);
+    let card = s.rest_ok("GET", "/extendedAgentCard", None).await;
+    assert_eq!(card["description"], "the extended card");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tenant_prefixed_rest_paths_are_served() {
+    let s = start(Opts::default()).await;
+    let body = s.rest_ok("POST", "/acme/message:send", Some(json!({"message": msg("hello")}))).await;
+    let id = body["task"]["id"].as_str().unwrap().to_owned();
+    let got = s.rest_ok("GET", &format!("/acme/tasks/{id}"), None).await;
+    assert_eq!(got["id"], id.as_str());
+    let got = s.rpc_ok("GetTask", json!({"tenant": "acme", "id": id})).await;
+    assert_eq!(got["id"], id.as_str());
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Streaming
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonrpc_stream_frames_each_event_as_a_response() {
+    let s = start(Opts::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": "s-1", "method": "SendStreamingMessage", "params": {"message": msg("hello")}});
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, headers, events) = read_sse(resp).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert_eq!(headers["cache-control"], "no-cache");
+    assert!(events.len() >= 2, "{events:?}");
+    for ev in &events {
+        assert_eq!((&ev["jsonrpc"], &ev["id"]), (&json!("2.0"), &json!("s-1")), "{ev}");
+        assert!(ev.get("result").is_some(), "{ev}");
+    }
+    assert!(events[0]["result"].get("task").is_some(), "first event is the task: {}", events[0]);
+    let last = &events.last().unwrap()["result"];
+    assert_eq!(last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED", "{last}");
+    assert!(events.iter().any(|e| e["result"].get("artifactUpdate").is_some()));
+
+    // An error before the stream starts is a plain JSON-RPC error.
+    let r = s.rpc("SubscribeToTask", json!({"id": "no-such-task"})).await;
+    assert_eq!(r.body["error"]["code"], -32001);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_streams_bare_stream_responses_and_subscribe_ends_with_the_task() {
+    let s = start(Opts::default()).await;
+    let resp = s
+        .client
+        .post(s.url("/message:stream"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(json!({"message": msg("hello")}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, headers, events) = read_sse(resp).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert!(events[0].get("task").is_some(), "{events:?}");
+    assert!(events.iter().all(|e| e.get("jsonrpc").is_none()));
+    assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+
+    // Subscribe to a working task; canceling it ends the stream.
+    let task = s
+        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+        .await["task"]
+        .clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    let sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    assert_eq!(sub.status(), StatusCode::OK);
+    let reading = tokio::spawn(read_sse(sub));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let canceled = s.rest_ok("POST", &format!("/tasks/{id}:cancel"), None).await;
+    assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELED");
+    let (_, _, events) = reading.await.unwrap();
+    assert_eq!(events[0]["task"]["id"], id.as_str(), "the snapshot comes first: {events:?}");
+    let last = events.last().unwrap();
+    let state = last["statusUpdate"]["status"]["state"].as_str().or(last["task"]["status"]["state"].as_str());
+    assert_eq!(state, Some("TASK_STATE_CANCELED"), "{events:?}");
+
+    // Subscribing to a terminal task is UnsupportedOperation, as JSON.
+    let r = s.rest("GET", &format!("/tasks/{id}:subscribe"), None).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "UNSUPPORTED_OPERATION"), "{}", r.body);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_streams_get_keep_alive_comments() {
+    let s = start(Opts { keep_alive: Some(Duration::from_millis(100)), ..Opts::default() }).await;
+    let task = s
+        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+        .await["task"]
+        .clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    let mut sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    let mut text = String::new();
+    let collect = async {
+        while !text.contains(": keep-alive") {
+            let chunk = sub.chunk().await.unwrap().expect("stream still open");
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), collect).await.expect("a keep-alive comment within 5 s");
+    assert!(text.starts_with("data: "), "the snapshot came first: {text}");
+    s.rest_ok("POST", &format!("/tasks/{id}:cancel"), None).await;
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// A2A 0.3 over JSON-RPC
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v03_calls_get_0_3_shapes() {
+    let s = start(Opts::default()).await;
+    let task = s.rpc03_ok("message/send", json!({"message": msg03("hello")})).await;
+    assert_eq!(task["kind"], "task", "{task}");
+    assert_eq!(task["status"]["state"], "completed");
+    assert_eq!(task["artifacts"][0]["parts"][0], json!({"kind": "text", "text": "echo: hello"}));
+    let id = task["id"].as_str().unwrap().to_owned();
+
+    let direct = s.rpc03_ok("message/send", json!({"message": msg03("direct")})).await;
+    assert_eq!((direct["kind"].as_str(), direct["role"].as_str()), (Some("message"), Some("agent")), "{direct}");
+
+    let got = s.rpc03_ok("tasks/get", json!({"id": id, "historyLength": 1})).await;
+    assert_eq!((got["kind"].as_str(), got["id"].as_str()), (Some("task"), Some(id.as_str())));
+
+    let r = s.rpc_at("/", "tasks/cancel", json!({"id": id}), &[]).await;
+    assert_eq!(r.body["error"]["code"], -32002, "{}", r.body);
+
+    let set = s
+        .rpc03_ok(
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": id, "pushNotificationConfig": {"id": "p", "url": "http://127.0.0.1:9/hook"}}),
+        )
+        .await;
+    assert_eq!((set["taskId"].as_str(), set["pushNotificationConfig"]["id"].as_str()), (Some(id.as_str()), Some("p")), "{set}");
+    let got = s.rpc03_ok("tasks/pushNotificationConfig/get", json!({"id": id, "pushNotificationConfigId": "p"})).await;
+    assert_eq!(got["pushNotificationConfig"]["url"], "http://127.0.0.1:9/hook");
+    let list = s.rpc03_ok("tasks/pushNotificationConfig/list", json!({"id": id})).await;
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "a bare array: {list}");
+    let deleted = s.rpc03_ok("tasks/pushNotificationConfig/delete", json!({"id": id, "pushNotificationConfigId": "p"})).await;
+    assert_eq!(deleted, Value::Null);
+
+    let card = s.rpc03_ok("agent/getAuthenticatedExtendedCard", Value::Null).await;
+    assert_eq!((card["protocolVersion"].as_str(), card["description"].as_str()), (Some("0.3.0"), Some("the extended card")));
+
+    // Explicit A2A-Version: 0.3 works too; invalid 0.3 params name the field.
+    let r = s.rpc_at("/", "tasks/get", json!({}), &[("A2A-Version", "0.3")]).await;
+    assert_eq!(r.body["error"]["code"], -32602, "{}", r.body);
+    assert_eq!(r.body["error"]["data"][1]["fieldViolations"][0]["field"], "params.id");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v03_stream_marks_the_last_status_final() {
+    let s = start(Opts::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "message/stream", "params": {"message": msg03("hello")}});
+    let resp = s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+    let (status, headers, events) = read_sse(resp).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let kinds: Vec<&str> = events.iter().map(|e| e["result"]["kind"].as_str().unwrap_or("?")).collect();
+    assert_eq!(kinds[0], "task", "{events:?}");
+    assert!(kinds.contains(&"artifact-update"), "{kinds:?}");
+    let last = &events.last().unwrap()["result"];
+    assert_eq!((last["kind"].as_str(), last["final"].as_bool()), (Some("status-update"), Some(true)), "{last}");
+    assert_eq!(last["status"]["state"], "completed");
+    for ev in &events[..events.len() - 1] {
+        assert_ne!(ev["result"]["final"], true, "only the last event is final: {ev}");
+        assert_eq!(ev["id"], 3);
+    }
+
+    // input-required is final for 0.3 clients too.
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "message/stream", "params": {"message": msg03("input")}});
+    let resp = s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+    let (_, _, events) = read_sse(resp).await;
+    let last = &events.last().unwrap()["result"];
+    assert_eq!((last["status"]["state"].as_str(), last["final"].as_bool()), (Some("input-required"), Some(true)), "{events:?}");
+
+    // tasks/resubscribe: the task first, then live events; cancel ends it with a final status.
+    let task = s.rpc03_ok("message/send", json!({"message": msg03("wait"), "configuration": {"blocking": false}})).await;
+    let id = task["id"].as_str().unwrap().to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": id}});
+    let resp = s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+    let reading = tokio::spawn(read_sse(resp));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let canceled = s.rpc03_ok("tasks/cancel", json!({"id": id})).await;
+    assert_eq!(canceled["status"]["state"], "canceled");
+    let (_, _, events) = reading.await.unwrap();
+    assert_eq!((events[0]["result"]["kind"].as_str(), events[0]["id"].as_str()), (Some("task"), Some("r")), "{events:?}");
+    let last = &events.last().unwrap()["result"];
+    assert_eq!(last["status"]["state"], "canceled", "{events:?}");
+    if last["kind"] == "status-update" {
+        assert_eq!(last["final"], true);
+    }
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Versions
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn version_errors() {
+    let s = start(Opts::default()).await;
+    // Unknown versions: -32009 (JSON-RPC, id echoed) and 400 VERSION_NOT_SUPPORTED (REST).
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("x")}), &[("A2A-Version", "99.0")]).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!((r.body["error"]["code"].as_i64(), r.body["id"].as_i64()), (Some(-32009), Some(7)), "{}", r.body);
+    assert_eq!(r.reason(), "VERSION_NOT_SUPPORTED");
+    let r = s.rpc_at("/?A2A-Version=2.0", "SendMessage", json!({"message": msg("x")}), &[]).await;
+    assert_eq!(r.body["error"]["code"], -32009, "the query parameter counts too");
+    let r = s.rest_with("POST", "/message:send", Some(json!({"message": msg("x")})), &[("A2A-Version", "2.0")]).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "VERSION_NOT_SUPPORTED"), "{}", r.body);
+    assert_eq!(r.body["error"]["status"], "FAILED_PRECONDITION");
+    // HTTP+JSON is 1.0 only.
+    let r = s.rest_with("GET", "/tasks/x", None, &[("A2A-Version", "0.3")]).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "VERSION_NOT_SUPPORTED"));
+    // A 0.3 method name with A2A-Version 1.0, and a 1.0 name with 0.3: MethodNotFound.
+    let r = s.rpc_at("/", "message/send", json!({"message": msg03("x")}), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.body["error"]["code"], -32601, "{}", r.body);
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("x")}), &[("A2A-Version", "0.3")]).await;
+    assert_eq!(r.body["error"]["code"], -32601, "{}", r.body);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_version_serves_1_0_names_leniently() {
+    let s = start(Opts::default()).await;
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("hello")}), &[]).await;
+    assert_eq!(r.body["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{}", r.body);
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("hello")}), &[("A2A-Version", "")]).await;
+    assert!(r.body.get("result").is_some(), "{}", r.body);
+    let r = s.rpc_at("/?A2A-Version=1.0", "GetTask", json!({"id": "nope"}), &[]).await;
+    assert_eq!(r.body["error"]["code"], -32001);
+    let r = s.rest_with("POST", "/message:send", Some(json!({"message": msg("hello")})), &[]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = s.rest_with("GET", "/tasks/nope?A2A-Version=1.1", None, &[]).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Extensions
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extensions_are_activated_and_echoed() {
+    let s = start(Opts::default()).await;
+    // Echoed even on an error answer; only declared URIs are activated.
+    let r = s
+        .rpc_at("/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown, urn:a2a-native:test:opt")])
+        .await;
+    assert_eq!(r.body["error"]["code"], -32601);
+    assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
+    assert!(r.headers.get("x-a2a-extensions").is_none());
+    // The 0.3 header name is accepted, and echoed under both names.
+    let r = s.rest_with("GET", "/nope/x/y/z", None, &[("X-A2A-Extensions", "urn:a2a-native:test:opt")]).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
+    assert_eq!(r.header("x-a2a-extensions"), "urn:a2a-native:test:opt");
+    // None requested: no header.
+    let r = s.rpc_at("/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown")]).await;
+    assert!(r.headers.get("a2a-extensions").is_none());
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activated_extensions_reach_the_agent() {
+    let s = start(Opts::default()).await;
+    let r = s
+        .rpc_at("/", "SendMessage", json!({"message": msg("extensions")}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:a2a-native:test:opt,urn:x")])
+        .await;
+    assert_eq!(r.body["result"]["message"]["parts"][0]["text"], "urn:a2a-native:test:opt", "{}", r.body);
+    assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_extension_must_be_requested() {
+    let opts = Opts {
+        extensions: json!([{"uri": "urn:a2a-native:test:req", "required": true}, {"uri": "urn:a2a-native:test:opt"}]),
+        ..Opts::default()
+    };
+    let s = start(opts).await;
+    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.body["error"]["code"], -32008, "{}", r.body);
+    assert_eq!(r.reason(), "EXTENSION_SUPPORT_REQUIRED");
+    let r = s.rpc_at("/", "tasks/get", json!({"id": "x"}), &[("A2A-Extensions", "urn:a2a-native:test:opt")]).await;
+    assert_eq!(r.body["error"]["code"], -32008, "0.3 calls too: {}", r.body);
+    let r = s.rest_with("GET", "/tasks/x", None, &[("A2A-Version", "1.0")]).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "EXTENSION_SUPPORT_REQUIRED"), "{}", r.body);
+    // The card stays readable.
+    let card = s.client.get(s.url("/.well-known/agent-card.json")).send().await.unwrap();
+    assert_eq!(card.status(), StatusCode::OK);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_requested_required_extension_passes() {
+    let opts = Opts { extensions: json!([{"uri": "urn:a2a-native:test:req", "required": true}]), ..Opts::default() };
+    let s = start(opts).await;
+    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:a2a-native:test:req")]).await;
+    assert_eq!(r.body["error"]["code"], -32001, "past the extension check: {}", r.body);
+    assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:req");
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Limits, malformed input, routing errors
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_over_the_limit_are_413_with_a_typed_error() {
+    let s = start(Opts { max_body_bytes: 1024, ..Opts::default() }).await;
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg(&"x".repeat(4096))}});
+    let r = reply(
+        s.client
+            .post(s.url("/"))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(big.to_string())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!((r.body["error"]["code"].as_i64(), &r.body["id"]), (Some(-32600), &Value::Null), "{}", r.body);
+    let r = s.rest("POST", "/message:send", Some(json!({"message": msg(&"x".repeat(4096))}))).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.body["error"]["code"], 413, "{}", r.body);
+
+    // A chunked body (no Content-Length) is cut off at the limit as well.
+    let addr = s.base.trim_start_matches("http://").to_owned();
+    let status_line = tokio::task::spawn_blocking(move || {
+        let mut sock = std::net::TcpStream::connect(addr).unwrap();
+        sock.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n";
+        sock.write_all(head.as_bytes()).unwrap();
+        let chunk = "y".repeat(3000);
+        let _ = sock.write_all(format!("{:x}\r\n{chunk}\r\n0\r\n\r\n", chunk.len()).as_bytes());
+        let mut buf = [0u8; 512];
+        let n = sock.read(&mut buf).unwrap();
+        String::from_utf8_lossy(&buf[..n]).lines().next().unwrap_or("").to_owned()
+    })
+    .await
+    .unwrap();
+    assert!(status_line.starts_with("HTTP/1.1 413"), "{status_line}");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_json_is_a_parse_error() {
+    let s = start(Opts::default()).await;
+    let post = |path: &str, body: &'static str| {
+        s.client.post(s.url(path)).header("content-type", "application/json").header("A2A-Version", "1.0").body(body).send()
+    };
+    let r = reply(post("/", "{not json").await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!((r.body["error"]["code"].as_i64(), &r.body["id"]), (Some(-32700), &Value::Null), "{}", r.body);
+    let r = reply(post("/", "[]").await.unwrap()).await;
+    assert_eq!(r.body["error"]["code"], -32600);
+    let r = reply(post("/", r#"{"jsonrpc":"2.0","id":5,"method":"SendMessage","params":{"message":{}}}"#).await.unwrap()).await;
+    assert_eq!((r.body["error"]["code"].as_i64(), r.body["id"].as_i64()), (Some(-32602), Some(5)), "{}", r.body);
+    let r = reply(post("/message:send", "{not json").await.unwrap()).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "JSON_PARSE"), "{}", r.body);
+    let r = reply(post("/message:send", r#"{"message": 1}"#).await.unwrap()).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "INVALID_PARAMS"), "{}", r.body);
+
+    // Nothing a client sends is a server error.
+    let nasty: Vec<String> = vec![
+        "\u{0}\u{1}\u{2}".into(),
+        "[".repeat(10_000),
+        r#"{"jsonrpc":"2.0","id":{"a":1},"method":"GetTask"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x","historyLength":"many"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":[1,2]}"#.into(),
+    ];
+    for body in nasty {
+        for path in ["/", "/message:send", "/tasks/x:cancel"] {
+            let resp = s.client.post(s.url(path)).header("content-type", "application/json").body(body.clone()).send().await.unwrap();
+            assert!(resp.status().as_u16() < 500, "{path} {body:.40}: {}", resp.status());
+        }
+    }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_json_content_types_are_415() {
+    let s = start(Opts::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}).to_string();
+    let r = reply(s.client.post(s.url("/")).header("content-type", "text/plain").header("A2A-Version", "1.0").body(body.clone()).send().await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(r.body["error"]["code"], -32600, "{}", r.body);
+    // charset and a2a+json are fine.
+    for ct in ["application/json; charset=utf-8", "application/a2a+json"] {
+        let r = reply(
+            s.client
+                .post(s.url("/"))
+                .header("content-type", ct)
+                .header("A2A-Version", "1.0")
+                .body(json!({"jsonrpc": "2.0", "id": 1, "method": "NoSuchMethod"}).to_string())
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!((r.status, r.body["error"]["code"].as_i64()), (StatusCode::OK, Some(-32601)), "{ct}");
+    }
+    let r = s.rest_with("POST", "/message:send", None, &[]).await;
+    assert_ne!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "an empty body needs no type");
+    let r = reply(
+        s.client
+            .post(s.url("/message:send"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body("message=hi")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(r.body["error"]["code"], 415, "{}", r.body);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_methods_and_notifications() {
+    let s = start(Opts::default()).await;
+    let r = s.rpc("NoSuchMethod", json!({})).await;
+    assert_eq!(r.body["error"]["code"], -32601);
+    let r = s.rpc_at("/", "tasks/list", json!({}), &[]).await;
+    assert_eq!(r.body["error"]["code"], -32601, "not a 0.3 method either: {}", r.body);
+    // A notification (no id) gets no JSON-RPC response.
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(json!({"jsonrpc": "2.0", "method": "NoSuchMethod"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::NO_CONTENT);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_paths_are_404_and_wrong_methods_405() {
+    let s = start(Opts::default()).await;
+    let r = s.rest("GET", "/no/such/a2a/path", None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(r.body["error"]["code"], 404, "{}", r.body);
+    let r = s.rest("DELETE", "/message:send", None).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(r.header("allow"), "POST");
+    assert_eq!(r.body["error"]["code"], 405);
+    let r = s.rest("PUT", "/tasks/x/pushNotificationConfigs", None).await;
+    assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "GET, POST"));
+    let r = s.rest("GET", "/", None).await;
+    assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "POST"), "the JSON-RPC endpoint");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interface_paths_from_the_card_are_honoured() {
+    let s = start(Opts { jsonrpc_path: "/rpc", rest_prefix: "/rest", ..Opts::default() }).await;
+    let r = s.rpc_at("/rpc", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.body["error"]["code"], -32601);
+    let r = s.rpc_at("/rpc/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.body["error"]["code"], -32601, "a trailing slash is the same path");
+    let r = s.rest("POST", "/", None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "/ is no endpoint here");
+    let r = s.rest("DELETE", "/rest/message:send", None).await;
+    assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "POST"), "{}", r.body);
+    let r = s.rest("DELETE", "/message:send", None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "REST lives under /rest only");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_under_a_prefix_serves_operations() {
+    let s = start(Opts { jsonrpc_path: "/rpc", rest_prefix: "/rest", ..Opts::default() }).await;
+    let body = s.rest_ok("POST", "/rest/message:send", Some(json!({"message": msg("hello")}))).await;
+    let id = body["task"]["id"].as_str().unwrap().to_owned();
+    let got = s.rest_ok("GET", &format!("/rest/tasks/{id}"), None).await;
+    assert_eq!(got["id"], id.as_str());
+    let r = s.rpc_at("/rpc", "GetTask", json!({"id": id}), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.body["result"]["id"], id.as_str());
+    s.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Shutdown
+// ------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_ends_open_streams() {
+    let s = start(Opts::default()).await;
+    let task = s
+        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+        .await["task"]
+        .clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    let sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    assert_eq!(sub.status(), StatusCode::OK);
+    let reading = tokio::spawn(read_sse(sub));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let base = s.base.clone();
+    s.stop().await;
+    let (_, _, events) = tokio::time::timeout(Duration::from_secs(10), reading).await.expect("the stream ended").unwrap();
+    assert_eq!(events[0]["task"]["id"], id.as_str(), "{events:?}");
+    // No longer accepting.
+    let refused = reqwest::Client::new().get(format!("{base}/.well-known/agent-card.json")).send().await;
+    assert!(refused.is_err());
+}

@@ -1,0 +1,155 @@
+"""Interop: the official Python `a2a-sdk` 0.3.x client (A2A 0.3, JSON-RPC) against the
+server at A2A_INTEROP_URL running the `--conformance` agent.
+
+The 0.3 client sends no A2A-Version header, so the server must treat these requests as
+0.3 (`message/send`, `message/stream`, `tasks/get`, ... on POST /). The client is built from
+a hand-made 0.3 card pointing at `<base>/`, so these tests do not depend on whether the
+served card carries 0.3 compat fields; `test_card_resolution_v03` checks that separately.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+
+import httpx
+import pytest
+
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskQueryParams,
+    TaskState,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+
+
+BASE_URL = os.environ.get('A2A_INTEROP_URL', '').rstrip('/')
+TIMEOUT = 20.0
+
+pytestmark = pytest.mark.skipif(not BASE_URL, reason='A2A_INTEROP_URL is not set')
+
+
+def card_v03() -> AgentCard:
+    return AgentCard(
+        name='interop target',
+        description='server under test',
+        url=f'{BASE_URL}/',
+        version='0.0.0',
+        protocol_version='0.3.0',
+        preferred_transport='JSONRPC',
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=['text/plain'],
+        default_output_modes=['text/plain'],
+        skills=[],
+    )
+
+
+def user_message(prefix: str, text: str = 'hello', **kw) -> Message:
+    return Message(
+        kind='message',
+        message_id=f'{prefix}-{uuid.uuid4()}',
+        role=Role.user,
+        parts=[Part(root=TextPart(text=text))],
+        **kw,
+    )
+
+
+def texts(parts) -> list[str]:
+    return [p.root.text for p in parts if getattr(p.root, 'kind', None) == 'text']
+
+
+@pytest.fixture
+async def http():
+    seen: list[httpx.Request] = []
+
+    async def hook(request: httpx.Request) -> None:
+        seen.append(request)
+
+    async with httpx.AsyncClient(
+        timeout=httpx.Timeout(30.0), event_hooks={'request': [hook]}
+    ) as c:
+        c.seen = seen  # type: ignore[attr-defined]
+        yield c
+
+
+def make_client(http: httpx.AsyncClient, *, streaming: bool):
+    return ClientFactory(ClientConfig(streaming=streaming, httpx_client=http)).create(card_v03())
+
+
+async def collect(aiter, timeout: float = TIMEOUT) -> list:
+    async def run():
+        return [ev async for ev in aiter]
+
+    return await asyncio.wait_for(run(), timeout)
+
+
+async def test_send_blocking_v03(http):
+    client = make_client(http, streaming=False)
+    events = await collect(client.send_message(user_message('tck-complete-task', 'hi')))
+    assert len(events) == 1
+    task, update = events[0]
+    assert isinstance(task, Task) and update is None
+    assert task.status.state == TaskState.completed, task.status.state
+    assert task.id and task.context_id
+    # A 0.3 request: no A2A-Version header, 0.3 method name.
+    sent = http.seen[-1]
+    assert 'a2a-version' not in {k.lower() for k in sent.headers.keys()}
+    assert b'"message/send"' in sent.content
+
+
+async def test_direct_message_v03(http):
+    client = make_client(http, streaming=False)
+    events = await collect(client.send_message(user_message('tck-message-response', 'ping-03')))
+    assert len(events) == 1 and isinstance(events[0], Message), events
+    assert events[0].role == Role.agent
+    assert 'Direct message response' in texts(events[0].parts)
+
+
+async def test_stream_v03(http):
+    client = make_client(http, streaming=True)
+    events = await collect(client.send_message(user_message('tck-stream', 'stream-03')))
+    assert events, 'empty stream'
+    first_task, first_update = events[0]
+    assert first_update is None, 'the first streamed event should be the Task'
+    updates = [u for _, u in events if u is not None]
+    statuses = [u for u in updates if isinstance(u, TaskStatusUpdateEvent)]
+    assert statuses, 'no status-update events'
+    assert statuses[-1].status.state == TaskState.completed
+    assert statuses[-1].final is True, '0.3 streams mark the last status update final'
+    final_task, _ = events[-1]
+    assert final_task.status.state == TaskState.completed
+    arts = final_task.artifacts or []
+    assert any('stream-03' in t for a in arts for t in texts(a.parts)), arts
+
+
+async def test_get_task_v03(http):
+    client = make_client(http, streaming=False)
+    [(task, _)] = await collect(client.send_message(user_message('tck-complete-task', 'get-03')))
+    got = await client.get_task(TaskQueryParams(id=task.id))
+    assert got.id == task.id
+    assert got.status.state == TaskState.completed
+    assert got.history and any('get-03' in t for m in got.history for t in texts(m.parts))
+    one = await client.get_task(TaskQueryParams(id=task.id, history_length=1))
+    assert one.history is None or len(one.history) <= 1
+
+
+async def test_card_resolution_v03(http):
+    raw = (await http.get(f'{BASE_URL}/.well-known/agent-card.json')).json()
+    ifaces = raw.get('supportedInterfaces') or []
+    if 'url' not in raw and not any(
+        str(i.get('protocolVersion', '')).startswith('0.3') for i in ifaces
+    ):
+        pytest.skip('served card declares no 0.3 interface and no top-level url')
+    card = await A2ACardResolver(http, BASE_URL).get_agent_card()
+    assert card.url and card.name
+    client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+    [(task, _)] = await collect(client.send_message(user_message('tck-complete-task')))
+    assert task.status.state == TaskState.completed
