@@ -66,10 +66,14 @@ async fn open_store(spec: &str) -> Result<Stores, String> {
         let store = Arc::new(a2a_native::store::SqliteStore::open(path).await.map_err(|e| e.to_string())?);
         return Ok(Stores { tasks: store.clone(), push: store });
     }
-    if spec.starts_with("postgres:") || spec.starts_with("postgresql:") {
-        let url = spec.strip_prefix("postgres:").filter(|u| u.starts_with("//")).map_or(spec.to_owned(), |u| format!("postgres:{u}"));
-        let url = if url.starts_with("postgres:") || url.starts_with("postgresql:") { url } else { spec.to_owned() };
-        let store = Arc::new(a2a_native::store::PostgresStore::connect(&url).await.map_err(|e| e.to_string())?);
+    // `postgres:URL`, or a bare `postgres://…` / `postgresql://…` URL.
+    let url = if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+        Some(spec)
+    } else {
+        spec.strip_prefix("postgres:")
+    };
+    if let Some(url) = url {
+        let store = Arc::new(a2a_native::store::PostgresStore::connect(url).await.map_err(|e| e.to_string())?);
         return Ok(Stores { tasks: store.clone(), push: store });
     }
     Err(format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL"))

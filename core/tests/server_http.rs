@@ -260,6 +260,7 @@ async fn card_is_served_with_cache_headers_etag_and_0_3_fields() {
     assert_eq!(r.header("cache-control"), "public, max-age=300");
     let etag = r.header("etag").to_owned();
     assert!(etag.starts_with('"') && etag.ends_with('"') && etag.len() > 2, "strong ETag: {etag}");
+    assert!(r.header("last-modified").ends_with(" GMT"), "Last-Modified: {}", r.header("last-modified"));
     // The 1.0 card, still valid as such...
     let card: AgentCard = model::parse_value(r.body.clone()).unwrap();
     assert_eq!(card.name, "test agent");
@@ -835,7 +836,7 @@ async fn non_json_content_types_are_415() {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}).to_string();
     let r = reply(s.client.post(s.url("/")).header("content-type", "text/plain").header("A2A-Version", "1.0").body(body.clone()).send().await.unwrap()).await;
     assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    assert_eq!(r.body["error"]["code"], -32600, "{}", r.body);
+    assert_eq!(r.body["error"]["code"], -32005, "{}", r.body);
     // charset and a2a+json are fine.
     for ct in ["application/json; charset=utf-8", "application/a2a+json"] {
         let r = reply(
@@ -865,6 +866,7 @@ async fn non_json_content_types_are_415() {
     .await;
     assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(r.body["error"]["code"], 415, "{}", r.body);
+    assert_eq!(r.body["error"]["details"][0]["reason"], "CONTENT_TYPE_NOT_SUPPORTED", "{}", r.body);
     s.stop().await;
 }
 

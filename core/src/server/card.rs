@@ -81,6 +81,8 @@ pub struct ServedCard {
     body: Bytes,
     etag: HeaderValue,
     cache_control: HeaderValue,
+    /// When this server started serving the card (it never changes while serving).
+    last_modified: HeaderValue,
 }
 
 impl ServedCard {
@@ -90,7 +92,9 @@ impl ServedCard {
             .expect("hex is a valid header value");
         let cache_control = HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
             .expect("digits are a valid header value");
-        Self { body, etag, cache_control }
+        let since = chrono::Utc::now().format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+        let last_modified = HeaderValue::from_str(&since).expect("an HTTP date is a valid header value");
+        Self { body, etag, cache_control, last_modified }
     }
 
     pub fn body(&self) -> &Bytes {
@@ -127,6 +131,7 @@ impl ServedCard {
         };
         resp.headers_mut().insert(ETAG, self.etag.clone());
         resp.headers_mut().insert(CACHE_CONTROL, self.cache_control.clone());
+        resp.headers_mut().insert(http::header::LAST_MODIFIED, self.last_modified.clone());
         resp
     }
 

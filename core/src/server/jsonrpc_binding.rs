@@ -4,7 +4,8 @@
 //! Decisions (see also the module docs of [`super`]):
 //! - HTTP status: every JSON-RPC error (parse, envelope, params, A2A errors) is sent with 200,
 //!   as the official SDKs do; the error is in the body. Only transport-level refusals use
-//!   other statuses, still with a JSON-RPC error body (id `null`, code -32600): 415 for a
+//!   other statuses, still with a JSON-RPC error body (id `null`): 415 and -32005 (ContentTypeNotSupported, as
+//!   the TCK expects) for a
 //!   `Content-Type` that is not JSON (a missing one is accepted), 413 for a body over
 //!   `Limits::max_body_bytes`.
 //! - Versions: the request names its version with `A2A-Version` (header or query). A 0.3
@@ -57,7 +58,10 @@ where
     if !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();
-        let err = A2AError::invalid_request(format!("Content-Type {shown:?} is not supported; send application/json"));
+        let err = A2AError::new(
+            crate::ErrorKind::ContentTypeNotSupported,
+            format!("Content-Type {shown:?} is not supported; send application/json"),
+        );
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &Id::Null, &err);
     }
     let bytes = match read_body(&parts.headers, body, app.max_body_bytes()).await {

@@ -80,7 +80,10 @@ where
         let shown: String = shown.chars().take(100).collect();
         return Err((
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            A2AError::invalid_request(format!("Content-Type {shown:?} is not supported; send {} or {}", headers::A2A_JSON, headers::JSON)),
+            A2AError::new(
+                crate::ErrorKind::ContentTypeNotSupported,
+                format!("Content-Type {shown:?} is not supported; send {} or {}", headers::A2A_JSON, headers::JSON),
+            ),
         ));
     }
     let request = match rest::route(parts.method.as_str(), path, parts.uri.query(), &bytes) {
