@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what .ci/run calls.
-#   tests/run-all.sh          all suites (starts a throwaway PostgreSQL on 127.0.0.1:54329)
+#   tests/run-all.sh          all suites (starts a throwaway PostgreSQL on 127.0.0.1:54329), then
+#                             the interop suites: the official Python and JS clients against
+#                             `a2a serve` (installs a2a-sdk from PyPI and @a2a-js/sdk from npm)
 #   tests/run-all.sh --fuzz   also runs each cargo-fuzz target briefly (needs nightly + cargo-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,5 +35,14 @@ if [ "$fuzz" = 1 ]; then
   done
 fi
 
+echo "== interop: official clients against a2a serve"
+cargo build -p a2a-native-cli --locked --quiet
+interop_rc=0
+tests/interop/run.sh 2>&1 | tee target/interop-output.txt || interop_rc=$?
+
 # One closing line over every suite, for humans and for CI's log reader.
-awk '/^test result:/ { p += $4; f += $6; s += $8 } END { printf "all suites: %d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' target/test-output.txt
+awk '/^test result:/ { p += $4; f += $6; s += $8 }
+     /^interop: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $2; f += $4; s += $6 }
+     END { printf "all suites: %d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' \
+  target/test-output.txt target/interop-output.txt
+exit "$interop_rc"

@@ -1,0 +1,138 @@
+//! `a2a serve` as users run it: the real binary on a free port, the embedded SQLite default
+//! keeping tasks across a restart, SIGTERM ending it cleanly, and a bad `--store` refused.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+struct Served {
+    child: Child,
+    base: String,
+}
+
+/// Starts `a2a serve ARGS --port 0` and reads the URL it announces on stderr.
+fn serve(args: &[&str]) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .arg("serve")
+        .args(args)
+        .args(["--port", "0"])
+        .env("RUST_LOG", "warn")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a2a starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let announce = lines.next().expect("an announcement line").unwrap();
+    let base = announce
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {announce:?}"))
+        .trim_end_matches('/')
+        .to_owned();
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Served { child, base }
+}
+
+impl Served {
+    /// One HTTP/1.1 request on a fresh connection; returns (status, JSON body).
+    fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let host = self.base.trim_start_matches("http://");
+        let mut stream = TcpStream::connect(host).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        let (head, body) = raw.split_once("\r\n\r\n").expect("an HTTP response");
+        let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+        (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    }
+
+    fn rpc(&self, method: &str, params: Value) -> Value {
+        let (status, body) =
+            self.request("POST", "/", Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})));
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    /// SIGTERM, then the exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
+        for _ in 0..100 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.child.kill().unwrap();
+        panic!("a2a serve did not stop on SIGTERM");
+    }
+}
+
+#[test]
+fn echo_agent_on_sqlite_keeps_tasks_across_a_restart() {
+    let dir = std::env::temp_dir().join(format!("a2a-serve-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("tasks.db");
+    let store = format!("sqlite:{}", db.display());
+
+    let server = serve(&["--store", &store]);
+    let (status, card) = server.request("GET", "/.well-known/agent-card.json", None);
+    assert_eq!(status, 200);
+    assert_eq!(card["capabilities"]["streaming"], true);
+    assert!(card["supportedInterfaces"][0]["url"].as_str().unwrap().starts_with(&server.base));
+
+    let message = json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hello there"}]});
+    let reply = server.rpc("SendMessage", json!({"message": message}));
+    let task = &reply["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
+    assert_eq!(task["artifacts"][0]["parts"][0]["text"], "hello there");
+    let id = task["id"].as_str().unwrap().to_owned();
+    assert!(server.stop().success(), "SIGTERM is a clean exit");
+
+    let server = serve(&["--store", &store]);
+    let (status, again) = server.request("GET", &format!("/tasks/{id}"), None);
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(again["artifacts"][0]["parts"][0]["text"], "hello there");
+    assert!(server.stop().success());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn conformance_agent_is_scripted_by_message_id() {
+    let server = serve(&["--conformance", "--store", "memory"]);
+    let send = |id: &str| {
+        let message = json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": "x"}]});
+        server.rpc("SendMessage", json!({"message": message}))["result"].clone()
+    };
+    assert_eq!(send("tck-message-response-1")["message"]["parts"][0]["text"], "Direct message response");
+    assert_eq!(send("tck-artifact-data-1")["task"]["artifacts"][0]["parts"][0]["data"], json!({"key": "value", "count": 42}));
+    assert_eq!(send("tck-artifact-file-url-1")["task"]["artifacts"][0]["parts"][0]["filename"], "output.txt");
+    assert_eq!(send("tck-reject-task-1")["task"]["status"]["state"], "TASK_STATE_REJECTED");
+    let waiting = send("tck-input-required-1");
+    assert_eq!(waiting["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let task_id = waiting["task"]["id"].as_str().unwrap();
+    let follow = json!({"messageId": "tck-complete-task-2", "taskId": task_id, "role": "ROLE_USER", "parts": [{"text": "y"}]});
+    let done = server.rpc("SendMessage", json!({"message": follow}));
+    assert_eq!(done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    // The conformance card is strictly 1.0: no 0.3 fields merged in.
+    let (_, card) = server.request("GET", "/.well-known/agent-card.json", None);
+    assert!(card.get("url").is_none() && card.get("protocolVersion").is_none(), "{card}");
+    assert!(server.stop().success());
+}
+
+#[test]
+fn a_bad_store_is_refused_with_a_message() {
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(["serve", "--store", "redis://x", "--port", "0"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown store"), "{err}");
+}
