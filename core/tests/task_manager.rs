@@ -361,3 +361,80 @@ async fn many_tasks_release_their_live_state() {
     assert!(tasks.iter().all(|t| t.status.state == TaskState::Completed));
     settled(&h).await;
 }
+
+/// A loopback webhook receiver: every POST's headers and JSON body, in arrival order.
+async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<(http::HeaderMap, Value)>>>) {
+    use http_body_util::BodyExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let got = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = got.clone();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let sink = sink.clone();
+            let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                let sink = sink.clone();
+                async move {
+                    let (parts, body) = req.into_parts();
+                    let bytes = body.collect().await.unwrap().to_bytes();
+                    sink.lock().unwrap().push((parts.headers, serde_json::from_slice(&bytes).unwrap()));
+                    Ok::<_, std::convert::Infallible>(http::Response::new(http_body_util::Full::new(bytes::Bytes::new())))
+                }
+            });
+            tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(tcp), service));
+        }
+    });
+    (url, got)
+}
+
+#[tokio::test]
+async fn push_notifications_follow_the_task_in_order_with_token_and_auth() {
+    let mut config = ServerConfig::default();
+    config.push.allow_private_targets = true;
+    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let h = RequestHandler::new(agent, card(true, true), Stores::memory(), config);
+    let (url, got) = webhook().await;
+    let mut req = SendMessageRequest::new(msg("complete"));
+    req.configuration = Some(SendMessageConfiguration {
+        task_push_notification_config: Some(model::TaskPushNotificationConfig {
+            url,
+            token: "tok".into(),
+            authentication: Some(model::AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret".into() }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    assert_eq!(v["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    for _ in 0..200 {
+        if got.lock().unwrap().len() >= 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let got = got.lock().unwrap();
+    let keys: Vec<_> = got.iter().map(|(_, b)| b.as_object().unwrap().keys().next().unwrap().clone()).collect();
+    assert_eq!(keys, ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
+    assert_eq!(got[3].1["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    let (headers, _) = &got[0];
+    assert_eq!(headers["content-type"], "application/a2a+json");
+    assert_eq!(headers["x-a2a-notification-token"], "tok");
+    assert_eq!(headers["authorization"], "Bearer secret");
+}
+
+#[tokio::test]
+async fn a_loopback_webhook_is_refused_unless_allowed() {
+    let h = handler();
+    let mut req = SendMessageRequest::new(msg("complete"));
+    req.configuration = Some(SendMessageConfiguration {
+        task_push_notification_config: Some(model::TaskPushNotificationConfig {
+            url: "http://127.0.0.1:9/hook".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let err = call(&h, A2ARequest::SendMessage(req)).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidParams);
+    settled(&h).await;
+}

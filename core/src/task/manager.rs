@@ -87,6 +87,12 @@ impl TaskManager {
         let inner = &self.inner;
         let tenant = req.tenant.clone();
         let mut message = req.message.clone();
+        // Refuse a bad webhook before anything changes.
+        let push_config = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
+        if let Some(config) = &push_config {
+            let push = inner.push.as_ref().ok_or_else(|| A2AError::of(ErrorKind::PushNotificationNotSupported))?;
+            push.check_url(&config.url, "configuration.taskPushNotificationConfig.url")?;
+        }
         let (guard, prior) = if message.task_id.is_empty() {
             let id = uuid::Uuid::new_v4().to_string();
             if message.context_id.is_empty() {
@@ -115,8 +121,9 @@ impl TaskManager {
         };
         let (task_id, context_id) = (message.task_id.clone(), message.context_id.clone());
 
-        if let Some(config) = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.clone()) {
-            self.register_push(&tenant, &task_id, config).await?;
+        if let Some(mut config) = push_config {
+            config.task_id = task_id.clone();
+            inner.stores.push.create(&tenant, config).await?;
         }
         let stream_slot = if streaming { Some(inner.open_stream(&guard)?) } else { None };
 
@@ -212,17 +219,6 @@ impl TaskManager {
         let open = inner.open_stream(&guard)?;
         let first = Some(StreamResponse::Task(inner.capped(snapshot, None)));
         Ok(inner.clone().stream(guard, rx, first, Some(open)))
-    }
-
-    /// Stores a push config given with SendMessage (the task id is the new or named task's).
-    async fn register_push(&self, tenant: &str, task_id: &str, mut config: model::TaskPushNotificationConfig) -> Result<()> {
-        let Some(push) = &self.inner.push else {
-            return Err(A2AError::of(ErrorKind::PushNotificationNotSupported));
-        };
-        push.check_url(&config.url, "configuration.taskPushNotificationConfig.url")?;
-        config.task_id = task_id.to_owned();
-        self.inner.stores.push.create(tenant, config).await?;
-        Ok(())
     }
 
     /// Ends every open stream and delivers what push notifications it can within `deadline`.
