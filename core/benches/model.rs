@@ -13,7 +13,7 @@ fn task_json() -> Vec<u8> {
             "messageId": format!("7f1c9d2e-0000-4000-8000-{i:012}"),
             "contextId": "ctx-7f1c9d2e",
             "taskId": "task-7f1c9d2e",
-            "role": if i % 2 == 0 { "ROLE_USER" } else { "ROLE_AGENT" },
+            "role": if i.is_multiple_of(2) { "ROLE_USER" } else { "ROLE_AGENT" },
             "parts": [
                 {"text": format!("Turn {i}: please summarise the quarterly figures for the northern region and list the outliers.")},
                 {"data": {"turn": i, "confidence": 0.93, "tags": ["finance", "q3"]}, "mediaType": "application/json"}

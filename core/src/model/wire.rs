@@ -31,9 +31,9 @@ pub mod timestamp {
     /// the value has them, so reading and writing back never loses precision.
     pub fn format(ts: &Timestamp) -> String {
         let nanos = ts.timestamp_subsec_nanos();
-        let precision = if nanos % 1_000_000 == 0 {
+        let precision = if nanos.is_multiple_of(1_000_000) {
             SecondsFormat::Millis
-        } else if nanos % 1_000 == 0 {
+        } else if nanos.is_multiple_of(1_000) {
             SecondsFormat::Micros
         } else {
             SecondsFormat::Nanos

@@ -180,7 +180,7 @@ impl RequestHandler {
         }
         non_negative_history(r.history_length(), "configuration.historyLength")?;
         Ok(match self.manager.send(ctx, r, streaming).await? {
-            Sent::Reply(reply) => Reply::Value(model::to_value(&reply)),
+            Sent::Reply(reply) => Reply::Value(model::to_value(&*reply)),
             Sent::Stream(stream) => Reply::Stream(stream),
         })
     }

@@ -57,10 +57,13 @@ impl Live {
     }
 }
 
+/// A live entry and how many guards hold it.
+type Held = (Arc<Live>, usize);
+
 /// The map of live entries, shared by the manager and every guard.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
-    map: Arc<Mutex<HashMap<Key, (Arc<Live>, usize)>>>,
+    map: Arc<Mutex<HashMap<Key, Held>>>,
 }
 
 impl Registry {

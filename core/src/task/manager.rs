@@ -34,7 +34,7 @@ const CANCEL_GRACE: Duration = Duration::from_secs(5);
 
 /// What SendMessage produced.
 pub enum Sent {
-    Reply(SendMessageResponse),
+    Reply(Box<SendMessageResponse>),
     Stream(EventStream),
 }
 
@@ -146,7 +146,7 @@ impl TaskManager {
             let first = prior.map(|t| StreamResponse::Task(inner.capped(t, None)));
             return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, stream_slot)));
         }
-        inner.wait(&guard, rx, req.return_immediately(), req.history_length()).await.map(Sent::Reply)
+        inner.wait(&guard, rx, req.return_immediately(), req.history_length()).await.map(|r| Sent::Reply(Box::new(r)))
     }
 
     /// CancelTask: stops the executor and ends the task CANCELED. Repeating it on a CANCELED
@@ -509,10 +509,10 @@ impl Inner {
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
         tokio::spawn(async move {
             let _open = open;
-            if let Some(first) = first {
-                if tx.send(first).await.is_err() {
-                    return;
-                }
+            if let Some(first) = first
+                && tx.send(first).await.is_err()
+            {
+                return;
             }
             loop {
                 let item = tokio::select! {
