@@ -27,6 +27,11 @@ pub struct ServeArgs {
     /// The base URL the agent card advertises (default: http://HOST:PORT).
     #[arg(long)]
     public_url: Option<String>,
+    /// Declare the 0.3 JSON-RPC interface in the card, with the 0.3 fields old clients read
+    /// (the default for --echo; the --conformance card is strictly 1.0 unless this is given).
+    /// 0.3 requests are answered either way.
+    #[arg(long)]
+    advertise_v03: bool,
     /// Deliver push notifications to loopback and private addresses (refused by default).
     #[arg(long)]
     allow_private_webhooks: bool,
@@ -49,7 +54,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let base = args.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
-    let v03 = !args.conformance;
+    let v03 = !args.conformance || args.advertise_v03;
     let public = card(name, base.trim_end_matches('/'), false, v03)?;
     let extended = card(name, base.trim_end_matches('/'), true, v03)?;
     let handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Interop: the OFFICIAL A2A clients against `a2a serve --conformance`.
+# Interop: the OFFICIAL A2A clients against `a2a serve --conformance --advertise-v03` (a card
+# declaring 1.0 and 0.3, so the 0.3 client resolves it too).
 #   - python/          a2a-sdk 1.x (A2A 1.0), JSON-RPC and HTTP+JSON      (pytest)
 #   - python/compat03/ a2a-sdk 0.3.x (A2A 0.3, no A2A-Version header)      (pytest, own venv)
 #   - js/              @a2a-js/sdk 1.x (A2A 1.0) JSON-RPC, HTTP+JSON, and its 0.3 transport
@@ -64,7 +65,7 @@ if [ -z "${A2A_INTEROP_URL:-}" ]; then
     exit 1
   fi
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  "$bin" serve --conformance --store memory --port "$port" > "$out/server.log" 2>&1 &
+  "$bin" serve --conformance --advertise-v03 --store memory --port "$port" > "$out/server.log" 2>&1 &
   server_pid=$!
   export A2A_INTEROP_URL="http://127.0.0.1:$port"
   for _ in $(seq 1 150); do
