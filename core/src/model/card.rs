@@ -20,24 +20,36 @@ pub struct AgentCard {
     pub name: String,
     pub description: String,
     /// Ordered by preference: the first is the one a client should pick.
+    #[serde(alias = "supported_interfaces")]
     pub supported_interfaces: Vec<AgentInterface>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<AgentProvider>,
     pub version: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        alias = "documentation_url",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub documentation_url: Option<String>,
     pub capabilities: AgentCapabilities,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        alias = "security_schemes",
+        default,
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// Also read from the 0.3-style `security` key that the spec's own sample card uses.
     #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
+    #[serde(alias = "security_requirements")]
     pub security_requirements: Vec<SecurityRequirement>,
+    #[serde(alias = "default_input_modes")]
     pub default_input_modes: Vec<String>,
+    #[serde(alias = "default_output_modes")]
     pub default_output_modes: Vec<String>,
     pub skills: Vec<AgentSkill>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<AgentCardSignature>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "icon_url", default, skip_serializing_if = "Option::is_none")]
     pub icon_url: Option<String>,
 }
 
@@ -46,10 +58,12 @@ pub struct AgentCard {
 pub struct AgentInterface {
     pub url: String,
     /// `JSONRPC`, `GRPC`, `HTTP+JSON` or a custom URI.
+    #[serde(alias = "protocol_binding")]
     pub protocol_binding: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     /// `Major.Minor`, e.g. `1.0`.
+    #[serde(alias = "protocol_version")]
     pub protocol_version: String,
 }
 
@@ -65,11 +79,19 @@ pub struct AgentProvider {
 pub struct AgentCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        alias = "push_notifications",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub push_notifications: Option<bool>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        alias = "extended_agent_card",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub extended_agent_card: Option<bool>,
 }
 
@@ -95,11 +117,12 @@ pub struct AgentSkill {
     pub tags: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(alias = "input_modes", default, skip_serializing_if = "Vec::is_empty")]
     pub input_modes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(alias = "output_modes", default, skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
     #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
+    #[serde(alias = "security_requirements")]
     pub security_requirements: Vec<SecurityRequirement>,
 }
 
@@ -150,9 +173,16 @@ impl<'de> Deserialize<'de> for SecurityRequirement {
             return Ok(Self { schemes: p.schemes });
         }
         let legacy: BTreeMap<String, Vec<String>> = serde_json::from_value(value).map_err(|e| {
-            D::Error::custom(format!("expected {{\"schemes\": {{name: {{\"list\": [...]}}}}}}: {e}"))
+            D::Error::custom(format!(
+                "expected {{\"schemes\": {{name: {{\"list\": [...]}}}}}}: {e}"
+            ))
         })?;
-        Ok(Self { schemes: legacy.into_iter().map(|(k, list)| (k, StringList { list })).collect() })
+        Ok(Self {
+            schemes: legacy
+                .into_iter()
+                .map(|(k, list)| (k, StringList { list }))
+                .collect(),
+        })
     }
 }
 
@@ -184,7 +214,11 @@ pub struct HttpAuthSecurityScheme {
     pub description: String,
     /// An IANA HTTP auth scheme, e.g. `Bearer`.
     pub scheme: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "bearer_format",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub bearer_format: String,
 }
 
@@ -194,7 +228,11 @@ pub struct OAuth2SecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     pub flows: OAuthFlows,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "oauth2_metadata_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub oauth2_metadata_url: String,
 }
 
@@ -203,6 +241,7 @@ pub struct OAuth2SecurityScheme {
 pub struct OpenIdConnectSecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
+    #[serde(alias = "open_id_connect_url")]
     pub open_id_connect_url: String,
 }
 
@@ -233,20 +272,31 @@ pub type Scopes = BTreeMap<String, String>;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorizationCodeOAuthFlow {
+    #[serde(alias = "authorization_url")]
     pub authorization_url: String,
+    #[serde(alias = "token_url")]
     pub token_url: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "refresh_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     pub scopes: Scopes,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(alias = "pkce_required", default, skip_serializing_if = "is_false")]
     pub pkce_required: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCredentialsOAuthFlow {
+    #[serde(alias = "token_url")]
     pub token_url: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "refresh_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     pub scopes: Scopes,
 }
@@ -254,9 +304,17 @@ pub struct ClientCredentialsOAuthFlow {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "authorization_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub authorization_url: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "refresh_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: Scopes,
@@ -265,9 +323,13 @@ pub struct ImplicitOAuthFlow {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordOAuthFlow {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(alias = "token_url", default, skip_serializing_if = "String::is_empty")]
     pub token_url: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "refresh_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: Scopes,
@@ -276,9 +338,15 @@ pub struct PasswordOAuthFlow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceCodeOAuthFlow {
+    #[serde(alias = "device_authorization_url")]
     pub device_authorization_url: String,
+    #[serde(alias = "token_url")]
     pub token_url: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "refresh_url",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub refresh_url: String,
     pub scopes: Scopes,
 }

@@ -24,11 +24,18 @@ pub struct SendMessageRequest {
 
 impl SendMessageRequest {
     pub fn new(message: Message) -> Self {
-        Self { tenant: String::new(), message, configuration: None, metadata: None }
+        Self {
+            tenant: String::new(),
+            message,
+            configuration: None,
+            metadata: None,
+        }
     }
     /// Whether the caller asked not to wait for a terminal or interrupted state.
     pub fn return_immediately(&self) -> bool {
-        self.configuration.as_ref().is_some_and(|c| c.return_immediately)
+        self.configuration
+            .as_ref()
+            .is_some_and(|c| c.return_immediately)
     }
     pub fn history_length(&self) -> Option<i32> {
         self.configuration.as_ref().and_then(|c| c.history_length)
@@ -38,13 +45,30 @@ impl SendMessageRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageConfiguration {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        alias = "accepted_output_modes",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub accepted_output_modes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        alias = "task_push_notification_config",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub task_push_notification_config: Option<TaskPushNotificationConfig>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
+    #[serde(
+        alias = "history_length",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "wire::int32_opt"
+    )]
     pub history_length: Option<i32>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(
+        alias = "return_immediately",
+        default,
+        skip_serializing_if = "is_false"
+    )]
     pub return_immediately: bool,
 }
 
@@ -54,7 +78,12 @@ pub struct GetTaskRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
+    #[serde(
+        alias = "history_length",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "wire::int32_opt"
+    )]
     pub history_length: Option<i32>,
 }
 
@@ -63,19 +92,50 @@ pub struct GetTaskRequest {
 pub struct ListTasksRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "context_id",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub context_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "state_filter")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "state_filter"
+    )]
     pub status: Option<TaskState>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
+    #[serde(
+        alias = "page_size",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "wire::int32_opt"
+    )]
     pub page_size: Option<i32>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "page_token",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub page_token: String,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
+    #[serde(
+        alias = "history_length",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "wire::int32_opt"
+    )]
     pub history_length: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::timestamp::option")]
+    #[serde(
+        alias = "status_timestamp_after",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "wire::timestamp::option"
+    )]
     pub status_timestamp_after: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        alias = "include_artifacts",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub include_artifacts: Option<bool>,
 }
 
@@ -84,7 +144,9 @@ impl ListTasksRequest {
     pub const MAX_PAGE_SIZE: i32 = 100;
     /// The page size to use: the request's, or the default of 50.
     pub fn effective_page_size(&self) -> usize {
-        self.page_size.unwrap_or(Self::DEFAULT_PAGE_SIZE).clamp(1, Self::MAX_PAGE_SIZE) as usize
+        self.page_size
+            .unwrap_or(Self::DEFAULT_PAGE_SIZE)
+            .clamp(1, Self::MAX_PAGE_SIZE) as usize
     }
 }
 
@@ -95,11 +157,11 @@ impl ListTasksRequest {
 pub struct ListTasksResponse {
     #[serde(default)]
     pub tasks: Vec<Task>,
-    #[serde(default)]
+    #[serde(alias = "next_page_token", default)]
     pub next_page_token: String,
-    #[serde(default, with = "wire::int32")]
+    #[serde(alias = "page_size", default, with = "wire::int32")]
     pub page_size: i32,
-    #[serde(default, with = "wire::int32")]
+    #[serde(alias = "total_size", default, with = "wire::int32")]
     pub total_size: i32,
 }
 
@@ -129,7 +191,7 @@ pub struct TaskPushNotificationConfig {
     pub tenant: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(alias = "task_id", default, skip_serializing_if = "String::is_empty")]
     pub task_id: String,
     pub url: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -153,6 +215,7 @@ pub struct AuthenticationInfo {
 pub struct TaskPushNotificationConfigRef {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
+    #[serde(alias = "task_id")]
     pub task_id: String,
     pub id: String,
 }
@@ -165,10 +228,20 @@ pub type DeleteTaskPushNotificationConfigRequest = TaskPushNotificationConfigRef
 pub struct ListTaskPushNotificationConfigsRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
+    #[serde(alias = "task_id")]
     pub task_id: String,
-    #[serde(default, skip_serializing_if = "is_zero", with = "wire::int32")]
+    #[serde(
+        alias = "page_size",
+        default,
+        skip_serializing_if = "is_zero",
+        with = "wire::int32"
+    )]
     pub page_size: i32,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "page_token",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub page_token: String,
 }
 
@@ -181,7 +254,7 @@ fn is_zero(n: &i32) -> bool {
 pub struct ListTaskPushNotificationConfigsResponse {
     #[serde(default)]
     pub configs: Vec<TaskPushNotificationConfig>,
-    #[serde(default)]
+    #[serde(alias = "next_page_token", default)]
     pub next_page_token: String,
 }
 

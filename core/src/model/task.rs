@@ -37,7 +37,11 @@ proto_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "context_id",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub context_id: String,
     pub status: TaskStatus,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -54,14 +58,22 @@ pub struct TaskStatus {
     pub state: TaskState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<Message>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::timestamp::option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "wire::timestamp::option"
+    )]
     pub timestamp: Option<Timestamp>,
 }
 
 impl TaskStatus {
     /// A status in `state`, stamped now.
     pub fn now(state: TaskState) -> Self {
-        Self { state, message: None, timestamp: Some(wire::now()) }
+        Self {
+            state,
+            message: None,
+            timestamp: Some(wire::now()),
+        }
     }
 }
 
@@ -69,10 +81,15 @@ impl TaskStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
+    #[serde(alias = "message_id")]
     pub message_id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        alias = "context_id",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub context_id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(alias = "task_id", default, skip_serializing_if = "String::is_empty")]
     pub task_id: String,
     pub role: Role,
     pub parts: Vec<Part>,
@@ -80,7 +97,11 @@ pub struct Message {
     pub metadata: Option<Struct>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        alias = "reference_task_ids",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub reference_task_ids: Vec<String>,
 }
 
@@ -101,7 +122,11 @@ impl Message {
 
     /// The text of all text parts, joined by newlines.
     pub fn text_content(&self) -> String {
-        self.parts.iter().filter_map(|p| p.as_text()).collect::<Vec<_>>().join("\n")
+        self.parts
+            .iter()
+            .filter_map(|p| p.as_text())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -128,7 +153,12 @@ pub struct Part {
 
 impl Part {
     pub fn new(content: PartContent) -> Self {
-        Self { content, metadata: None, filename: String::new(), media_type: String::new() }
+        Self {
+            content,
+            metadata: None,
+            filename: String::new(),
+            media_type: String::new(),
+        }
     }
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(PartContent::Text(text.into()))
@@ -155,13 +185,26 @@ struct PartWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     url: Option<String>,
     /// `Some(Null)` when `"data": null` was sent: null is a valid `Value`.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present_value")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present_value"
+    )]
     data: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     metadata: Option<Struct>,
-    #[serde(default, skip_serializing_if = "String::is_empty", deserialize_with = "string_or_null")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "string_or_null"
+    )]
     filename: String,
-    #[serde(default, skip_serializing_if = "String::is_empty", deserialize_with = "string_or_null")]
+    #[serde(
+        alias = "media_type",
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "string_or_null"
+    )]
     media_type: String,
 }
 
@@ -205,7 +248,9 @@ impl<'de> Deserialize<'de> for Part {
             set.push(PartContent::Text(t));
         }
         if let Some(r) = wire.raw {
-            set.push(PartContent::Raw(wire::b64_decode(&r).map_err(|e| D::Error::custom(format!("raw: {e}")))?));
+            set.push(PartContent::Raw(
+                wire::b64_decode(&r).map_err(|e| D::Error::custom(format!("raw: {e}")))?,
+            ));
         }
         if let Some(u) = wire.url {
             set.push(PartContent::Url(u));
@@ -232,6 +277,7 @@ impl<'de> Deserialize<'de> for Part {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Artifact {
+    #[serde(alias = "artifact_id")]
     pub artifact_id: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
@@ -248,7 +294,9 @@ pub struct Artifact {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskStatusUpdateEvent {
+    #[serde(alias = "task_id")]
     pub task_id: String,
+    #[serde(alias = "context_id")]
     pub context_id: String,
     pub status: TaskStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,12 +307,14 @@ pub struct TaskStatusUpdateEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskArtifactUpdateEvent {
+    #[serde(alias = "task_id")]
     pub task_id: String,
+    #[serde(alias = "context_id")]
     pub context_id: String,
     pub artifact: Artifact,
     #[serde(default, skip_serializing_if = "is_false")]
     pub append: bool,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(alias = "last_chunk", default, skip_serializing_if = "is_false")]
     pub last_chunk: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Struct>,

@@ -100,7 +100,9 @@ pub fn b64_decode(text: &str) -> Result<Vec<u8>, String> {
 pub fn int32_from_value(value: &serde_json::Value) -> Result<i32, String> {
     let as_i64 = match value {
         serde_json::Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64)
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+                .map(|f| f as i64)
         }),
         serde_json::Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
