@@ -32,6 +32,14 @@ pub struct ServeArgs {
     /// 0.3 requests are answered either way.
     #[arg(long)]
     advertise_v03: bool,
+    /// Turn capabilities off in the card (comma-separated: streaming, push, extended-card);
+    /// the server then answers those operations with the spec's "not supported" errors.
+    #[arg(long, value_delimiter = ',', value_parser = ["streaming", "push", "extended-card"])]
+    disable: Vec<String>,
+    /// Declare an extension as required: requests that do not ask for it (A2A-Extensions)
+    /// get ExtensionSupportRequired (-32008).
+    #[arg(long, value_name = "URI")]
+    require_extension: Vec<String>,
     /// Deliver push notifications to loopback and private addresses (refused by default).
     #[arg(long)]
     allow_private_webhooks: bool,
@@ -55,8 +63,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;
-    let public = card(name, base.trim_end_matches('/'), false, v03)?;
-    let extended = card(name, base.trim_end_matches('/'), true, v03)?;
+    let shape = CardShape { v03, disabled: &args.disable, required: &args.require_extension };
+    let public = card(name, base.trim_end_matches('/'), false, &shape)?;
+    let extended = card(name, base.trim_end_matches('/'), true, &shape)?;
     let handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
 
     eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
@@ -85,7 +94,29 @@ async fn open_store(spec: &str) -> Result<Stores, String> {
 }
 
 /// The public card: JSON-RPC first (1.0, then 0.3 on the same URL), then HTTP+JSON.
-fn card(name: &str, base: &str, extended: bool, v03: bool) -> Result<AgentCard, String> {
+/// What the command line changes in the built-in card.
+struct CardShape<'a> {
+    v03: bool,
+    disabled: &'a [String],
+    required: &'a [String],
+}
+
+fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<AgentCard, String> {
+    let v03 = shape.v03;
+    let on = |capability: &str| !shape.disabled.iter().any(|d| d == capability);
+    let extensions: Vec<_> = shape
+        .required
+        .iter()
+        .map(|uri| json!({"uri": uri, "description": "required by the command line", "required": true}))
+        .collect();
+    let mut capabilities = json!({
+        "streaming": on("streaming"),
+        "pushNotifications": on("push"),
+        "extendedAgentCard": on("extended-card"),
+    });
+    if !extensions.is_empty() {
+        capabilities["extensions"] = json!(extensions);
+    }
     let mut interfaces = vec![
         json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}),
         json!({"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}),
@@ -109,7 +140,7 @@ fn card(name: &str, base: &str, extended: bool, v03: bool) -> Result<AgentCard, 
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": interfaces,
         "provider": {"organization": "a2a-native", "url": "https://example.invalid/a2a-native"},
-        "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
+        "capabilities": capabilities,
         "defaultInputModes": ["text/plain", "application/json"],
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": skills
