@@ -2,6 +2,7 @@
 //! checks A2A JSON documents against the models. The client commands arrive with the client.
 
 mod agents;
+mod bench;
 mod serve;
 
 use a2a_native::model::dynamic;
@@ -19,6 +20,8 @@ struct Cli {
 enum Command {
     /// Serve a built-in agent over JSON-RPC, HTTP+JSON and SSE (A2A 1.0, and 0.3 for old clients).
     Serve(serve::ServeArgs),
+    /// Load-test an A2A server with JSON-RPC SendMessage (throughput, p50/p99 latency).
+    Bench(bench::BenchArgs),
     /// Check a JSON file (or `-` for stdin) against an A2A 1.0 type and print its canonical form.
     Validate {
         /// The model type, e.g. AgentCard, Task, SendMessageRequest.
@@ -32,21 +35,9 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve(args) => {
             init_tracing();
-            let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-                Ok(rt) => rt,
-                Err(e) => {
-                    eprintln!("cannot start the runtime: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match runtime.block_on(serve::run(args)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("a2a serve: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            run_async("a2a serve", serve::run(args))
         }
+        Command::Bench(args) => run_async("a2a bench", bench::run(args)),
         Command::Validate { type_name, file } => {
             let bytes = if file == "-" {
                 let mut buf = Vec::new();
@@ -74,6 +65,24 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// Runs `work` on a multi-threaded tokio runtime; an error is printed and exits non-zero.
+fn run_async(what: &str, work: impl std::future::Future<Output = Result<(), String>>) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(work) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{what}: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -1,0 +1,251 @@
+//! `a2a bench`: a closed-loop load generator for A2A servers, so ours and the official SDKs'
+//! servers are measured by one tool in one run.
+//!
+//! Each connection is one keep-alive HTTP/1.1 connection sending JSON-RPC SendMessage (or
+//! SendStreamingMessage) back to back, each with a fresh messageId. Latency is measured per
+//! request from send to the last body byte (for streams: to the first SSE event, and the
+//! stream is then read to its end). A reply that is not HTTP 200 with a JSON-RPC `result`
+//! counts as an error.
+
+use bytes::Bytes;
+use clap::{Args, ValueEnum};
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The server's JSON-RPC URL, e.g. http://127.0.0.1:41241/
+    #[arg(long)]
+    url: String,
+    /// Concurrent connections, each sending one request at a time.
+    #[arg(long, default_value_t = 16)]
+    connections: usize,
+    /// Measured time, in seconds (after the warm-up).
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Warm-up time, in seconds, not measured.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Send exactly this many requests instead of running for a duration (no warm-up).
+    #[arg(long)]
+    requests: Option<u64>,
+    /// Protocol of the requests: 1.0 (`SendMessage`, `A2A-Version: 1.0`) or 0.3 (`message/send`).
+    #[arg(long, value_enum, default_value_t = Protocol::V10)]
+    protocol: Protocol,
+    #[arg(long, value_enum, default_value_t = Mode::Send)]
+    mode: Mode,
+    /// Print one JSON object instead of a line of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Protocol {
+    #[value(name = "1.0")]
+    V10,
+    #[value(name = "0.3")]
+    V03,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// SendMessage: latency to the whole reply.
+    Send,
+    /// SendStreamingMessage: latency to the first event.
+    Stream,
+}
+
+/// What one connection measured.
+#[derive(Default)]
+struct Tally {
+    micros: Vec<u32>,
+    errors: u64,
+    first_error: Option<String>,
+}
+
+pub async fn run(args: BenchArgs) -> Result<(), String> {
+    let uri: hyper::Uri = args.url.parse().map_err(|e| format!("bad --url: {e}"))?;
+    let host = uri.host().ok_or("--url needs a host")?.to_owned();
+    let port = uri.port_u16().unwrap_or(80);
+    let path = uri.path_and_query().map_or("/".to_owned(), |p| p.as_str().to_owned());
+    let start = Instant::now();
+    let warmup_end = start + Duration::from_secs_f64(if args.requests.is_some() { 0.0 } else { args.warmup });
+    let end = warmup_end + Duration::from_secs_f64(args.duration);
+    let budget = args.requests.map(|n| Arc::new(AtomicU64::new(n)));
+
+    let mut workers = Vec::new();
+    for worker in 0..args.connections.max(1) {
+        let target = Target { host: host.clone(), port, path: path.clone(), protocol: args.protocol, mode: args.mode };
+        let budget = budget.clone();
+        workers.push(tokio::spawn(async move { target.drive(worker, warmup_end, end, budget).await }));
+    }
+    let mut all = Tally::default();
+    for w in workers {
+        let t = w.await.map_err(|e| e.to_string())??;
+        all.micros.extend(t.micros);
+        all.errors += t.errors;
+        all.first_error = all.first_error.or(t.first_error);
+    }
+    let elapsed = if args.requests.is_some() { start.elapsed() } else { end.saturating_duration_since(warmup_end) };
+    report(&args, &mut all, elapsed);
+    Ok(())
+}
+
+struct Target {
+    host: String,
+    port: u16,
+    path: String,
+    protocol: Protocol,
+    mode: Mode,
+}
+
+impl Target {
+    async fn drive(
+        &self,
+        worker: usize,
+        warmup_end: Instant,
+        end: Instant,
+        budget: Option<Arc<AtomicU64>>,
+    ) -> Result<Tally, String> {
+        let tcp = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
+            .await
+            .map_err(|e| format!("connect {}:{}: {e}", self.host, self.port))?;
+        tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+        let (mut sender, conn) =
+            hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.map_err(|e| e.to_string())?;
+        tokio::spawn(conn);
+        let mut tally = Tally::default();
+        for seq in 0u64.. {
+            match &budget {
+                Some(left) => {
+                    if left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_err() {
+                        break;
+                    }
+                }
+                None if Instant::now() >= end => break,
+                None => {}
+            }
+            let began = Instant::now();
+            let outcome = self.one(&mut sender, worker, seq).await;
+            let latency = began.elapsed();
+            if budget.is_none() && began < warmup_end {
+                continue;
+            }
+            match outcome {
+                Ok(Some(first_event)) => tally.micros.push(micros(first_event)),
+                Ok(None) => tally.micros.push(micros(latency)),
+                Err(e) => {
+                    tally.errors += 1;
+                    tally.first_error.get_or_insert(e);
+                    if sender.ready().await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(tally)
+    }
+
+    /// One request. For streams, returns the time to the first event.
+    async fn one(
+        &self,
+        sender: &mut hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+        worker: usize,
+        seq: u64,
+    ) -> Result<Option<Duration>, String> {
+        let began = Instant::now();
+        let message_id = format!("bench-{worker}-{seq}");
+        let (method, message) = match (self.protocol, self.mode) {
+            (Protocol::V10, m) => (
+                if m == Mode::Send { "SendMessage" } else { "SendStreamingMessage" },
+                json!({"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": "hello"}]}),
+            ),
+            (Protocol::V03, m) => (
+                if m == Mode::Send { "message/send" } else { "message/stream" },
+                json!({"kind": "message", "messageId": message_id, "role": "user", "parts": [{"kind": "text", "text": "hello"}]}),
+            ),
+        };
+        let body = json!({"jsonrpc": "2.0", "id": seq, "method": method, "params": {"message": message}}).to_string();
+        let mut req = Request::post(&self.path)
+            .header(hyper::header::HOST, format!("{}:{}", self.host, self.port))
+            .header(hyper::header::CONTENT_TYPE, "application/json");
+        if self.protocol == Protocol::V10 {
+            req = req.header("A2A-Version", "1.0");
+        }
+        if self.mode == Mode::Stream {
+            req = req.header(hyper::header::ACCEPT, "text/event-stream");
+        }
+        let req = req.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
+        sender.ready().await.map_err(|e| e.to_string())?;
+        let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+        let status = resp.status();
+        let mut body = resp.into_body();
+        let mut first_event = None;
+        let mut seen = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| e.to_string())?;
+            if let Some(data) = frame.data_ref() {
+                if first_event.is_none() && self.mode == Mode::Stream && contains(data, b"data:") {
+                    first_event = Some(began.elapsed());
+                }
+                if seen.len() < 4096 {
+                    seen.extend_from_slice(data);
+                }
+            }
+        }
+        if status != 200 || !contains(&seen, b"\"result\"") {
+            return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&seen[..seen.len().min(300)])));
+        }
+        if self.mode == Mode::Stream && first_event.is_none() {
+            return Err("a stream without events".into());
+        }
+        Ok(first_event)
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+
+fn report(args: &BenchArgs, all: &mut Tally, elapsed: Duration) {
+    all.micros.sort_unstable();
+    let n = all.micros.len();
+    let pct = |p: f64| -> f64 {
+        if n == 0 {
+            return 0.0;
+        }
+        let i = ((p / 100.0) * (n - 1) as f64).round() as usize;
+        f64::from(all.micros[i.min(n - 1)]) / 1000.0
+    };
+    let rps = n as f64 / elapsed.as_secs_f64().max(1e-9);
+    let (p50, p99, max) = (pct(50.0), pct(99.0), pct(100.0));
+    let what = if args.mode == Mode::Stream { "first event" } else { "reply" };
+    if args.json {
+        let out = json!({
+            "url": args.url, "connections": args.connections, "mode": if args.mode == Mode::Stream { "stream" } else { "send" },
+            "protocol": if args.protocol == Protocol::V10 { "1.0" } else { "0.3" },
+            "requests": n, "errors": all.errors, "seconds": elapsed.as_secs_f64(),
+            "rps": rps, "p50_ms": p50, "p99_ms": p99, "max_ms": max, "first_error": all.first_error,
+        });
+        println!("{out}");
+    } else {
+        println!(
+            "{n} requests in {:.1} s over {} connections: {rps:.0} req/s; {what} p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms; {} errors",
+            elapsed.as_secs_f64(),
+            args.connections,
+            all.errors
+        );
+        if let Some(e) = &all.first_error {
+            println!("first error: {e}");
+        }
+    }
+}
