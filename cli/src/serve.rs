@@ -3,7 +3,7 @@
 use crate::agents;
 use a2a_native::executor::AgentExecutor;
 use a2a_native::model::{self, AgentCard};
-use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
 use clap::Args;
 use serde_json::json;
 use std::sync::Arc;
@@ -43,6 +43,10 @@ pub struct ServeArgs {
     /// Deliver push notifications to loopback and private addresses (refused by default).
     #[arg(long)]
     allow_private_webhooks: bool,
+    /// Require `Authorization: Bearer TOKEN` on every request (the card declares the scheme);
+    /// the agent card stays public. Also read from A2A_BEARER_TOKEN.
+    #[arg(long, env = "A2A_BEARER_TOKEN", value_name = "TOKEN", hide_env_values = true)]
+    bearer_token: Option<String>,
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), String> {
@@ -63,10 +67,19 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;
-    let shape = CardShape { v03, disabled: &args.disable, required: &args.require_extension };
+    let shape = CardShape {
+        v03,
+        disabled: &args.disable,
+        required: &args.require_extension,
+        bearer: args.bearer_token.is_some(),
+    };
     let public = card(name, base.trim_end_matches('/'), false, &shape)?;
     let extended = card(name, base.trim_end_matches('/'), true, &shape)?;
-    let handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
+    let mut handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
+    if let Some(token) = args.bearer_token.filter(|t| !t.is_empty()) {
+        let principal = Principal { name: "bearer-token".into(), scopes: Vec::new() };
+        handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
+    }
 
     eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
     Server::new(Arc::new(handler)).serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
@@ -99,6 +112,8 @@ struct CardShape<'a> {
     v03: bool,
     disabled: &'a [String],
     required: &'a [String],
+    /// Declare (and require) the HTTP bearer scheme.
+    bearer: bool,
 }
 
 fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<AgentCard, String> {
@@ -126,7 +141,7 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
     }
     let mut skills = vec![json!({
         "id": "echo", "name": "Echo", "description": "Answers every message (scripted by messageId prefix in conformance mode).",
-        "tags": ["echo", "test"], "examples": ["hello"]
+        "tags": ["echo", "conformance"], "examples": ["hello"]
     })];
     if extended {
         skills.push(json!({
@@ -134,7 +149,7 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
             "tags": ["extended"]
         }));
     }
-    model::parse_value(json!({
+    let mut card = json!({
         "name": name,
         "description": "A built-in agent of a2a-native, the Rust A2A implementation.",
         "version": env!("CARGO_PKG_VERSION"),
@@ -144,8 +159,12 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
         "defaultInputModes": ["text/plain", "application/json"],
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": skills
-    }))
-    .map_err(|e| format!("built-in card: {e}"))
+    });
+    if shape.bearer {
+        card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+        card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+    }
+    model::parse_value(card).map_err(|e| format!("built-in card: {e}"))
 }
 
 /// Ctrl-C or SIGTERM: stop accepting, let in-flight requests finish, close streams.

@@ -5,7 +5,7 @@
 
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{self, AgentCard, Message, Part, Role};
-use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
 use a2a_native::sse::SseDecoder;
 use async_trait::async_trait;
 use reqwest::StatusCode;
@@ -60,6 +60,9 @@ struct Opts {
     extensions: Value,
     max_body_bytes: usize,
     keep_alive: Option<Duration>,
+    /// A bearer token the server accepts, and whether the card requires it on every call
+    /// (`securityRequirements`) or only declares the scheme.
+    bearer: Option<(&'static str, bool)>,
 }
 
 impl Default for Opts {
@@ -71,6 +74,7 @@ impl Default for Opts {
             extensions: json!([{"uri": "urn:a2a-native:test:opt"}]),
             max_body_bytes: 64 * 1024,
             keep_alive: Some(Duration::from_secs(15)),
+            bearer: None,
         }
     }
 }
@@ -83,7 +87,7 @@ fn card(base: &str, opts: &Opts) -> AgentCard {
     if opts.v03_interface {
         interfaces.push(json!({"url": format!("{base}{}", opts.jsonrpc_path), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}));
     }
-    model::parse_value(json!({
+    let mut card = json!({
         "name": "test agent",
         "description": "echoes",
         "version": "1.2.3",
@@ -92,8 +96,14 @@ fn card(base: &str, opts: &Opts) -> AgentCard {
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "echo", "name": "echo", "description": "echoes", "tags": ["test"]}]
-    }))
-    .expect("test card is valid")
+    });
+    if let Some((_, required)) = opts.bearer {
+        card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+        if required {
+            card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+        }
+    }
+    model::parse_value(card).expect("test card is valid")
 }
 
 struct TestServer {
@@ -112,7 +122,11 @@ async fn start(opts: Opts) -> TestServer {
     let mut config = ServerConfig::default();
     config.limits.max_body_bytes = opts.max_body_bytes;
     config.push.allow_private_targets = true;
-    let handler = RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
+    let mut handler = RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
+    if let Some((token, _)) = opts.bearer {
+        let principal = Principal { name: "tester".into(), scopes: vec![] };
+        handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
+    }
     let server = Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(5)).sse_keep_alive(opts.keep_alive);
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(server.serve(listener, async {
@@ -479,9 +493,24 @@ async fn jsonrpc_stream_frames_each_event_as_a_response() {
     assert_eq!(last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED", "{last}");
     assert!(events.iter().any(|e| e["result"].get("artifactUpdate").is_some()));
 
-    // An error before the stream starts is a plain JSON-RPC error.
-    let r = s.rpc("SubscribeToTask", json!({"id": "no-such-task"})).await;
-    assert_eq!(r.body["error"]["code"], -32001);
+    // A refused streaming call is a one-event stream carrying the JSON-RPC error: the official
+    // clients require text/event-stream in answer to a streaming call.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "SubscribeToTask", "params": {"id": "no-such-task"}});
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, headers, events) = read_sse(resp).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!((&events[0]["id"], &events[0]["error"]["code"]), (&json!(7), &json!(-32001)), "{}", events[0]);
+    assert!(events[0].get("result").is_none());
     s.stop().await;
 }
 
@@ -959,4 +988,70 @@ async fn graceful_shutdown_ends_open_streams() {
     // No longer accepting.
     let refused = reqwest::Client::new().get(format!("{base}/.well-known/agent-card.json")).send().await;
     assert!(refused.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bearer_auth_is_required_when_the_card_says_so() {
+    let s = start(Opts { bearer: Some(("t0ken", true)), ..Opts::default() }).await;
+    // The card stays public and declares the scheme.
+    let card = s.rest_with("GET", "/.well-known/agent-card.json", None, &[]).await;
+    assert_eq!(card.status, StatusCode::OK);
+    assert_eq!(card.body["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "Bearer");
+    let send = json!({"message": msg("hello")});
+    for auth in [None, Some("Bearer wrong"), Some("Bearer"), Some("Basic dTpw")] {
+        let mut headers = vec![("A2A-Version", "1.0")];
+        if let Some(a) = auth {
+            headers.push(("authorization", a));
+        }
+        // JSON-RPC: 401 with a JSON-RPC error body and a challenge.
+        let r = s.rpc_at("/", "SendMessage", send.clone(), &headers).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{auth:?}: {}", r.body);
+        assert_eq!(r.header("www-authenticate"), "Bearer realm=\"a2a\"");
+        assert_eq!(r.reason(), "UNAUTHENTICATED", "{}", r.body);
+        // HTTP+JSON: 401 with a google.rpc.Status body.
+        let r = s.rest_with("POST", "/message:send", Some(send.clone()), &headers).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{auth:?}: {}", r.body);
+        assert_eq!(r.body["error"]["code"], 401);
+        assert!(r.header("www-authenticate").starts_with("Bearer"));
+    }
+    // 0.3 calls are guarded too.
+    let r = s.rpc_at("/", "tasks/get", json!({"id": "x"}), &[]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    // With the token everything works, both bindings.
+    let ok = [("A2A-Version", "1.0"), ("authorization", "Bearer t0ken")];
+    let r = s.rpc_at("/", "SendMessage", send.clone(), &ok).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body["result"]["task"]["id"].is_string(), "{}", r.body);
+    let r = s.rest_with("GET", "/extendedAgentCard", None, &ok).await;
+    assert_eq!((r.status, r.body["description"].as_str()), (StatusCode::OK, Some("the extended card")));
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extended_card_needs_a_caller_authenticated_by_a_card_scheme() {
+    // The scheme is declared but not required: ordinary calls are open, the extended card is not.
+    let s = start(Opts { bearer: Some(("t0ken", false)), ..Opts::default() }).await;
+    s.rpc_ok("SendMessage", json!({"message": msg("hello")})).await;
+    let r = s.rpc_at("/", "GetExtendedAgentCard", json!({}), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.body);
+    assert_eq!(r.body["error"]["code"], -31401);
+    assert!(r.header("www-authenticate").starts_with("Bearer"));
+    let r = s.rest("GET", "/extendedAgentCard", None).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let r = s.rpc_at("/", "GetExtendedAgentCard", json!({}), &[("A2A-Version", "1.0"), ("authorization", "Bearer t0ken")]).await;
+    assert_eq!(r.body["result"]["description"], "the extended card", "{}", r.body);
+    // Wrong credentials are refused even where none are needed.
+    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0"), ("authorization", "Bearer nope")]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_config_calls_on_an_unknown_task_are_task_not_found() {
+    let s = start(Opts::default()).await;
+    let r = s.rpc("DeleteTaskPushNotificationConfig", json!({"taskId": "no-such-task", "id": "c"})).await;
+    assert_eq!(r.body["error"]["code"], -32001, "{}", r.body);
+    let r = s.rest("DELETE", "/tasks/no-such-task/pushNotificationConfigs/c", None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    s.stop().await;
 }

@@ -1,6 +1,11 @@
 //! The conformance agent: behaviour scripted by the message's `messageId` prefix, as the
-//! official A2A TCK (a2aproject/a2a-tck) drives it. Anything unscripted works, adds one artifact and completes
-//! (the TCK's streaming cases `tck-stream-*` rely on that).
+//! official A2A TCK (a2aproject/a2a-tck) drives it.
+//!
+//! Anything unscripted behaves as the TCK's reference agent does: the task goes to WORKING
+//! and stays there, so the TCK can list it, cancel it and send follow-ups to it.
+//! `tck-stream-*` works, adds one artifact and completes; `test-resubscribe-message-id-*`
+//! stays WORKING for 2 × `TCK_STREAMING_TIMEOUT` seconds (default 2) before completing, long
+//! enough for the TCK to resubscribe (its SUT_REQUIREMENTS.md).
 
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{Message, Part, PartContent, Role, TaskState};
@@ -47,13 +52,23 @@ impl AgentExecutor for Conformance {
             }
             Script::Reject => events.status_text(TaskState::Rejected, "rejected").await?,
             Script::Fail => events.status_text(TaskState::Failed, "failed on purpose").await?,
-            Script::Default => {
+            Script::Echo => {
                 // The echo goes in an artifact, never verbatim into history: the TCK's history
                 // checks compare every history text.
                 events.working().await?;
                 events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
-                events.status_text(TaskState::Completed, format!("Unhandled messageId prefix: {message_id}")).await?;
+                events.status_text(TaskState::Completed, format!("echoed {message_id}")).await?;
             }
+            Script::Resubscribe => {
+                events.working().await?;
+                tokio::select! {
+                    () = tokio::time::sleep(resubscribe_window()) => {}
+                    () = ctx.cancelled.cancelled() => return Ok(()),
+                }
+                events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
+                events.complete(None).await?;
+            }
+            Script::Default => events.working().await?,
         }
         Ok(())
     }
@@ -73,6 +88,8 @@ enum Script {
     InputRequired,
     Reject,
     Fail,
+    Echo,
+    Resubscribe,
     Default,
 }
 
@@ -88,7 +105,15 @@ const SCRIPTS: &[(&str, Script)] = &[
     ("tck-input-required", Script::InputRequired),
     ("tck-reject-task", Script::Reject),
     ("tck-fail-task", Script::Fail),
+    ("tck-stream", Script::Echo),
+    ("test-resubscribe-message-id", Script::Resubscribe),
 ];
+
+/// 2 × `TCK_STREAMING_TIMEOUT` (seconds, default 2), as the TCK's SUT requirements ask.
+fn resubscribe_window() -> Duration {
+    let timeout = std::env::var("TCK_STREAMING_TIMEOUT").ok().and_then(|v| v.parse::<f64>().ok());
+    Duration::from_secs_f64(2.0 * timeout.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(2.0))
+}
 
 fn delay(text: &str) -> Duration {
     text.split_whitespace()

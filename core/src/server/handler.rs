@@ -20,6 +20,9 @@ use tokio::sync::mpsc;
 pub struct CallContext {
     /// Extension URIs the client asked for (`A2A-Extensions`) that the agent declares.
     pub extensions: Vec<String>,
+    /// The authenticated caller, if the server has an authenticator and the request carried
+    /// valid credentials.
+    pub principal: Option<super::auth::Principal>,
 }
 
 /// The outcome of one request.
@@ -73,6 +76,7 @@ impl Stores {
 pub struct RequestHandler {
     card: AgentCard,
     extended_card: Option<AgentCard>,
+    authenticator: Option<Arc<dyn super::auth::Authenticator>>,
     stores: Stores,
     limits: Limits,
     manager: TaskManager,
@@ -82,13 +86,23 @@ impl RequestHandler {
     pub fn new(agent: Arc<dyn AgentExecutor>, card: AgentCard, stores: Stores, config: ServerConfig) -> Self {
         let push_enabled = card.capabilities.push_notifications == Some(true);
         let manager = TaskManager::new(agent, stores.clone(), &config, push_enabled);
-        Self { card, extended_card: None, stores, limits: config.limits, manager }
+        Self { card, extended_card: None, authenticator: None, stores, limits: config.limits, manager }
     }
 
     /// The card GetExtendedAgentCard serves (declare `capabilities.extendedAgentCard` too).
     pub fn with_extended_card(mut self, card: AgentCard) -> Self {
         self.extended_card = Some(card);
         self
+    }
+
+    /// Authenticates callers (see [`super::auth`] for the policy the server applies).
+    pub fn with_authenticator(mut self, authenticator: Arc<dyn super::auth::Authenticator>) -> Self {
+        self.authenticator = Some(authenticator);
+        self
+    }
+
+    pub fn authenticator(&self) -> Option<&Arc<dyn super::auth::Authenticator>> {
+        self.authenticator.as_ref()
     }
 
     /// The public agent card.
@@ -157,12 +171,18 @@ impl RequestHandler {
             }
             A2ARequest::DeleteTaskPushNotificationConfig(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
+                // Idempotent for configs, but an unknown task is TaskNotFound as in every other call.
+                self.require_task(&tenant, &r.task_id).await?;
                 self.stores.push.delete(&tenant, &r.task_id, &r.id).await?;
                 Ok(Reply::Empty)
             }
             A2ARequest::GetExtendedAgentCard(_) => {
                 if self.card.capabilities.extended_agent_card != Some(true) {
                     return Err(A2AError::unsupported_operation("this agent declares no extended agent card"));
+                }
+                // Spec §2.2: authenticated with a scheme from the public card.
+                if !self.card.security_schemes.is_empty() && ctx.principal.is_none() {
+                    return Err(super::auth::unauthenticated("the extended agent card needs an authenticated caller"));
                 }
                 let card = self.extended_card.as_ref().ok_or_else(|| A2AError::of(ErrorKind::ExtendedAgentCardNotConfigured))?;
                 Ok(Reply::Value(model::to_value(card)))

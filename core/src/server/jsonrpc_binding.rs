@@ -24,7 +24,7 @@
 //!   request's id; an error before the stream starts is an ordinary JSON response.
 
 use super::body::{Framing, ResponseBody};
-use super::handler::Reply;
+use super::handler::{CallContext, Reply};
 use super::headers::{self, Version};
 use super::service::{App, BoxError, bytes_response, call_context, echo_extensions, no_content, read_body};
 use crate::error::A2AError;
@@ -55,6 +55,7 @@ where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
+    let ctx = call_context(activated, parts);
     if !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();
@@ -86,7 +87,7 @@ where
             return error_reply(&envelope.error(err));
         }
         span.record("version", "0.3");
-        return serve_v03(app, envelope, method, requested, activated).await;
+        return serve_v03(app, envelope, method, requested, ctx).await;
     }
     if explicit(Version::V03) {
         let why = if Method::from_name(&envelope.method).is_some() {
@@ -104,9 +105,9 @@ where
     if let Err(e) = app.extensions.check_required(requested) {
         return error_reply(&call.error(e));
     }
-    let ctx = call_context(activated);
     let notification = call.is_notification();
     let id = call.response_id();
+    let streaming = call.request.is_streaming();
     let result = app.call(&ctx, call.request).await;
     if notification {
         return no_content();
@@ -116,8 +117,25 @@ where
         // google.protobuf.Empty is `{}` in ProtoJSON.
         Ok(Reply::Empty) => ok(jsonrpc::success(&id, json!({}))),
         Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpc(id)),
-        Err(e) => rpc_error(StatusCode::OK, &id, &e),
+        Err(e) if streaming => stream_error(&id, &e),
+        Err(e) => rpc_error(handler_error_status(&e), &id, &e),
     }
+}
+
+/// The refusal of a streaming call (unknown task, terminal task, ...): a one-event stream
+/// carrying the JSON-RPC error, which is what the official clients (they require a
+/// `text/event-stream` answer to a streaming call) and the TCK read. Authentication errors
+/// keep their 401/403.
+fn stream_error(id: &Id, err: &A2AError) -> Response<ResponseBody> {
+    let status = handler_error_status(err);
+    if status != StatusCode::OK {
+        return rpc_error(status, id, err);
+    }
+    let body = String::from_utf8_lossy(&jsonrpc::error(id, err)).into_owned();
+    let frame = crate::sse::encode(&crate::sse::SseEvent::data(body));
+    let mut resp = bytes_response(StatusCode::OK, "text/event-stream", frame.into_bytes());
+    resp.headers_mut().insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-cache"));
+    resp
 }
 
 /// A 0.3 call: params up to 1.0, the one handler, the result back down to 0.3.
@@ -126,11 +144,11 @@ async fn serve_v03(
     envelope: Envelope,
     method: v03::Method,
     requested: &[String],
-    activated: Vec<String>,
+    ctx: CallContext,
 ) -> Response<ResponseBody> {
     let notification = envelope.is_notification();
     let id = envelope.id.clone().unwrap_or(Id::Null);
-    let fail = |err: A2AError| if notification { no_content() } else { rpc_error(StatusCode::OK, &id, &err) };
+    let fail = |err: A2AError| if notification { no_content() } else { rpc_error(handler_error_status(&err), &id, &err) };
     let request = match super::v03::request_from_v03(method, envelope.params) {
         Ok(r) => r,
         Err(e) => return fail(e),
@@ -138,7 +156,6 @@ async fn serve_v03(
     if let Err(e) = app.extensions.check_required(requested) {
         return fail(e);
     }
-    let ctx = call_context(activated);
     let result = app.call(&ctx, request).await;
     if notification {
         return no_content();
@@ -150,6 +167,7 @@ async fn serve_v03(
         },
         Ok(Reply::Empty) => ok(jsonrpc::success(&id, Value::Null)),
         Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpcV03(id)),
+        Err(e) if method.is_streaming() => stream_error(&id, &e),
         Err(e) => fail(e),
     }
 }
@@ -167,6 +185,15 @@ fn bounded(name: &str) -> String {
 
 fn ok(body: Vec<u8>) -> Response<ResponseBody> {
     bytes_response(StatusCode::OK, headers::JSON, body)
+}
+
+/// JSON-RPC errors travel with 200, except authentication ones: standard web auth (and every
+/// HTTP client's retry-with-credentials logic) expects 401 / 403.
+fn handler_error_status(err: &A2AError) -> StatusCode {
+    match err.kind {
+        crate::ErrorKind::Unauthenticated | crate::ErrorKind::PermissionDenied => super::service::status(err.http_status()),
+        _ => StatusCode::OK,
+    }
 }
 
 fn rpc_error(status: StatusCode, id: &Id, err: &A2AError) -> Response<ResponseBody> {

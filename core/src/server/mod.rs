@@ -15,6 +15,7 @@
 //! `v03`) and `rest_binding` adapt bytes to [`RequestHandler::handle`]; [`headers`] reads
 //! `A2A-Version`, `A2A-Extensions` and content types; [`body`] writes JSON and SSE bodies.
 
+pub mod auth;
 pub mod body;
 pub mod card;
 pub mod config;
@@ -25,6 +26,7 @@ mod jsonrpc_binding;
 mod rest_binding;
 mod v03;
 
+pub use auth::{Authenticator, BearerTokens, Principal};
 pub use body::ResponseBody;
 pub use config::{Limits, ServerConfig};
 pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};

@@ -97,7 +97,7 @@ where
         }
     };
     app.extensions.check_required(requested).map_err(fail)?;
-    let ctx = call_context(activated);
+    let ctx = call_context(activated, parts);
     match app.call(&ctx, request).await.map_err(fail)? {
         Reply::Value(v) => Ok(json_response(StatusCode::OK, media, &v)),
         // google.protobuf.Empty is `{}` in ProtoJSON.

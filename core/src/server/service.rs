@@ -18,6 +18,7 @@
 
 use super::body::{Framing, ResponseBody, SseOptions};
 use super::card::{LEGACY_WELL_KNOWN_PATH, ServedCard, WELL_KNOWN_PATH};
+use super::auth::Principal;
 use super::handler::{CallContext, EventStream, Reply, RequestHandler};
 use super::headers::{self, ExtensionPolicy};
 use crate::error::{A2AError, Result};
@@ -154,7 +155,59 @@ impl App {
             return self.card.respond(&parts.method, &parts.headers);
         }
         let normalised = normalise(&path);
-        if self.jsonrpc_paths.contains(&normalised) {
+        let is_jsonrpc = self.jsonrpc_paths.contains(&normalised);
+        let mut parts = parts;
+        match self.authenticate(&parts.headers).await {
+            Ok(Some(principal)) => {
+                parts.extensions.insert(principal);
+            }
+            Ok(None) => {}
+            Err(e) => return self.refuse(is_jsonrpc, &e),
+        }
+        let resp = self.route(parts, body, &path, is_jsonrpc).await;
+        self.with_challenge(resp)
+    }
+
+    /// The caller, by the handler's authenticator. No credentials while the card requires
+    /// some is Unauthenticated here; GetExtendedAgentCard checks its own rule in the handler.
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Principal>> {
+        let Some(authenticator) = self.handler.authenticator() else { return Ok(None) };
+        let principal = authenticator.authenticate(headers).await?;
+        if principal.is_none() && !self.handler.card().security_requirements.is_empty() {
+            return Err(super::auth::unauthenticated("this agent requires authentication (see the agent card's securitySchemes)"));
+        }
+        Ok(principal)
+    }
+
+    /// An authentication failure in the binding's error format, with its HTTP status.
+    fn refuse(&self, is_jsonrpc: bool, err: &A2AError) -> Response<ResponseBody> {
+        let status = status(err.http_status());
+        let resp = if is_jsonrpc {
+            bytes_response(status, headers::JSON, crate::jsonrpc::error(&crate::jsonrpc::Id::Null, err))
+        } else {
+            json_response(status, headers::JSON, &err.to_http_body())
+        };
+        self.with_challenge(resp)
+    }
+
+    /// Every 401 names the scheme to use (RFC 9110 §11.6.1).
+    fn with_challenge(&self, mut resp: Response<ResponseBody>) -> Response<ResponseBody> {
+        if resp.status() == StatusCode::UNAUTHORIZED && !resp.headers().contains_key(http::header::WWW_AUTHENTICATE) {
+            let challenge = self.handler.authenticator().map_or("Bearer", |a| a.challenge());
+            if let Ok(value) = HeaderValue::from_str(challenge) {
+                resp.headers_mut().insert(http::header::WWW_AUTHENTICATE, value);
+            }
+        }
+        resp
+    }
+
+    async fn route<B>(&self, parts: http::request::Parts, body: B, path: &str, is_jsonrpc: bool) -> Response<ResponseBody>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let span = tracing::Span::current();
+        if is_jsonrpc {
             span.record("binding", "jsonrpc");
             if parts.method == Method::POST {
                 return super::jsonrpc_binding::serve(self, parts, body).await;
@@ -169,7 +222,7 @@ impl App {
             return resp;
         }
         for prefix in &self.rest_prefixes {
-            if let Some(rel) = strip_path_prefix(&path, prefix) {
+            if let Some(rel) = strip_path_prefix(path, prefix) {
                 span.record("binding", "http+json");
                 return super::rest_binding::serve(self, parts, rel, body).await;
             }
@@ -388,8 +441,8 @@ pub(crate) fn echo_extensions(resp: &mut Response<ResponseBody>, request: &Heade
 /// The [`CallContext`] of a request; the one place the bindings build it, so fields added to
 /// it later get their defaults here.
 #[allow(clippy::needless_update)]
-pub(crate) fn call_context(extensions: Vec<String>) -> CallContext {
-    CallContext { extensions, ..Default::default() }
+pub(crate) fn call_context(extensions: Vec<String>, request: &http::request::Parts) -> CallContext {
+    CallContext { extensions, principal: request.extensions.get::<Principal>().cloned(), ..Default::default() }
 }
 
 /// An HTTP status from a table value (always valid; 500 otherwise).

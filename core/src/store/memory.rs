@@ -314,7 +314,7 @@ impl TaskStore for MemoryStore {
         let after = super::after_key(req);
         let with_artifacts = req.include_artifacts == Some(true);
         let inner = self.lock_purged();
-        let mut response = ListTasksResponse { page_size: page_size as i32, ..Default::default() };
+        let mut response = ListTasksResponse::default();
         let Some(tasks) = inner.tenants.get(tenant) else { return Ok(response) };
 
         // The index is newest first, so a timestamp lower bound ends the scan early.
@@ -348,6 +348,7 @@ impl TaskStore for MemoryStore {
             response.next_page_token = encode_task_cursor(last.key, &last.task.id);
         }
         response.tasks = page.into_iter().map(|e| copy_task(&e.task, req.history_length, with_artifacts)).collect();
+        response.page_size = response.tasks.len() as i32;
         Ok(response)
     }
 }

@@ -290,8 +290,7 @@ pub(crate) mod rows {
         rows: Vec<(String, String, i64)>,
         total: i64,
     ) -> Result<ListTasksResponse> {
-        let mut response =
-            ListTasksResponse { page_size: page_size as i32, total_size: total_i32(total), ..Default::default() };
+        let mut response = ListTasksResponse { total_size: total_i32(total), ..Default::default() };
         let more = rows.len() > page_size;
         for (id, body, key) in rows.into_iter().take(page_size) {
             let mut task = decode_task(tenant, &id, &body)?;
@@ -301,6 +300,7 @@ pub(crate) mod rows {
             }
             response.tasks.push(task);
         }
+        response.page_size = response.tasks.len() as i32;
         Ok(response)
     }
 }

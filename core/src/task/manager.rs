@@ -149,8 +149,10 @@ impl TaskManager {
         inner.wait(&guard, rx, req.return_immediately(), req.history_length()).await.map(|r| Sent::Reply(Box::new(r)))
     }
 
-    /// CancelTask: stops the executor and ends the task CANCELED. Repeating it on a CANCELED
-    /// task returns the task (idempotent); other terminal states give TaskNotCancelable.
+    /// CancelTask: stops the executor and ends the task CANCELED. Any terminal task, CANCELED
+    /// included, gives TaskNotCancelable (the spec's error table says "already completed,
+    /// failed, or canceled"; the official SDKs and the TCK agree): a repeat is idempotent in
+    /// effect, the task stays CANCELED, and the caller learns it was already over.
     pub async fn cancel(&self, tenant: &str, id: &str, metadata: Option<Struct>) -> Result<Task> {
         let inner = &self.inner;
         let guard = inner.live.acquire(key(tenant, id));
@@ -158,9 +160,6 @@ impl TaskManager {
             let mut slot = guard.slot.lock().await;
             inner.load(&guard.key, &mut slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
-            if task.status.state == TaskState::Canceled {
-                return Ok(inner.capped(task.clone(), None));
-            }
             state::check_cancel(task)?;
             task.clone()
         };
