@@ -380,7 +380,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
       assert.equal(first.status.message?.role, Role.ROLE_AGENT);
       const second = await sendForTask(
         client,
-        userMessage('followup', 'more input', { taskId: first.id, contextId: first.contextId }),
+        userMessage('tck-complete-task', 'more input', { taskId: first.id, contextId: first.contextId }),
       );
       assert.equal(second.id, first.id);
       assert.equal(stateName(second.status.state), 'TASK_STATE_COMPLETED');

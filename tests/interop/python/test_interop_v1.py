@@ -357,7 +357,7 @@ async def test_multi_turn_input_required(client_factory, binding):
     second = await send_for_task(
         client,
         user_message(
-            'followup', 'here is more', task_id=first.id, context_id=first.context_id
+            'tck-complete-task', 'here is more', task_id=first.id, context_id=first.context_id
         ),
     )
     assert second.id == first.id

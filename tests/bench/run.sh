@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Server benchmark, side by side in one run: the same echo agent on
+#   ours     `a2a serve --echo --store memory` (release build)
+#   rust     the official Rust crates a2a-lf / a2a-server-lf from crates.io (tests/bench/ref/rust)
+#   python   the official a2a-sdk 1.x on uvicorn (tests/bench/ref/python)
+#   js       the official @a2a-js/sdk on express (tests/bench/ref/js)
+# all driven by one load generator, `a2a bench` (closed loop, keep-alive HTTP/1.1, JSON-RPC,
+# A2A-Version 1.0). Measured per server:
+#   - SendMessage throughput and p50/p99 latency at 1, 16 and 64 connections;
+#   - SendStreamingMessage latency to the first event (1 connection);
+#   - resident memory (VmRSS) when idle and after TASKS SendMessage calls (default 100000).
+# Results: target/bench/results.md (table with ratios to ours) and target/bench/results.jsonl.
+#
+#   tests/bench/run.sh                     everything (about 15-25 minutes on 2 cores)
+#   DURATION=5 TASKS=20000 tests/bench/run.sh
+#   SERVERS="ours rust" tests/bench/run.sh
+# Not a test: it never fails on numbers. It only uses loopback.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+out="$root/target/bench"
+mkdir -p "$out"
+duration="${DURATION:-10}"
+warmup="${WARMUP:-2}"
+tasks="${TASKS:-100000}"
+servers="${SERVERS:-ours rust python js}"
+has() { [[ " $servers " == *" $1 "* ]]; }
+
+echo "== building (release)" >&2
+cargo build --release --locked -p a2a-native-cli --quiet
+a2a="$root/target/release/a2a"
+if has rust; then
+  cargo build --release --quiet --manifest-path tests/bench/ref/rust/Cargo.toml --target-dir "$root/target/bench-ref"
+fi
+if has python || has js; then
+  tests/bench/ref/setup.sh >&2
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+pid=""
+stop() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  pid=""
+}
+trap stop EXIT
+
+start() { # name port
+  local name="$1" port="$2"
+  case "$name" in
+    ours) "$a2a" serve --echo --store memory --port "$port" ;;
+    rust) "$root/target/bench-ref/release/bench-ref-rust" "$port" ;;
+    python) PORT="$port" tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
+    js) PORT="$port" node tests/bench/ref/js/server.mjs "$port" ;;
+  esac > "$out/$name.log" 2>&1 &
+  pid=$!
+  # The Rust reference serves JSON-RPC only (no card route): wait for the port instead.
+  for _ in $(seq 1 200); do
+    if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('127.0.0.1', $port)))"; then
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || { echo "$name exited; log:" >&2; tail -20 "$out/$name.log" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "$name did not listen on $port" >&2
+  return 1
+}
+
+results="$out/results.jsonl"
+: > "$results"
+record() { # server what json
+  python3 -c 'import json,sys; d=json.loads(sys.argv[3]); d["server"]=sys.argv[1]; d["what"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" "$3" >> "$results"
+}
+
+for name in ours rust python js; do
+  has "$name" || continue
+  port="$(free_port)"
+  echo "== $name on :$port" >&2
+  start "$name" "$port"
+  url="http://127.0.0.1:$port/"
+  # One request first: a server that does not answer correctly is not measured.
+  check="$("$a2a" bench --url "$url" --requests 1 --connections 1 --json)"
+  if [ "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["errors"])' "$check")" != 0 ]; then
+    echo "$name: the check request failed: $check" >&2
+    stop
+    continue
+  fi
+  record "$name" "rss_idle" "{\"rss_kib\": $(rss_kib "$pid")}"
+  for c in 1 16 64; do
+    r="$("$a2a" bench --url "$url" --connections "$c" --duration "$duration" --warmup "$warmup" --json)"
+    echo "   send c=$c: $r" >&2
+    record "$name" "send_c$c" "$r"
+  done
+  r="$("$a2a" bench --url "$url" --mode stream --connections 1 --duration "$duration" --warmup "$warmup" --json)"
+  echo "   stream c=1: $r" >&2
+  record "$name" "stream_c1" "$r"
+  # The runs above created tasks too; top up to TASKS SendMessage calls in all.
+  done_so_far="$(python3 -c '
+import json,sys
+n=sum(d.get("requests",0) for d in map(json.loads, open(sys.argv[1])) if d["server"]==sys.argv[2])
+print(n)' "$results" "$name")"
+  left=$(( tasks > done_so_far ? tasks - done_so_far : 0 ))
+  if [ "$left" -gt 0 ]; then
+    r="$("$a2a" bench --url "$url" --connections 16 --requests "$left" --json)"
+    record "$name" "fill" "$r"
+  fi
+  sleep 1
+  record "$name" "rss_after" "{\"rss_kib\": $(rss_kib "$pid"), \"tasks\": $(( done_so_far + left ))}"
+  stop
+done
+
+python3 - "$results" "$out/results.md" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+by = {}
+for r in rows:
+    by.setdefault(r["server"], {})[r["what"]] = r
+names = [n for n in ["ours", "rust", "python", "js"] if n in by]
+label = {"ours": "a2a-native", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)"}
+def get(n, what, key):
+    return by.get(n, {}).get(what, {}).get(key)
+lines = ["| server | " + " | ".join(
+    [f"send c={c} req/s | p50 ms | p99 ms" for c in (1, 16, 64)] + ["stream first event p50 ms | p99 ms", "RSS idle MiB", "RSS after tasks MiB", "errors"]) + " |"]
+lines.append("|---" * (1 + 9 + 2 + 3) + "|")
+for n in names:
+    cells = [label[n]]
+    errors = 0
+    for c in (1, 16, 64):
+        cells += [f'{get(n, f"send_c{c}", "rps") or 0:.0f}', f'{get(n, f"send_c{c}", "p50_ms") or 0:.2f}', f'{get(n, f"send_c{c}", "p99_ms") or 0:.2f}']
+        errors += get(n, f"send_c{c}", "errors") or 0
+    cells += [f'{get(n, "stream_c1", "p50_ms") or 0:.2f}', f'{get(n, "stream_c1", "p99_ms") or 0:.2f}']
+    errors += (get(n, "stream_c1", "errors") or 0) + (get(n, "fill", "errors") or 0)
+    cells += [f'{(get(n, "rss_idle", "rss_kib") or 0) / 1024:.1f}',
+              f'{(get(n, "rss_after", "rss_kib") or 0) / 1024:.1f} ({get(n, "rss_after", "tasks")} tasks)', str(errors)]
+    lines.append("| " + " | ".join(cells) + " |")
+lines.append("")
+lines.append("Ratios (a2a-native ÷ reference; throughput: higher is better for us when > 1; latency and memory: reference ÷ ours, so > 1 also means we are better):")
+lines.append("")
+lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after tasks |")
+lines.append("|---|---|---|---|---|---|---|")
+for n in names:
+    if n == "ours":
+        continue
+    def ratio(a, b):
+        return f"{a / b:.2f}x" if a and b else "n/a"
+    cells = [label[n]]
+    for c in (1, 16, 64):
+        cells.append(ratio(get("ours", f"send_c{c}", "rps"), get(n, f"send_c{c}", "rps")))
+    cells.append(ratio(get(n, "send_c64", "p99_ms"), get("ours", "send_c64", "p99_ms")))
+    cells.append(ratio(get(n, "stream_c1", "p50_ms"), get("ours", "stream_c1", "p50_ms")))
+    cells.append(ratio(get(n, "rss_after", "rss_kib"), get("ours", "rss_after", "rss_kib")))
+    lines.append("| " + " | ".join(cells) + " |")
+text = "\n".join(lines) + "\n"
+open(sys.argv[2], "w").write(text)
+print(text)
+EOF
