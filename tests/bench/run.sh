@@ -8,12 +8,14 @@
 # A2A-Version 1.0). Measured per server:
 #   - SendMessage throughput and p50/p99 latency at 1, 16 and 64 connections;
 #   - SendStreamingMessage latency to the first event (1 connection);
-#   - resident memory (VmRSS) when idle and after TASKS SendMessage calls (default 100000).
+#   - resident memory (VmRSS) idle, after exactly TASKS SendMessage calls (default 100000), and at
+#     the end of all runs (flat for a bounded store);
 # Results: target/bench/results.md (table with ratios to ours) and target/bench/results.jsonl.
 #
 #   tests/bench/run.sh                     everything (about 15-25 minutes on 2 cores)
 #   DURATION=5 TASKS=20000 tests/bench/run.sh
 #   SERVERS="ours rust" tests/bench/run.sh
+#   SKIP_BUILD=1 tests/bench/run.sh        reuse target/release/a2a and the Rust reference as built
 # Not a test: it never fails on numbers. It only uses loopback.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -26,10 +28,12 @@ tasks="${TASKS:-100000}"
 servers="${SERVERS:-ours rust python js}"
 has() { [[ " $servers " == *" $1 "* ]]; }
 
-echo "== building (release)" >&2
-cargo build --release --locked -p a2a-native-cli --quiet
 a2a="$root/target/release/a2a"
-if has rust; then
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "== building (release)" >&2
+  cargo build --release --locked -p a2a-native-cli --quiet
+fi
+if has rust && { [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$root/target/bench-ref/release/bench-ref-rust" ]; }; then
   cargo build --release --quiet --manifest-path tests/bench/ref/rust/Cargo.toml --target-dir "$root/target/bench-ref"
 fi
 if has python || has js; then
@@ -53,11 +57,12 @@ trap stop EXIT
 
 start() { # name port
   local name="$1" port="$2"
+  # `exec`: $pid must be the server itself (for its RSS, and so that `stop` ends it).
   case "$name" in
-    ours) "$a2a" serve --echo --store memory --port "$port" ;;
-    rust) "$root/target/bench-ref/release/bench-ref-rust" "$port" ;;
-    python) PORT="$port" tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
-    js) PORT="$port" node tests/bench/ref/js/server.mjs "$port" ;;
+    ours) exec "$a2a" serve --echo --store memory --port "$port" ;;
+    rust) exec "$root/target/bench-ref/release/bench-ref-rust" "$port" ;;
+    python) PORT="$port" exec tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
+    js) PORT="$port" exec node tests/bench/ref/js/server.mjs "$port" ;;
   esac > "$out/$name.log" 2>&1 &
   pid=$!
   # The Rust reference serves JSON-RPC only (no card route): wait for the port instead.
@@ -92,6 +97,11 @@ for name in ours rust python js; do
     continue
   fi
   record "$name" "rss_idle" "{\"rss_kib\": $(rss_kib "$pid")}"
+  # Memory first, at the same task count for every server: TASKS SendMessage calls.
+  r="$("$a2a" bench --url "$url" --connections 16 --requests "$tasks" --json)"
+  record "$name" "fill" "$r"
+  sleep 1
+  record "$name" "rss_after" "{\"rss_kib\": $(rss_kib "$pid"), \"tasks\": $tasks}"
   for c in 1 16 64; do
     r="$("$a2a" bench --url "$url" --connections "$c" --duration "$duration" --warmup "$warmup" --json)"
     echo "   send c=$c: $r" >&2
@@ -100,18 +110,11 @@ for name in ours rust python js; do
   r="$("$a2a" bench --url "$url" --mode stream --connections 1 --duration "$duration" --warmup "$warmup" --json)"
   echo "   stream c=1: $r" >&2
   record "$name" "stream_c1" "$r"
-  # The runs above created tasks too; top up to TASKS SendMessage calls in all.
-  done_so_far="$(python3 -c '
+  # Memory again after everything: flat for a bounded store, growing for an unbounded one.
+  total="$(python3 -c '
 import json,sys
-n=sum(d.get("requests",0) for d in map(json.loads, open(sys.argv[1])) if d["server"]==sys.argv[2])
-print(n)' "$results" "$name")"
-  left=$(( tasks > done_so_far ? tasks - done_so_far : 0 ))
-  if [ "$left" -gt 0 ]; then
-    r="$("$a2a" bench --url "$url" --connections 16 --requests "$left" --json)"
-    record "$name" "fill" "$r"
-  fi
-  sleep 1
-  record "$name" "rss_after" "{\"rss_kib\": $(rss_kib "$pid"), \"tasks\": $(( done_so_far + left ))}"
+print(sum(d.get("requests",0) for d in map(json.loads, open(sys.argv[1])) if d["server"]==sys.argv[2]))' "$results" "$name")"
+  record "$name" "rss_end" "{\"rss_kib\": $(rss_kib "$pid"), \"tasks\": $total}"
   stop
 done
 
@@ -126,8 +129,8 @@ label = {"ours": "a2a-native", "rust": "a2a-server-lf (Rust)", "python": "a2a-sd
 def get(n, what, key):
     return by.get(n, {}).get(what, {}).get(key)
 lines = ["| server | " + " | ".join(
-    [f"send c={c} req/s | p50 ms | p99 ms" for c in (1, 16, 64)] + ["stream first event p50 ms | p99 ms", "RSS idle MiB", "RSS after tasks MiB", "errors"]) + " |"]
-lines.append("|---" * (1 + 9 + 2 + 3) + "|")
+    [f"send c={c} req/s | p50 ms | p99 ms" for c in (1, 16, 64)] + ["stream first event p50 ms | p99 ms", "RSS idle MiB", "RSS after TASKS tasks MiB", "RSS at end MiB (tasks)", "errors"]) + " |"]
+lines.append("|---" * (1 + 9 + 2 + 4) + "|")
 for n in names:
     cells = [label[n]]
     errors = 0
@@ -137,12 +140,13 @@ for n in names:
     cells += [f'{get(n, "stream_c1", "p50_ms") or 0:.2f}', f'{get(n, "stream_c1", "p99_ms") or 0:.2f}']
     errors += (get(n, "stream_c1", "errors") or 0) + (get(n, "fill", "errors") or 0)
     cells += [f'{(get(n, "rss_idle", "rss_kib") or 0) / 1024:.1f}',
-              f'{(get(n, "rss_after", "rss_kib") or 0) / 1024:.1f} ({get(n, "rss_after", "tasks")} tasks)', str(errors)]
+              f'{(get(n, "rss_after", "rss_kib") or 0) / 1024:.1f}',
+              f'{(get(n, "rss_end", "rss_kib") or 0) / 1024:.1f} ({get(n, "rss_end", "tasks")})', str(errors)]
     lines.append("| " + " | ".join(cells) + " |")
 lines.append("")
 lines.append("Ratios (a2a-native ÷ reference; throughput: higher is better for us when > 1; latency and memory: reference ÷ ours, so > 1 also means we are better):")
 lines.append("")
-lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after tasks |")
+lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after TASKS tasks |")
 lines.append("|---|---|---|---|---|---|---|")
 for n in names:
     if n == "ours":
@@ -156,6 +160,8 @@ for n in names:
     cells.append(ratio(get(n, "stream_c1", "p50_ms"), get("ours", "stream_c1", "p50_ms")))
     cells.append(ratio(get(n, "rss_after", "rss_kib"), get("ours", "rss_after", "rss_kib")))
     lines.append("| " + " | ".join(cells) + " |")
+lines.append("")
+lines.append(f"TASKS = {by['ours'].get('rss_after', {}).get('tasks', '?') if 'ours' in by else '?'}; every server has had exactly that many SendMessage calls when 'RSS after TASKS tasks' is read.")
 text = "\n".join(lines) + "\n"
 open(sys.argv[2], "w").write(text)
 print(text)
