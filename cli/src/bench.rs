@@ -39,9 +39,14 @@ pub struct BenchArgs {
     protocol: Protocol,
     #[arg(long, value_enum, default_value_t = Mode::Send)]
     mode: Mode,
-    /// Print one JSON object instead of a line of text.
-    #[arg(long)]
-    json: bool,
+    /// What sends the requests: `raw` (hand-built JSON-RPC over hyper: the server's cost alone)
+    /// or `client` (the a2a-native client: card resolution once, then its full call path, to
+    /// measure the client's overhead). With `client`, --url is the agent's base URL.
+    #[arg(long, value_enum, default_value_t = Via::Raw)]
+    via: Via,
+    /// Print one JSON object instead of a line of text (the global --json sets it).
+    #[arg(skip)]
+    pub json: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -58,6 +63,12 @@ enum Mode {
     Send,
     /// SendStreamingMessage: latency to the first event.
     Stream,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Via {
+    Raw,
+    Client,
 }
 
 /// What one connection measured.
@@ -78,11 +89,24 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     let end = warmup_end + Duration::from_secs_f64(args.duration);
     let budget = args.requests.map(|n| Arc::new(AtomicU64::new(n)));
 
+    let client = match args.via {
+        Via::Raw => None,
+        Via::Client => {
+            let builder = a2a_native::client::Client::builder().allow_v03(args.protocol == Protocol::V03);
+            Some(builder.connect(&args.url).await.map_err(|e| format!("cannot resolve the agent: {e}"))?)
+        }
+    };
     let mut workers = Vec::new();
     for worker in 0..args.connections.max(1) {
         let target = Target { host: host.clone(), port, path: path.clone(), protocol: args.protocol, mode: args.mode };
         let budget = budget.clone();
-        workers.push(tokio::spawn(async move { target.drive(worker, warmup_end, end, budget).await }));
+        let client = client.clone();
+        workers.push(tokio::spawn(async move {
+            match client {
+                Some(client) => drive_client(&client, args_mode(target.mode), worker, warmup_end, end, budget).await,
+                None => target.drive(worker, warmup_end, end, budget).await,
+            }
+        }));
     }
     let mut all = Tally::default();
     for w in workers {
@@ -208,6 +232,65 @@ impl Target {
     }
 }
 
+fn args_mode(mode: Mode) -> bool {
+    mode == Mode::Stream
+}
+
+/// One worker sending through the a2a-native client (its connection pool is shared, as an
+/// application's would be).
+async fn drive_client(
+    client: &a2a_native::client::Client,
+    stream: bool,
+    worker: usize,
+    warmup_end: Instant,
+    end: Instant,
+    budget: Option<Arc<AtomicU64>>,
+) -> Result<Tally, String> {
+    use a2a_native::model::{Message, Role, SendMessageRequest};
+    let mut tally = Tally::default();
+    for seq in 0u64.. {
+        match &budget {
+            Some(left) => {
+                if left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_err() {
+                    break;
+                }
+            }
+            None if Instant::now() >= end => break,
+            None => {}
+        }
+        let mut message = Message::text(Role::User, "hello");
+        message.message_id = format!("bench-{worker}-{seq}");
+        let req = SendMessageRequest::new(message);
+        let began = Instant::now();
+        let outcome: Result<Duration, String> = if stream {
+            async {
+                let mut events = client.send_streaming_message(req).await.map_err(|e| e.to_string())?;
+                let first = events.next().await.ok_or("a stream without events")?.map_err(|e| e.to_string())?;
+                let at = began.elapsed();
+                drop(first);
+                while let Some(e) = events.next().await {
+                    e.map_err(|e| e.to_string())?;
+                }
+                Ok(at)
+            }
+            .await
+        } else {
+            client.send_message(req).await.map(|_| began.elapsed()).map_err(|e| e.to_string())
+        };
+        if budget.is_none() && began < warmup_end {
+            continue;
+        }
+        match outcome {
+            Ok(latency) => tally.micros.push(micros(latency)),
+            Err(e) => {
+                tally.errors += 1;
+                tally.first_error.get_or_insert(e);
+            }
+        }
+    }
+    Ok(tally)
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -231,7 +314,7 @@ fn report(args: &BenchArgs, all: &mut Tally, elapsed: Duration) {
     let what = if args.mode == Mode::Stream { "first event" } else { "reply" };
     if args.json {
         let out = json!({
-            "url": args.url, "connections": args.connections, "mode": if args.mode == Mode::Stream { "stream" } else { "send" },
+            "url": args.url, "connections": args.connections, "mode": if args.mode == Mode::Stream { "stream" } else { "send" }, "via": if args.via == Via::Client { "client" } else { "raw" },
             "protocol": if args.protocol == Protocol::V10 { "1.0" } else { "0.3" },
             "requests": n, "errors": all.errors, "seconds": elapsed.as_secs_f64(),
             "rps": rps, "p50_ms": p50, "p99_ms": p99, "max_ms": max, "first_error": all.first_error,

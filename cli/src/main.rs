@@ -1,9 +1,12 @@
-//! `a2a`: the command-line tool for A2A developers: `serve` runs a built-in agent, `validate`
-//! checks A2A JSON documents against the models. The client commands arrive with the client.
+//! `a2a`: the command-line tool for A2A developers: `serve` runs a built-in agent; `card`,
+//! `send`, `get`, `cancel`, `list`, `subscribe` and `push` talk to any A2A agent (1.0, or 0.3
+//! by automatic fallback); `bench` load-tests a server; `validate` checks A2A JSON documents.
 
 mod agents;
 mod bench;
+mod print;
 mod serve;
+mod talk;
 
 use a2a_native::model::dynamic;
 use clap::{Parser, Subcommand};
@@ -14,12 +17,40 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    conn: talk::Connection,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Serve a built-in agent over JSON-RPC, HTTP+JSON and SSE (A2A 1.0, and 0.3 for old clients).
     Serve(serve::ServeArgs),
+    /// Show an agent's card (resolved from its base URL).
+    Card {
+        url: String,
+        /// The extended card (GetExtendedAgentCard; needs credentials the agent accepts).
+        #[arg(long)]
+        extended: bool,
+    },
+    /// Send a message and print the reply (--stream: the events as they happen).
+    Send(talk::SendArgs),
+    /// Show a task.
+    Get {
+        url: String,
+        task_id: String,
+        /// Most recent history messages to include (0: none).
+        #[arg(long)]
+        history: Option<i32>,
+    },
+    /// Cancel a task.
+    Cancel { url: String, task_id: String },
+    /// List tasks (newest first), with filters and paging.
+    List(talk::ListArgs),
+    /// Follow a running task's events.
+    Subscribe { url: String, task_id: String },
+    /// Manage a task's push notification webhooks.
+    #[command(subcommand)]
+    Push(talk::PushCommand),
     /// Load-test an A2A server with JSON-RPC SendMessage (throughput, p50/p99 latency).
     Bench(bench::BenchArgs),
     /// Check a JSON file (or `-` for stdin) against an A2A 1.0 type and print its canonical form.
@@ -32,12 +63,24 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    let conn = cli.conn;
+    match cli.command {
         Command::Serve(args) => {
             init_tracing();
             run_async("a2a serve", serve::run(args))
         }
-        Command::Bench(args) => run_async("a2a bench", bench::run(args)),
+        Command::Bench(mut args) => {
+            args.json = conn.json;
+            run_async("a2a bench", bench::run(args))
+        }
+        Command::Card { url, extended } => talk_async(talk::card(&url, extended, &conn)),
+        Command::Send(args) => talk_async(talk::send(args, &conn)),
+        Command::Get { url, task_id, history } => talk_async(talk::get(&url, task_id, history, &conn)),
+        Command::Cancel { url, task_id } => talk_async(talk::cancel(&url, task_id, &conn)),
+        Command::List(args) => talk_async(talk::list(args, &conn)),
+        Command::Subscribe { url, task_id } => talk_async(talk::subscribe(&url, task_id, &conn)),
+        Command::Push(command) => talk_async(talk::push(command, &conn)),
         Command::Validate { type_name, file } => {
             let bytes = if file == "-" {
                 let mut buf = Vec::new();
@@ -85,6 +128,19 @@ fn run_async(what: &str, work: impl std::future::Future<Output = Result<(), Stri
             ExitCode::FAILURE
         }
     }
+}
+
+/// Runs a client command: an A2A error prints as `error: NameError (code): message` (and as
+/// a JSON object on stdout with --json is left to the caller's exit code) and exits 1.
+fn talk_async(work: impl std::future::Future<Output = Result<(), a2a_native::A2AError>>) -> ExitCode {
+    init_client_tracing();
+    run_async("error", async { work.await.map_err(|e| e.to_string()) })
+}
+
+/// Client commands log only warnings unless RUST_LOG says otherwise.
+fn init_client_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
 /// Logs to stderr; `RUST_LOG` picks the level (default: warnings, and info for a2a-native).

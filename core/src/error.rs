@@ -36,6 +36,11 @@ pub enum ErrorKind {
     PermissionDenied,
     /// A limit of this server was reached (store full, too many streams). HTTP 503.
     Unavailable,
+    /// Client side: the peer could not be reached or the exchange broke off (connection
+    /// refused or reset, TLS failure, a body cut short). Never sent by a server.
+    Transport,
+    /// Client side: the peer did not answer within the configured timeout. Never sent by a server.
+    Timeout,
 }
 
 /// One row of the mapping table.
@@ -61,6 +66,8 @@ macro_rules! table {
     };
 }
 
+// Transport / Timeout are the client's own failures: no peer ever sends them, but the bindings
+// expose `.code`, so they get codes beside the auth ones, outside the JSON-RPC reserved range.
 // Unauthenticated / PermissionDenied have no JSON-RPC code in the spec; they normally never reach
 // JSON-RPC because the HTTP layer answers 401/403 first. When a JSON-RPC body must carry one, we use
 // codes outside the JSON-RPC reserved range so no peer confuses them with a spec error.
@@ -82,6 +89,8 @@ table! {
     Unauthenticated, "UnauthenticatedError", -31401, 401, "UNAUTHENTICATED", "UNAUTHENTICATED", "Authentication required";
     PermissionDenied, "PermissionDeniedError", -31403, 403, "PERMISSION_DENIED", "PERMISSION_DENIED", "Permission denied";
     Unavailable, "UnavailableError", -32603, 503, "UNAVAILABLE", "UNAVAILABLE", "Service unavailable";
+    Transport, "TransportError", -31502, 502, "UNAVAILABLE", "TRANSPORT", "The agent could not be reached";
+    Timeout, "TimeoutError", -31504, 504, "DEADLINE_EXCEEDED", "TIMEOUT", "The agent did not answer in time";
 }
 
 impl ErrorKind {
@@ -320,7 +329,7 @@ mod tests {
             JsonParse, InvalidRequest, MethodNotFound, InvalidParams, Internal, TaskNotFound, TaskNotCancelable,
             PushNotificationNotSupported, UnsupportedOperation, ContentTypeNotSupported, InvalidAgentResponse,
             ExtendedAgentCardNotConfigured, ExtensionSupportRequired, VersionNotSupported, Unauthenticated,
-            PermissionDenied, Unavailable,
+            PermissionDenied, Unavailable, Transport, Timeout,
         ];
         assert_eq!(all.len(), ERROR_TABLE.len());
         for kind in all {
@@ -336,6 +345,12 @@ mod tests {
             assert_eq!((kind.code(), kind.http_status()), (code, http), "{kind:?}");
         }
         assert_eq!(ErrorKind::from_code(-32603), Some(Internal));
+        // The client-side kinds read back from their own codes and reasons.
+        for kind in [Transport, Timeout] {
+            assert_eq!(ErrorKind::from_code(kind.code()), Some(kind));
+            assert_eq!(ErrorKind::from_reason(kind.spec().reason), Some(kind));
+            assert!(!(-32768..=-32000).contains(&kind.code()), "{kind:?} is outside the reserved range");
+        }
     }
 
     #[test]

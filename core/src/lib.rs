@@ -2,9 +2,12 @@
 //!
 //! The crate holds the whole protocol and no FFI: models ([`model`], 1.0 plus the 0.3 wire form),
 //! errors ([`error`]), the two HTTP protocol bindings ([`jsonrpc`], [`rest`]), Server-Sent Events
-//! ([`sse`]), the task state machine ([`task`]) and task stores ([`store`]). The server, client
-//! and bindings build on these modules and never re-decide protocol semantics.
+//! ([`sse`]), the task state machine ([`task`]) and task stores ([`store`]). The server
+//! (feature `server`), the client (feature `client`) and the bindings build on these modules and
+//! never re-decide protocol semantics.
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod error;
 #[cfg(feature = "server")]
 pub mod executor;

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Interop: the OFFICIAL A2A clients against `a2a serve --conformance --advertise-v03` (a card
-# declaring 1.0 and 0.3, so the 0.3 client resolves it too).
+# Interop, both directions.
+# The OFFICIAL A2A clients against `a2a serve --conformance --advertise-v03` (a card declaring
+# 1.0 and 0.3, so the 0.3 client resolves it too):
 #   - python/          a2a-sdk 1.x (A2A 1.0), JSON-RPC and HTTP+JSON      (pytest)
 #   - python/compat03/ a2a-sdk 0.3.x (A2A 0.3, no A2A-Version header)      (pytest, own venv)
 #   - js/              @a2a-js/sdk 1.x (A2A 1.0) JSON-RPC, HTTP+JSON, and its 0.3 transport
+# OUR client (the `a2a` CLI) against the OFFICIAL servers (suite "client"):
+#   - client/          peers on a2a-sdk 1.x, @a2a-js/sdk 1.x and a2a-sdk 0.3 (0.3 fallback)
 #
 #   tests/interop/run.sh
 # Environment:
 #   A2A_BIN           server binary (default: target/debug/a2a; build: cargo build -p a2a-native-cli)
 #   A2A_INTEROP_URL   if set, no server is started: the suites run against this URL
-#   INTEROP_SUITES    space-separated subset of "python python03 js" (default: all three)
+#   INTEROP_SUITES    space-separated subset of "python python03 js client" (default: all four)
 #   INTEROP_VENV_DIR  where the venvs go (default: tests/interop/.venv, gitignored)
 # Exits non-zero if any suite fails; the last lines are a summary.
 set -euo pipefail
@@ -19,7 +22,7 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/target/interop"
 mkdir -p "$out"
 venvs="${INTEROP_VENV_DIR:-$here/.venv}"
-suites="${INTEROP_SUITES:-python python03 js}"
+suites="${INTEROP_SUITES:-python python03 js client}"
 has() { [[ " $suites " == *" $1 "* ]]; }
 
 # ---------------------------------------------------------------- dependencies
@@ -37,7 +40,12 @@ ensure_venv() { # name requirements-file
 }
 has python && ensure_venv v1 "$here/python/requirements.txt"
 has python03 && ensure_venv v03 "$here/python/compat03/requirements.txt"
-if has js; then
+if has client; then
+  ensure_venv v1 "$here/python/requirements.txt"
+  ensure_venv peers-v1 "$here/peers/requirements-v1.txt"
+  ensure_venv peers-v03 "$here/peers/requirements-v03.txt"
+fi
+if has js || has client; then
   lock="$here/js/package-lock.json"
   if [ ! -d "$here/js/node_modules/@a2a-js/sdk" ] || [ "$lock" -nt "$here/js/node_modules/.package-lock.json" ]; then
     echo "== interop: npm ci in tests/interop/js" >&2
@@ -114,6 +122,11 @@ run_pytest() { # label venv dir
 
 has python && run_pytest python v1 "$here/python"
 has python03 && run_pytest python03 v03 "$here/python/compat03"
+if has client; then
+  export A2A_BIN="${A2A_BIN:-$root/target/debug/a2a}" PEER_JS_DIR="$here/js"
+  export PEER_V1_PYTHON="$venvs/peers-v1/bin/python" PEER_V03_PYTHON="$venvs/peers-v03/bin/python"
+  run_pytest client v1 "$here/client"
+fi
 
 if has js; then
   echo "== interop: js ($here/js)" >&2
@@ -141,7 +154,7 @@ fi
 # ---------------------------------------------------------------- summary
 parts=()
 tp=0; tf=0; ts=0
-for s in python python03 js; do
+for s in python python03 js client; do
   has "$s" || continue
   parts+=("$s ${passed[$s]} passed")
   tp=$((tp + passed[$s])); tf=$((tf + failed[$s])); ts=$((ts + skipped[$s]))

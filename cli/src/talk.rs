@@ -1,0 +1,320 @@
+//! The commands that talk to an agent through the a2a-native client: `card`, `send`, `get`,
+//! `cancel`, `list`, `subscribe`, `push ...`. Each resolves the agent from its base URL (the
+//! client picks the transport and falls back to 0.3 by itself), makes one call, and prints the
+//! result for a person, or as ProtoJSON with `--json` (streams: one JSON object per line).
+//! Errors print the spec error's name, code and message and exit non-zero.
+
+use crate::print;
+use a2a_native::A2AError;
+use a2a_native::client::{ApiKey, Binding, Client, StaticBearer};
+use a2a_native::model::{
+    self, CancelTaskRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTasksRequest, Message, Part, Role, SendMessageConfiguration,
+    SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig, TaskState,
+};
+use clap::{Args, Subcommand};
+use futures_util::StreamExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to reach the agent: flags shared by every client command (and `a2a bench`'s headers).
+#[derive(Args, Clone)]
+pub struct Connection {
+    /// Extra header on every call, as `NAME: VALUE` (repeatable).
+    #[arg(long = "header", short = 'H', global = true, value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// Send `Authorization: Bearer TOKEN` (also read from A2A_BEARER).
+    #[arg(long, global = true, env = "A2A_BEARER", value_name = "TOKEN", hide_env_values = true)]
+    pub bearer: Option<String>,
+    /// Send an API key (also read from A2A_API_KEY), in the header named by --api-key-header.
+    #[arg(long, global = true, env = "A2A_API_KEY", value_name = "KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+    #[arg(long, global = true, default_value = "X-API-Key", value_name = "NAME")]
+    pub api_key_header: String,
+    /// Protocol version to speak: 1.0, or 0.3; by default 1.0 when the agent declares it, else 0.3.
+    #[arg(long = "a2a-version", global = true, value_parser = ["1.0", "0.3"])]
+    pub a2a_version: Option<String>,
+    /// Preferred binding when the agent declares both.
+    #[arg(long, global = true, value_parser = ["jsonrpc", "http-json"], default_value = "jsonrpc")]
+    pub transport: String,
+    /// Request timeout in seconds.
+    #[arg(long, global = true, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Extension URIs to activate (A2A-Extensions), repeatable.
+    #[arg(long = "extension", global = true, value_name = "URI")]
+    pub extensions: Vec<String>,
+    /// Print ProtoJSON instead of text (streams: one JSON object per line).
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum PushCommand {
+    /// Register a webhook for a task's updates.
+    Set {
+        url: String,
+        task_id: String,
+        webhook: String,
+        /// Token the agent sends back with each notification.
+        #[arg(long)]
+        token: Option<String>,
+        /// Config id (the agent assigns one if left out).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Show one webhook config.
+    Get { url: String, task_id: String, config_id: String },
+    /// List a task's webhook configs.
+    List { url: String, task_id: String },
+    /// Delete a webhook config (idempotent).
+    Delete { url: String, task_id: String, config_id: String },
+}
+
+/// `a2a send`'s arguments.
+#[derive(Args)]
+pub struct SendArgs {
+    /// The agent's base URL (where /.well-known/agent-card.json is).
+    pub url: String,
+    /// The message text.
+    pub text: String,
+    /// Stream the task's events as they happen (SendStreamingMessage).
+    #[arg(long)]
+    pub stream: bool,
+    /// Continue this task (multi-turn: answer an INPUT_REQUIRED task).
+    #[arg(long = "task")]
+    pub task_id: Option<String>,
+    /// Send within this context.
+    #[arg(long = "context")]
+    pub context_id: Option<String>,
+    /// Return as soon as the task exists instead of waiting for it to finish or pause.
+    #[arg(long)]
+    pub return_immediately: bool,
+    /// Add a data part with this JSON value.
+    #[arg(long, value_name = "JSON")]
+    pub data: Option<String>,
+    /// Most history messages in the reply.
+    #[arg(long)]
+    pub history: Option<i32>,
+}
+
+/// `a2a list`'s arguments.
+#[derive(Args)]
+pub struct ListArgs {
+    pub url: String,
+    #[arg(long = "context")]
+    pub context_id: Option<String>,
+    /// Only tasks in this state (e.g. working, completed, input-required).
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Tasks per page (1..100).
+    #[arg(long)]
+    pub page_size: Option<i32>,
+    #[arg(long)]
+    pub page_token: Option<String>,
+    /// Follow nextPageToken to the end.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub history: Option<i32>,
+    /// Include the tasks' artifacts.
+    #[arg(long)]
+    pub artifacts: bool,
+}
+
+type Outcome = Result<(), A2AError>;
+
+/// The client for `url` with the connection flags applied.
+pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
+    let mut builder = Client::builder()
+        .timeout(Duration::from_secs_f64(conn.timeout.max(0.001)))
+        .preferred_binding(if conn.transport == "http-json" { Binding::HttpJson } else { Binding::JsonRpc })
+        .extensions(conn.extensions.clone());
+    for h in &conn.headers {
+        let (name, value) = h
+            .split_once(':')
+            .ok_or_else(|| invalid(format!("--header {h:?} is not `NAME: VALUE`")))?;
+        builder = builder.header(name.trim(), value.trim());
+    }
+    if let Some(token) = &conn.bearer {
+        builder = builder.credentials(Arc::new(StaticBearer::new(token.clone())));
+    } else if let Some(key) = &conn.api_key {
+        builder = builder.credentials(Arc::new(ApiKey::header(conn.api_key_header.clone(), key.clone())));
+    }
+    match conn.a2a_version.as_deref() {
+        Some("1.0") => builder = builder.allow_v03(false),
+        Some("0.3") => builder = builder.prefer_v03(true),
+        _ => {}
+    }
+    builder.connect(url).await
+}
+
+pub async fn card(url: &str, extended: bool, conn: &Connection) -> Outcome {
+    let client = connect(url, conn).await?;
+    let extended_card = if extended { Some(client.get_extended_agent_card().await?) } else { None };
+    let card = extended_card.as_ref().unwrap_or(client.card());
+    if conn.json {
+        print::json(&model::to_value(card));
+    } else {
+        print::card(card, client.url(), client.binding().as_str(), client.protocol_version().as_str());
+    }
+    Ok(())
+}
+
+pub async fn send(args: SendArgs, conn: &Connection) -> Outcome {
+    let client = connect(&args.url, conn).await?;
+    let mut message = Message::text(Role::User, args.text);
+    if let Some(data) = &args.data {
+        let value = serde_json::from_str(data).map_err(|e| invalid(format!("--data is not JSON: {e}")))?;
+        message.parts.push(Part::data(value));
+    }
+    message.task_id = args.task_id.unwrap_or_default();
+    message.context_id = args.context_id.unwrap_or_default();
+    let mut req = SendMessageRequest::new(message);
+    if args.return_immediately || args.history.is_some() {
+        req.configuration = Some(SendMessageConfiguration {
+            return_immediately: args.return_immediately,
+            history_length: args.history,
+            ..Default::default()
+        });
+    }
+    if args.stream {
+        let events = client.send_streaming_message(req).await?;
+        return print_stream(events, conn.json).await;
+    }
+    let reply = client.send_message(req).await?;
+    if conn.json {
+        print::json(&model::to_value(&reply));
+    } else {
+        print::send_reply(&reply);
+    }
+    Ok(())
+}
+
+pub async fn get(url: &str, task_id: String, history: Option<i32>, conn: &Connection) -> Outcome {
+    let client = connect(url, conn).await?;
+    let task = client.get_task(GetTaskRequest { id: task_id, history_length: history, ..Default::default() }).await?;
+    if conn.json { print::json(&model::to_value(&task)) } else { print::task(&task) }
+    Ok(())
+}
+
+pub async fn cancel(url: &str, task_id: String, conn: &Connection) -> Outcome {
+    let client = connect(url, conn).await?;
+    let task = client.cancel_task(CancelTaskRequest { id: task_id, ..Default::default() }).await?;
+    if conn.json { print::json(&model::to_value(&task)) } else { print::task(&task) }
+    Ok(())
+}
+
+pub async fn list(args: ListArgs, conn: &Connection) -> Outcome {
+    let client = connect(&args.url, conn).await?;
+    let status = args.status.as_deref().map(parse_state).transpose()?;
+    let req = ListTasksRequest {
+        context_id: args.context_id.unwrap_or_default(),
+        status,
+        page_size: args.page_size,
+        page_token: args.page_token.unwrap_or_default(),
+        history_length: args.history,
+        include_artifacts: args.artifacts.then_some(true),
+        ..Default::default()
+    };
+    if args.all {
+        let mut tasks = std::pin::pin!(client.list_all_tasks(req));
+        let mut n = 0usize;
+        while let Some(task) = tasks.next().await {
+            let task = task?;
+            n += 1;
+            if conn.json { print::json_line(&model::to_value(&task)) } else { print::task_line(&task) }
+        }
+        if !conn.json {
+            println!("{n} tasks");
+        }
+        return Ok(());
+    }
+    let page = client.list_tasks(req).await?;
+    if conn.json {
+        print::json(&model::to_value(&page));
+    } else {
+        for task in &page.tasks {
+            print::task_line(task);
+        }
+        println!("{} of {} tasks{}", page.tasks.len(), page.total_size, next_page_hint(&page.next_page_token));
+    }
+    Ok(())
+}
+
+fn next_page_hint(token: &str) -> String {
+    if token.is_empty() { String::new() } else { format!("; next page: --page-token {token}") }
+}
+
+pub async fn subscribe(url: &str, task_id: String, conn: &Connection) -> Outcome {
+    let client = connect(url, conn).await?;
+    let events = client.subscribe_to_task(SubscribeToTaskRequest { id: task_id, ..Default::default() }).await?;
+    print_stream(events, conn.json).await
+}
+
+pub async fn push(command: PushCommand, conn: &Connection) -> Outcome {
+    match command {
+        PushCommand::Set { url, task_id, webhook, token, id } => {
+            let client = connect(&url, conn).await?;
+            let config = TaskPushNotificationConfig {
+                task_id,
+                url: webhook,
+                token: token.unwrap_or_default(),
+                id: id.unwrap_or_default(),
+                ..Default::default()
+            };
+            let created = client.create_push_config(config).await?;
+            if conn.json { print::json(&model::to_value(&created)) } else { print::push_config(&created) }
+        }
+        PushCommand::Get { url, task_id, config_id } => {
+            let client = connect(&url, conn).await?;
+            let req = GetTaskPushNotificationConfigRequest { task_id, id: config_id, ..Default::default() };
+            let config = client.get_push_config(req).await?;
+            if conn.json { print::json(&model::to_value(&config)) } else { print::push_config(&config) }
+        }
+        PushCommand::List { url, task_id } => {
+            let client = connect(&url, conn).await?;
+            let page = client.list_push_configs(ListTaskPushNotificationConfigsRequest { task_id, ..Default::default() }).await?;
+            if conn.json {
+                print::json(&model::to_value(&page));
+            } else {
+                for config in &page.configs {
+                    print::push_config(config);
+                }
+                println!("{} configs{}", page.configs.len(), next_page_hint(&page.next_page_token));
+            }
+        }
+        PushCommand::Delete { url, task_id, config_id } => {
+            let client = connect(&url, conn).await?;
+            let req = GetTaskPushNotificationConfigRequest { task_id, id: config_id, ..Default::default() };
+            client.delete_push_config(req).await?;
+            if conn.json { print::json(&serde_json::json!({})) } else { println!("deleted") }
+        }
+    }
+    Ok(())
+}
+
+/// Prints a stream's events as they come; an error inside the stream ends the command with it.
+async fn print_stream(mut events: a2a_native::client::EventStream, json: bool) -> Outcome {
+    let mut progress = print::Progress::new(!json);
+    while let Some(event) = events.next().await {
+        let event = event?;
+        progress.clear();
+        if json { print::json_line(&model::to_value(&event)) } else { print::event(&event) }
+        progress.update(&event);
+    }
+    progress.finish();
+    Ok(())
+}
+
+/// `working`, `input-required`, `TASK_STATE_WORKING`, ... as a TaskState.
+fn parse_state(name: &str) -> Result<TaskState, A2AError> {
+    let upper = name.trim().to_ascii_uppercase().replace('-', "_");
+    let full = if upper.starts_with("TASK_STATE_") { upper } else { format!("TASK_STATE_{upper}") };
+    TaskState::from_name(&full)
+        .filter(|s| *s != TaskState::Unspecified)
+        .ok_or_else(|| invalid(format!("--status {name:?} is not a task state (working, completed, input-required, ...)")))
+}
+
+fn invalid(message: impl Into<String>) -> A2AError {
+    A2AError::new(a2a_native::ErrorKind::InvalidParams, message)
+}

@@ -1,0 +1,269 @@
+//! Agent card resolution: where the card lives, how it is read (1.0, or 0.3 converted to
+//! 1.0), and an HTTP cache for it.
+//!
+//! - Location: a URL whose path ends in `.json` is the card itself; otherwise the card is at
+//!   `{url}/.well-known/agent-card.json`, and when that is 404, at the 0.2 path
+//!   `{url}/.well-known/agent.json`.
+//! - Reading: a document with `supportedInterfaces` is a 1.0 card. One without it but with
+//!   the 0.3 members (`url`, `protocolVersion`) is a 0.3 card: it is read with
+//!   [`v03::AgentCard`] and converted, its interfaces declaring protocolVersion `0.3` (or
+//!   `0.2` for a 0.2.x card). Anything invalid is InvalidAgentResponse naming the field
+//!   (`supportedInterfaces[0].url: is required`).
+//! - Caching (RFC 9111, the parts a card needs): a card is reused without a request while its
+//!   `Cache-Control: max-age` lasts; after that, a card with an `ETag` is revalidated with
+//!   `If-None-Match`, and `304 Not Modified` keeps it (with the new max-age). `no-store`
+//!   keeps nothing; `no-cache` always revalidates. By default every client of the process
+//!   shares one cache ([`CardCache::shared`]).
+//! - The card fetch is idempotent: it is retried like GetTask, and sent without credentials.
+
+use super::transport::{self, Http, Outgoing, invalid_response};
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::{self, AgentCard, v03};
+use http::header::{ACCEPT, CACHE_CONTROL, ETAG, HeaderMap, HeaderValue, IF_NONE_MATCH};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+/// The well-known card path (spec §8.2).
+pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
+/// The A2A 0.2 card path, tried when the first one is 404.
+pub const LEGACY_WELL_KNOWN_PATH: &str = "/.well-known/agent.json";
+
+#[derive(Clone)]
+struct Entry {
+    card: AgentCard,
+    etag: Option<HeaderValue>,
+    fresh_until: Instant,
+}
+
+/// Agent cards by URL, with their HTTP validators.
+#[derive(Default)]
+pub struct CardCache {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+static SHARED: LazyLock<Arc<CardCache>> = LazyLock::new(|| Arc::new(CardCache::new()));
+
+impl CardCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The process-wide cache clients use unless given another.
+    pub fn shared() -> Arc<CardCache> {
+        SHARED.clone()
+    }
+
+    /// Forgets every card.
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+
+    /// Number of cards held.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        // A panic while holding the lock cannot leave a map half-written; keep using it.
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, url: &str) -> Option<Entry> {
+        self.lock().get(url).cloned()
+    }
+
+    fn put(&self, url: &str, entry: Option<Entry>) {
+        let mut map = self.lock();
+        match entry {
+            Some(e) => map.insert(url.to_owned(), e),
+            None => map.remove(url),
+        };
+    }
+}
+
+/// What `Cache-Control` allows: `None` = do not store; `Some(max_age)` otherwise.
+fn cache_policy(headers: &HeaderMap) -> Option<Duration> {
+    let mut max_age = Duration::ZERO;
+    for value in headers.get_all(CACHE_CONTROL) {
+        let Ok(text) = value.to_str() else { continue };
+        for directive in text.split(',').map(str::trim) {
+            let lower = directive.to_ascii_lowercase();
+            if lower == "no-store" {
+                return None;
+            }
+            if lower == "no-cache" {
+                return Some(Duration::ZERO);
+            }
+            if let Some(secs) = lower.strip_prefix("max-age=").and_then(|v| v.trim_matches('"').parse::<u64>().ok()) {
+                max_age = Duration::from_secs(secs);
+            }
+        }
+    }
+    Some(max_age)
+}
+
+/// The card URLs to try for `url`, in order.
+pub(crate) fn card_urls(url: &str) -> Vec<String> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    if path.ends_with(".json") {
+        return vec![url.to_owned()];
+    }
+    let base = path.trim_end_matches('/');
+    vec![format!("{base}{WELL_KNOWN_PATH}"), format!("{base}{LEGACY_WELL_KNOWN_PATH}")]
+}
+
+/// Resolves the card of the agent at `url` (see the module docs).
+pub(crate) async fn resolve(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
+    let urls = card_urls(url);
+    let mut result = Err(A2AError::internal("no agent card URL"));
+    for (i, card_url) in urls.iter().enumerate() {
+        result = fetch(http, cache, card_url).await;
+        match &result {
+            Err(e) if i + 1 < urls.len() && e.metadata.contains_key("cardNotFound") => {
+                tracing::debug!(url = %card_url, "no agent card here; trying the A2A 0.2 path");
+            }
+            _ => break,
+        }
+    }
+    result
+}
+
+async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
+    let cached = cache.get(url);
+    if let Some(entry) = &cached
+        && Instant::now() < entry.fresh_until
+    {
+        return Ok(entry.card.clone());
+    }
+    let mut headers = http.config.headers.clone();
+    headers.insert(ACCEPT, HeaderValue::from_static(transport::JSON));
+    if let Some(etag) = cached.as_ref().and_then(|e| e.etag.clone()) {
+        headers.insert(IF_NONE_MATCH, etag);
+    }
+    let out = Outgoing { verb: reqwest::Method::GET, url: url.to_owned(), headers, body: None, idempotent: true, streaming: false };
+    let mut resp = http.send(&out).await?;
+    let status = resp.status().as_u16();
+    let policy = cache_policy(resp.headers());
+    let etag = resp.headers().get(ETAG).cloned();
+    if status == 304
+        && let Some(mut entry) = cached
+    {
+        tracing::debug!(%url, "agent card not modified");
+        match policy {
+            Some(max_age) => {
+                entry.fresh_until = Instant::now() + max_age;
+                entry.etag = etag.or(entry.etag);
+                cache.put(url, Some(entry.clone()));
+            }
+            None => cache.put(url, None),
+        }
+        return Ok(entry.card);
+    }
+    let body = transport::read_body(&mut resp, http.config.max_response_bytes, http.config.timeout).await?;
+    if !(200..300).contains(&status) {
+        let mut err = A2AError::from_http(status, &body);
+        err.message = format!("cannot read the agent card at {url}: HTTP {status}: {}", err.message);
+        if status == 404 {
+            err = err.with_meta("cardNotFound", url);
+        }
+        return Err(err.with_meta("url", url));
+    }
+    let card = parse_card(&body, url)?;
+    let entry = policy
+        .filter(|max_age| !max_age.is_zero() || etag.is_some())
+        .map(|max_age| Entry { card: card.clone(), etag, fresh_until: Instant::now() + max_age });
+    cache.put(url, entry);
+    Ok(card)
+}
+
+/// A card read from `bytes` (1.0, or 0.3 converted to 1.0). `url` is only for messages.
+pub fn parse_card(bytes: &[u8], url: &str) -> Result<AgentCard> {
+    let bad = |mut e: A2AError| {
+        e.kind = ErrorKind::InvalidAgentResponse;
+        e.message = format!("the agent card at {url} is invalid: {}", e.message);
+        e.with_meta("url", url)
+    };
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| invalid_response(format!("the agent card at {url} is not JSON: {e}")).with_meta("url", url))?;
+    let Some(obj) = value.as_object() else {
+        return Err(invalid_response(format!("the agent card at {url} is not a JSON object")).with_meta("url", url));
+    };
+    let is_v10 = obj.contains_key("supportedInterfaces") || obj.contains_key("supported_interfaces");
+    let is_v03 = obj.contains_key("url") || obj.contains_key("protocolVersion");
+    if is_v10 || !is_v03 {
+        return model::parse_value::<AgentCard>(value).map_err(bad);
+    }
+    let card: v03::AgentCard = model::parse_value(value).map_err(bad)?;
+    AgentCard::try_from(card).map_err(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn card_locations() {
+        assert_eq!(
+            card_urls("http://h:1"),
+            ["http://h:1/.well-known/agent-card.json", "http://h:1/.well-known/agent.json"]
+        );
+        assert_eq!(card_urls("http://h/a/")[0], "http://h/a/.well-known/agent-card.json");
+        assert_eq!(card_urls("http://h/cards/x.json"), ["http://h/cards/x.json"]);
+    }
+
+    #[test]
+    fn cache_control() {
+        let h = |v: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(CACHE_CONTROL, v.parse().unwrap());
+            m
+        };
+        assert_eq!(cache_policy(&h("public, max-age=300")), Some(Duration::from_secs(300)));
+        assert_eq!(cache_policy(&h("max-age=60, no-cache")), Some(Duration::ZERO));
+        assert_eq!(cache_policy(&h("no-store, max-age=60")), None);
+        assert_eq!(cache_policy(&HeaderMap::new()), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn cards_of_both_versions() {
+        let skills = json!([{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]);
+        let v10 = json!({
+            "name": "a", "description": "d", "version": "1",
+            "supportedInterfaces": [{"url": "http://h/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": skills
+        });
+        let card = parse_card(v10.to_string().as_bytes(), "u").unwrap();
+        assert_eq!(card.supported_interfaces[0].protocol_version, "1.0");
+
+        let v03 = json!({
+            "protocolVersion": "0.3.0", "name": "a", "description": "d", "version": "1", "url": "http://h/rpc",
+            "additionalInterfaces": [{"url": "http://h/rest", "transport": "HTTP+JSON"}],
+            "capabilities": {"streaming": true}, "supportsAuthenticatedExtendedCard": true,
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": skills
+        });
+        let card = parse_card(v03.to_string().as_bytes(), "u").unwrap();
+        let ifaces: Vec<_> = card.supported_interfaces.iter().map(|i| (i.url.as_str(), i.protocol_binding.as_str(), i.protocol_version.as_str())).collect();
+        assert_eq!(ifaces, [("http://h/rpc", "JSONRPC", "0.3"), ("http://h/rest", "HTTP+JSON", "0.3")]);
+        assert_eq!(card.capabilities.extended_agent_card, Some(true));
+
+        let mut broken = v10.clone();
+        broken["supportedInterfaces"][0].as_object_mut().unwrap().remove("url");
+        let err = parse_card(broken.to_string().as_bytes(), "http://x").unwrap_err();
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "supportedInterfaces[0].url"));
+        assert!(err.message.contains("supportedInterfaces[0].url"), "{err}");
+        let mut broken = v03;
+        broken.as_object_mut().unwrap().remove("name");
+        let err = parse_card(broken.to_string().as_bytes(), "http://x").unwrap_err();
+        assert_eq!(err.violations[0].field, "name");
+        assert_eq!(parse_card(b"<html>", "u").unwrap_err().kind, ErrorKind::InvalidAgentResponse);
+        let err = parse_card(b"{}", "u").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidAgentResponse);
+    }
+}

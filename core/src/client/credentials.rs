@@ -1,0 +1,132 @@
+//! Credentials the client attaches to every A2A call: the [`CredentialProvider`] seam and the
+//! built-in static providers ([`StaticBearer`], [`ApiKey`]).
+//!
+//! A provider is asked once per call (not per retry) and answers with headers, and optionally
+//! query parameters (API keys declared `location: query`). It sees which operation and which
+//! interface URL the call goes to, so one provider can serve several agents or scopes. Token
+//! fetching providers (OAuth2 client credentials) implement the same trait and cache their
+//! token themselves. The public agent card is fetched without credentials: it is public by
+//! definition (spec §8.2).
+
+use crate::error::{A2AError, ErrorKind, Result};
+use async_trait::async_trait;
+use http::header::{AUTHORIZATION, COOKIE, HeaderName, HeaderValue};
+
+/// What a provider knows about the call it authenticates.
+#[derive(Debug, Clone, Copy)]
+pub struct CredentialContext<'a> {
+    /// The interface URL the call goes to.
+    pub url: &'a str,
+    /// The A2A 1.0 operation name (`SendMessage`, `GetExtendedAgentCard`, ...), also for calls
+    /// sent to a 0.3 agent.
+    pub method: &'a str,
+    /// The agent's card (its `securitySchemes` say what it accepts).
+    pub card: &'a crate::model::AgentCard,
+}
+
+/// Supplies credentials for calls to an agent.
+#[async_trait]
+pub trait CredentialProvider: Send + Sync + 'static {
+    /// Headers to add to the call (e.g. `Authorization`).
+    async fn headers(&self, ctx: &CredentialContext<'_>) -> Result<Vec<(HeaderName, HeaderValue)>>;
+
+    /// Query parameters to add to the call (API keys sent in the query). None by default.
+    async fn query(&self, ctx: &CredentialContext<'_>) -> Result<Vec<(String, String)>> {
+        let _ = ctx;
+        Ok(Vec::new())
+    }
+}
+
+/// A header value from configuration text; a value HTTP cannot carry is a clear error.
+fn header_value(value: &str, what: &str) -> Result<HeaderValue> {
+    let mut value = HeaderValue::from_str(value)
+        .map_err(|_| A2AError::new(ErrorKind::InvalidParams, format!("the {what} is not a valid HTTP header value")))?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// `Authorization: Bearer <token>` on every call.
+#[derive(Clone)]
+pub struct StaticBearer {
+    token: String,
+}
+
+impl StaticBearer {
+    pub fn new(token: impl Into<String>) -> Self {
+        Self { token: token.into() }
+    }
+}
+
+impl std::fmt::Debug for StaticBearer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StaticBearer(<redacted>)")
+    }
+}
+
+#[async_trait]
+impl CredentialProvider for StaticBearer {
+    async fn headers(&self, _ctx: &CredentialContext<'_>) -> Result<Vec<(HeaderName, HeaderValue)>> {
+        Ok(vec![(AUTHORIZATION, header_value(&format!("Bearer {}", self.token), "bearer token")?)])
+    }
+}
+
+/// Where an API key travels (the card's `APIKeySecurityScheme.location`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApiKeyLocation {
+    #[default]
+    Header,
+    Query,
+    Cookie,
+}
+
+/// A static API key: a header (default), a query parameter or a cookie named `name`.
+#[derive(Clone)]
+pub struct ApiKey {
+    pub name: String,
+    pub value: String,
+    pub location: ApiKeyLocation,
+}
+
+impl ApiKey {
+    /// A key sent in header `header_name`.
+    pub fn header(header_name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: header_name.into(), value: value.into(), location: ApiKeyLocation::Header }
+    }
+    pub fn query(param: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: param.into(), value: value.into(), location: ApiKeyLocation::Query }
+    }
+    pub fn cookie(cookie: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: cookie.into(), value: value.into(), location: ApiKeyLocation::Cookie }
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ApiKey({:?} in {:?}, <redacted>)", self.name, self.location)
+    }
+}
+
+#[async_trait]
+impl CredentialProvider for ApiKey {
+    async fn headers(&self, _ctx: &CredentialContext<'_>) -> Result<Vec<(HeaderName, HeaderValue)>> {
+        match self.location {
+            ApiKeyLocation::Header => {
+                let name = HeaderName::from_bytes(self.name.as_bytes()).map_err(|_| {
+                    A2AError::new(ErrorKind::InvalidParams, format!("{:?} is not a valid HTTP header name", self.name))
+                })?;
+                Ok(vec![(name, header_value(&self.value, "API key")?)])
+            }
+            ApiKeyLocation::Cookie => {
+                Ok(vec![(COOKIE, header_value(&format!("{}={}", self.name, self.value), "API key cookie")?)])
+            }
+            ApiKeyLocation::Query => Ok(Vec::new()),
+        }
+    }
+
+    async fn query(&self, _ctx: &CredentialContext<'_>) -> Result<Vec<(String, String)>> {
+        Ok(match self.location {
+            ApiKeyLocation::Query => vec![(self.name.clone(), self.value.clone())],
+            _ => Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,318 @@
+//! The client's side of the wire: one [`Transport`] per agent interface, speaking JSON-RPC or
+//! HTTP+JSON, A2A 1.0 or 0.3, over one shared HTTP layer ([`Http`]).
+//!
+//! Everything above this module works in 1.0 terms: a typed [`A2ARequest`] goes in, the 1.0
+//! ProtoJSON result (or a stream of 1.0 `StreamResponse`s) comes out. The binding files do the
+//! encoding: [`jsonrpc`] (1.0 and, through [`crate::model::v03`], 0.3) and [`rest`] (1.0). This
+//! file holds what every call shares: the service-parameter headers (`A2A-Version: 1.0` on every
+//! 1.0 call and never on a 0.3 one, `A2A-Extensions` or its 0.3 name `X-A2A-Extensions`),
+//! credentials, the interface's `tenant`, timeouts, retries of idempotent calls
+//! ([`super::retry`]), bounded body reads, and the mapping of HTTP failures to [`A2AError`].
+
+pub(crate) mod jsonrpc;
+pub(crate) mod rest;
+
+use super::credentials::{CredentialContext, CredentialProvider};
+use super::retry::{self, RetryPolicy};
+use super::stream::Source;
+use super::{Binding, ProtocolVersion};
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::AgentCard;
+use crate::request::{A2ARequest, Method};
+use http::HeaderMap;
+use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+pub(crate) const JSON: &str = "application/json";
+pub(crate) const A2A_JSON: &str = "application/a2a+json";
+pub(crate) const EVENT_STREAM: &str = "text/event-stream";
+const VERSION_HEADER: &str = "a2a-version";
+const EXTENSIONS_HEADER: &str = "a2a-extensions";
+const LEGACY_EXTENSIONS_HEADER: &str = "x-a2a-extensions";
+
+/// Client settings, fixed when the client is built.
+#[derive(Clone)]
+pub(crate) struct Config {
+    pub preferred_binding: Binding,
+    pub allow_v03: bool,
+    pub prefer_v03: bool,
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    pub stream_idle_timeout: Option<Duration>,
+    pub retry: RetryPolicy,
+    pub stream_reconnects: u32,
+    pub max_event_bytes: usize,
+    pub max_response_bytes: usize,
+    pub credentials: Option<Arc<dyn CredentialProvider>>,
+    pub extensions: Vec<String>,
+    pub headers: HeaderMap,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            preferred_binding: Binding::JsonRpc,
+            allow_v03: true,
+            prefer_v03: false,
+            timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            stream_idle_timeout: Some(Duration::from_secs(300)),
+            retry: RetryPolicy::default(),
+            stream_reconnects: 3,
+            max_event_bytes: 16 * 1024 * 1024,
+            max_response_bytes: 16 * 1024 * 1024,
+            credentials: None,
+            extensions: Vec::new(),
+            headers: HeaderMap::new(),
+        }
+    }
+}
+
+/// The HTTP layer shared by card fetches and A2A calls.
+#[derive(Clone)]
+pub(crate) struct Http {
+    pub client: reqwest::Client,
+    pub config: Arc<Config>,
+}
+
+/// One HTTP request as the client sends it (possibly several times, see [`Http::send`]).
+pub(crate) struct Outgoing {
+    pub verb: reqwest::Method,
+    pub url: String,
+    pub headers: HeaderMap,
+    pub body: Option<(&'static str, Vec<u8>)>,
+    /// May be sent again after a connect error or a 502/503/504.
+    pub idempotent: bool,
+    /// The answer is read as a stream: the timeout covers the response head only.
+    pub streaming: bool,
+}
+
+impl Http {
+    /// Sends `out`, retrying idempotent requests per the retry policy. Any HTTP status is
+    /// returned as a response (after the last retry, a 503 too); only transport failures are
+    /// errors here.
+    pub async fn send(&self, out: &Outgoing) -> Result<reqwest::Response> {
+        let policy = self.config.retry;
+        let timeout = self.config.timeout;
+        let mut attempt = 0u32;
+        loop {
+            let mut builder = self.client.request(out.verb.clone(), &out.url).headers(out.headers.clone());
+            if let Some((content_type, body)) = &out.body {
+                builder = builder.header(CONTENT_TYPE, *content_type).body(body.clone());
+            }
+            // `None`: the streaming head did not arrive in time.
+            let result: std::result::Result<reqwest::Response, Option<reqwest::Error>> = if out.streaming {
+                match tokio::time::timeout(timeout, builder.send()).await {
+                    Ok(r) => r.map_err(Some),
+                    Err(_) => Err(None),
+                }
+            } else {
+                builder.timeout(timeout).send().await.map_err(Some)
+            };
+            let can_retry = out.idempotent && attempt < policy.max_retries;
+            match result {
+                Ok(resp) if can_retry && retry::is_retryable_status(resp.status().as_u16()) => {
+                    let delay = policy.delay(attempt, retry::retry_after(resp.headers()));
+                    tracing::debug!(status = resp.status().as_u16(), attempt, ?delay, "retrying");
+                    tokio::time::sleep(delay).await;
+                }
+                Err(Some(e)) if can_retry && e.is_connect() => {
+                    let delay = policy.delay(attempt, None);
+                    tracing::debug!(error = %e, attempt, ?delay, "retrying after a connect error");
+                    tokio::time::sleep(delay).await;
+                }
+                Ok(resp) => return Ok(resp),
+                Err(Some(e)) => return Err(reqwest_error(&e, &out.url, timeout)),
+                Err(None) => return Err(timed_out(&out.url, timeout)),
+            }
+            attempt += 1;
+        }
+    }
+}
+
+/// An [`A2AError`] for a failed HTTP exchange: Timeout, or Transport with the whole cause
+/// chain (reqwest's own message alone says little).
+pub(crate) fn reqwest_error(err: &reqwest::Error, url: &str, timeout: Duration) -> A2AError {
+    if err.is_timeout() && !err.is_connect() {
+        return timed_out(url, timeout);
+    }
+    let mut message = format!("request to {url} failed: {err}");
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    // A connect timeout is a timeout too (of `connect_timeout`, named in the cause chain).
+    let kind = if err.is_timeout() { ErrorKind::Timeout } else { ErrorKind::Transport };
+    A2AError::new(kind, message).with_meta("url", url)
+}
+
+pub(crate) fn timed_out(url: &str, timeout: Duration) -> A2AError {
+    A2AError::new(ErrorKind::Timeout, format!("no answer from {url} within {timeout:?}")).with_meta("url", url)
+}
+
+/// InvalidAgentResponse: the agent answered, but not as the protocol says.
+pub(crate) fn invalid_response(message: impl Into<String>) -> A2AError {
+    A2AError::new(ErrorKind::InvalidAgentResponse, message)
+}
+
+/// A result that does not fit its model is the agent's fault: InvalidAgentResponse, keeping
+/// the field path.
+pub(crate) fn agent_fault(mut err: A2AError) -> A2AError {
+    if matches!(err.kind, ErrorKind::InvalidParams | ErrorKind::JsonParse | ErrorKind::InvalidRequest) {
+        err.kind = ErrorKind::InvalidAgentResponse;
+        err.message = format!("the agent's answer is invalid: {}", err.message);
+    }
+    err
+}
+
+/// Reads a whole response body, refusing more than `limit` bytes.
+pub(crate) async fn read_body(resp: &mut reqwest::Response, limit: usize, timeout: Duration) -> Result<Vec<u8>> {
+    let url = resp.url().to_string();
+    let too_large = || invalid_response(format!("the response from {url} is larger than {limit} bytes"));
+    if resp.content_length().is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let read = async {
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| reqwest_error(&e, &url, timeout))? {
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    };
+    tokio::time::timeout(timeout, read).await.unwrap_or_else(|_| Err(timed_out(&url, timeout)))
+}
+
+/// Whether the response's media type is `text/event-stream`.
+pub(crate) fn is_event_stream(resp: &reqwest::Response) -> bool {
+    resp.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with(EVENT_STREAM))
+}
+
+/// Where calls go: the interface the client picked from the card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Endpoint {
+    pub url: String,
+    pub binding: Binding,
+    pub version: ProtocolVersion,
+    pub tenant: String,
+}
+
+/// Calls to one agent interface.
+pub(crate) struct Transport {
+    pub http: Http,
+    pub card: AgentCard,
+    pub endpoint: Endpoint,
+    next_id: AtomicU64,
+}
+
+/// Operations that read only, so sending them twice is harmless.
+pub(crate) fn is_idempotent(method: Method) -> bool {
+    matches!(
+        method,
+        Method::GetTask
+            | Method::ListTasks
+            | Method::GetTaskPushNotificationConfig
+            | Method::ListTaskPushNotificationConfigs
+            | Method::GetExtendedAgentCard
+    )
+}
+
+impl Transport {
+    pub fn new(http: Http, card: AgentCard, endpoint: Endpoint) -> Self {
+        Self { http, card, endpoint, next_id: AtomicU64::new(1) }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.http.config
+    }
+
+    /// A fresh JSON-RPC id.
+    pub(crate) fn next_id(&self) -> crate::jsonrpc::Id {
+        crate::jsonrpc::Id::from(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The interface's tenant goes into every request that does not name one itself.
+    fn with_tenant(&self, mut req: A2ARequest) -> A2ARequest {
+        if !self.endpoint.tenant.is_empty() && req.tenant().is_empty() {
+            req.set_tenant(self.endpoint.tenant.clone());
+        }
+        req
+    }
+
+    /// One unary call: the 1.0 ProtoJSON result (`null` for an empty result).
+    pub async fn call(&self, req: A2ARequest) -> Result<Value> {
+        let req = self.with_tenant(req);
+        match self.endpoint.binding {
+            Binding::JsonRpc => jsonrpc::call(self, &req).await,
+            Binding::HttpJson => rest::call(self, &req).await,
+        }
+    }
+
+    /// Opens a streaming call (SendStreamingMessage or SubscribeToTask). An error before the
+    /// stream starts is returned here; errors inside it become items of the stream.
+    pub async fn open_stream(&self, req: A2ARequest) -> Result<Source> {
+        let req = self.with_tenant(req);
+        match self.endpoint.binding {
+            Binding::JsonRpc => jsonrpc::open_stream(self, &req).await,
+            Binding::HttpJson => rest::open_stream(self, &req).await,
+        }
+    }
+
+    /// The HTTP request of a call: the configured extra headers, then `Accept`, the service
+    /// parameters and the credentials (their query parameters appended to `url`).
+    pub(crate) async fn request(
+        &self,
+        verb: reqwest::Method,
+        url: String,
+        method: Method,
+        accept: &'static str,
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Outgoing> {
+        let config = self.config();
+        let mut headers = config.headers.clone();
+        headers.insert(ACCEPT, HeaderValue::from_static(accept));
+        let v10 = self.endpoint.version == ProtocolVersion::V10;
+        if v10 {
+            headers.insert(VERSION_HEADER, HeaderValue::from_static("1.0"));
+        }
+        if !config.extensions.is_empty() {
+            let value = HeaderValue::from_str(&config.extensions.join(","))
+                .map_err(|_| A2AError::invalid_field("extensions", "an extension URI is not a valid header value"))?;
+            headers.insert(if v10 { EXTENSIONS_HEADER } else { LEGACY_EXTENSIONS_HEADER }, value);
+        }
+        let mut url = url;
+        if let Some(provider) = &config.credentials {
+            let ctx = CredentialContext { url: &self.endpoint.url, method: method.as_str(), card: &self.card };
+            for (name, value) in provider.headers(&ctx).await? {
+                headers.append(name, value);
+            }
+            let query = provider.query(&ctx).await?;
+            if !query.is_empty() {
+                let mut ser = form_urlencoded::Serializer::new(String::new());
+                ser.extend_pairs(query);
+                url.push(if url.contains('?') { '&' } else { '?' });
+                url.push_str(&ser.finish());
+            }
+        }
+        Ok(Outgoing { verb, url, headers, body, idempotent: is_idempotent(method), streaming: method.is_streaming() })
+    }
+
+    /// Sends `out` (see [`Http::send`]).
+    pub(crate) async fn send(&self, out: &Outgoing) -> Result<reqwest::Response> {
+        self.http.send(out).await
+    }
+
+    pub(crate) async fn read_body(&self, resp: &mut reqwest::Response) -> Result<Vec<u8>> {
+        read_body(resp, self.config().max_response_bytes, self.config().timeout).await
+    }
+}

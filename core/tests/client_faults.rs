@@ -1,0 +1,522 @@
+//! The client against servers that misbehave on purpose (a scripted raw HTTP/1.1 server on
+//! 127.0.0.1:0): streams cut short (resumed with SubscribeToTask, without duplicates), invalid
+//! JSON, wrong JSON-RPC ids, 500/503 (retried only for idempotent calls), slow answers (typed
+//! timeouts), oversized SSE events, malformed cards; plus the card cache (ETag / 304 /
+//! max-age), the 0.2 card path, the 0.3 wire form, and credentials on the wire.
+
+mod client_support;
+
+use a2a_native::ErrorKind;
+use a2a_native::client::{ApiKey, Binding, CardCache, Client, ProtocolVersion, RetryPolicy};
+use a2a_native::model::{GetTaskRequest, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, TaskState};
+use client_support::{Action, Opts, Recorded, kinds, raw_card, raw_server, sse, start, v03_card};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const CARD: &str = "/.well-known/agent-card.json";
+
+fn fast() -> RetryPolicy {
+    RetryPolicy { max_retries: 2, initial_backoff: Duration::from_millis(10), max_backoff: Duration::from_millis(50) }
+}
+
+async fn connect(base: &str, binding: Binding) -> Client {
+    Client::builder()
+        .preferred_binding(binding)
+        .retry_policy(fast())
+        .timeout(Duration::from_secs(5))
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(base)
+        .await
+        .unwrap()
+}
+
+fn send(text: &str) -> SendMessageRequest {
+    SendMessageRequest::new(Message::text(Role::User, text))
+}
+
+fn get(id: &str) -> GetTaskRequest {
+    GetTaskRequest { id: id.into(), ..Default::default() }
+}
+
+fn task(state: &str, ts: &str) -> Value {
+    json!({"id": "t1", "contextId": "c1", "status": {"state": state, "timestamp": ts}})
+}
+
+fn status(state: &str, ts: &str) -> Value {
+    json!({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": state, "timestamp": ts}}})
+}
+
+fn artifact() -> Value {
+    json!({"artifactUpdate": {"taskId": "t1", "contextId": "c1", "artifact": {"artifactId": "a1", "parts": [{"text": "x"}]}}})
+}
+
+/// Frames a StreamResponse for the request's binding (JSON-RPC envelope, or bare).
+fn frame(req: &Recorded, value: Value) -> Vec<u8> {
+    if req.path() == "/" { sse(&req.rpc_result(value)) } else { sse(&value) }
+}
+
+/// The operation a request is, for either binding.
+fn op(req: &Recorded) -> String {
+    if req.path() == "/" {
+        return req.rpc_method();
+    }
+    match (req.method.as_str(), req.path()) {
+        ("GET", CARD) => "card".into(),
+        ("POST", "/message:stream") => "SendStreamingMessage".into(),
+        ("POST", "/message:send") => "SendMessage".into(),
+        (_, p) if p.ends_with(":subscribe") => "SubscribeToTask".into(),
+        ("GET", p) if p.starts_with("/tasks/") => "GetTask".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn card_for(req: &Recorded, binding: Binding) -> Action {
+    Action::json(200, &raw_card(&req.base(), binding.as_str()))
+}
+
+async fn collect_items(stream: a2a_native::client::EventStream) -> Vec<Result<StreamResponse, a2a_native::A2AError>> {
+    tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>()).await.expect("stream stalled")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_stream_resumes_with_subscribe_to_task_without_duplicates() {
+    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+        let server = raw_server(move |req, _| match op(req).as_str() {
+            "card" => card_for(req, binding),
+            "SendStreamingMessage" => Action::stream(vec![
+                frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
+                frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
+                // Cut in the middle of an event.
+                b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"res".to_vec(),
+            ]),
+            // The snapshot holds what was already seen: skipped; then the live events.
+            "SubscribeToTask" => Action::stream(vec![
+                frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")})),
+                frame(req, artifact()),
+                frame(req, status("TASK_STATE_COMPLETED", "2025-01-01T00:00:03Z")),
+            ]),
+            other => panic!("unexpected {other}"),
+        })
+        .await;
+        let client = connect(&server.base, binding).await;
+        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        assert_eq!(
+            kinds(&events),
+            ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
+            "{binding:?}"
+        );
+        let ops: Vec<String> = server.requests().iter().map(op).collect();
+        assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask"], "{binding:?}");
+        let subscribe = &server.requests()[2];
+        assert_eq!(subscribe.header("a2a-version"), Some("1.0"));
+        if binding == Binding::JsonRpc {
+            assert_eq!(subscribe.json()["params"]["id"], "t1");
+        } else {
+            assert_eq!(subscribe.path(), "/tasks/t1:subscribe");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resubscription_snapshot_with_news_is_surfaced() {
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "SendStreamingMessage" => Action::stream(vec![
+            frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
+            frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
+            b"data: {\"jsonrpc\":".to_vec(),
+        ]),
+        // Cut before the end; the task moved on meanwhile.
+        "SubscribeToTask" => Action::stream(vec![frame(req, json!({"task": task("TASK_STATE_INPUT_REQUIRED", "2025-01-01T00:00:05Z")}))]),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await.into_iter().map(|i| i.unwrap()).collect();
+    assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "task:TASK_STATE_INPUT_REQUIRED"]);
+    assert_eq!(server.requests().len(), 3, "the stream ended at the interrupted state");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_ended_while_disconnected_is_read_with_get_task() {
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "SendStreamingMessage" => {
+            Action::stream(vec![frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")), b"data: {".to_vec()])
+        }
+        "SubscribeToTask" => Action::json(200, &req.rpc_error(-32004, "Task t1 is in a terminal state")),
+        "GetTask" => Action::json(200, &req.rpc_result(task("TASK_STATE_COMPLETED", "2025-01-01T00:00:09Z"))),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await.into_iter().map(|i| i.unwrap()).collect();
+    assert_eq!(kinds(&events), ["status:TASK_STATE_WORKING", "task:TASK_STATE_COMPLETED"]);
+    let ops: Vec<String> = server.requests().iter().map(op).collect();
+    assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask", "GetTask"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clean_close_ends_the_stream_even_with_the_task_active() {
+    // SDK servers close the stream when the agent returns, the task still WORKING: that is the
+    // end of this stream, not a drop, so no resubscription (which could wait forever).
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "SendStreamingMessage" => Action::stream(vec![
+            frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
+            frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
+        ]),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await.into_iter().map(|i| i.unwrap()).collect();
+    assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING"]);
+    let ops: Vec<String> = server.requests().iter().map(op).collect();
+    assert_eq!(ops, ["card", "SendStreamingMessage"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnection_is_bounded_and_a_cut_without_a_task_is_an_error() {
+    // Every subscription is cut again before anything new: three attempts, then an error.
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "SendStreamingMessage" => Action::stream(vec![frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")), b"data: {".to_vec()]),
+        "SubscribeToTask" => Action::stream(vec![frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")})), b"data: {".to_vec()]),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    assert_eq!(items.len(), 2, "{items:?}");
+    assert!(items[0].is_ok());
+    let err = items[1].as_ref().unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Transport, "{err}");
+    assert!(err.message.contains("3 reconnection attempts"), "{err}");
+    assert_eq!(server.requests().iter().filter(|r| op(r) == "SubscribeToTask").count(), 3);
+
+    // Cut before any event: no task to resubscribe to, so a typed error.
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        _ => Action::stream(vec![b"data: {\"jsonrpc\":".to_vec()]),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap_err().kind, ErrorKind::Transport);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_json_and_wrong_ids_are_invalid_agent_responses() {
+    let server = raw_server(|req, _| match (op(req).as_str(), req.json()["params"]["id"].as_str()) {
+        ("card", _) => card_for(req, Binding::JsonRpc),
+        ("GetTask", Some("garbage")) => Action::text(200, "this is not json"),
+        ("GetTask", Some("wrong-id")) => Action::json(200, &json!({"jsonrpc": "2.0", "id": 424242, "result": task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z")})),
+        ("GetTask", Some("bad-task")) => Action::json(200, &req.rpc_result(json!({"id": "t1"}))),
+        ("SendStreamingMessage", _) if req.json()["params"]["message"]["parts"][0]["text"] == "plain" => {
+            Action::json(200, &req.rpc_error(-32001, "no such task"))
+        }
+        ("SendStreamingMessage", _) => Action::stream(vec![sse(&json!({"jsonrpc": "2.0", "id": 999, "result": status("TASK_STATE_WORKING", "2025-01-01T00:00:00Z")}))]),
+        other => panic!("unexpected {other:?}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let err = client.get_task(get("garbage")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
+    let err = client.get_task(get("wrong-id")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
+    assert!(err.message.contains("424242"), "{err}");
+    let err = client.get_task(get("bad-task")).await.unwrap_err();
+    assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "result.status"), "{err}");
+    // A stream event with another id is an error item that ends the stream.
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap_err().kind, ErrorKind::InvalidAgentResponse);
+    // A plain JSON-RPC error answering a streaming call is a typed error.
+    let err = client.send_streaming_message(send("plain")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TaskNotFound, "{err}");
+
+    // HTTP+JSON: a body that is not JSON.
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::HttpJson),
+        _ => Action::Respond { status: 200, headers: vec![("content-type".into(), "application/a2a+json".into())], body: b"{".to_vec() },
+    })
+    .await;
+    let client = connect(&server.base, Binding::HttpJson).await;
+    assert_eq!(client.get_task(get("t1")).await.unwrap_err().kind, ErrorKind::InvalidAgentResponse);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_idempotent_calls_are_retried() {
+    // GetTask "busy": always 503; "broken": always 500; others succeed. SendMessage: 503.
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "GetTask" if req.json()["params"]["id"] == "broken" => Action::text(500, "boom"),
+        "GetTask" if req.json()["params"]["id"] == "busy" => Action::text(503, "busy"),
+        "GetTask" => Action::json(200, &req.rpc_result(task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z"))),
+        "SendMessage" => Action::text(503, "busy"),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let gets = |server: &client_support::RawServer| server.requests().iter().filter(|r| op(r) == "GetTask").count();
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    client.get_task(get("t1")).await.unwrap();
+    assert_eq!(gets(&server), 1);
+
+    let err = client.get_task(get("busy")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unavailable, "{err}");
+    assert_eq!(gets(&server), 1 + 3, "one attempt and two retries");
+
+    let err = client.get_task(get("broken")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Internal, "{err}");
+    assert_eq!(gets(&server), 4 + 1, "500 is not retried");
+
+    let err = client.send_message(send("hi")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unavailable);
+    assert_eq!(server.requests().iter().filter(|r| op(r) == "SendMessage").count(), 1, "SendMessage is never retried");
+
+    let no_retries = Client::builder().max_retries(0).card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    no_retries.get_task(get("busy")).await.unwrap_err();
+    assert_eq!(gets(&server), 5 + 1);
+
+    // 503 twice, then success: the call succeeds after two retries.
+    let counter = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = counter.clone();
+    let server = raw_server(move |req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::HttpJson),
+        "GetTask" if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < 2 => {
+            Action::Respond { status: 503, headers: vec![("retry-after".into(), "0".into())], body: b"{}".to_vec() }
+        }
+        "GetTask" => Action::json(200, &task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z")),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::HttpJson).await;
+    assert_eq!(client.get_task(get("t1")).await.unwrap().status.state, TaskState::Completed);
+    assert_eq!(counter.load(std::sync::atomic::Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_answers_time_out_with_a_typed_error() {
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "GetTask" => Action::Delay(Duration::from_secs(5), Box::new(Action::text(200, "late"))),
+        // A stream that starts, then goes silent.
+        "SendStreamingMessage" => Action::Stream {
+            parts: vec![
+                (Duration::ZERO, frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:00Z"))),
+                (Duration::from_secs(5), Vec::new()),
+            ],
+        },
+        "SendMessage" => Action::Delay(Duration::from_secs(5), Box::new(Action::text(200, "late"))),
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = Client::builder()
+        .timeout(Duration::from_millis(300))
+        .stream_idle_timeout(Some(Duration::from_millis(300)))
+        .stream_reconnects(0)
+        .max_retries(0)
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(&server.base)
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let err = client.get_task(get("t1")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Timeout, "{err}");
+    let err = client.send_message(send("hi")).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Timeout, "{err}");
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[1].as_ref().unwrap_err().kind, ErrorKind::Timeout);
+    assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_event_is_a_typed_error() {
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        _ => {
+            let mut big = status("TASK_STATE_WORKING", "2025-01-01T00:00:00Z");
+            big["statusUpdate"]["metadata"] = json!({"pad": "x".repeat(8192)});
+            Action::stream(vec![frame(req, big), frame(req, status("TASK_STATE_COMPLETED", "2025-01-01T00:00:01Z"))])
+        }
+    })
+    .await;
+    let client = Client::builder().max_event_bytes(4096).card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    assert_eq!(items.len(), 1, "{items:?}");
+    let err = items[0].as_ref().unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse);
+    assert!(err.message.contains("larger than 4096"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_card_names_the_field() {
+    let server = raw_server(|req, _| {
+        let mut card = raw_card(&req.base(), "JSONRPC");
+        card["supportedInterfaces"][0].as_object_mut().unwrap().remove("protocolBinding");
+        Action::json(200, &card)
+    })
+    .await;
+    let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse);
+    assert_eq!(err.violations[0].field, "supportedInterfaces[0].protocolBinding");
+    assert!(err.message.contains("supportedInterfaces[0].protocolBinding"), "{err}");
+
+    let server = raw_server(|_, _| Action::text(200, "<html>"))
+        .await;
+    let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_cache_revalidates_with_etag_and_honours_max_age() {
+    // max-age=0 with an ETag: every resolution revalidates; the 304 answer gives max-age=60.
+    let server = raw_server(|req, _| {
+        if req.header("if-none-match") == Some("\"v1\"") {
+            return Action::Respond {
+                status: 304,
+                headers: vec![("etag".into(), "\"v1\"".into()), ("cache-control".into(), "max-age=60".into())],
+                body: Vec::new(),
+            };
+        }
+        let body = raw_card(&req.base(), "JSONRPC").to_string().into_bytes();
+        Action::Respond {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("etag".into(), "\"v1\"".into()),
+                ("cache-control".into(), "public, max-age=0".into()),
+            ],
+            body,
+        }
+    })
+    .await;
+    let cache = Arc::new(CardCache::new());
+    let first = Client::builder().card_cache(cache.clone()).connect(&server.base).await.unwrap();
+    let second = Client::builder().card_cache(cache.clone()).connect(&server.base).await.unwrap();
+    assert_eq!(first.card(), second.card());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].header("if-none-match"), None);
+    assert_eq!(requests[1].header("if-none-match"), Some("\"v1\""), "revalidated with the ETag");
+    // The 304 said max-age=60: no request at all now.
+    Client::builder().card_cache(cache.clone()).connect(&server.base).await.unwrap();
+    assert_eq!(server.requests().len(), 2);
+    // A fresh cache fetches again.
+    Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_0_2_card_path_is_tried_after_404() {
+    let server = raw_server(|req, _| match req.path() {
+        "/.well-known/agent.json" => Action::json(200, &raw_card(&req.base(), "HTTP+JSON")),
+        _ => Action::json(404, &json!({"error": {"code": 404, "message": "not here"}})),
+    })
+    .await;
+    let client = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    assert_eq!(client.binding(), Binding::HttpJson);
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path().to_owned()).collect();
+    assert_eq!(paths, [CARD, "/.well-known/agent.json"]);
+
+    // Neither path: the error says where it looked.
+    let server = raw_server(|_, _| Action::text(404, "nothing")).await;
+    let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
+    assert!(err.message.contains("/.well-known/agent.json"), "{err}");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a2a_0_3_on_the_wire() {
+    let server = raw_server(|req, _| match (req.path(), req.rpc_method().as_str()) {
+        (CARD, _) => Action::json(200, &v03_card(&format!("{}/rpc", req.base()))),
+        ("/rpc", "message/send") => Action::json(
+            200,
+            &req.rpc_result(json!({"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "completed"},
+                                   "artifacts": [{"artifactId": "a", "parts": [{"kind": "text", "text": "ok"}]}]})),
+        ),
+        ("/rpc", "message/stream") => Action::stream(vec![
+            sse(&req.rpc_result(json!({"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "submitted"}}))),
+            sse(&req.rpc_result(json!({"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": {"state": "working"}, "final": false}))),
+            sse(&req.rpc_result(json!({"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": {"state": "input-required"}, "final": true}))),
+        ]),
+        ("/rpc", "tasks/get") => Action::json(200, &req.rpc_error(-32001, "Task not found")),
+        other => panic!("unexpected {other:?}"),
+    })
+    .await;
+    let client = Client::builder()
+        .extensions(["urn:x"])
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(&server.base)
+        .await
+        .unwrap();
+    assert_eq!((client.protocol_version(), client.url()), (ProtocolVersion::V03, format!("{}/rpc", server.base).as_str()));
+
+    let task = match client.send_message(send("hi")).await.unwrap() {
+        SendMessageResponse::Task(t) => t,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!((task.status.state, task.artifacts[0].parts[0].as_text()), (TaskState::Completed, Some("ok")));
+    let sent = server.requests().into_iter().find(|r| r.rpc_method() == "message/send").unwrap();
+    assert_eq!(sent.header("a2a-version"), None, "0.3 calls carry no A2A-Version");
+    assert_eq!(sent.header("x-a2a-extensions"), Some("urn:x"));
+    let message = &sent.json()["params"]["message"];
+    assert_eq!((message["kind"].as_str(), message["role"].as_str()), (Some("message"), Some("user")));
+    assert_eq!(message["parts"][0], json!({"kind": "text", "text": "hi"}));
+
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    let events: Vec<_> = items.into_iter().map(|i| i.unwrap()).collect();
+    assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "status:TASK_STATE_INPUT_REQUIRED"]);
+    assert_eq!(client.get_task(get("t1")).await.unwrap_err().kind, ErrorKind::TaskNotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hand_written_0_3_card_in_front_of_our_server() {
+    let agent = start(Opts::default()).await;
+    let target = format!("{}/", agent.base);
+    let front = raw_server(move |_, _| Action::json(200, &v03_card(&target))).await;
+    let client = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&front.base).await.unwrap();
+    assert_eq!((client.binding(), client.protocol_version()), (Binding::JsonRpc, ProtocolVersion::V03));
+    assert_eq!(client.card().name, "legacy");
+    match client.send_message(send("hello")).await.unwrap() {
+        SendMessageResponse::Task(t) => assert_eq!(t.status.state, TaskState::Completed),
+        other => panic!("{other:?}"),
+    }
+    let items = collect_items(client.send_streaming_message(send("input")).await.unwrap()).await;
+    let events: Vec<_> = items.into_iter().map(|i| i.unwrap()).collect();
+    assert!(kinds(&events).last().unwrap().ends_with("TASK_STATE_INPUT_REQUIRED"), "{:?}", kinds(&events));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_and_extra_headers_on_the_wire() {
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::HttpJson),
+        _ => Action::json(200, &task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z")),
+    })
+    .await;
+    let header_key = Client::builder()
+        .credentials(Arc::new(ApiKey::header("X-API-Key", "k1")))
+        .header("x-trace", "abc")
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(&server.base)
+        .await
+        .unwrap();
+    header_key.get_task(get("t1")).await.unwrap();
+    let query_key = Client::builder().credentials(Arc::new(ApiKey::query("key", "k 2"))).from_card(header_key.card().clone()).unwrap();
+    query_key.get_task(get("t1")).await.unwrap();
+    let requests = server.requests();
+    let card = &requests[0];
+    assert_eq!(card.header("x-api-key"), None, "the public card is fetched without credentials");
+    assert_eq!(card.header("x-trace"), Some("abc"));
+    let first = &requests[1];
+    assert_eq!((first.header("x-api-key"), first.header("x-trace")), (Some("k1"), Some("abc")));
+    assert_eq!(first.header("a2a-version"), Some("1.0"));
+    let second = &requests[2];
+    assert_eq!(second.target, "/tasks/t1?key=k+2");
+}
