@@ -91,10 +91,19 @@ fn check_id(response: &jsonrpc::Response, sent: &Id) -> Result<()> {
 }
 
 /// Reads a whole JSON-RPC response: its result, or its error.
-async fn read_response(t: &Transport, resp: &mut reqwest::Response, id: &Id) -> Result<Value> {
+/// `void_result`: the call has no result (0.3 push-config delete), and the official 0.3 SDK
+/// leaves `"result": null` out entirely (it drops null members), so a bare success is read as null.
+async fn read_response(t: &Transport, resp: &mut reqwest::Response, id: &Id, void_result: bool) -> Result<Value> {
     let status = resp.status().as_u16();
     let body = t.read_body(resp).await?;
-    match jsonrpc::parse_response(&body) {
+    let parsed = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(mut obj)) if void_result && !obj.contains_key("result") && !obj.contains_key("error") => {
+            obj.insert("result".into(), Value::Null);
+            jsonrpc::parse_response_value(Value::Object(obj))
+        }
+        _ => jsonrpc::parse_response(&body),
+    };
+    match parsed {
         Ok(r) => {
             check_id(&r, id)?;
             r.outcome
@@ -109,7 +118,9 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
     let body = encode(t, req, &id)?;
     let out = t.request(reqwest::Method::POST, t.endpoint.url.clone(), req.method(), JSON, Some((JSON, body))).await?;
     let mut resp = t.send(&out).await?;
-    let value = read_response(t, &mut resp, &id).await?;
+    let void_result = t.endpoint.version == ProtocolVersion::V03
+        && req.method() == crate::request::Method::DeleteTaskPushNotificationConfig;
+    let value = read_response(t, &mut resp, &id, void_result).await?;
     match t.endpoint.version {
         ProtocolVersion::V10 => Ok(value),
         ProtocolVersion::V03 => v03_result(v03_method(req.method())?, value),
@@ -128,7 +139,7 @@ pub(super) async fn open_stream(t: &Transport, req: &A2ARequest) -> Result<Sourc
     }
     // A plain JSON answer to a streaming call: an error (returned as such), or a peer that
     // answered with one result instead of a stream (one event).
-    let value = read_response(t, &mut resp, &id).await?;
+    let value = read_response(t, &mut resp, &id, false).await?;
     Ok(Source::single(decode_result(value, framing.is_v03()), framing))
 }
 
