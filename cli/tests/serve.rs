@@ -136,3 +136,71 @@ fn a_bad_store_is_refused_with_a_message() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown store"), "{err}");
 }
+
+// ---- The client commands (`a2a card/send/get/list`) against `a2a serve`.
+
+/// Runs the `a2a` CLI; returns (exit code, stdout, stderr).
+fn a2a(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(args).env_remove("A2A_BEARER").output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn a2a_json(args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let (code, out, err) = a2a(&all);
+    assert_eq!(code, 0, "a2a {args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn client_commands_speak_1_0_and_0_3_to_the_echo_agent() {
+    // The echo agent's card declares JSON-RPC 1.0 and 0.3, and HTTP+JSON 1.0.
+    let server = serve(&["--store", "memory"]);
+    let url = server.base.as_str();
+    let (code, card, _) = a2a(&["card", url]);
+    assert_eq!(code, 0);
+    assert!(card.contains("over JSONRPC 1.0"), "{card}");
+    let (_, card03, _) = a2a(&["card", url, "--a2a-version", "0.3"]);
+    assert!(card03.contains("over JSONRPC 0.3"), "{card03}");
+
+    for extra in [&["--a2a-version", "0.3"][..], &["--transport", "http-json"][..], &[][..]] {
+        let mut args = vec!["send", url, "hello there"];
+        args.extend_from_slice(extra);
+        let task = a2a_json(&args)["task"].clone();
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{extra:?}: {task}");
+        assert_eq!(task["artifacts"][0]["parts"][0]["text"], "hello there", "{extra:?}");
+        let id = task["id"].as_str().unwrap();
+        let mut get = vec!["get", url, id];
+        get.extend_from_slice(extra);
+        assert_eq!(a2a_json(&get)["id"], id, "{extra:?}");
+    }
+    let listed = a2a_json(&["list", url]);
+    assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(3), "{listed}");
+    let (code, _, err) = a2a(&["list", url, "--a2a-version", "0.3"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("UnsupportedOperationError (-32004)"), "ListTasks has no 0.3 form: {err}");
+    let (code, _, err) = a2a(&["get", url, "no-such-task"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("TaskNotFoundError (-32001)"), "{err}");
+    assert!(server.stop().success());
+}
+
+#[test]
+fn a_bearer_token_guards_the_agent_and_the_cli_sends_it() {
+    let server = serve(&["--store", "memory", "--bearer-token", "s3cret"]);
+    let url = server.base.as_str();
+    // The card is public and says which scheme to use.
+    let card = a2a_json(&["card", url]);
+    assert_eq!(card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "Bearer");
+    let (code, _, err) = a2a(&["send", url, "hi"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("UnauthenticatedError"), "{err}");
+    let (code, _, err) = a2a(&["send", url, "hi", "--bearer", "wrong"]);
+    assert_eq!(code, 1, "{err}");
+    let reply = a2a_json(&["send", url, "hi", "--bearer", "s3cret"]);
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    let extended = a2a_json(&["card", url, "--extended", "--header", "Authorization: Bearer s3cret"]);
+    assert_eq!(extended["skills"].as_array().map(Vec::len), Some(2), "the extended card lists one more skill");
+    assert!(server.stop().success());
+}
