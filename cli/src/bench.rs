@@ -145,14 +145,8 @@ impl Target {
         tokio::spawn(conn);
         let mut tally = Tally::default();
         for seq in 0u64.. {
-            match &budget {
-                Some(left) => {
-                    if left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_err() {
-                        break;
-                    }
-                }
-                None if Instant::now() >= end => break,
-                None => {}
+            if !take_one(&budget, end) {
+                break;
             }
             let began = Instant::now();
             let outcome = self.one(&mut sender, worker, seq).await;
@@ -232,6 +226,15 @@ impl Target {
     }
 }
 
+/// Takes one request from the budget (or, without one, checks the clock): false when the
+/// worker is done.
+fn take_one(budget: &Option<Arc<AtomicU64>>, end: Instant) -> bool {
+    match budget {
+        Some(left) => left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok(),
+        None => Instant::now() < end,
+    }
+}
+
 fn args_mode(mode: Mode) -> bool {
     mode == Mode::Stream
 }
@@ -249,14 +252,8 @@ async fn drive_client(
     use a2a_native::model::{Message, Role, SendMessageRequest};
     let mut tally = Tally::default();
     for seq in 0u64.. {
-        match &budget {
-            Some(left) => {
-                if left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_err() {
-                    break;
-                }
-            }
-            None if Instant::now() >= end => break,
-            None => {}
+        if !take_one(&budget, end) {
+            break;
         }
         let mut message = Message::text(Role::User, "hello");
         message.message_id = format!("bench-{worker}-{seq}");
