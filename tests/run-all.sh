@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the README's test command, and what .ci/run calls.
+# Runs every test of the project: the README's test command, and what .ci/run calls: the Rust
+# suites, the Python binding's (bindings-python/test.sh), then the interop suites.
 #   tests/run-all.sh          all suites (starts a throwaway PostgreSQL on 127.0.0.1:54329), then
 #                             the interop suites: the official Python and JS clients against
 #                             `a2a serve` (installs a2a-sdk from PyPI and @a2a-js/sdk from npm)
@@ -35,6 +36,20 @@ if [ "$fuzz" = 1 ]; then
   done
 fi
 
+echo "== python binding (bindings-python/test.sh: build, stub checks, pytest)"
+python_rc=0
+bindings-python/test.sh --junitxml="$PWD/target/python-binding.xml" 2>&1 | tee target/python-output.txt || python_rc=$?
+python3 - target/python-binding.xml >> target/python-output.txt <<'EOF_PY' || python_rc=1
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+s = r if r.tag == 'testsuite' else r.find('testsuite')
+t, f, e, k = (int(s.get(a, 0)) for a in ('tests', 'failures', 'errors', 'skipped'))
+print(f"python binding: {t - f - e - k} passed, {f + e} failed, {k} skipped")
+EOF_PY
+if [ "$python_rc" -ne 0 ] && ! grep -q "^python binding: [0-9]* passed, [1-9]" target/python-output.txt; then
+  echo "python binding: 0 passed, 1 failed, 0 skipped" >> target/python-output.txt
+fi
+
 echo "== interop: official clients against a2a serve"
 cargo build -p a2a-native-cli --locked --quiet
 interop_rc=0
@@ -43,6 +58,8 @@ tests/interop/run.sh 2>&1 | tee target/interop-output.txt || interop_rc=$?
 # One closing line over every suite, for humans and for CI's log reader.
 awk '/^test result:/ { p += $4; f += $6; s += $8 }
      /^interop: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $2; f += $4; s += $6 }
+     /^python binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
      END { printf "all suites: %d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' \
-  target/test-output.txt target/interop-output.txt
+  target/test-output.txt target/python-output.txt target/interop-output.txt
+[ "$python_rc" -eq 0 ] || exit "$python_rc"
 exit "$interop_rc"

@@ -67,16 +67,17 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;
+    let token = args.bearer_token.clone().filter(|t| !t.is_empty());
     let shape = CardShape {
         v03,
         disabled: &args.disable,
         required: &args.require_extension,
-        bearer: args.bearer_token.is_some(),
+        bearer: token.is_some(),
     };
     let public = card(name, base.trim_end_matches('/'), false, &shape)?;
     let extended = card(name, base.trim_end_matches('/'), true, &shape)?;
     let mut handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
-    if let Some(token) = args.bearer_token.filter(|t| !t.is_empty()) {
+    if let Some(token) = token {
         let principal = Principal { name: "bearer-token".into(), scopes: Vec::new() };
         handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
     }

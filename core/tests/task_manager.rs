@@ -41,6 +41,16 @@ impl AgentExecutor for Script {
             }
             "input" if ctx.task.is_none() => events.status_text(TaskState::InputRequired, "more please").await?,
             "input" | "more" => events.complete(None).await?,
+            // Asks, then takes a while to return; the answer takes longer still.
+            "linger" if ctx.task.is_none() => {
+                events.status_text(TaskState::InputRequired, "more please").await?;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            "linger" => {
+                events.working().await?;
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                events.complete(None).await?;
+            }
             "fail" => return Err(ExecutorError::new("boom")),
             "slow" => {
                 events.working().await?;
@@ -62,6 +72,12 @@ impl AgentExecutor for Script {
             "nothing" => {}
             _ => events.complete(None).await?,
         }
+        Ok(())
+    }
+
+    /// Takes a moment, as real agents do: CANCELED is written only after this returns.
+    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
+        tokio::time::sleep(Duration::from_millis(60)).await;
         Ok(())
     }
 }
@@ -209,6 +225,27 @@ async fn input_required_then_follow_up_on_the_same_task() {
 }
 
 #[tokio::test]
+async fn a_follow_up_waits_for_its_own_turn_not_the_end_of_the_previous_one() {
+    // The first turn's execution returns after its INPUT_REQUIRED was answered, while the
+    // second turn runs: the second (blocking or streaming) waiter must not stop at that end.
+    let h = handler();
+    let first = send_task(&h, msg("linger")).await;
+    assert_eq!(first.status.state, TaskState::InputRequired);
+    let mut follow = msg("linger");
+    follow.task_id = first.id.clone();
+    assert_eq!(send_task(&h, follow).await.status.state, TaskState::Completed);
+
+    let first = send_task(&h, msg("linger")).await;
+    let mut follow = msg("linger");
+    follow.task_id = first.id.clone();
+    let events = collect(stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(follow))).await.unwrap()).await;
+    match events.last() {
+        Some(StreamResponse::StatusUpdate(e)) => assert_eq!(e.status.state, TaskState::Completed),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn message_to_unknown_task_or_wrong_context_is_refused() {
     let h = handler();
     let mut m = msg("more");
@@ -268,6 +305,24 @@ async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
     // Idempotent in effect: canceling again is TaskNotCancelable and leaves the task CANCELED.
     assert_eq!(call(&h, cancel()).await.unwrap_err().kind, ErrorKind::TaskNotCancelable);
     assert_eq!(get(&h, &id).await.unwrap().status.state, TaskState::Canceled);
+    settled(&h).await;
+}
+
+#[tokio::test]
+async fn streams_of_a_canceled_task_end_with_the_canceled_event() {
+    let h = handler();
+    let mut req = SendMessageRequest::new(msg("wait"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let sub = stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() }))
+        .await
+        .unwrap();
+    let collected = tokio::spawn(collect(sub));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    call(&h, A2ARequest::CancelTask(CancelTaskRequest { id, ..Default::default() })).await.unwrap();
+    let events = collected.await.unwrap();
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_CANCELED"), "{:?}", kinds(&events));
     settled(&h).await;
 }
 

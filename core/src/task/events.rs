@@ -26,8 +26,9 @@ pub(crate) enum BusItem {
     Event(StreamResponse),
     /// The execution answered with a direct Message instead of a task.
     DirectReply(crate::model::Message),
-    /// An execution returned; a waiter for this execution stops waiting.
-    ExecutionEnded,
+    /// The execution with this id returned; a waiter for that execution stops waiting (a
+    /// later turn of the same task may already be running: its waiters keep waiting).
+    ExecutionEnded(u64),
 }
 
 /// The task's snapshot as the writer keeps it.

@@ -31,6 +31,8 @@ const SINK_CAPACITY: usize = 64;
 const STREAM_CAPACITY: usize = 64;
 /// How long the executor's `cancel` may take before CANCELED is set regardless.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
+/// Ids of executions (one per message), so a waiter stops at its own execution's end only.
+static NEXT_EXECUTION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// What SendMessage produced.
 pub enum Sent {
@@ -140,13 +142,17 @@ impl TaskManager {
             extensions: call.extensions.clone(),
             cancelled: guard.cancel.child_token(),
         };
-        inner.clone().spawn_execution(guard.share(), ctx, message);
+        let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
+        inner.clone().spawn_execution(guard.share(), ctx, message, execution);
 
         if streaming {
             let first = prior.map(|t| StreamResponse::Task(inner.capped(t, None)));
-            return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, stream_slot)));
+            return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, stream_slot, Some(execution))));
         }
-        inner.wait(&guard, rx, req.return_immediately(), req.history_length()).await.map(|r| Sent::Reply(Box::new(r)))
+        inner
+            .wait(&guard, rx, execution, req.return_immediately(), req.history_length())
+            .await
+            .map(|r| Sent::Reply(Box::new(r)))
     }
 
     /// CancelTask: stops the executor and ends the task CANCELED. Any terminal task, CANCELED
@@ -217,7 +223,7 @@ impl TaskManager {
         };
         let open = inner.open_stream(&guard)?;
         let first = Some(StreamResponse::Task(inner.capped(snapshot, None)));
-        Ok(inner.clone().stream(guard, rx, first, Some(open)))
+        Ok(inner.clone().stream(guard, rx, first, Some(open), None))
     }
 
     /// Ends every open stream and delivers what push notifications it can within `deadline`.
@@ -270,7 +276,7 @@ impl Inner {
     }
 
     /// Runs `execute` in its own tokio task; the caller's connection does not own it.
-    fn spawn_execution(self: Arc<Self>, guard: LiveGuard, ctx: RequestContext, user_message: Message) {
+    fn spawn_execution(self: Arc<Self>, guard: LiveGuard, ctx: RequestContext, user_message: Message, execution: u64) {
         let span = tracing::info_span!("a2a.execute", task_id = %ctx.task_id, context_id = %ctx.context_id);
         tokio::spawn(
             async move {
@@ -285,6 +291,7 @@ impl Inner {
                     // Cancel drops the agent's future: the work really stops.
                     () = cancelled.cancelled() => None,
                 };
+                let canceled = outcome.is_none();
                 let mut slot = guard.slot.lock().await;
                 match outcome {
                     Some(Err(e)) => {
@@ -299,7 +306,11 @@ impl Inner {
                     _ => {}
                 }
                 drop(slot);
-                guard.publish(BusItem::ExecutionEnded);
+                // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
+                // and that terminal event is what streams and waiters must see last.
+                if !canceled {
+                    guard.publish(BusItem::ExecutionEnded(execution));
+                }
             }
             .instrument(span),
         );
@@ -464,6 +475,7 @@ impl Inner {
         &self,
         guard: &LiveGuard,
         mut rx: broadcast::Receiver<BusItem>,
+        execution: u64,
         return_immediately: bool,
         history_length: Option<i32>,
     ) -> Result<SendMessageResponse> {
@@ -479,7 +491,10 @@ impl Inner {
                 Ok(BusItem::Event(_)) if return_immediately => break,
                 Ok(BusItem::Event(e)) if ends_wait(&e) => break,
                 Ok(BusItem::Event(_)) => {}
-                Ok(BusItem::ExecutionEnded) | Err(broadcast::error::RecvError::Closed) => break,
+                Ok(BusItem::ExecutionEnded(id)) if id == execution => break,
+                // An earlier turn of this task ending late.
+                Ok(BusItem::ExecutionEnded(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
                 // Fell behind: the snapshot below is the truth; keep waiting unless it ends the wait.
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     let slot = guard.slot.lock().await;
@@ -504,6 +519,7 @@ impl Inner {
         mut rx: broadcast::Receiver<BusItem>,
         first: Option<StreamResponse>,
         open: Option<StreamSlot>,
+        execution: Option<u64>,
     ) -> EventStream {
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
         tokio::spawn(async move {
@@ -525,7 +541,10 @@ impl Inner {
                         return;
                     }
                     Ok(BusItem::Event(e)) => e,
-                    Ok(BusItem::ExecutionEnded) | Err(broadcast::error::RecvError::Closed) => return,
+                    // A SendStreamingMessage stream ends with its own execution; a subscription with any.
+                    Ok(BusItem::ExecutionEnded(id)) if execution.is_none_or(|e| e == id) => return,
+                    Ok(BusItem::ExecutionEnded(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         let slot = guard.slot.lock().await;
                         match &slot.task {

@@ -1,0 +1,238 @@
+"""An A2A client on the Rust core: card resolution, JSON-RPC or HTTP+JSON (1.0, or 0.3 for
+agents that only speak it), streams as async iterators, credentials."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
+
+from . import _native
+from .models import (
+    AgentCard,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SendMessageResponse,
+    StreamResponse,
+    Task,
+    TaskPushNotificationConfig,
+)
+
+__all__ = ["Client", "EventStream", "user_message"]
+
+
+def user_message(
+    content: str | list[Part], *, task_id: str | None = None, context_id: str | None = None
+) -> Message:
+    """A user message with a fresh id: ``str`` becomes one text part."""
+    parts: list[Part] = [{"text": content}] if isinstance(content, str) else content
+    m: Message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": parts}
+    if task_id:
+        m["taskId"] = task_id
+    if context_id:
+        m["contextId"] = context_id
+    return m
+
+
+def _request(
+    message: str | Message | SendMessageRequest,
+    task_id: str | None,
+    context_id: str | None,
+    configuration: SendMessageConfiguration | None,
+    metadata: dict[str, Any] | None,
+) -> SendMessageRequest:
+    if isinstance(message, str):
+        message = user_message(message, task_id=task_id, context_id=context_id)
+    if "message" in message:  # already a SendMessageRequest
+        return cast(SendMessageRequest, message)
+    msg = cast(Message, dict(message))
+    if task_id:
+        msg["taskId"] = task_id
+    if context_id:
+        msg["contextId"] = context_id
+    req: SendMessageRequest = {"message": msg}
+    if configuration:
+        req["configuration"] = configuration
+    if metadata:
+        req["metadata"] = metadata
+    return req
+
+
+class EventStream:
+    """The events of one stream (StreamResponse dicts), ended by the server when the task
+    ends. ``async with`` or ``aclose()`` ends it early; the task goes on."""
+
+    def __init__(self, native: _native.EventStream) -> None:
+        self._native = native
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> StreamResponse:
+        return cast(StreamResponse, await self._native.__anext__())
+
+    async def aclose(self) -> None:
+        await self._native.aclose()
+
+    async def __aenter__(self) -> EventStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _StreamCall:
+    """``client.stream(...)``: usable as ``async for event in client.stream(...)`` or awaited
+    for an :class:`EventStream` (which opens the stream first, so errors surface at once)."""
+
+    def __init__(self, opener: Any) -> None:
+        self._opener = opener
+        self._stream: EventStream | None = None
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return self._open().__await__()
+
+    async def _open(self) -> EventStream:
+        if self._stream is None:
+            self._stream = EventStream(await self._opener())
+        return self._stream
+
+    def __aiter__(self) -> AsyncIterator[StreamResponse]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[StreamResponse]:
+        stream = await self._open()
+        try:
+            async for event in stream:
+                yield event
+        finally:
+            await stream.aclose()
+
+
+class Client:
+    """A client of one agent. Build with ``await Client.connect(url)`` or
+    ``Client.from_card(card)``. Every call raises an :class:`~a2a_native.errors.A2AError`
+    subclass on failure."""
+
+    def __init__(self, native: _native.Client) -> None:
+        self._native = native
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        bearer_token: str | None = None,
+        api_key: tuple[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        binding: str | None = None,
+    ) -> Client:
+        """Resolves the agent card at ``url`` and picks an interface. ``api_key`` is
+        ``(header_name, value)``; ``binding`` is ``"JSONRPC"`` (default) or ``"HTTP+JSON"``."""
+        _native.sync_level()
+        native = await _native.Client.connect(
+            url, bearer_token, api_key, list((headers or {}).items()), timeout, binding
+        )
+        return cls(native)
+
+    @classmethod
+    def from_card(
+        cls,
+        card: AgentCard,
+        *,
+        bearer_token: str | None = None,
+        api_key: tuple[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        binding: str | None = None,
+    ) -> Client:
+        return cls(
+            _native.Client.from_card(card, bearer_token, api_key, list((headers or {}).items()), timeout, binding)
+        )
+
+    @property
+    def card(self) -> AgentCard:
+        return cast(AgentCard, self._native.card)
+
+    @property
+    def url(self) -> str:
+        return self._native.url
+
+    @property
+    def binding(self) -> str:
+        return self._native.binding
+
+    @property
+    def protocol_version(self) -> str:
+        return self._native.protocol_version
+
+    async def send(
+        self,
+        message: str | Message | SendMessageRequest,
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        configuration: SendMessageConfiguration | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> SendMessageResponse:
+        """SendMessage: waits (unless ``configuration.returnImmediately``) until the task is
+        terminal or interrupted; returns ``{"task": ...}`` or ``{"message": ...}``."""
+        req = _request(message, task_id, context_id, configuration, metadata)
+        return cast(SendMessageResponse, await self._native.send_message(req))
+
+    def stream(
+        self,
+        message: str | Message | SendMessageRequest,
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        configuration: SendMessageConfiguration | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> _StreamCall:
+        """SendStreamingMessage: ``async for event in client.stream("hi")``."""
+        req = _request(message, task_id, context_id, configuration, metadata)
+        return _StreamCall(lambda: self._native.send_streaming_message(req))
+
+    def subscribe(self, task_id: str) -> _StreamCall:
+        """SubscribeToTask: the task first, then its live events."""
+        return _StreamCall(lambda: self._native.subscribe_to_task({"id": task_id}))
+
+    async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
+        req: dict[str, Any] = {"id": task_id}
+        if history_length is not None:
+            req["historyLength"] = history_length
+        return cast(Task, await self._native.get_task(req))
+
+    async def list_tasks(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
+        return cast(ListTasksResponse, await self._native.list_tasks(dict(request or {})))
+
+    async def cancel(self, task_id: str, *, metadata: dict[str, Any] | None = None) -> Task:
+        req: dict[str, Any] = {"id": task_id}
+        if metadata:
+            req["metadata"] = metadata
+        return cast(Task, await self._native.cancel_task(req))
+
+    async def create_push_config(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
+        return cast(TaskPushNotificationConfig, await self._native.create_push_config(config))
+
+    async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
+        return cast(
+            TaskPushNotificationConfig, await self._native.get_push_config({"taskId": task_id, "id": config_id})
+        )
+
+    async def list_push_configs(self, task_id: str) -> ListTaskPushNotificationConfigsResponse:
+        return cast(
+            ListTaskPushNotificationConfigsResponse, await self._native.list_push_configs({"taskId": task_id})
+        )
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> None:
+        await self._native.delete_push_config({"taskId": task_id, "id": config_id})
+
+    async def get_extended_card(self) -> AgentCard:
+        return cast(AgentCard, await self._native.get_extended_agent_card())

@@ -1,0 +1,155 @@
+"""The seam an agent fills: subclass :class:`AgentExecutor` and write ``async def execute``.
+
+``execute(context, events)`` does the work asked by ``context.message`` and reports through
+``events`` (an :class:`EventQueue`). Returning ends the work; an exception fails the task with
+its message; when the task is canceled the coroutine gets ``asyncio.CancelledError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from . import _native
+from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskState
+
+__all__ = ["AgentExecutor", "EventQueue", "RequestContext"]
+
+StateName = TaskState | Literal[
+    "submitted", "working", "completed", "failed", "canceled", "input_required", "rejected", "auth_required"
+]
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """What an executor knows about the call it serves."""
+
+    task_id: str
+    context_id: str
+    #: The client's message (``None`` for cancel).
+    message: Message | None = None
+    #: The task as it stood before this message (``None`` for a new task).
+    task: Task | None = None
+    configuration: SendMessageConfiguration | None = None
+    metadata: dict[str, Any] | None = None
+    tenant: str = ""
+    #: Extension URIs the client asked for that the agent declares.
+    extensions: list[str] = field(default_factory=list)
+
+    def get_user_input(self) -> str:
+        """The text parts of the client's message, joined by newlines."""
+        if not self.message:
+            return ""
+        return "\n".join(p["text"] for p in self.message.get("parts", []) if "text" in p)
+
+    @property
+    def text(self) -> str:
+        return self.get_user_input()
+
+
+class EventQueue:
+    """How an executor reports: every method is a coroutine. Messages may be given as ``str``
+    (one text part from the agent) or as a :class:`~a2a_native.models.Message` dict."""
+
+    __slots__ = ("_sink",)
+
+    def __init__(self, sink: _native.EventSink) -> None:
+        self._sink = sink
+
+    @property
+    def task_id(self) -> str:
+        return self._sink.task_id
+
+    @property
+    def context_id(self) -> str:
+        return self._sink.context_id
+
+    async def status(self, state: StateName, message: str | Message | None = None) -> None:
+        """A new status (``"working"`` or ``"TASK_STATE_WORKING"``), with an optional message."""
+        name = state if state.startswith("TASK_STATE_") else "TASK_STATE_" + state.upper()
+        await self._sink.status(name, message)
+
+    async def working(self, message: str | Message | None = None) -> None:
+        await self.status("working", message)
+
+    async def complete(self, message: str | Message | None = None) -> None:
+        await self.status("completed", message)
+
+    async def fail(self, message: str | Message | None = None) -> None:
+        await self.status("failed", message)
+
+    async def reject(self, message: str | Message | None = None) -> None:
+        await self.status("rejected", message)
+
+    async def input_required(self, message: str | Message | None = None) -> None:
+        await self.status("input_required", message)
+
+    async def auth_required(self, message: str | Message | None = None) -> None:
+        await self.status("auth_required", message)
+
+    async def canceled(self, message: str | Message | None = None) -> None:
+        await self.status("canceled", message)
+
+    async def artifact(
+        self,
+        parts: str | list[Part],
+        *,
+        artifact_id: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        append: bool = False,
+        last_chunk: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """An artifact (a fresh id unless ``artifact_id`` is given), or with ``append`` more
+        parts for an earlier one with the same id."""
+        await self._sink.artifact(parts, artifact_id, name, description, append, last_chunk, metadata)
+
+    async def message(self, message: str | Message) -> None:
+        """A direct reply instead of a task (only as the first and only event)."""
+        await self._sink.message(message)
+
+    async def send(self, event: StreamResponse) -> None:
+        """Any event, as a StreamResponse dict (ids left out are this task's)."""
+        await self._sink.send(event)
+
+
+class AgentExecutor:
+    """Base class of an agent. Override :meth:`execute`; :meth:`cancel` is optional (the
+    running ``execute`` is canceled either way, and the task set to CANCELED)."""
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        raise NotImplementedError
+
+    async def cancel(self, context: RequestContext, events: EventQueue) -> None:
+        return None
+
+
+def _outcome(f: concurrent.futures.Future[None]) -> str | None:
+    if f.cancelled():
+        return "the executor's coroutine was canceled"
+    exc = f.exception()
+    if exc is None:
+        return None
+    return str(exc) or type(exc).__name__
+
+
+def _start(
+    executor: AgentExecutor,
+    method: str,
+    context: dict[str, Any],
+    sink: _native.EventSink,
+    loop: asyncio.AbstractEventLoop,
+    done: _native.Completion,
+) -> concurrent.futures.Future[None]:
+    """Called by the native server (on a runtime thread, with the GIL): runs the executor's
+    coroutine as a task on the server's loop and reports its outcome to ``done``."""
+
+    async def run() -> None:
+        await getattr(executor, method)(RequestContext(**context), EventQueue(sink))
+
+    future = asyncio.run_coroutine_threadsafe(run(), loop)
+    future.add_done_callback(lambda f: done(_outcome(f)))
+    return future

@@ -1,0 +1,87 @@
+"""Serving an :class:`~a2a_native.executor.AgentExecutor` over A2A (JSON-RPC and HTTP+JSON on
+one port) with the Rust core's server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from . import _native
+from .executor import AgentExecutor
+from .models import AgentCard
+
+__all__ = ["AgentServer"]
+
+
+class AgentServer:
+    """An A2A server for one agent.
+
+    ``card`` is the agent card; when it declares no ``supportedInterfaces``, the server's own
+    (JSON-RPC and HTTP+JSON at the bound address) are filled in. ``store`` is ``"memory"`` or
+    ``"sqlite:PATH"``. With ``bearer_tokens``, every request must carry one of them.
+
+    Use ``async with AgentServer(card, executor) as server:`` (port 0: see ``server.port``),
+    ``await server.start()`` / ``await server.stop()``, or ``await server.serve(host, port)``.
+    Executors run on the event loop that started the server.
+    """
+
+    def __init__(
+        self,
+        card: AgentCard | Mapping[str, Any],
+        executor: AgentExecutor,
+        *,
+        store: str = "memory",
+        bearer_tokens: Sequence[str] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self._native = _native.AgentServer(dict(card), executor, store, list(bearer_tokens or []))
+        self._host, self._port = host, port
+
+    async def start(self, host: str | None = None, port: int | None = None) -> int:
+        """Binds and serves in the background; returns the bound port."""
+        _native.sync_level()
+        return await self._native.start(host or self._host, self._port if port is None else port)
+
+    async def stop(self) -> None:
+        """Stops gracefully: open streams end, running requests finish."""
+        await self._native.stop()
+
+    async def serve(self, host: str | None = None, port: int | None = None) -> None:
+        """Serves until the calling task is canceled."""
+        await self.start(host, port)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await asyncio.shield(self.stop())
+
+    @property
+    def running(self) -> bool:
+        return self._native.port is not None
+
+    @property
+    def port(self) -> int:
+        """The bound port (RuntimeError when not running)."""
+        port = self._native.port
+        if port is None:
+            raise RuntimeError("the server is not running")
+        return port
+
+    @property
+    def url(self) -> str:
+        """``http://host:port`` (RuntimeError when not running)."""
+        url = self._native.url
+        if url is None:
+            raise RuntimeError("the server is not running")
+        return url
+
+    async def __aenter__(self) -> AgentServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()

@@ -1,0 +1,285 @@
+//! A Python `AgentExecutor` behind core's [`AgentExecutor`] trait, and the [`EventSink`] it
+//! reports through.
+//!
+//! Each `execute` / `cancel` runs as an asyncio task on the loop that started the server
+//! (`asyncio.run_coroutine_threadsafe`); the Rust side waits for it without the GIL. When the
+//! task is canceled, or core drops the work, the asyncio task is canceled, so the coroutine
+//! sees `asyncio.CancelledError`. An exception fails the task with its message (core's rule).
+
+use crate::{errors, models};
+use a2a_native::executor::{self as core, ExecutorError, RequestContext};
+use a2a_native::model::{Artifact, Message, Part, Role, TaskState};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString};
+use pyo3_async_runtimes::tokio::future_into_py;
+use std::sync::Mutex;
+use tokio::sync::oneshot;
+
+static START: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Core's executor trait, filled by a Python object with `execute` / `cancel` coroutines.
+pub struct PyExecutor {
+    pub executor: Py<PyAny>,
+    /// The asyncio loop the coroutines run on.
+    pub event_loop: Py<PyAny>,
+}
+
+#[async_trait::async_trait]
+impl core::AgentExecutor for PyExecutor {
+    async fn execute(
+        &self,
+        ctx: RequestContext,
+        events: core::EventSink,
+    ) -> Result<(), ExecutorError> {
+        self.run("execute", ctx, events).await
+    }
+    async fn cancel(
+        &self,
+        ctx: RequestContext,
+        events: core::EventSink,
+    ) -> Result<(), ExecutorError> {
+        self.run("cancel", ctx, events).await
+    }
+}
+
+impl PyExecutor {
+    async fn run(
+        &self,
+        method: &str,
+        ctx: RequestContext,
+        sink: core::EventSink,
+    ) -> Result<(), ExecutorError> {
+        let cancelled = ctx.cancelled.clone();
+        let (tx, mut rx) = oneshot::channel();
+        let future = Python::attach(|py| -> PyResult<Py<PyAny>> {
+            let start = START.get_or_try_init(py, || {
+                py.import("a2a_native.executor")?
+                    .getattr("_start")
+                    .map(Bound::unbind)
+            })?;
+            let context = context_dict(py, &ctx)?;
+            let events = Py::new(py, EventSink { inner: sink })?;
+            let done = Py::new(
+                py,
+                Completion {
+                    tx: Mutex::new(Some(tx)),
+                },
+            )?;
+            let args = (
+                self.executor.bind(py),
+                method,
+                context,
+                events,
+                self.event_loop.bind(py),
+                done,
+            );
+            Ok(start.bind(py).call1(args)?.unbind())
+        })
+        .map_err(|e| ExecutorError::new(e.to_string()))?;
+        let mut guard = CancelOnDrop(Some(future));
+        let watch_cancel = method == "execute";
+        let outcome = tokio::select! {
+            r = &mut rx => r,
+            () = cancelled.cancelled(), if watch_cancel => {
+                // The task is being canceled (core sets CANCELED): the coroutine gets
+                // CancelledError, and this is not a failure of the agent.
+                guard.cancel();
+                return Ok(());
+            }
+        };
+        guard.0 = None;
+        match outcome {
+            Ok(None) => Ok(()),
+            Ok(Some(message)) => Err(ExecutorError::new(message)),
+            Err(_) => Err(ExecutorError::new(
+                "the Python executor ended without an outcome",
+            )),
+        }
+    }
+}
+
+/// Cancels the asyncio task (a `concurrent.futures.Future`) unless it finished.
+struct CancelOnDrop(Option<Py<PyAny>>);
+
+impl CancelOnDrop {
+    fn cancel(&mut self) {
+        if let Some(f) = self.0.take() {
+            Python::attach(|py| {
+                let _ = f.call_method0(py, "cancel");
+            });
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("task_id", &ctx.task_id)?;
+    d.set_item("context_id", &ctx.context_id)?;
+    d.set_item(
+        "message",
+        ctx.message
+            .as_ref()
+            .map(|m| models::into_py(py, m))
+            .transpose()?,
+    )?;
+    d.set_item(
+        "task",
+        ctx.task
+            .as_ref()
+            .map(|t| models::into_py(py, t))
+            .transpose()?,
+    )?;
+    d.set_item(
+        "configuration",
+        ctx.configuration
+            .as_ref()
+            .map(|c| models::into_py(py, c))
+            .transpose()?,
+    )?;
+    d.set_item(
+        "metadata",
+        ctx.metadata
+            .as_ref()
+            .map(|m| models::into_py(py, m))
+            .transpose()?,
+    )?;
+    d.set_item("tenant", &ctx.tenant)?;
+    d.set_item("extensions", &ctx.extensions)?;
+    Ok(d)
+}
+
+/// Called by the asyncio task when it is done: `None`, or the failure's message.
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct Completion {
+    tx: Mutex<Option<oneshot::Sender<Option<String>>>>,
+}
+
+#[pymethods]
+impl Completion {
+    #[pyo3(signature = (error=None))]
+    fn __call__(&self, error: Option<String>) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = tx.send(error);
+        }
+    }
+}
+
+/// An agent message: a str becomes one text part; a dict is read as a Message.
+fn message(m: &Bound<'_, PyAny>) -> PyResult<Message> {
+    match m.cast::<PyString>() {
+        Ok(s) => Ok(Message::text(Role::Agent, s.to_str()?)),
+        Err(_) => models::from_py(m),
+    }
+}
+
+fn parts(p: &Bound<'_, PyAny>) -> PyResult<Vec<Part>> {
+    match p.cast::<PyString>() {
+        Ok(s) => Ok(vec![Part::text(s.to_str()?)]),
+        Err(_) => p.try_iter()?.map(|item| models::from_py(&item?)).collect(),
+    }
+}
+
+fn state(name: &str) -> PyResult<TaskState> {
+    serde_json::from_value(serde_json::Value::String(name.to_owned())).map_err(|e| {
+        pyo3::exceptions::PyValueError::new_err(format!("unknown task state {name:?}: {e}"))
+    })
+}
+
+/// Core's event sink: every method returns an awaitable.
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct EventSink {
+    inner: core::EventSink,
+}
+
+#[pymethods]
+impl EventSink {
+    #[getter]
+    fn task_id(&self) -> &str {
+        self.inner.task_id()
+    }
+    #[getter]
+    fn context_id(&self) -> &str {
+        self.inner.context_id()
+    }
+
+    /// A status update; `state` is a ProtoJSON name (`TASK_STATE_WORKING`).
+    #[pyo3(signature = (state_name, message=None))]
+    fn status<'py>(
+        &self,
+        py: Python<'py>,
+        state_name: &str,
+        message: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (state, message) = (state(state_name)?, message.map(self::message).transpose()?);
+        let sink = self.inner.clone();
+        future_into_py(py, async move {
+            sink.status(state, message).await.map_err(errors::to_py)
+        })
+    }
+
+    #[pyo3(signature = (parts, artifact_id=None, name=None, description=None, append=false, last_chunk=false, metadata=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn artifact<'py>(
+        &self,
+        py: Python<'py>,
+        parts: &Bound<'py, PyAny>,
+        artifact_id: Option<String>,
+        name: Option<String>,
+        description: Option<String>,
+        append: bool,
+        last_chunk: bool,
+        metadata: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut artifact = Artifact {
+            artifact_id: artifact_id.unwrap_or_default(),
+            name: name.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            parts: self::parts(parts)?,
+            metadata: None,
+            extensions: Vec::new(),
+        };
+        if let Some(m) = metadata {
+            artifact.metadata = serde_json::from_value(models::to_value(m)?)
+                .map_err(|e| pyo3::exceptions::PyTypeError::new_err(format!("metadata: {e}")))?;
+        }
+        let sink = self.inner.clone();
+        if artifact.artifact_id.is_empty() {
+            artifact.artifact_id = uuid::Uuid::new_v4().to_string();
+        }
+        future_into_py(py, async move {
+            sink.artifact(artifact, append, last_chunk)
+                .await
+                .map_err(errors::to_py)
+        })
+    }
+
+    /// A direct reply (str or Message dict) instead of a task.
+    fn message<'py>(
+        &self,
+        py: Python<'py>,
+        message: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let message = self::message(message)?;
+        let sink = self.inner.clone();
+        future_into_py(py, async move {
+            sink.message(message).await.map_err(errors::to_py)
+        })
+    }
+
+    /// Any event, as a StreamResponse dict.
+    fn send<'py>(&self, py: Python<'py>, event: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let event = models::from_py(event)?;
+        let sink = self.inner.clone();
+        future_into_py(
+            py,
+            async move { sink.send(event).await.map_err(errors::to_py) },
+        )
+    }
+}

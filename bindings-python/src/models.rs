@@ -1,0 +1,134 @@
+//! Models cross the boundary as ProtoJSON dicts: Python values become `serde_json::Value`s that
+//! the core reads and validates (`model::parse_value`), and core models go back through
+//! `model::to_value`. The Python types of these dicts are generated from the spec's proto.
+
+use a2a_native::model::{self, Validate};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Number, Value};
+
+/// A Python value (dict, list, str, int, float, bool, None) as JSON.
+pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::from(i));
+        }
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(Value::from(u));
+        }
+        return Err(PyValueError::new_err("integer out of the JSON range"));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_str()?.to_owned()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key = k
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
+            map.insert(key.to_str()?.to_owned(), to_value(&v)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|v| to_value(&v))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|v| to_value(&v))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    Err(PyTypeError::new_err(format!(
+        "{} is not a JSON value",
+        obj.get_type().name()?
+    )))
+}
+
+/// JSON as Python values.
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (_, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// A core model read (and validated) from a Python dict.
+pub fn from_py<T: DeserializeOwned + Validate>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    model::parse_value(to_value(obj)?).map_err(crate::errors::to_py)
+}
+
+/// A core model as a Python dict.
+pub fn into_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    Ok(to_py(py, &model::to_value(value))?.unbind())
+}
+
+/// Reads `value` as the model `type_name` and returns it in canonical ProtoJSON (defaults
+/// dropped, enums by name); raises `InvalidParamsError` naming the offending field.
+#[pyfunction]
+pub fn validate(py: Python<'_>, type_name: &str, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    macro_rules! check {
+        ($($t:ident),*) => {
+            match type_name {
+                $(stringify!($t) => into_py(py, &from_py::<model::$t>(value)?),)*
+                _ => Err(PyValueError::new_err(format!("unknown model {type_name:?}"))),
+            }
+        };
+    }
+    check!(
+        Message,
+        Part,
+        Artifact,
+        Task,
+        TaskStatus,
+        TaskStatusUpdateEvent,
+        TaskArtifactUpdateEvent,
+        AgentCard,
+        SendMessageRequest,
+        SendMessageResponse,
+        StreamResponse,
+        TaskPushNotificationConfig,
+        ListTasksRequest,
+        ListTasksResponse
+    )
+}

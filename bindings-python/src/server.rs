@@ -1,0 +1,188 @@
+//! core's [`Server`] serving a Python executor: bind (port 0 picks one), serve on the
+//! runtime, stop gracefully. The agent card's interfaces are filled in with the bound address
+//! when the card declares none.
+
+use crate::executor::PyExecutor;
+use crate::{errors, models};
+use a2a_native::model::AgentCard;
+use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use pyo3::prelude::*;
+use pyo3_async_runtimes::tokio::future_into_py;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+struct Running {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct AgentServer {
+    card: Value,
+    executor: Py<PyAny>,
+    store: String,
+    bearer_tokens: Vec<String>,
+    running: Arc<Mutex<Option<Running>>>,
+}
+
+/// The card with the server's interfaces filled in (when it declares none), and with bearer
+/// tokens the HTTP bearer scheme declared and required (unless it declares its own schemes).
+fn card_for(card: &Value, base: &str, bearer: bool) -> PyResult<AgentCard> {
+    let mut card = card.clone();
+    if bearer
+        && card.get("securitySchemes").is_none()
+        && let Some(obj) = card.as_object_mut()
+    {
+        obj.insert(
+            "securitySchemes".into(),
+            json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}),
+        );
+        obj.insert(
+            "securityRequirements".into(),
+            json!([{"schemes": {"bearer": {"list": []}}}]),
+        );
+    }
+    let empty = card
+        .get("supportedInterfaces")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty);
+    if empty && let Some(obj) = card.as_object_mut() {
+        obj.insert(
+            "supportedInterfaces".into(),
+            json!([
+                {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+            ]),
+        );
+    }
+    a2a_native::model::parse_value(card).map_err(errors::to_py)
+}
+
+async fn open_store(spec: &str) -> PyResult<Stores> {
+    if spec == "memory" {
+        return Ok(Stores::memory());
+    }
+    if let Some(path) = spec.strip_prefix("sqlite:") {
+        let store = Arc::new(
+            a2a_native::store::SqliteStore::open(path)
+                .await
+                .map_err(errors::to_py)?,
+        );
+        return Ok(Stores {
+            tasks: store.clone(),
+            push: store,
+        });
+    }
+    Err(pyo3::exceptions::PyValueError::new_err(format!(
+        "unknown store {spec:?}: use memory or sqlite:PATH"
+    )))
+}
+
+impl AgentServer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[pymethods]
+impl AgentServer {
+    #[new]
+    #[pyo3(signature = (card, executor, store="memory", bearer_tokens=None))]
+    fn new(
+        card: &Bound<'_, PyAny>,
+        executor: Py<PyAny>,
+        store: &str,
+        bearer_tokens: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let card = models::to_value(card)?;
+        let bearer_tokens = bearer_tokens.unwrap_or_default();
+        card_for(&card, "http://127.0.0.1:0", !bearer_tokens.is_empty())?; // validate now, fill in later
+        Ok(Self {
+            card,
+            executor,
+            store: store.to_owned(),
+            bearer_tokens,
+            running: Arc::default(),
+        })
+    }
+
+    /// Binds `host:port` and serves in the background; resolves to the bound port. Python
+    /// executors run on the calling event loop.
+    fn start<'py>(&self, py: Python<'py>, host: String, port: u16) -> PyResult<Bound<'py, PyAny>> {
+        if self.lock().is_some() {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "the server is already running",
+            ));
+        }
+        let event_loop = pyo3_async_runtimes::get_running_loop(py)?.unbind();
+        let agent = Arc::new(PyExecutor {
+            executor: self.executor.clone_ref(py),
+            event_loop,
+        });
+        let (card, store, tokens, running) = (
+            self.card.clone(),
+            self.store.clone(),
+            self.bearer_tokens.clone(),
+            self.running.clone(),
+        );
+        future_into_py(py, async move {
+            let stores = open_store(&store).await?;
+            let listener = tokio::net::TcpListener::bind((host.as_str(), port))
+                .await
+                .map_err(errors::io)?;
+            let addr = listener.local_addr().map_err(errors::io)?;
+            let card = card_for(&card, &format!("http://{addr}"), !tokens.is_empty())?;
+            let mut handler = RequestHandler::new(agent, card, stores, ServerConfig::default());
+            if !tokens.is_empty() {
+                let mut auth = BearerTokens::new();
+                for t in tokens {
+                    auth = auth.with_token(
+                        t,
+                        Principal {
+                            name: "bearer-token".into(),
+                            scopes: Vec::new(),
+                        },
+                    );
+                }
+                handler = handler.with_authenticator(Arc::new(auth));
+            }
+            let (stop, stopped) = oneshot::channel::<()>();
+            let server = Server::new(Arc::new(handler));
+            let done = tokio::spawn(server.serve(listener, async move {
+                let _ = stopped.await;
+            }));
+            *running.lock().unwrap_or_else(|p| p.into_inner()) = Some(Running { addr, stop, done });
+            Ok(addr.port())
+        })
+    }
+
+    /// Stops accepting, ends open streams and waits for the server to finish.
+    fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let running = self.lock().take();
+        future_into_py(py, async move {
+            if let Some(r) = running {
+                let _ = r.stop.send(());
+                match r.done.await {
+                    Ok(result) => result.map_err(errors::io)?,
+                    Err(e) => return Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The bound port (`None` when not running).
+    #[getter]
+    fn port(&self) -> Option<u16> {
+        self.lock().as_ref().map(|r| r.addr.port())
+    }
+
+    /// `http://host:port` (`None` when not running).
+    #[getter]
+    fn url(&self) -> Option<String> {
+        self.lock().as_ref().map(|r| format!("http://{}", r.addr))
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds and installs the Python package from this source tree into bindings-python/.venv
+# (a dev-profile build: see README.md), then runs its pytest suite. Exits non-zero on failure.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here"
+PYTHON="${PYTHON:-python3.11}"
+command -v "$PYTHON" >/dev/null || PYTHON=python3
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+py=.venv/bin/python
+# The build backend runs `maturin` from PATH.
+export PATH="$here/.venv/bin:$PATH"
+"$py" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "pytest==9.0.3" "mypy==2.4.1"
+# The generated models and errors must match the proto and core's error table.
+"$py" tools/generate.py --check
+# Dev profile: this workspace's [profile.dev] (deps at opt-level 1) builds in a fraction of a
+# release build's time on 2 cores and shares target/ with cargo. Users get release by default.
+MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
+    "$py" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
+# The typed surface: the native module's stub against the build, the package against its code.
+(cd /tmp && "$here/$py" -m mypy.stubtest a2a_native --allowlist "$here/tools/stubtest-allowlist.txt")
+(cd tests && "../$py" -m mypy --cache-dir "$here/.venv/mypy-cache" --strict -p a2a_native && "../$py" -m mypy --cache-dir "$here/.venv/mypy-cache" .)
+cd tests
+exec ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
