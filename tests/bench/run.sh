@@ -4,6 +4,9 @@
 #   rust     the official Rust crates a2a-lf / a2a-server-lf from crates.io (tests/bench/ref/rust)
 #   python   the official a2a-sdk 1.x on uvicorn (tests/bench/ref/python)
 #   js       the official @a2a-js/sdk on express (tests/bench/ref/js)
+#   pyours   the same agent as an `async def` Python executor on our server through the Python
+#            binding (tests/bench/ref/python_native; release wheel of bindings-python), to set
+#            beside `python` (issue 5's comparison) and `ours` (the Python round trip's cost)
 # all driven by one load generator, `a2a bench` (closed loop, keep-alive HTTP/1.1, JSON-RPC,
 # A2A-Version 1.0). Measured per server:
 #   - SendMessage throughput and p50/p99 latency at 1, 16 and 64 connections;
@@ -25,7 +28,7 @@ mkdir -p "$out"
 duration="${DURATION:-10}"
 warmup="${WARMUP:-2}"
 tasks="${TASKS:-100000}"
-servers="${SERVERS:-ours rust python js}"
+servers="${SERVERS:-ours rust python js pyours}"
 has() { [[ " $servers " == *" $1 "* ]]; }
 
 a2a="$root/target/release/a2a"
@@ -38,6 +41,14 @@ if has rust && { [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$root/target/bench-ref/r
 fi
 if has python || has js; then
   tests/bench/ref/setup.sh >&2
+fi
+pyours_venv="$root/target/bench/pyours-venv"
+if has pyours; then
+  # A release build of the Python package (maturin's default profile), in its own venv.
+  [ -x "$pyours_venv/bin/python" ] || python3 -m venv "$pyours_venv"
+  if [ "${SKIP_BUILD:-0}" != 1 ] || ! "$pyours_venv/bin/python" -c 'import a2a_native' 2>/dev/null; then
+    "$pyours_venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall ./bindings-python >&2
+  fi
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -63,6 +74,7 @@ start() { # name port
     rust) exec "$root/target/bench-ref/release/bench-ref-rust" "$port" ;;
     python) PORT="$port" exec tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
     js) PORT="$port" exec node tests/bench/ref/js/server.mjs "$port" ;;
+    pyours) exec "$pyours_venv/bin/python" tests/bench/ref/python_native/server.py "$port" ;;
   esac > "$out/$name.log" 2>&1 &
   pid=$!
   # The Rust reference serves JSON-RPC only (no card route): wait for the port instead.
@@ -83,7 +95,7 @@ record() { # server what json
   python3 -c 'import json,sys; d=json.loads(sys.argv[3]); d["server"]=sys.argv[1]; d["what"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" "$3" >> "$results"
 }
 
-for name in ours rust python js; do
+for name in ours rust python js pyours; do
   has "$name" || continue
   port="$(free_port)"
   echo "== $name on :$port" >&2
@@ -124,8 +136,9 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
 for r in rows:
     by.setdefault(r["server"], {})[r["what"]] = r
-names = [n for n in ["ours", "rust", "python", "js"] if n in by]
-label = {"ours": "a2a-native", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)"}
+names = [n for n in ["ours", "rust", "python", "js", "pyours"] if n in by]
+label = {"ours": "a2a-native", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)",
+         "pyours": "a2a-native, Python executor (binding)"}
 def get(n, what, key):
     return by.get(n, {}).get(what, {}).get(key)
 lines = ["| server | " + " | ".join(
@@ -149,7 +162,7 @@ lines.append("")
 lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after TASKS tasks |")
 lines.append("|---|---|---|---|---|---|---|")
 for n in names:
-    if n == "ours":
+    if n in ("ours", "pyours"):
         continue
     def ratio(a, b):
         return f"{a / b:.2f}x" if a and b else "n/a"
@@ -160,6 +173,20 @@ for n in names:
     cells.append(ratio(get(n, "stream_c1", "p50_ms"), get("ours", "stream_c1", "p50_ms")))
     cells.append(ratio(get(n, "rss_after", "rss_kib"), get("ours", "rss_after", "rss_kib")))
     lines.append("| " + " | ".join(cells) + " |")
+if "pyours" in by and "python" in by:
+    lines.append("")
+    lines.append("The same `async def` echo agent in Python: hosted by a2a-native through the binding ÷ hosted by a2a-sdk on uvicorn:")
+    lines.append("")
+    lines.append("| send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 |")
+    lines.append("|---|---|---|---|---|")
+    r = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
+    lines.append("| " + " | ".join([r(get("pyours", f"send_c{c}", "rps"), get("python", f"send_c{c}", "rps")) for c in (1, 16, 64)]
+                 + [r(get("python", "send_c64", "p99_ms"), get("pyours", "send_c64", "p99_ms")),
+                    r(get("python", "stream_c1", "p50_ms"), get("pyours", "stream_c1", "p50_ms"))]) + " |")
+if "pyours" in by and "ours" in by:
+    d = (get("pyours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
+    lines.append("")
+    lines.append(f"Python executor round trip (Rust -> Python coroutine -> Rust), p50 at 1 connection, Python echo minus Rust echo: {d * 1000:.0f} µs.")
 lines.append("")
 lines.append(f"TASKS = {by['ours'].get('rss_after', {}).get('tasks', '?') if 'ours' in by else '?'}; every server has had exactly that many SendMessage calls when 'RSS after TASKS tasks' is read.")
 text = "\n".join(lines) + "\n"
