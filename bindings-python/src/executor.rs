@@ -8,7 +8,7 @@
 
 use crate::{errors, models};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
-use a2a_native::model::{Artifact, Message, Part, Role, TaskState};
+use a2a_native::model::{Artifact, Message, Part, Role, StreamResponse, TaskState};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString};
@@ -218,10 +218,8 @@ impl EventSink {
         message: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (state, message) = (state(state_name)?, message.map(self::message).transpose()?);
-        let sink = self.inner.clone();
-        future_into_py(py, async move {
-            sink.status(state, message).await.map_err(errors::to_py)
-        })
+        let event = self.inner.status_event(state, message);
+        self.deliver(py, event)
     }
 
     #[pyo3(signature = (parts, artifact_id=None, name=None, description=None, append=false, last_chunk=false, metadata=None))]
@@ -249,15 +247,11 @@ impl EventSink {
             artifact.metadata = serde_json::from_value(models::to_value(m)?)
                 .map_err(|e| pyo3::exceptions::PyTypeError::new_err(format!("metadata: {e}")))?;
         }
-        let sink = self.inner.clone();
         if artifact.artifact_id.is_empty() {
             artifact.artifact_id = uuid::Uuid::new_v4().to_string();
         }
-        future_into_py(py, async move {
-            sink.artifact(artifact, append, last_chunk)
-                .await
-                .map_err(errors::to_py)
-        })
+        let event = self.inner.artifact_event(artifact, append, last_chunk);
+        self.deliver(py, event)
     }
 
     /// A direct reply (str or Message dict) instead of a task.
@@ -267,19 +261,27 @@ impl EventSink {
         message: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let message = self::message(message)?;
-        let sink = self.inner.clone();
-        future_into_py(py, async move {
-            sink.message(message).await.map_err(errors::to_py)
-        })
+        self.deliver(py, StreamResponse::Message(message))
     }
 
     /// Any event, as a StreamResponse dict.
     fn send<'py>(&self, py: Python<'py>, event: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let event = models::from_py(event)?;
-        let sink = self.inner.clone();
-        future_into_py(
-            py,
-            async move { sink.send(event).await.map_err(errors::to_py) },
-        )
+        self.deliver(py, event)
+    }
+}
+
+impl EventSink {
+    /// Sends at once when the sink has room and returns `None`; only when it is full, an
+    /// awaitable that waits for room. A round trip through the event loop costs far more than
+    /// the send, so the common case never makes one.
+    fn deliver<'py>(&self, py: Python<'py>, event: StreamResponse) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.try_send(event).map_err(errors::to_py)? {
+            None => Ok(py.None().into_bound(py)),
+            Some(event) => {
+                let sink = self.inner.clone();
+                future_into_py(py, async move { sink.send(event).await.map_err(errors::to_py) })
+            }
+        }
     }
 }

@@ -14,6 +14,10 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+fn closed() -> A2AError {
+    A2AError::new(ErrorKind::UnsupportedOperation, "the task no longer accepts events")
+}
+
 /// What an executor returns when it cannot go on. The manager turns it into a FAILED status
 /// carrying `message` (as an agent message), unless the task already ended.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -102,10 +106,18 @@ impl EventSink {
     /// Sends any event. Ids left empty are filled in with this task's.
     pub async fn send(&self, event: StreamResponse) -> Result<()> {
         let event = self.fill_ids(event);
-        self.tx
-            .send(event)
-            .await
-            .map_err(|_| A2AError::new(ErrorKind::UnsupportedOperation, "the task no longer accepts events"))
+        self.tx.send(event).await.map_err(|_| closed())
+    }
+
+    /// Sends without waiting when there is room: `Ok(None)` when sent, `Ok(Some(event))` when
+    /// the sink is full (send that with [`EventSink::send`]). Bindings use it so that a host
+    /// language's `await events.…()` crosses back into its event loop only under backpressure.
+    pub fn try_send(&self, event: StreamResponse) -> Result<Option<StreamResponse>> {
+        match self.tx.try_send(self.fill_ids(event)) {
+            Ok(()) => Ok(None),
+            Err(mpsc::error::TrySendError::Full(event)) => Ok(Some(event)),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(closed()),
+        }
     }
 
     fn fill_ids(&self, mut event: StreamResponse) -> StreamResponse {
@@ -127,15 +139,19 @@ impl EventSink {
 
     /// A new status, with an optional agent message.
     pub async fn status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
+        self.send(self.status_event(state, message)).await
+    }
+
+    /// The event [`EventSink::status`] sends.
+    pub fn status_event(&self, state: TaskState, message: Option<Message>) -> StreamResponse {
         let message = message.map(|m| self.own_message(m));
         let status = TaskStatus { message, ..TaskStatus::now(state) };
-        self.send(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+        StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
             status,
             metadata: None,
-        }))
-        .await
+        })
     }
 
     /// A status with an agent message of one text part.
@@ -167,15 +183,19 @@ impl EventSink {
 
     /// A new artifact, or (with `append`) more parts for an earlier one with the same id.
     pub async fn artifact(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
-        self.send(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+        self.send(self.artifact_event(artifact, append, last_chunk)).await
+    }
+
+    /// The event [`EventSink::artifact`] sends.
+    pub fn artifact_event(&self, artifact: Artifact, append: bool, last_chunk: bool) -> StreamResponse {
+        StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
             artifact,
             append,
             last_chunk,
             metadata: None,
-        }))
-        .await
+        })
     }
 
     /// A whole artifact made of `parts`, with a fresh id.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -69,7 +70,7 @@ class EventQueue:
     async def status(self, state: StateName, message: str | Message | None = None) -> None:
         """A new status (``"working"`` or ``"TASK_STATE_WORKING"``), with an optional message."""
         name = state if state.startswith("TASK_STATE_") else "TASK_STATE_" + state.upper()
-        await self._sink.status(name, message)
+        await _settled(self._sink.status(name, message))
 
     async def working(self, message: str | Message | None = None) -> None:
         await self.status("working", message)
@@ -105,15 +106,22 @@ class EventQueue:
     ) -> None:
         """An artifact (a fresh id unless ``artifact_id`` is given), or with ``append`` more
         parts for an earlier one with the same id."""
-        await self._sink.artifact(parts, artifact_id, name, description, append, last_chunk, metadata)
+        await _settled(self._sink.artifact(parts, artifact_id, name, description, append, last_chunk, metadata))
 
     async def message(self, message: str | Message) -> None:
         """A direct reply instead of a task (only as the first and only event)."""
-        await self._sink.message(message)
+        await _settled(self._sink.message(message))
 
     async def send(self, event: StreamResponse) -> None:
         """Any event, as a StreamResponse dict (ids left out are this task's)."""
-        await self._sink.send(event)
+        await _settled(self._sink.send(event))
+
+
+async def _settled(pending: Awaitable[None] | None) -> None:
+    """The native sink sends at once when it has room (``None``) and returns an awaitable only
+    when it is full: awaiting that is the backpressure."""
+    if pending is not None:
+        await pending
 
 
 class AgentExecutor:

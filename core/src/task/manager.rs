@@ -291,7 +291,8 @@ impl Inner {
                     // Cancel drops the agent's future: the work really stops.
                     () = cancelled.cancelled() => None,
                 };
-                let canceled = outcome.is_none();
+                // Canceled whichever branch won: an executor may return promptly when told to stop.
+                let canceled = cancelled.is_cancelled();
                 let mut slot = guard.slot.lock().await;
                 match outcome {
                     Some(Err(e)) => {
