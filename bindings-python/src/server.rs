@@ -32,19 +32,6 @@ pub struct AgentServer {
 /// tokens the HTTP bearer scheme declared and required (unless it declares its own schemes).
 fn card_for(card: &Value, base: &str, bearer: bool) -> PyResult<AgentCard> {
     let mut card = card.clone();
-    if bearer
-        && card.get("securitySchemes").is_none()
-        && let Some(obj) = card.as_object_mut()
-    {
-        obj.insert(
-            "securitySchemes".into(),
-            json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}),
-        );
-        obj.insert(
-            "securityRequirements".into(),
-            json!([{"schemes": {"bearer": {"list": []}}}]),
-        );
-    }
     let empty = card
         .get("supportedInterfaces")
         .and_then(Value::as_array)
@@ -58,27 +45,11 @@ fn card_for(card: &Value, base: &str, bearer: bool) -> PyResult<AgentCard> {
             ]),
         );
     }
-    a2a_native::model::parse_value(card).map_err(errors::to_py)
-}
-
-async fn open_store(spec: &str) -> PyResult<Stores> {
-    if spec == "memory" {
-        return Ok(Stores::memory());
+    let mut card: AgentCard = a2a_native::model::parse_value(card).map_err(errors::to_py)?;
+    if bearer {
+        a2a_native::server::card::require_bearer(&mut card);
     }
-    if let Some(path) = spec.strip_prefix("sqlite:") {
-        let store = Arc::new(
-            a2a_native::store::SqliteStore::open(path)
-                .await
-                .map_err(errors::to_py)?,
-        );
-        return Ok(Stores {
-            tasks: store.clone(),
-            push: store,
-        });
-    }
-    Err(pyo3::exceptions::PyValueError::new_err(format!(
-        "unknown store {spec:?}: use memory or sqlite:PATH"
-    )))
+    Ok(card)
 }
 
 impl AgentServer {
@@ -129,7 +100,7 @@ impl AgentServer {
             self.running.clone(),
         );
         future_into_py(py, async move {
-            let stores = open_store(&store).await?;
+            let stores = Stores::open(&store).await.map_err(errors::to_py)?;
             let listener = tokio::net::TcpListener::bind((host.as_str(), port))
                 .await
                 .map_err(errors::io)?;

@@ -50,7 +50,7 @@ pub struct ServeArgs {
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), String> {
-    let stores = open_store(&args.store).await?;
+    let stores = Stores::open(&args.store).await.map_err(|e| e.message)?;
     let (agent, name): (Arc<dyn AgentExecutor>, &str) = if args.conformance {
         (Arc::new(agents::conformance::Conformance), "a2a-native conformance agent")
     } else {
@@ -84,27 +84,6 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
 
     eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
     Server::new(Arc::new(handler)).serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
-}
-
-async fn open_store(spec: &str) -> Result<Stores, String> {
-    if spec == "memory" {
-        return Ok(Stores::memory());
-    }
-    if let Some(path) = spec.strip_prefix("sqlite:") {
-        let store = Arc::new(a2a_native::store::SqliteStore::open(path).await.map_err(|e| e.to_string())?);
-        return Ok(Stores { tasks: store.clone(), push: store });
-    }
-    // `postgres:URL`, or a bare `postgres://…` / `postgresql://…` URL.
-    let url = if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-        Some(spec)
-    } else {
-        spec.strip_prefix("postgres:")
-    };
-    if let Some(url) = url {
-        let store = Arc::new(a2a_native::store::PostgresStore::connect(url).await.map_err(|e| e.to_string())?);
-        return Ok(Stores { tasks: store.clone(), push: store });
-    }
-    Err(format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL"))
 }
 
 /// The public card: JSON-RPC first (1.0, then 0.3 on the same URL), then HTTP+JSON.
@@ -150,7 +129,7 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
             "tags": ["extended"]
         }));
     }
-    let mut card = json!({
+    let card = json!({
         "name": name,
         "description": "A built-in agent of a2a-native, the Rust A2A implementation.",
         "version": env!("CARGO_PKG_VERSION"),
@@ -161,11 +140,11 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": skills
     });
+    let mut card: AgentCard = model::parse_value(card).map_err(|e| format!("built-in card: {e}"))?;
     if shape.bearer {
-        card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
-        card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+        a2a_native::server::card::require_bearer(&mut card);
     }
-    model::parse_value(card).map_err(|e| format!("built-in card: {e}"))
+    Ok(card)
 }
 
 /// Ctrl-C or SIGTERM: stop accepting, let in-flight requests finish, close streams.

@@ -1055,3 +1055,25 @@ async fn push_config_calls_on_an_unknown_task_are_task_not_found() {
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
     s.stop().await;
 }
+
+#[tokio::test]
+async fn store_specs_and_the_bearer_card_shape() {
+    assert!(Stores::open("memory").await.is_ok());
+    let dir = std::env::temp_dir().join(format!("a2a-store-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    assert!(Stores::open(&format!("sqlite:{}", dir.join("t.db").display())).await.is_ok());
+    let err = Stores::open("redis://x").await.err().unwrap();
+    assert_eq!(err.kind, a2a_native::ErrorKind::InvalidParams);
+    assert!(err.message.contains("unknown store"), "{}", err.message);
+    std::fs::remove_dir_all(&dir).ok();
+
+    let mut c = card("http://h", &Opts::default());
+    a2a_native::server::card::require_bearer(&mut c);
+    let v = serde_json::to_value(&c).unwrap();
+    assert_eq!(v["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "Bearer");
+    assert_eq!(v["securityRequirements"], json!([{"schemes": {"bearer": {"list": []}}}]));
+    // A card with schemes of its own is left as it is.
+    let mut own = card("http://h", &Opts { bearer: Some(("t", false)), ..Opts::default() });
+    a2a_native::server::card::require_bearer(&mut own);
+    assert!(own.security_requirements.is_empty());
+}

@@ -46,6 +46,22 @@ pub fn served_card_json(card: &AgentCard) -> Value {
     served
 }
 
+/// Declares the HTTP bearer scheme (named `bearer`) on `card` and requires it for every call,
+/// unless the card already declares schemes of its own. Pairs with [`super::BearerTokens`].
+pub fn require_bearer(card: &mut AgentCard) {
+    if !card.security_schemes.is_empty() {
+        return;
+    }
+    // Both values are fixed and valid; parsing them keeps the model types' one definition.
+    if let (Ok(scheme), Ok(requirement)) = (
+        serde_json::from_value(serde_json::json!({"httpAuthSecurityScheme": {"scheme": "Bearer"}})),
+        serde_json::from_value(serde_json::json!({"schemes": {"bearer": {"list": []}}})),
+    ) {
+        card.security_schemes.insert("bearer".into(), scheme);
+        card.security_requirements = vec![requirement];
+    }
+}
+
 /// Adds what `extra` has and `base` lacks; `base` wins on conflicts.
 fn merge_under(base: &mut Value, extra: Value) {
     match (base, extra) {

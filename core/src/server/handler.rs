@@ -70,6 +70,35 @@ impl Stores {
         let store = Arc::new(crate::store::MemoryStore::new(Default::default()));
         Self { tasks: store.clone(), push: store }
     }
+
+    /// The stores a spec names: `memory`, `sqlite:PATH`, `postgres:URL` (or a bare
+    /// `postgres://…` / `postgresql://…` URL), as `a2a serve --store` and the bindings take it.
+    pub async fn open(spec: &str) -> Result<Self> {
+        if spec == "memory" {
+            return Ok(Self::memory());
+        }
+        #[cfg(feature = "sqlite")]
+        if let Some(path) = spec.strip_prefix("sqlite:") {
+            let store = Arc::new(crate::store::SqliteStore::open(path).await?);
+            return Ok(Self { tasks: store.clone(), push: store });
+        }
+        #[cfg(feature = "postgres")]
+        {
+            let url = if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+                Some(spec)
+            } else {
+                spec.strip_prefix("postgres:")
+            };
+            if let Some(url) = url {
+                let store = Arc::new(crate::store::PostgresStore::connect(url).await?);
+                return Ok(Self { tasks: store.clone(), push: store });
+            }
+        }
+        Err(A2AError::new(
+            ErrorKind::InvalidParams,
+            format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL (as built)"),
+        ))
+    }
 }
 
 /// Answers A2A requests for one agent.
