@@ -13,6 +13,8 @@ py=.venv/bin/python
 # The build backend runs `maturin` from PATH.
 export PATH="$here/.venv/bin:$PATH"
 "$py" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "pytest==9.0.3" "mypy==2.4.1"
+# The official SDK (client and server) for the interop tests, pinned as tests/interop pins it.
+"$py" -m pip install --quiet --disable-pip-version-check -r "$here/../tests/interop/peers/requirements-v1.txt"
 # The generated models and errors must match the proto and core's error table.
 "$py" tools/generate.py --check
 # Dev profile: this workspace's [profile.dev] (deps at opt-level 1) builds in a fraction of a

@@ -1,11 +1,13 @@
 //! core's [`a2a_native::client::Client`]: every operation takes and returns ProtoJSON dicts,
 //! as awaitables; streams are async iterators over StreamResponse dicts.
 
-use crate::{errors, models};
+use crate::options::Options;
+use crate::{credentials, errors, models};
 use a2a_native::client::{self as core, ApiKey, Binding, ClientBuilder, StaticBearer};
 use a2a_native::model;
 use pyo3::exceptions::{PyStopAsyncIteration, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use pyo3_async_runtimes::tokio::future_into_py;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,35 +17,47 @@ pub struct Client {
     inner: core::Client,
 }
 
-/// Options shared by `connect` and `from_card`.
-fn builder(
-    bearer_token: Option<String>,
-    api_key: Option<(String, String)>,
-    headers: Option<Vec<(String, String)>>,
-    timeout: Option<f64>,
-    binding: Option<&str>,
-) -> PyResult<ClientBuilder> {
+/// A core client builder from the Python layer's options: bearer_token, api_key
+/// (`(header, value)`), credentials (a callable `(method, url) -> headers`, plain or async),
+/// headers, timeout (s), binding, retries, stream_reconnects, allow_v03, extensions.
+fn builder(py: Python<'_>, options: Option<Bound<'_, PyDict>>) -> PyResult<ClientBuilder> {
+    let mut o = Options::new(options);
     let mut b = core::Client::builder();
-    if let Some(token) = bearer_token {
+    if let Some(token) = o.get::<String>("bearer_token")? {
         b = b.credentials(Arc::new(StaticBearer::new(token)));
     }
-    if let Some((name, value)) = api_key {
+    if let Some((name, value)) = o.get::<(String, String)>("api_key")? {
         b = b.credentials(Arc::new(ApiKey::header(name, value)));
     }
-    for (name, value) in headers.unwrap_or_default() {
+    if let Some(callable) = o.get::<Py<PyAny>>("credentials")? {
+        b = b.credentials(Arc::new(credentials::PyCredentials::new(py, callable)?));
+    }
+    for (name, value) in o.get::<Vec<(String, String)>>("headers")?.unwrap_or_default() {
         b = b.header(name, value);
     }
-    if let Some(t) = timeout {
+    if let Some(t) = o.get::<f64>("timeout")? {
         b = b.timeout(
-            Duration::try_from_secs_f64(t)
-                .map_err(|e| PyValueError::new_err(format!("timeout: {e}")))?,
+            Duration::try_from_secs_f64(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))?,
         );
     }
-    if let Some(name) = binding {
-        let binding = Binding::from_name(name)
+    if let Some(name) = o.get::<String>("binding")? {
+        let binding = Binding::from_name(&name)
             .ok_or_else(|| PyValueError::new_err(format!("unknown binding {name:?}")))?;
         b = b.preferred_binding(binding);
     }
+    if let Some(n) = o.get::<u32>("retries")? {
+        b = b.max_retries(n);
+    }
+    if let Some(n) = o.get::<u32>("stream_reconnects")? {
+        b = b.stream_reconnects(n);
+    }
+    if let Some(allow) = o.get::<bool>("allow_v03")? {
+        b = b.allow_v03(allow);
+    }
+    if let Some(uris) = o.get::<Vec<String>>("extensions")? {
+        b = b.extensions(uris);
+    }
+    o.finish()?;
     Ok(b)
 }
 
@@ -62,17 +76,13 @@ macro_rules! unary {
 impl Client {
     /// Resolves the agent card at `url` and picks an interface.
     #[staticmethod]
-    #[pyo3(signature = (url, bearer_token=None, api_key=None, headers=None, timeout=None, binding=None))]
+    #[pyo3(signature = (url, options=None))]
     fn connect<'py>(
         py: Python<'py>,
         url: String,
-        bearer_token: Option<String>,
-        api_key: Option<(String, String)>,
-        headers: Option<Vec<(String, String)>>,
-        timeout: Option<f64>,
-        binding: Option<&str>,
+        options: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let b = builder(bearer_token, api_key, headers, timeout, binding)?;
+        let b = builder(py, options)?;
         future_into_py(py, async move {
             let inner = b.connect(&url).await.map_err(errors::to_py)?;
             Ok(Client { inner })
@@ -81,17 +91,10 @@ impl Client {
 
     /// A client for an agent card, without network access.
     #[staticmethod]
-    #[pyo3(signature = (card, bearer_token=None, api_key=None, headers=None, timeout=None, binding=None))]
-    fn from_card(
-        card: &Bound<'_, PyAny>,
-        bearer_token: Option<String>,
-        api_key: Option<(String, String)>,
-        headers: Option<Vec<(String, String)>>,
-        timeout: Option<f64>,
-        binding: Option<&str>,
-    ) -> PyResult<Self> {
+    #[pyo3(signature = (card, options=None))]
+    fn from_card<'py>(py: Python<'py>, card: &Bound<'py, PyAny>, options: Option<Bound<'py, PyDict>>) -> PyResult<Self> {
         let card = models::from_py(card)?;
-        let b = builder(bearer_token, api_key, headers, timeout, binding)?;
+        let b = builder(py, options)?;
         Ok(Client {
             inner: b.from_card(card).map_err(errors::to_py)?,
         })
@@ -185,6 +188,14 @@ impl Client {
         })
     }
 
+    /// Every task matching `request`, page after page, as an async iterator.
+    fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<TaskPager> {
+        let req: model::ListTasksRequest = models::from_py(request)?;
+        Ok(TaskPager {
+            inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))),
+        })
+    }
+
     fn send_streaming_message<'py>(
         &self,
         py: Python<'py>,
@@ -262,6 +273,33 @@ impl EventStream {
         future_into_py(py, async move {
             inner.lock().await.take();
             Ok(())
+        })
+    }
+}
+
+type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Result<model::Task>> + Send>>;
+
+/// The tasks of `list_all_tasks` (Task dicts), fetched a page at a time as they are consumed.
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct TaskPager {
+    inner: Arc<tokio::sync::Mutex<Tasks>>,
+}
+
+#[pymethods]
+impl TaskPager {
+    fn __aiter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let inner = self.inner.clone();
+        future_into_py(py, async move {
+            use futures_util::StreamExt;
+            match inner.lock().await.next().await {
+                Some(Ok(task)) => Python::attach(|py| models::into_py(py, &task)),
+                Some(Err(e)) => Err(errors::to_py(e)),
+                None => Err(PyStopAsyncIteration::new_err(())),
+            }
         })
     }
 }

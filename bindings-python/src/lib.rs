@@ -14,21 +14,25 @@
 use pyo3::prelude::*;
 
 mod client;
+mod credentials;
 mod errors;
 mod executor;
 mod logging;
 mod models;
+mod options;
 mod server;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::Client>()?;
     m.add_class::<client::EventStream>()?;
+    m.add_class::<client::TaskPager>()?;
     m.add_class::<server::AgentServer>()?;
     m.add_class::<executor::EventSink>()?;
     m.add_class::<executor::Completion>()?;
     m.add_function(wrap_pyfunction!(errors::error_table, m)?)?;
     m.add_function(wrap_pyfunction!(models::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(models::convert, m)?)?;
     m.add_function(wrap_pyfunction!(logging::sync_level, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

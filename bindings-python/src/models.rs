@@ -103,32 +103,25 @@ pub fn into_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     Ok(to_py(py, &model::to_value(value))?.unbind())
 }
 
-/// Reads `value` as the model `type_name` and returns it in canonical ProtoJSON (defaults
-/// dropped, enums by name); raises `InvalidParamsError` naming the offending field.
+/// Reads `value` as the model `type_name` (any of core's `model::dynamic::TYPE_NAMES`) and
+/// returns it in canonical ProtoJSON (defaults dropped, enums by name); raises
+/// `InvalidParamsError` naming the offending field.
 #[pyfunction]
 pub fn validate(py: Python<'_>, type_name: &str, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    macro_rules! check {
-        ($($t:ident),*) => {
-            match type_name {
-                $(stringify!($t) => into_py(py, &from_py::<model::$t>(value)?),)*
-                _ => Err(PyValueError::new_err(format!("unknown model {type_name:?}"))),
-            }
-        };
+    let out = model::dynamic::normalize(type_name, to_value(value)?).map_err(crate::errors::to_py)?;
+    Ok(to_py(py, &out)?.unbind())
+}
+
+/// Converts between the A2A 0.3 wire form and 1.0 ProtoJSON (`to` is `"1.0"` or `"0.3"`),
+/// for code that talks to 0.3 peers itself; `type_name` is one of `model::v03::TYPE_NAMES`.
+#[pyfunction]
+pub fn convert(py: Python<'_>, type_name: &str, value: &Bound<'_, PyAny>, to: &str) -> PyResult<Py<PyAny>> {
+    let value = to_value(value)?;
+    let out = match to {
+        "1.0" => model::v03::to_v10(type_name, value),
+        "0.3" => model::v03::to_v03(type_name, value),
+        other => return Err(PyValueError::new_err(format!("to must be \"1.0\" or \"0.3\", not {other:?}"))),
     }
-    check!(
-        Message,
-        Part,
-        Artifact,
-        Task,
-        TaskStatus,
-        TaskStatusUpdateEvent,
-        TaskArtifactUpdateEvent,
-        AgentCard,
-        SendMessageRequest,
-        SendMessageResponse,
-        StreamResponse,
-        TaskPushNotificationConfig,
-        ListTasksRequest,
-        ListTasksResponse
-    )
+    .map_err(crate::errors::to_py)?;
+    Ok(to_py(py, &out)?.unbind())
 }

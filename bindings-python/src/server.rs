@@ -3,10 +3,12 @@
 //! when the card declares none.
 
 use crate::executor::PyExecutor;
+use crate::options::Options;
 use crate::{errors, models};
 use a2a_native::model::AgentCard;
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use pyo3_async_runtimes::tokio::future_into_py;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -19,12 +21,33 @@ struct Running {
     done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
+/// Server settings from the Python layer's `limits` dict (absent keys keep core's defaults):
+/// max_body_bytes, max_parts_per_message, max_history_length, max_streams_per_task,
+/// blocking_timeout (seconds).
+fn server_config(limits: Option<Bound<'_, PyDict>>) -> PyResult<ServerConfig> {
+    let mut o = Options::new(limits);
+    let mut config = ServerConfig::default();
+    let l = &mut config.limits;
+    l.max_body_bytes = o.get("max_body_bytes")?.unwrap_or(l.max_body_bytes);
+    l.max_parts_per_message = o.get("max_parts_per_message")?.unwrap_or(l.max_parts_per_message);
+    l.max_history_length = o.get("max_history_length")?.unwrap_or(l.max_history_length);
+    l.max_streams_per_task = o.get("max_streams_per_task")?.unwrap_or(l.max_streams_per_task);
+    if let Some(secs) = o.get::<f64>("blocking_timeout")? {
+        l.blocking_timeout = std::time::Duration::try_from_secs_f64(secs)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("blocking_timeout: {e}")))?;
+    }
+    o.finish()?;
+    Ok(config)
+}
+
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct AgentServer {
     card: Value,
+    extended_card: Option<Value>,
     executor: Py<PyAny>,
     store: String,
     bearer_tokens: Vec<String>,
+    config: ServerConfig,
     running: Arc<Mutex<Option<Running>>>,
 }
 
@@ -61,21 +84,29 @@ impl AgentServer {
 #[pymethods]
 impl AgentServer {
     #[new]
-    #[pyo3(signature = (card, executor, store="memory", bearer_tokens=None))]
+    #[pyo3(signature = (card, executor, store="memory", bearer_tokens=None, extended_card=None, limits=None))]
     fn new(
         card: &Bound<'_, PyAny>,
         executor: Py<PyAny>,
         store: &str,
         bearer_tokens: Option<Vec<String>>,
+        extended_card: Option<&Bound<'_, PyAny>>,
+        limits: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let card = models::to_value(card)?;
+        let extended_card = extended_card.map(models::to_value).transpose()?;
         let bearer_tokens = bearer_tokens.unwrap_or_default();
-        card_for(&card, "http://127.0.0.1:0", !bearer_tokens.is_empty())?; // validate now, fill in later
+        // Validate now; the interfaces are filled in once the port is known.
+        for c in std::iter::once(&card).chain(&extended_card) {
+            card_for(c, "http://127.0.0.1:0", !bearer_tokens.is_empty())?;
+        }
         Ok(Self {
             card,
+            extended_card,
             executor,
             store: store.to_owned(),
             bearer_tokens,
+            config: server_config(limits)?,
             running: Arc::default(),
         })
     }
@@ -93,10 +124,12 @@ impl AgentServer {
             executor: self.executor.clone_ref(py),
             event_loop,
         });
-        let (card, store, tokens, running) = (
+        let (card, extended, store, tokens, config, running) = (
             self.card.clone(),
+            self.extended_card.clone(),
             self.store.clone(),
             self.bearer_tokens.clone(),
+            self.config.clone(),
             self.running.clone(),
         );
         future_into_py(py, async move {
@@ -105,8 +138,12 @@ impl AgentServer {
                 .await
                 .map_err(errors::io)?;
             let addr = listener.local_addr().map_err(errors::io)?;
-            let card = card_for(&card, &format!("http://{addr}"), !tokens.is_empty())?;
-            let mut handler = RequestHandler::new(agent, card, stores, ServerConfig::default());
+            let base = format!("http://{addr}");
+            let card = card_for(&card, &base, !tokens.is_empty())?;
+            let mut handler = RequestHandler::new(agent, card, stores, config);
+            if let Some(extended) = extended {
+                handler = handler.with_extended_card(card_for(&extended, &base, !tokens.is_empty())?);
+            }
             if !tokens.is_empty() {
                 let mut auth = BearerTokens::new();
                 for t in tokens {

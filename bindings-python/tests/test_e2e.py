@@ -20,42 +20,7 @@ from a2a_native import (
     user_message,
 )
 from a2a_native import _native
-from conftest import CARD, run
-
-
-class Echo(AgentExecutor):
-    """Echo; "ask" asks for more input; "boom" raises; "slow" waits to be canceled;
-    "chunks" streams an artifact in pieces; "reply" answers with a message."""
-
-    def __init__(self) -> None:
-        self.cancelled = asyncio.Event()
-
-    async def execute(self, context: RequestContext, events: EventQueue) -> None:
-        text = context.get_user_input()
-        if text == "reply":
-            await events.message("a direct reply")
-            return
-        if text == "boom":
-            raise RuntimeError("the agent blew up")
-        if text == "ask":
-            await events.input_required("what is your name?")
-            return
-        if context.task and text:  # the answer to "ask"
-            await events.complete(f"hello {text}")
-            return
-        await events.working()
-        if text == "slow":
-            try:
-                await asyncio.sleep(30)
-            except asyncio.CancelledError:
-                self.cancelled.set()
-                raise
-        if text == "chunks":
-            await events.artifact("a", artifact_id="art", name="c", last_chunk=False)
-            await events.artifact("b", artifact_id="art", append=True, last_chunk=True)
-        else:
-            await events.artifact(text, name="echo", last_chunk=True)
-        await events.complete()
+from conftest import CARD, Echo, run
 
 
 @run

@@ -4,27 +4,33 @@
 - :class:`AgentServer`: serves an executor (JSON-RPC and HTTP+JSON, SSE streams)
 - :class:`Client`: talks to any A2A agent
 - :mod:`a2a_native.models`: the A2A 1.0 types (ProtoJSON ``TypedDict``s, generated from the spec)
+- :func:`validate` (read a model as the core does, canonical ProtoJSON back) and
+  :func:`convert` (A2A 0.3 wire form <-> 1.0)
 - :mod:`a2a_native.errors`: :class:`A2AError` and one subclass per spec error (generated)
 """
 
 from . import errors, models
-from ._native import __version__
-from .client import Client, EventStream, user_message
+from ._native import __version__, convert, validate
+from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
 from .errors import A2AError
 from .executor import AgentExecutor, EventQueue, RequestContext
-from .server import AgentServer
+from .server import AgentServer, ServerLimits
 
 __all__ = [
     "AgentExecutor",
     "AgentServer",
     "Client",
+    "CredentialProvider",
     "EventQueue",
     "EventStream",
     "RequestContext",
+    "ServerLimits",
     "__version__",
+    "convert",
     "errors",
     "models",
     "user_message",
+    "validate",
 ]
 __all__ += errors.__all__  # A2AError and its subclasses

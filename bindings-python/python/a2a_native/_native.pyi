@@ -8,7 +8,9 @@ __all__ = [
     "Completion",
     "EventSink",
     "EventStream",
+    "TaskPager",
     "__version__",
+    "convert",
     "error_table",
     "sync_level",
     "validate",
@@ -18,6 +20,7 @@ __version__: str
 
 def error_table() -> list[tuple[str, int, str, int, str, str]]: ...
 def validate(type_name: str, value: Any) -> Any: ...
+def convert(type_name: str, value: Any, to: str) -> Any: ...
 def sync_level() -> None: ...
 
 @final
@@ -48,7 +51,13 @@ class Completion:
 @final
 class AgentServer:
     def __new__(
-        cls, card: Any, executor: Any, store: str = "memory", bearer_tokens: Sequence[str] | None = None
+        cls,
+        card: Any,
+        executor: Any,
+        store: str = "memory",
+        bearer_tokens: Sequence[str] | None = None,
+        extended_card: Any | None = None,
+        limits: dict[str, Any] | None = None,
     ) -> AgentServer: ...
     async def start(self, host: str, port: int) -> int: ...
     async def stop(self) -> None: ...
@@ -64,25 +73,16 @@ class EventStream:
     async def aclose(self) -> None: ...
 
 @final
+class TaskPager:
+    def __aiter__(self) -> TaskPager: ...
+    async def __anext__(self) -> Any: ...
+
+@final
 class Client:
     @staticmethod
-    async def connect(
-        url: str,
-        bearer_token: str | None = None,
-        api_key: tuple[str, str] | None = None,
-        headers: Sequence[tuple[str, str]] | None = None,
-        timeout: float | None = None,
-        binding: str | None = None,
-    ) -> Client: ...
+    async def connect(url: str, options: dict[str, Any] | None = None) -> Client: ...
     @staticmethod
-    def from_card(
-        card: Any,
-        bearer_token: str | None = None,
-        api_key: tuple[str, str] | None = None,
-        headers: Sequence[tuple[str, str]] | None = None,
-        timeout: float | None = None,
-        binding: str | None = None,
-    ) -> Client: ...
+    def from_card(card: Any, options: dict[str, Any] | None = None) -> Client: ...
     @property
     def card(self) -> Any: ...
     @property
@@ -96,6 +96,7 @@ class Client:
     async def subscribe_to_task(self, request: Any) -> EventStream: ...
     async def get_task(self, request: Any) -> Any: ...
     async def list_tasks(self, request: Any) -> Any: ...
+    def list_all_tasks(self, request: Any) -> TaskPager: ...
     async def cancel_task(self, request: Any) -> Any: ...
     async def create_push_config(self, config: Any) -> Any: ...
     async def get_push_config(self, request: Any) -> Any: ...

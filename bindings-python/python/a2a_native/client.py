@@ -4,8 +4,8 @@ agents that only speak it), streams as async iterators, credentials."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Mapping
-from typing import Any, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, TypeAlias, cast
 
 from . import _native
 from .models import (
@@ -23,7 +23,13 @@ from .models import (
     TaskPushNotificationConfig,
 )
 
-__all__ = ["Client", "EventStream", "user_message"]
+__all__ = ["Client", "CredentialProvider", "EventStream", "user_message"]
+
+#: Called before each call with ``(method, url)`` (the A2A 1.0 operation name and the interface
+#: URL); returns the headers to add, e.g. ``{"Authorization": "Bearer ..."}``. May be ``async``.
+CredentialProvider: TypeAlias = Callable[
+    [str, str], Mapping[str, str] | None | Awaitable[Mapping[str, str] | None]
+]
 
 
 def user_message(
@@ -114,6 +120,14 @@ class _StreamCall:
             await stream.aclose()
 
 
+def _options(args: dict[str, Any]) -> dict[str, Any]:
+    """The native client's options: the keyword arguments that were given."""
+    opts = {k: v for k, v in args.items() if k not in ("cls", "url", "card") and v is not None}
+    if "headers" in opts:
+        opts["headers"] = list(opts["headers"].items())
+    return opts
+
+
 class Client:
     """A client of one agent. Build with ``await Client.connect(url)`` or
     ``Client.from_card(card)``. Every call raises an :class:`~a2a_native.errors.A2AError`
@@ -129,32 +143,46 @@ class Client:
         *,
         bearer_token: str | None = None,
         api_key: tuple[str, str] | None = None,
+        credentials: CredentialProvider | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
         binding: str | None = None,
+        retries: int | None = None,
+        stream_reconnects: int | None = None,
+        allow_v03: bool | None = None,
+        extensions: list[str] | None = None,
     ) -> Client:
-        """Resolves the agent card at ``url`` and picks an interface. ``api_key`` is
-        ``(header_name, value)``; ``binding`` is ``"JSONRPC"`` (default) or ``"HTTP+JSON"``."""
+        """Resolves the agent card at ``url`` and picks an interface.
+
+        ``api_key`` is ``(header_name, value)``; ``credentials`` is called before each call
+        (see :data:`CredentialProvider`); ``binding`` is ``"JSONRPC"`` (default) or
+        ``"HTTP+JSON"``; ``retries`` bounds the retries of idempotent calls on connection
+        failures and 502/503/504 (default 2); ``stream_reconnects`` how often a dropped stream
+        is resubscribed; ``allow_v03=False`` refuses agents that only speak A2A 0.3;
+        ``extensions`` are the extension URIs asked for on every call."""
         _native.sync_level()
-        native = await _native.Client.connect(
-            url, bearer_token, api_key, list((headers or {}).items()), timeout, binding
-        )
+        native = await _native.Client.connect(url, _options(locals()))
         return cls(native)
 
     @classmethod
     def from_card(
         cls,
-        card: AgentCard,
+        card: AgentCard | Mapping[str, Any],
         *,
         bearer_token: str | None = None,
         api_key: tuple[str, str] | None = None,
+        credentials: CredentialProvider | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
         binding: str | None = None,
+        retries: int | None = None,
+        stream_reconnects: int | None = None,
+        allow_v03: bool | None = None,
+        extensions: list[str] | None = None,
     ) -> Client:
-        return cls(
-            _native.Client.from_card(card, bearer_token, api_key, list((headers or {}).items()), timeout, binding)
-        )
+        """A client for ``card`` without fetching it; options as in :meth:`connect`. An
+        ``async`` ``credentials`` callable runs on the loop this is called from."""
+        return cls(_native.Client.from_card(dict(card), _options(locals())))
 
     @property
     def card(self) -> AgentCard:
@@ -211,6 +239,12 @@ class Client:
 
     async def list_tasks(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
         return cast(ListTasksResponse, await self._native.list_tasks(dict(request or {})))
+
+    async def list_all_tasks(self, request: ListTasksRequest | None = None) -> AsyncIterator[Task]:
+        """Every task matching ``request``, following ``nextPageToken`` page by page as the
+        iteration goes: ``async for task in client.list_all_tasks({"status": ...})``."""
+        async for task in self._native.list_all_tasks(dict(request or {})):
+            yield cast(Task, task)
 
     async def cancel(self, task_id: str, *, metadata: dict[str, Any] | None = None) -> Task:
         req: dict[str, Any] = {"id": task_id}

@@ -6,13 +6,23 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, TypedDict
 
 from . import _native
 from .executor import AgentExecutor
 from .models import AgentCard
 
-__all__ = ["AgentServer"]
+__all__ = ["AgentServer", "ServerLimits"]
+
+
+class ServerLimits(TypedDict, total=False):
+    """What one client can make the server hold (absent keys keep the defaults)."""
+
+    max_body_bytes: int
+    max_parts_per_message: int
+    max_history_length: int
+    max_streams_per_task: int
+    blocking_timeout: float
 
 
 class AgentServer:
@@ -20,7 +30,13 @@ class AgentServer:
 
     ``card`` is the agent card; when it declares no ``supportedInterfaces``, the server's own
     (JSON-RPC and HTTP+JSON at the bound address) are filled in. ``store`` is ``"memory"`` or
-    ``"sqlite:PATH"``. With ``bearer_tokens``, every request must carry one of them.
+    ``"sqlite:PATH"`` or ``"postgres://..."`` (several servers may share one PostgreSQL
+    database). With ``bearer_tokens``, every request must carry one of them.
+    ``extended_card`` is served by GetExtendedAgentCard (set
+    ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
+    each answered with the spec's error when exceeded: ``max_body_bytes``,
+    ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
+    ``blocking_timeout`` (seconds a blocking SendMessage waits).
 
     Use ``async with AgentServer(card, executor) as server:`` (port 0: see ``server.port``),
     ``await server.start()`` / ``await server.stop()``, or ``await server.serve(host, port)``.
@@ -34,10 +50,19 @@ class AgentServer:
         *,
         store: str = "memory",
         bearer_tokens: Sequence[str] | None = None,
+        extended_card: AgentCard | Mapping[str, Any] | None = None,
+        limits: ServerLimits | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        self._native = _native.AgentServer(dict(card), executor, store, list(bearer_tokens or []))
+        self._native = _native.AgentServer(
+            dict(card),
+            executor,
+            store,
+            list(bearer_tokens or []),
+            dict(extended_card) if extended_card is not None else None,
+            dict(limits) if limits is not None else None,
+        )
         self._host, self._port = host, port
 
     async def start(self, host: str | None = None, port: int | None = None) -> int:

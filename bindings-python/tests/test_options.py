@@ -1,0 +1,134 @@
+"""Server and client options: limits, the extended card, stores, credential callables,
+retries, the task pager, and loud failures for options that do not exist."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+import pytest
+
+from a2a_native import AgentServer, Client, ServerLimits, errors, user_message
+from conftest import CARD, Echo, run
+
+
+@run
+async def test_limits_are_enforced_with_the_spec_errors() -> None:
+    limits: ServerLimits = {"max_parts_per_message": 2, "max_body_bytes": 4096, "max_history_length": 1}
+    async with AgentServer(CARD, Echo(), limits=limits) as server:
+        client = await Client.connect(server.url)
+        parts: list[Any] = [{"text": "a"}, {"text": "b"}, {"text": "c"}]
+        with pytest.raises(errors.InvalidParamsError):
+            await client.send(user_message(parts))
+        with pytest.raises(A2AErrorOfBody):
+            await client.send("x" * 10_000)
+        task = (await client.send("ask"))["task"]
+        await client.send("Ada", task_id=task["id"], context_id=task["contextId"])
+        assert len((await client.get_task(task["id"]))["history"]) == 1  # capped
+
+
+# A body over the limit is refused before it is read: the HTTP status is 413, which the
+# client reports as the JSON-RPC error the server put in the body, or a transport error.
+A2AErrorOfBody = (errors.InvalidRequestError, errors.TransportError)
+
+
+def test_bad_options_fail_loudly() -> None:
+    with pytest.raises(ValueError, match="unknown option"):
+        AgentServer(CARD, Echo(), limits={"max_partz": 1})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="max_body_bytes"):
+        AgentServer(CARD, Echo(), limits={"max_body_bytes": "big"})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="blocking_timeout"):
+        AgentServer(CARD, Echo(), limits={"blocking_timeout": -1.0})
+    card = {**CARD, "supportedInterfaces": [{"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
+    with pytest.raises(ValueError, match="binding"):
+        Client.from_card(card, binding="CARRIER-PIGEON")
+    with pytest.raises(TypeError, match="callable"):
+        Client.from_card(card, credentials="not callable")  # type: ignore[arg-type]
+
+
+@run
+async def test_extended_card_is_served() -> None:
+    card = {**CARD, "capabilities": {**CARD["capabilities"], "extendedAgentCard": True}}
+    extended = {**card, "description": "for callers who asked"}
+    async with AgentServer(card, Echo(), extended_card=extended) as server:
+        client = await Client.connect(server.url)
+        got = await client.get_extended_card()
+        assert got["description"] == "for callers who asked"
+        assert got["supportedInterfaces"][0]["url"].startswith(server.url)
+
+
+@run
+async def test_async_credentials_callable_and_retries() -> None:
+    seen: list[tuple[str, str]] = []
+
+    async def credentials(method: str, url: str) -> dict[str, str]:
+        seen.append((method, url))
+        return {"Authorization": "Bearer tok-1"}
+
+    async with AgentServer(CARD, Echo(), bearer_tokens=["tok-1"]) as server:
+        client = await Client.connect(server.url, credentials=credentials, retries=0, timeout=5)
+        task = (await client.send("hi"))["task"]
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        await client.get_task(task["id"])
+        assert [m for m, _ in seen] == ["SendMessage", "GetTask"]
+        assert all(u.startswith(server.url) for _, u in seen)
+
+        def wrong(method: str, url: str) -> dict[str, str]:
+            return {"Authorization": "Bearer nope"}
+
+        with pytest.raises(errors.UnauthenticatedError):
+            await Client.from_card(client.card, credentials=wrong).send("hi")
+
+        def broken(method: str, url: str) -> dict[str, str]:
+            raise RuntimeError("vault is sealed")
+
+        with pytest.raises(errors.InternalError, match="vault is sealed"):
+            await Client.from_card(client.card, credentials=broken).send("hi")
+
+
+@run
+async def test_list_all_tasks_follows_pages() -> None:
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url)
+        made = {(await client.send(f"t{i}"))["task"]["id"] for i in range(7)}
+        pages = await client.list_tasks({"pageSize": 3})
+        assert len(pages["tasks"]) == 3 and pages.get("nextPageToken")
+        seen = [t["id"] async for t in client.list_all_tasks({"pageSize": 3})]
+        assert len(seen) == 7 and set(seen) == made
+
+
+@run
+async def test_sqlite_store_keeps_tasks_across_restarts() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        store = f"sqlite:{d}/tasks.db"
+        async with AgentServer(CARD, Echo(), store=store) as server:
+            task = (await (await Client.connect(server.url)).send("keep me"))["task"]
+        async with AgentServer(CARD, Echo(), store=store) as server:
+            again = await (await Client.connect(server.url)).get_task(task["id"])
+            assert again["artifacts"][0]["parts"] == [{"text": "keep me"}]
+
+
+def test_postgres_store_is_shared_by_two_servers() -> None:
+    """Two servers on one PostgreSQL database see each other's tasks (tests/pg.sh provides
+    the database under tests/run-all.sh; A2A_REQUIRE_POSTGRES=1 makes its absence a failure)."""
+    url = os.environ.get("A2A_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("A2A_REQUIRE_POSTGRES") == "1":
+            pytest.fail("A2A_REQUIRE_POSTGRES=1 but A2A_TEST_POSTGRES_URL is not set")
+        pytest.skip("no PostgreSQL (set A2A_TEST_POSTGRES_URL)")
+
+    @run
+    async def go() -> None:
+        async with AgentServer(CARD, Echo(), store=url) as a, AgentServer(CARD, Echo(), store=url) as b:
+            task = (await (await Client.connect(a.url)).send("shared"))["task"]
+            seen = await (await Client.connect(b.url)).get_task(task["id"])
+            assert seen["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    go()
+
+
+@run
+async def test_an_unknown_store_fails_at_start() -> None:
+    with pytest.raises(errors.InvalidParamsError, match="unknown store"):
+        await AgentServer(CARD, Echo(), store="nosuch:thing").start()
