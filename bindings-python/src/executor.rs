@@ -151,6 +151,12 @@ fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'p
             .transpose()?,
     )?;
     d.set_item("tenant", &ctx.tenant)?;
+    if let Some(p) = &ctx.principal {
+        let principal = PyDict::new(py);
+        principal.set_item("name", &p.name)?;
+        principal.set_item("scopes", &p.scopes)?;
+        d.set_item("principal", principal)?;
+    }
     d.set_item("extensions", &ctx.extensions)?;
     Ok(d)
 }

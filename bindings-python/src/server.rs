@@ -46,7 +46,8 @@ pub struct AgentServer {
     extended_card: Option<Value>,
     executor: Py<PyAny>,
     store: String,
-    bearer_tokens: Vec<String>,
+    /// (token, the principal it names).
+    bearer_tokens: Vec<(String, String)>,
     config: ServerConfig,
     running: Arc<Mutex<Option<Running>>>,
 }
@@ -89,7 +90,7 @@ impl AgentServer {
         card: &Bound<'_, PyAny>,
         executor: Py<PyAny>,
         store: &str,
-        bearer_tokens: Option<Vec<String>>,
+        bearer_tokens: Option<Vec<(String, String)>>,
         extended_card: Option<&Bound<'_, PyAny>>,
         limits: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
@@ -146,14 +147,8 @@ impl AgentServer {
             }
             if !tokens.is_empty() {
                 let mut auth = BearerTokens::new();
-                for t in tokens {
-                    auth = auth.with_token(
-                        t,
-                        Principal {
-                            name: "bearer-token".into(),
-                            scopes: Vec::new(),
-                        },
-                    );
+                for (token, name) in tokens {
+                    auth = auth.with_token(token, Principal { name, scopes: Vec::new() });
                 }
                 handler = handler.with_authenticator(Arc::new(auth));
             }

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from a2a_native import AgentServer, Client, ServerLimits, errors, user_message
+from a2a_native import AgentServer, Client, EventQueue, RequestContext, ServerLimits, errors, user_message
 from conftest import CARD, Echo, run
 
 
@@ -132,3 +132,23 @@ def test_postgres_store_is_shared_by_two_servers() -> None:
 async def test_an_unknown_store_fails_at_start() -> None:
     with pytest.raises(errors.InvalidParamsError, match="unknown store"):
         await AgentServer(CARD, Echo(), store="nosuch:thing").start()
+
+
+class WhoAmI(Echo):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        who = context.principal["name"] if context.principal else "anonymous"
+        await events.complete(who)
+
+
+@run
+async def test_tasks_belong_to_the_principal_that_made_them() -> None:
+    tokens = {"tok-ada": "ada", "tok-bob": "bob"}
+    async with AgentServer(CARD, WhoAmI(), bearer_tokens=tokens) as server:
+        ada = await Client.connect(server.url, bearer_token="tok-ada")
+        bob = await Client.connect(server.url, bearer_token="tok-bob")
+        task = (await ada.send("hi"))["task"]
+        assert task["status"]["message"]["parts"] == [{"text": "ada"}]  # the executor knows
+        with pytest.raises(errors.TaskNotFoundError):
+            await bob.get_task(task["id"])
+        assert (await bob.list_tasks()).get("tasks", []) == []
+        assert [t["id"] for t in (await ada.list_tasks())["tasks"]] == [task["id"]]

@@ -69,6 +69,8 @@ pub struct RequestContext {
     /// The request's metadata.
     pub metadata: Option<Struct>,
     pub tenant: String,
+    /// The authenticated caller (`None` for an anonymous call). The task belongs to it.
+    pub principal: Option<crate::server::Principal>,
     /// Extension URIs the client asked for and the agent declares (the activated ones).
     pub extensions: Vec<String>,
     /// Fires when the task is canceled.

@@ -33,6 +33,10 @@ impl AgentExecutor for TestAgent {
         match text.as_str() {
             "direct" => events.message(Message::text(Role::Agent, "direct reply")).await?,
             "extensions" => events.message(Message::text(Role::Agent, ctx.extensions.join(","))).await?,
+            "whoami" => {
+                let who = ctx.principal.as_ref().map_or("anonymous", |p| p.name.as_str());
+                events.complete(Some(Message::text(Role::Agent, who))).await?;
+            }
             "input" => events.input_required(Some(Message::text(Role::Agent, "more please"))).await?,
             "wait" => {
                 events.working().await?;
@@ -113,6 +117,9 @@ struct TestServer {
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
+/// With `Opts::bearer`, this token is also accepted, as a second principal ("other").
+const OTHER_TOKEN: &str = "0ther";
+
 async fn start(opts: Opts) -> TestServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -125,7 +132,9 @@ async fn start(opts: Opts) -> TestServer {
     let mut handler = RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };
-        handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
+        let other = Principal { name: "other".into(), scopes: vec![] };
+        let tokens = BearerTokens::new().with_token(token, principal).with_token(OTHER_TOKEN, other);
+        handler = handler.with_authenticator(Arc::new(tokens));
     }
     let server = Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(5)).sse_keep_alive(opts.keep_alive);
     let (stop, stopped) = oneshot::channel::<()>();
@@ -1076,4 +1085,70 @@ async fn store_specs_and_the_bearer_card_shape() {
     let mut own = card("http://h", &Opts { bearer: Some(("t", false)), ..Opts::default() });
     a2a_native::server::card::require_bearer(&mut own);
     assert!(own.security_requirements.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_principal_sees_only_its_own_tasks() {
+    let s = start(Opts { bearer: Some(("t0ken", true)), ..Opts::default() }).await;
+    let mine = [("A2A-Version", "1.0"), ("authorization", "Bearer t0ken")];
+    let theirs = [("A2A-Version", "1.0"), ("authorization", "Bearer 0ther")];
+    let ok = |r: &Reply| assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let not_found = |r: &Reply, what: &str| assert_eq!(r.reason(), "TASK_NOT_FOUND", "{what}: {}", r.body);
+
+    // The executor is told who called.
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("whoami")}), &mine).await;
+    ok(&r);
+    assert_eq!(r.body["result"]["task"]["status"]["message"]["parts"][0]["text"], "tester");
+    let done = r.body["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}), &mine).await;
+    ok(&r);
+    let running = r.body["result"]["task"]["id"].as_str().unwrap().to_owned();
+
+    // Another principal cannot tell the tasks exist, whatever it tries, on both bindings.
+    for id in [&done, &running] {
+        not_found(&s.rpc_at("/", "GetTask", json!({"id": id}), &theirs).await, "GetTask");
+        not_found(&s.rest_with("GET", &format!("/tasks/{id}"), None, &theirs).await, "REST GetTask");
+        not_found(&s.rpc_at("/", "CancelTask", json!({"id": id}), &theirs).await, "CancelTask");
+        let follow = json!({"message": {"messageId": "m-x", "role": "ROLE_USER", "taskId": id, "parts": [{"text": "hi"}]}});
+        not_found(&s.rpc_at("/", "SendMessage", follow, &theirs).await, "SendMessage on it");
+        let push = json!({"taskId": id, "url": "http://127.0.0.1:9/hook"});
+        not_found(&s.rpc_at("/", "CreateTaskPushNotificationConfig", push, &theirs).await, "push config");
+        not_found(&s.rpc_at("/", "ListTaskPushNotificationConfigs", json!({"taskId": id}), &theirs).await, "push list");
+    }
+    let sub = s.rest_with("POST", &format!("/tasks/{running}:subscribe"), None, &theirs).await;
+    not_found(&sub, "SubscribeToTask");
+    let listed = s.rpc_at("/", "ListTasks", json!({}), &theirs).await;
+    ok(&listed);
+    assert_eq!(listed.body["result"]["tasks"], json!([]), "{}", listed.body);
+
+    // The owner sees and controls both.
+    let listed = s.rpc_at("/", "ListTasks", json!({}), &mine).await;
+    assert_eq!(listed.body["result"]["tasks"].as_array().map(Vec::len), Some(2), "{}", listed.body);
+    ok(&s.rpc_at("/", "GetTask", json!({"id": done}), &mine).await);
+    let r = s.rpc_at("/", "CancelTask", json!({"id": running}), &mine).await;
+    assert_eq!(r.body["result"]["status"]["state"], "TASK_STATE_CANCELED", "{}", r.body);
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_visibility_lets_every_caller_see_the_tasks() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let opts = Opts { bearer: Some(("t0ken", true)), ..Opts::default() };
+    let mut config = ServerConfig::default();
+    config.task_visibility = a2a_native::server::TaskVisibility::Shared;
+    let tokens = BearerTokens::new()
+        .with_token("t0ken", Principal { name: "a".into(), scopes: vec![] })
+        .with_token(OTHER_TOKEN, Principal { name: "b".into(), scopes: vec![] });
+    let handler = RequestHandler::new(Arc::new(TestAgent), card(&base, &opts), Stores::memory(), config).with_authenticator(Arc::new(tokens));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let s = TestServer { base, client: reqwest::Client::new(), stop: Some(stop), task };
+    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("hi")}), &[("authorization", "Bearer t0ken")]).await;
+    let id = r.body["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let r = s.rpc_at("/", "GetTask", json!({"id": id}), &[("authorization", "Bearer 0ther")]).await;
+    assert_eq!(r.body["result"]["id"], json!(id), "{}", r.body);
+    s.stop().await;
 }

@@ -14,7 +14,7 @@ from ._native import __version__, convert, validate
 from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
 from .errors import A2AError
-from .executor import AgentExecutor, EventQueue, RequestContext
+from .executor import AgentExecutor, EventQueue, Principal, RequestContext
 from .server import AgentServer, ServerLimits
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "CredentialProvider",
     "EventQueue",
     "EventStream",
+    "Principal",
     "RequestContext",
     "ServerLimits",
     "__version__",

@@ -55,7 +55,7 @@ class AgentServer:
         card: Any,
         executor: Any,
         store: str = "memory",
-        bearer_tokens: Sequence[str] | None = None,
+        bearer_tokens: Sequence[tuple[str, str]] | None = None,
         extended_card: Any | None = None,
         limits: dict[str, Any] | None = None,
     ) -> AgentServer: ...

@@ -11,12 +11,19 @@ import asyncio
 import concurrent.futures
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from . import _native
 from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskState
 
-__all__ = ["AgentExecutor", "EventQueue", "RequestContext"]
+__all__ = ["AgentExecutor", "EventQueue", "Principal", "RequestContext"]
+
+
+class Principal(TypedDict):
+    """The authenticated caller: a stable name and its granted scopes."""
+
+    name: str
+    scopes: list[str]
 
 StateName = TaskState | Literal[
     "submitted", "working", "completed", "failed", "canceled", "input_required", "rejected", "auth_required"
@@ -36,6 +43,8 @@ class RequestContext:
     configuration: SendMessageConfiguration | None = None
     metadata: dict[str, Any] | None = None
     tenant: str = ""
+    #: The authenticated caller (``None`` when anonymous); the task belongs to it.
+    principal: Principal | None = None
     #: Extension URIs the client asked for that the agent declares.
     extensions: list[str] = field(default_factory=list)
 

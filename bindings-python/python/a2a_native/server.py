@@ -25,13 +25,25 @@ class ServerLimits(TypedDict, total=False):
     blocking_timeout: float
 
 
+def _token_principals(tokens: Sequence[str] | Mapping[str, str] | None) -> list[tuple[str, str]]:
+    if tokens is None:
+        return []
+    if isinstance(tokens, Mapping):
+        return list(tokens.items())
+    if isinstance(tokens, str):
+        raise TypeError("bearer_tokens is a list of tokens (or a token -> principal mapping), not a str")
+    return [(t, "bearer-token") for t in tokens]
+
+
 class AgentServer:
     """An A2A server for one agent.
 
     ``card`` is the agent card; when it declares no ``supportedInterfaces``, the server's own
     (JSON-RPC and HTTP+JSON at the bound address) are filled in. ``store`` is ``"memory"`` or
     ``"sqlite:PATH"`` or ``"postgres://..."`` (several servers may share one PostgreSQL
-    database). With ``bearer_tokens``, every request must carry one of them.
+    database). With ``bearer_tokens``, every request must carry one of them: a mapping names
+    the principal each token authenticates (a list: all are the principal ``"bearer-token"``).
+    A task belongs to the principal that created it: other principals get TaskNotFound.
     ``extended_card`` is served by GetExtendedAgentCard (set
     ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
     each answered with the spec's error when exceeded: ``max_body_bytes``,
@@ -49,7 +61,7 @@ class AgentServer:
         executor: AgentExecutor,
         *,
         store: str = "memory",
-        bearer_tokens: Sequence[str] | None = None,
+        bearer_tokens: Sequence[str] | Mapping[str, str] | None = None,
         extended_card: AgentCard | Mapping[str, Any] | None = None,
         limits: ServerLimits | None = None,
         host: str = "127.0.0.1",
@@ -59,7 +71,7 @@ class AgentServer:
             dict(card),
             executor,
             store,
-            list(bearer_tokens or []),
+            _token_principals(bearer_tokens),
             dict(extended_card) if extended_card is not None else None,
             dict(limits) if limits is not None else None,
         )

@@ -36,4 +36,16 @@ impl Default for Limits {
 pub struct ServerConfig {
     pub limits: Limits,
     pub push: crate::push::PushSenderConfig,
+    pub task_visibility: TaskVisibility,
+}
+
+/// Who may see a task created by an authenticated caller.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskVisibility {
+    /// Only the principal that created it (within its tenant): others get TaskNotFound, and
+    /// ListTasks shows each caller its own tasks.
+    #[default]
+    PerPrincipal,
+    /// Every caller of the tenant (an agent whose callers are one team).
+    Shared,
 }

@@ -25,6 +25,18 @@ pub struct CallContext {
     pub principal: Option<super::auth::Principal>,
 }
 
+impl CallContext {
+    /// The store partition this call's tasks live in: the tenant, narrowed to the caller when
+    /// tasks are private (the default), so a task of another principal is simply not found
+    /// (spec §7: never reveal that it exists). Anonymous calls share the tenant's partition.
+    pub fn partition(&self, tenant: &str, visibility: super::TaskVisibility) -> String {
+        match (&self.principal, visibility) {
+            (Some(p), super::TaskVisibility::PerPrincipal) => format!("{tenant}\u{1f}{}", p.name),
+            _ => tenant.to_owned(),
+        }
+    }
+}
+
 /// The outcome of one request.
 pub enum Reply {
     /// A result object in 1.0 ProtoJSON (Task, SendMessageResponse, ListTasksResponse, ...).
@@ -108,6 +120,7 @@ pub struct RequestHandler {
     authenticator: Option<Arc<dyn super::auth::Authenticator>>,
     stores: Stores,
     limits: Limits,
+    visibility: super::TaskVisibility,
     manager: TaskManager,
 }
 
@@ -115,7 +128,15 @@ impl RequestHandler {
     pub fn new(agent: Arc<dyn AgentExecutor>, card: AgentCard, stores: Stores, config: ServerConfig) -> Self {
         let push_enabled = card.capabilities.push_notifications == Some(true);
         let manager = TaskManager::new(agent, stores.clone(), &config, push_enabled);
-        Self { card, extended_card: None, authenticator: None, stores, limits: config.limits, manager }
+        Self {
+            card,
+            extended_card: None,
+            authenticator: None,
+            stores,
+            limits: config.limits,
+            visibility: config.task_visibility,
+            manager,
+        }
     }
 
     /// The card GetExtendedAgentCard serves (declare `capabilities.extendedAgentCard` too).
@@ -150,7 +171,7 @@ impl RequestHandler {
 
     /// Serves one request.
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
-        let tenant = req.tenant().to_owned();
+        let tenant = ctx.partition(req.tenant(), self.visibility);
         match req {
             A2ARequest::SendMessage(r) => self.send(ctx, r, false).await,
             A2ARequest::SendStreamingMessage(r) => {
@@ -169,7 +190,7 @@ impl RequestHandler {
                 Ok(Reply::Value(model::to_value(&self.stores.tasks.list(&tenant, &r).await?)))
             }
             A2ARequest::CancelTask(r) => {
-                let task = self.manager.cancel(&tenant, &r.id, r.metadata).await?;
+                let task = self.manager.cancel(ctx, &tenant, &r.tenant, &r.id, r.metadata).await?;
                 Ok(Reply::Value(model::to_value(&task)))
             }
             A2ARequest::SubscribeToTask(r) => {
@@ -228,7 +249,8 @@ impl RequestHandler {
             ));
         }
         non_negative_history(r.history_length(), "configuration.historyLength")?;
-        Ok(match self.manager.send(ctx, r, streaming).await? {
+        let partition = ctx.partition(&r.tenant, self.visibility);
+        Ok(match self.manager.send(ctx, &partition, r, streaming).await? {
             Sent::Reply(reply) => Reply::Value(model::to_value(&*reply)),
             Sent::Stream(stream) => Reply::Stream(stream),
         })

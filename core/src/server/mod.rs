@@ -28,7 +28,7 @@ mod v03;
 
 pub use auth::{Authenticator, BearerTokens, Principal};
 pub use body::ResponseBody;
-pub use config::{Limits, ServerConfig};
+pub use config::{Limits, ServerConfig, TaskVisibility};
 pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};
 pub use service::{A2AService, HttpOptions};
 

@@ -85,9 +85,11 @@ impl TaskManager {
     }
 
     /// SendMessage / SendStreamingMessage (spec §2.2). `streaming` picks the reply shape.
-    pub async fn send(&self, call: &CallContext, req: SendMessageRequest, streaming: bool) -> Result<Sent> {
+    /// `partition` is the store partition (see [`CallContext::partition`]); the executor sees
+    /// the request's own tenant.
+    pub async fn send(&self, call: &CallContext, partition: &str, req: SendMessageRequest, streaming: bool) -> Result<Sent> {
         let inner = &self.inner;
-        let tenant = req.tenant.clone();
+        let tenant = partition.to_owned();
         let mut message = req.message.clone();
         // Refuse a bad webhook before anything changes.
         let push_config = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
@@ -138,7 +140,8 @@ impl TaskManager {
             task: prior.clone(),
             configuration: req.configuration.clone(),
             metadata: req.metadata.clone(),
-            tenant,
+            tenant: req.tenant.clone(),
+            principal: call.principal.clone(),
             extensions: call.extensions.clone(),
             cancelled: guard.cancel.child_token(),
         };
@@ -159,9 +162,16 @@ impl TaskManager {
     /// included, gives TaskNotCancelable (the spec's error table says "already completed,
     /// failed, or canceled"; the official SDKs and the TCK agree): a repeat is idempotent in
     /// effect, the task stays CANCELED, and the caller learns it was already over.
-    pub async fn cancel(&self, tenant: &str, id: &str, metadata: Option<Struct>) -> Result<Task> {
+    pub async fn cancel(
+        &self,
+        call: &CallContext,
+        partition: &str,
+        tenant: &str,
+        id: &str,
+        metadata: Option<Struct>,
+    ) -> Result<Task> {
         let inner = &self.inner;
-        let guard = inner.live.acquire(key(tenant, id));
+        let guard = inner.live.acquire(key(partition, id));
         let snapshot = {
             let mut slot = guard.slot.lock().await;
             inner.load(&guard.key, &mut slot).await?;
@@ -181,7 +191,8 @@ impl TaskManager {
             configuration: None,
             metadata,
             tenant: tenant.to_owned(),
-            extensions: Vec::new(),
+            principal: call.principal.clone(),
+            extensions: call.extensions.clone(),
             cancelled: guard.cancel.clone(),
         };
         let agent = inner.agent.clone();
