@@ -121,6 +121,7 @@ pub struct RequestHandler {
     stores: Stores,
     limits: Limits,
     visibility: super::TaskVisibility,
+    scopes: super::auth::RequiredScopes,
     manager: TaskManager,
 }
 
@@ -135,6 +136,7 @@ impl RequestHandler {
             stores,
             limits: config.limits,
             visibility: config.task_visibility,
+            scopes: super::auth::RequiredScopes::default(),
             manager,
         }
     }
@@ -146,6 +148,12 @@ impl RequestHandler {
     }
 
     /// Authenticates callers (see [`super::auth`] for the policy the server applies).
+    /// Scopes each operation needs beyond authentication (403 when the caller lacks one).
+    pub fn with_required_scopes(mut self, scopes: super::auth::RequiredScopes) -> Self {
+        self.scopes = scopes;
+        self
+    }
+
     pub fn with_authenticator(mut self, authenticator: Arc<dyn super::auth::Authenticator>) -> Self {
         self.authenticator = Some(authenticator);
         self
@@ -171,6 +179,7 @@ impl RequestHandler {
 
     /// Serves one request.
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
+        self.scopes.check(req.method().as_str(), ctx.principal.as_ref())?;
         let tenant = ctx.partition(req.tenant(), self.visibility);
         match req {
             A2ARequest::SendMessage(r) => self.send(ctx, r, false).await,

@@ -21,13 +21,15 @@ pub mod card;
 pub mod config;
 pub mod handler;
 pub mod headers;
+pub mod jwt;
 pub mod service;
 mod jsonrpc_binding;
 mod rest_binding;
 mod v03;
 
-pub use auth::{Authenticator, BearerTokens, Principal};
+pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes};
 pub use body::ResponseBody;
+pub use jwt::{JwtBearer, JwtConfig, KeySource};
 pub use config::{Limits, ServerConfig, TaskVisibility};
 pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};
 pub use service::{A2AService, HttpOptions};

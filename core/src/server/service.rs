@@ -157,7 +157,7 @@ impl App {
         let normalised = normalise(&path);
         let is_jsonrpc = self.jsonrpc_paths.contains(&normalised);
         let mut parts = parts;
-        match self.authenticate(&parts.headers).await {
+        match self.authenticate(&parts).await {
             Ok(Some(principal)) => {
                 parts.extensions.insert(principal);
             }
@@ -170,9 +170,9 @@ impl App {
 
     /// The caller, by the handler's authenticator. No credentials while the card requires
     /// some is Unauthenticated here; GetExtendedAgentCard checks its own rule in the handler.
-    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Principal>> {
+    async fn authenticate(&self, request: &http::request::Parts) -> Result<Option<Principal>> {
         let Some(authenticator) = self.handler.authenticator() else { return Ok(None) };
-        let principal = authenticator.authenticate(headers).await?;
+        let principal = authenticator.authenticate(request).await?;
         if principal.is_none() && !self.handler.card().security_requirements.is_empty() {
             return Err(super::auth::unauthenticated("this agent requires authentication (see the agent card's securitySchemes)"));
         }

@@ -1,0 +1,238 @@
+//! Bearer JWTs (RFC 7519) validated against a JSON Web Key Set: the scheme an agent uses when
+//! its card declares an OAuth2 / OpenID Connect scheme or HTTP bearer with JWT tokens.
+//!
+//! The signature is checked with the key the token's `kid` names, from a JWKS given once or
+//! fetched from a URL (the identity provider's `jwks_uri`). Fetched keys are cached; a `kid`
+//! not in the cache triggers a refetch (key rotation), at most once per `min_refresh`, so a
+//! flood of forged `kid`s cannot hammer the provider. Only the configured algorithms are
+//! accepted (never `none`, never HMAC with a public key). `iss`, `aud`, `exp` and `nbf` are
+//! checked with a clock-skew leeway. The principal is the `sub` claim (configurable); its
+//! scopes come from `scope` (space-separated, OAuth2) and `scp` (string or array).
+
+use super::auth::{Authenticator, Principal, bearer_token, unauthenticated};
+use crate::error::Result;
+use async_trait::async_trait;
+use http::request::Parts;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
+use tokio::sync::{Mutex, RwLock};
+
+/// What a token must satisfy.
+#[derive(Debug, Clone)]
+pub struct JwtConfig {
+    /// Accepted `iss` values (empty: not checked; set it in production).
+    pub issuers: Vec<String>,
+    /// Accepted `aud` values (empty: not checked).
+    pub audiences: Vec<String>,
+    /// Accepted signature algorithms.
+    pub algorithms: Vec<Algorithm>,
+    /// Clock skew allowed on `exp` and `nbf`.
+    pub leeway: Duration,
+    /// The claim naming the principal.
+    pub principal_claim: String,
+    /// Fetched keys are refetched after this long.
+    pub max_key_age: Duration,
+    /// An unknown `kid` refetches the keys at most this often.
+    pub min_refresh: Duration,
+}
+
+impl Default for JwtConfig {
+    fn default() -> Self {
+        Self {
+            issuers: Vec::new(),
+            audiences: Vec::new(),
+            algorithms: vec![Algorithm::RS256, Algorithm::ES256, Algorithm::EdDSA],
+            leeway: Duration::from_secs(60),
+            principal_claim: "sub".into(),
+            max_key_age: Duration::from_secs(600),
+            min_refresh: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Where the verification keys come from.
+#[derive(Debug, Clone)]
+pub enum KeySource {
+    /// A fixed key set (keys configured by hand, tests).
+    Static(JwkSet),
+    /// A JWKS URL, fetched on first use and on rotation.
+    Url(String),
+}
+
+struct Cache {
+    keys: JwkSet,
+    fetched: Option<Instant>,
+}
+
+/// Validates `Authorization: Bearer <jwt>`.
+pub struct JwtBearer {
+    config: JwtConfig,
+    source: KeySource,
+    cache: RwLock<Cache>,
+    /// One refetch at a time; the others wait for its result.
+    refetch: Mutex<()>,
+    http: reqwest::Client,
+}
+
+impl JwtBearer {
+    pub fn new(config: JwtConfig, source: KeySource) -> Self {
+        let keys = match &source {
+            KeySource::Static(set) => set.clone(),
+            KeySource::Url(_) => JwkSet { keys: Vec::new() },
+        };
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default();
+        Self { config, source, cache: RwLock::new(Cache { keys, fetched: None }), refetch: Mutex::new(()), http }
+    }
+
+    /// The key for `kid` (or the only key when the token names none), fetching the set when
+    /// it is stale or does not have it.
+    async fn key(&self, kid: Option<&str>) -> Result<Jwk> {
+        if let Some(jwk) = self.fresh(kid).await {
+            return Ok(jwk);
+        }
+        let unknown = || unauthenticated("the token's signing key is not known");
+        let KeySource::Url(url) = &self.source else { return Err(unknown()) };
+        let _one = self.refetch.lock().await;
+        // Another request may have refetched while this one waited.
+        if let Some(jwk) = self.fresh(kid).await {
+            return Ok(jwk);
+        }
+        let recently = self.cache.read().await.fetched.is_some_and(|t| t.elapsed() < self.config.min_refresh);
+        if !recently {
+            let fetched = self.fetch(url).await;
+            let mut cache = self.cache.write().await;
+            cache.fetched = Some(Instant::now()); // paces retries after a failure too
+            match fetched {
+                Ok(keys) => cache.keys = keys,
+                // Keep serving with the keys we have.
+                Err(why) => tracing::warn!(url, %why, "could not fetch the JWKS"),
+            }
+        }
+        find(&self.cache.read().await.keys, kid).ok_or_else(unknown)
+    }
+
+    /// The key from a cache that is not due for a refetch.
+    async fn fresh(&self, kid: Option<&str>) -> Option<Jwk> {
+        let cache = self.cache.read().await;
+        let stale = matches!(self.source, KeySource::Url(_))
+            && cache.fetched.is_none_or(|t| t.elapsed() >= self.config.max_key_age);
+        if stale { None } else { find(&cache.keys, kid) }
+    }
+
+    async fn fetch(&self, url: &str) -> std::result::Result<JwkSet, String> {
+        let resp = self.http.get(url).send().await.map_err(|e| e.to_string())?;
+        if !resp.status().is_success() {
+            return Err(format!("HTTP {}", resp.status()));
+        }
+        let body = resp.bytes().await.map_err(|e| e.to_string())?;
+        if body.len() > 1 << 20 {
+            return Err("the key set is over 1 MiB".into());
+        }
+        serde_json::from_slice(&body).map_err(|e| format!("not a JWKS: {e}"))
+    }
+
+    fn validation(&self, alg: Algorithm) -> Validation {
+        let mut v = Validation::new(alg);
+        v.leeway = self.config.leeway.as_secs();
+        v.validate_nbf = true;
+        v.set_required_spec_claims(&["exp"]);
+        if !self.config.issuers.is_empty() {
+            v.set_issuer(&self.config.issuers);
+        }
+        if self.config.audiences.is_empty() {
+            v.validate_aud = false;
+        } else {
+            v.set_audience(&self.config.audiences);
+        }
+        v
+    }
+}
+
+#[async_trait]
+impl Authenticator for JwtBearer {
+    async fn authenticate(&self, request: &Parts) -> Result<Option<Principal>> {
+        let Some(token) = bearer_token(request)? else { return Ok(None) };
+        let header = jsonwebtoken::decode_header(token).map_err(|_| unauthenticated("the bearer token is not a JWT"))?;
+        if !self.config.algorithms.contains(&header.alg) {
+            return Err(unauthenticated("the token's signature algorithm is not accepted"));
+        }
+        let jwk = self.key(header.kid.as_deref()).await?;
+        let key = DecodingKey::from_jwk(&jwk).map_err(|_| unauthenticated("the token's signing key is unusable"))?;
+        let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &self.validation(header.alg))
+            .map_err(|e| unauthenticated(&format!("the token is not valid: {}", reason(&e))))?
+            .claims;
+        let name = claims
+            .get(&self.config.principal_claim)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| unauthenticated(&format!("the token has no `{}` claim", self.config.principal_claim)))?;
+        Ok(Some(Principal { name: name.to_owned(), scopes: scopes(&claims) }))
+    }
+
+    fn challenge(&self) -> &str {
+        "Bearer realm=\"a2a\""
+    }
+}
+
+fn find(keys: &JwkSet, kid: Option<&str>) -> Option<Jwk> {
+    match kid {
+        Some(kid) => keys.find(kid).cloned(),
+        None if keys.keys.len() == 1 => keys.keys.first().cloned(),
+        None => None,
+    }
+}
+
+/// Why a token failed, in words that help the caller and reveal nothing about keys.
+fn reason(e: &jsonwebtoken::errors::Error) -> &'static str {
+    use jsonwebtoken::errors::ErrorKind as K;
+    match e.kind() {
+        K::ExpiredSignature => "expired",
+        K::ImmatureSignature => "not yet valid (nbf)",
+        K::InvalidIssuer => "wrong issuer",
+        K::InvalidAudience => "wrong audience",
+        K::InvalidSignature => "bad signature",
+        K::MissingRequiredClaim(_) => "a required claim is missing",
+        K::InvalidAlgorithm => "algorithm does not match the key",
+        _ => "malformed",
+    }
+}
+
+/// OAuth2 `scope` (space-separated) and `scp` (string or array), without duplicates.
+fn scopes(claims: &Map<String, Value>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |s: &str| {
+        if !s.is_empty() && !out.iter().any(|o| o == s) {
+            out.push(s.to_owned());
+        }
+    };
+    if let Some(Value::String(s)) = claims.get("scope") {
+        s.split_whitespace().for_each(&mut add);
+    }
+    match claims.get("scp") {
+        Some(Value::String(s)) => s.split_whitespace().for_each(&mut add),
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).for_each(&mut add),
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scopes_from_scope_and_scp() {
+        let claims = json!({"scope": "a b  a", "scp": ["c", "b"]});
+        assert_eq!(scopes(claims.as_object().unwrap()), ["a", "b", "c"]);
+        let claims = json!({"scp": "x y"});
+        assert_eq!(scopes(claims.as_object().unwrap()), ["x", "y"]);
+        assert!(scopes(&Map::new()).is_empty());
+    }
+}

@@ -1,0 +1,262 @@
+//! Bearer JWTs against a JWKS served over real HTTP: each algorithm accepted, expired, early,
+//! forged and misaddressed tokens refused, key rotation, fetch pacing, and scopes per operation
+//! (401 vs 403) through the server. Keys: tests/fixtures (test-only).
+
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{self, Message, Role};
+use a2a_native::server::{Authenticator, JwtBearer, JwtConfig, KeySource, RequestHandler, RequiredScopes, Server, ServerConfig, Stores};
+use async_trait::async_trait;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+const ISS: &str = "https://idp.test";
+const AUD: &str = "a2a://agent";
+
+fn key(file: &str, alg: Algorithm) -> EncodingKey {
+    let pem = std::fs::read(format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    match alg {
+        Algorithm::RS256 => EncodingKey::from_rsa_pem(&pem),
+        Algorithm::ES256 => EncodingKey::from_ec_pem(&pem),
+        _ => EncodingKey::from_ed_pem(&pem),
+    }
+    .unwrap()
+}
+
+fn jwk(key: &EncodingKey, alg: Algorithm, kid: &str) -> Jwk {
+    let mut jwk = Jwk::from_encoding_key(key, alg).unwrap();
+    jwk.common.key_id = Some(kid.into());
+    jwk
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+fn claims(sub: &str, scope: &str) -> Value {
+    json!({"iss": ISS, "aud": AUD, "sub": sub, "scope": scope, "iat": now(), "exp": now() + 300})
+}
+
+fn sign(key: &EncodingKey, alg: Algorithm, kid: Option<&str>, claims: &Value) -> String {
+    let mut header = Header::new(alg);
+    header.kid = kid.map(str::to_owned);
+    jsonwebtoken::encode(&header, claims, key).unwrap()
+}
+
+fn bearer(token: &str) -> http::request::Parts {
+    http::Request::builder().header("authorization", format!("Bearer {token}")).body(()).unwrap().into_parts().0
+}
+
+fn config() -> JwtConfig {
+    JwtConfig { issuers: vec![ISS.into()], audiences: vec![AUD.into()], leeway: Duration::from_secs(30), ..JwtConfig::default() }
+}
+
+/// A JWKS endpoint on loopback whose key set can be swapped, counting fetches.
+struct Jwks {
+    url: String,
+    body: Arc<Mutex<String>>,
+    hits: Arc<AtomicUsize>,
+}
+
+async fn jwks(keys: &[Jwk]) -> Jwks {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    let body = Arc::new(Mutex::new(serde_json::to_string(&JwkSet { keys: keys.to_vec() }).unwrap()));
+    let hits = Arc::new(AtomicUsize::new(0));
+    let (b, h) = (body.clone(), hits.clone());
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else { return };
+            let mut buf = vec![0u8; 4096];
+            let mut read = 0;
+            while !buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+                match conn.read(&mut buf[read..]).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => read += n,
+                }
+            }
+            h.fetch_add(1, Ordering::SeqCst);
+            let body = b.lock().unwrap().clone();
+            let resp = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+            let _ = conn.write_all(resp.as_bytes()).await;
+        }
+    });
+    Jwks { url, body, hits }
+}
+
+impl Jwks {
+    fn set(&self, keys: &[Jwk]) {
+        *self.body.lock().unwrap() = serde_json::to_string(&JwkSet { keys: keys.to_vec() }).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn each_algorithm_is_accepted_with_its_claims() {
+    let rsa = key("jwt-rsa.pem", Algorithm::RS256);
+    let ec = key("jwt-ec.pem", Algorithm::ES256);
+    let ed = key("jwt-ed25519.pem", Algorithm::EdDSA);
+    let set = JwkSet {
+        keys: vec![jwk(&rsa, Algorithm::RS256, "rsa"), jwk(&ec, Algorithm::ES256, "ec"), jwk(&ed, Algorithm::EdDSA, "ed")],
+    };
+    let auth = JwtBearer::new(config(), KeySource::Static(set));
+    for (k, alg, kid) in [(&rsa, Algorithm::RS256, "rsa"), (&ec, Algorithm::ES256, "ec"), (&ed, Algorithm::EdDSA, "ed")] {
+        let token = sign(k, alg, Some(kid), &claims("alice", "a2a.read a2a.write"));
+        let p = auth.authenticate(&bearer(&token)).await.unwrap().unwrap();
+        assert_eq!((p.name.as_str(), p.scopes.clone()), ("alice", vec!["a2a.read".to_owned(), "a2a.write".to_owned()]), "{alg:?}");
+    }
+    // No Authorization header, or another scheme: not ours to judge.
+    let none = http::Request::builder().body(()).unwrap().into_parts().0;
+    assert_eq!(auth.authenticate(&none).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn bad_tokens_are_refused() {
+    let ec = key("jwt-ec.pem", Algorithm::ES256);
+    let other = key("jwt-ec-rotated.pem", Algorithm::ES256);
+    let rsa = key("jwt-rsa.pem", Algorithm::RS256);
+    let set = JwkSet { keys: vec![jwk(&ec, Algorithm::ES256, "ec")] };
+    let auth = JwtBearer::new(config(), KeySource::Static(set));
+    let refused = |token: String, why: &'static str| {
+        let auth = &auth;
+        async move {
+            let e = auth.authenticate(&bearer(&token)).await.expect_err(why);
+            assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated, "{why}: {e}");
+            e.message
+        }
+    };
+    let with = |f: &dyn Fn(&mut Value)| {
+        let mut c = claims("alice", "");
+        f(&mut c);
+        sign(&ec, Algorithm::ES256, Some("ec"), &c)
+    };
+    assert!(refused(with(&|c| c["exp"] = json!(now() - 120)), "expired").await.contains("expired"));
+    assert!(refused(with(&|c| c["nbf"] = json!(now() + 120)), "early").await.contains("nbf"));
+    assert!(refused(with(&|c| c["iss"] = json!("https://evil.test")), "issuer").await.contains("issuer"));
+    assert!(refused(with(&|c| c["aud"] = json!("someone-else")), "audience").await.contains("audience"));
+    refused(with(&|c| _ = c.as_object_mut().unwrap().remove("exp")), "no exp").await;
+    refused(with(&|c| _ = c.as_object_mut().unwrap().remove("sub")), "no sub").await;
+    // Within the leeway is fine.
+    let skewed = with(&|c| c["exp"] = json!(now() - 10));
+    assert!(auth.authenticate(&bearer(&skewed)).await.is_ok());
+    // Forged: signed by another key under the same kid.
+    let forged = sign(&other, Algorithm::ES256, Some("ec"), &claims("alice", ""));
+    assert!(refused(forged, "forged").await.contains("signature"));
+    // An unknown kid, an algorithm not accepted, `none`, and garbage.
+    refused(sign(&ec, Algorithm::ES256, Some("nope"), &claims("a", "")), "unknown kid").await;
+    refused(sign(&rsa, Algorithm::RS384, Some("ec"), &claims("a", "")), "RS384 not accepted").await;
+    let hmac = sign(&EncodingKey::from_secret(b"public key bytes"), Algorithm::HS256, Some("ec"), &claims("a", ""));
+    refused(hmac, "HS256 not accepted").await;
+    let b64 = |v: &Value| base64_url(serde_json::to_vec(v).unwrap());
+    let none = format!("{}.{}.", b64(&json!({"alg": "none", "typ": "JWT"})), b64(&claims("a", "")));
+    refused(none, "alg none").await;
+    refused("not.a.jwt".into(), "garbage").await;
+}
+
+fn base64_url(bytes: Vec<u8>) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+#[tokio::test]
+async fn keys_are_fetched_cached_and_rotated() {
+    let old = key("jwt-ec.pem", Algorithm::ES256);
+    let new = key("jwt-ec-rotated.pem", Algorithm::ES256);
+    let server = jwks(&[jwk(&old, Algorithm::ES256, "k1")]).await;
+    let cfg = JwtConfig { min_refresh: Duration::from_millis(300), ..config() };
+    let auth = JwtBearer::new(cfg, KeySource::Url(server.url.clone()));
+
+    let t1 = sign(&old, Algorithm::ES256, Some("k1"), &claims("alice", ""));
+    for _ in 0..5 {
+        assert!(auth.authenticate(&bearer(&t1)).await.unwrap().is_some());
+    }
+    assert_eq!(server.hits.load(Ordering::SeqCst), 1, "cached after the first fetch");
+
+    // The provider rotates: k2 appears. A token with k2 refetches once the pace allows.
+    server.set(&[jwk(&old, Algorithm::ES256, "k1"), jwk(&new, Algorithm::ES256, "k2")]);
+    let t2 = sign(&new, Algorithm::ES256, Some("k2"), &claims("bob", ""));
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    assert_eq!(auth.authenticate(&bearer(&t2)).await.unwrap().unwrap().name, "bob");
+    assert_eq!(server.hits.load(Ordering::SeqCst), 2);
+
+    // A flood of unknown kids costs at most one fetch per pacing interval.
+    for i in 0..20 {
+        let forged = sign(&new, Algorithm::ES256, Some(&format!("x{i}")), &claims("eve", ""));
+        assert!(auth.authenticate(&bearer(&forged)).await.is_err());
+    }
+    assert!(server.hits.load(Ordering::SeqCst) <= 3, "hits: {}", server.hits.load(Ordering::SeqCst));
+
+    // k1 is retired: after the next refetch its tokens fail.
+    server.set(&[jwk(&new, Algorithm::ES256, "k2")]);
+    let short = JwtBearer::new(JwtConfig { max_key_age: Duration::ZERO, min_refresh: Duration::ZERO, ..config() }, KeySource::Url(server.url.clone()));
+    assert!(short.authenticate(&bearer(&t1)).await.is_err());
+    assert!(short.authenticate(&bearer(&t2)).await.is_ok());
+}
+
+struct Echo;
+
+#[async_trait]
+impl AgentExecutor for Echo {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let who = ctx.principal.map(|p| p.name).unwrap_or_default();
+        events.complete(Some(Message::text(Role::Agent, who))).await?;
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
+    let ec = key("jwt-ec.pem", Algorithm::ES256);
+    let server = jwks(&[jwk(&ec, Algorithm::ES256, "k1")]).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = model::parse_value(json!({
+        "name": "jwt agent", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+        "securitySchemes": {"oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": format!("{ISS}/.well-known/openid-configuration")}}},
+        "securityRequirements": [{"schemes": {"oidc": {"list": ["a2a.read"]}}}]
+    }))
+    .unwrap();
+    let handler = RequestHandler::new(Arc::new(Echo), card, Stores::memory(), ServerConfig::default())
+        .with_authenticator(Arc::new(JwtBearer::new(config(), KeySource::Url(server.url.clone()))))
+        .with_required_scopes(RequiredScopes::new().require("*", &["a2a.read"]).require("SendMessage", &["a2a.write"]));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let http = reqwest::Client::new();
+    let call = |method: &str, params: Value, token: Option<String>| {
+        let mut req = http.post(format!("{base}/")).header("A2A-Version", "1.0")
+            .header("content-type", "application/json")
+            .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string());
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        async move {
+            let resp = req.send().await.unwrap();
+            let status = resp.status().as_u16();
+            (status, serde_json::from_slice::<Value>(&resp.bytes().await.unwrap()).unwrap())
+        }
+    };
+    let send = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
+    let (status, body) = call("SendMessage", send.clone(), None).await;
+    assert_eq!((status, body["error"]["code"].as_i64()), (401, Some(-31401)), "{body}");
+    let expired = sign(&ec, Algorithm::ES256, Some("k1"), &json!({"iss": ISS, "aud": AUD, "sub": "a", "exp": now() - 600}));
+    assert_eq!(call("SendMessage", send.clone(), Some(expired)).await.0, 401);
+    let reader = sign(&ec, Algorithm::ES256, Some("k1"), &claims("reader", "a2a.read"));
+    let (status, body) = call("SendMessage", send.clone(), Some(reader.clone())).await;
+    assert_eq!((status, body["error"]["code"].as_i64()), (403, Some(-31403)), "{body}");
+    assert_eq!(call("ListTasks", json!({}), Some(reader)).await.0, 200);
+    let writer = sign(&ec, Algorithm::ES256, Some("k1"), &claims("writer", "a2a.read a2a.write"));
+    let (status, body) = call("SendMessage", send, Some(writer)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "writer");
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+}
