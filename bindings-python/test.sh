@@ -15,6 +15,9 @@ export PATH="$here/.venv/bin:$PATH"
 "$py" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "pytest==9.0.3" "mypy==2.4.1"
 # The official SDK (client and server) for the interop tests, pinned as tests/interop pins it.
 "$py" -m pip install --quiet --disable-pip-version-check -r "$here/../tests/interop/peers/requirements-v1.txt"
+# Signed-card cross-checks: the SDK's signer/verifier (PyJWT, cryptography) and an independent
+# RFC 8785 implementation.
+"$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4"
 # The generated models and errors must match the proto and core's error table.
 "$py" tools/generate.py --check
 # Dev profile: this workspace's [profile.dev] (deps at opt-level 1) builds in a fraction of a

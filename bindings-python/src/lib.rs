@@ -21,6 +21,7 @@ mod logging;
 mod models;
 mod options;
 mod server;
+mod signing;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -34,6 +35,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(models::validate, m)?)?;
     m.add_function(wrap_pyfunction!(models::convert, m)?)?;
     m.add_function(wrap_pyfunction!(logging::sync_level, m)?)?;
+    m.add_function(wrap_pyfunction!(signing::canonicalize, m)?)?;
+    m.add_function(wrap_pyfunction!(signing::sign_card, m)?)?;
+    m.add_function(wrap_pyfunction!(signing::verify_card, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -19,6 +19,8 @@ pub mod request;
 pub mod rest;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(any(feature = "server", feature = "client"))]
+pub mod signing;
 pub mod sse;
 pub mod store;
 pub mod task;

@@ -6,10 +6,11 @@
 - :mod:`a2a_native.models`: the A2A 1.0 types (ProtoJSON ``TypedDict``s, generated from the spec)
 - :func:`validate` (read a model as the core does, canonical ProtoJSON back) and
   :func:`convert` (A2A 0.3 wire form <-> 1.0)
+- :mod:`a2a_native.signing`: signed Agent Cards (JCS + JWS)
 - :mod:`a2a_native.errors`: :class:`A2AError` and one subclass per spec error (generated)
 """
 
-from . import errors, models
+from . import errors, models, signing
 from ._native import __version__, convert, validate
 from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
@@ -31,6 +32,7 @@ __all__ = [
     "convert",
     "errors",
     "models",
+    "signing",
     "user_message",
     "validate",
 ]

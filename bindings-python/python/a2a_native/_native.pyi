@@ -10,10 +10,13 @@ __all__ = [
     "EventStream",
     "TaskPager",
     "__version__",
+    "canonicalize",
     "convert",
     "error_table",
+    "sign_card",
     "sync_level",
     "validate",
+    "verify_card",
 ]
 
 __version__: str
@@ -22,6 +25,9 @@ def error_table() -> list[tuple[str, int, str, int, str, str]]: ...
 def validate(type_name: str, value: Any) -> Any: ...
 def convert(type_name: str, value: Any, to: str) -> Any: ...
 def sync_level() -> None: ...
+def canonicalize(value: Any) -> bytes: ...
+def sign_card(card: Any, key: bytes, alg: str, kid: str, jku: str | None = None) -> Any: ...
+def verify_card(card: Any, jwks: Any, algorithms: list[str]) -> str: ...
 
 @final
 class EventSink:

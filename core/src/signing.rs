@@ -1,0 +1,179 @@
+//! Signed Agent Cards (spec §8.4): a detached JWS (RFC 7515) over the card's canonical form.
+//!
+//! The payload is the card without `signatures`, in canonical ProtoJSON (the core's writer
+//! already drops defaults and keeps REQUIRED and explicitly set optional fields), then
+//! canonicalised by JCS (RFC 8785, the `serde_json_canonicalizer` crate). The signing input is
+//! `BASE64URL(protected) "." BASE64URL(payload)`; the card stores only `protected` and
+//! `signature`. The protected header carries `alg`, `kid`, `typ: "JOSE"` and, when given,
+//! `jku`. A card verifies when at least one of its signatures does, with a key of the set and
+//! an algorithm the verifier accepts (several signatures allow key rotation).
+
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::{self, AgentCard, AgentCardSignature};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey};
+use serde_json::{Value, json};
+
+/// Deeper JSON is refused: nesting comes from attacker-controlled extension params, and
+/// canonicalising is recursive.
+pub const MAX_DEPTH: usize = 128;
+
+fn invalid(why: impl Into<String>) -> A2AError {
+    A2AError::new(ErrorKind::InvalidParams, why)
+}
+
+/// Integers beyond ±(2^53 − 1) have no exact IEEE 754 form, so implementations would sign
+/// different bytes for them (RFC 8785 §3.2.2.3); they are refused, as other JCS
+/// implementations do.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Refuses nesting deeper than `MAX_DEPTH` and integers outside the safe range.
+fn check(v: &Value, depth: usize) -> Result<()> {
+    match v {
+        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => Err(invalid(format!("nesting deeper than {MAX_DEPTH}"))),
+        Value::Array(items) => items.iter().try_for_each(|i| check(i, depth + 1)),
+        Value::Object(map) => map.values().try_for_each(|i| check(i, depth + 1)),
+        Value::Number(n) if n.as_i64().map(i64::unsigned_abs).or(n.as_u64()).is_some_and(|m| m > MAX_SAFE_INTEGER) => {
+            Err(invalid(format!("{n} is outside the integers JSON numbers hold exactly (±2^53−1)")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// RFC 8785 canonical bytes of `value`.
+pub fn canonicalize(value: &Value) -> Result<Vec<u8>> {
+    check(value, 0)?;
+    serde_json_canonicalizer::to_vec(value).map_err(|e| invalid(format!("cannot canonicalise: {e}")))
+}
+
+/// The bytes a card's signatures cover.
+pub fn card_payload(card: &AgentCard) -> Result<Vec<u8>> {
+    let mut value = model::to_value(card);
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("signatures");
+    }
+    canonicalize(&value)
+}
+
+/// Signs cards with one private key.
+pub struct CardSigner {
+    key: EncodingKey,
+    alg: Algorithm,
+    kid: String,
+    jku: Option<String>,
+}
+
+impl CardSigner {
+    /// `pem`: a PKCS#8 (or SEC1 / PKCS#1) private key for `alg` (ES256, RS256 or EdDSA).
+    pub fn from_pem(pem: &[u8], alg: Algorithm, kid: impl Into<String>) -> Result<Self> {
+        let key = match alg {
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+            Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => EncodingKey::from_rsa_pem(pem),
+            Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
+            other => return Err(invalid(format!("{other:?} is not an algorithm for card signatures"))),
+        }
+        .map_err(|e| invalid(format!("the signing key: {e}")))?;
+        Ok(Self { key, alg, kid: kid.into(), jku: None })
+    }
+
+    /// Where verifiers find the public key (a JWKS URL), put in the protected header.
+    pub fn with_jku(mut self, jku: impl Into<String>) -> Self {
+        self.jku = Some(jku.into());
+        self
+    }
+
+    /// Appends a signature over `card` (existing signatures are not covered, and stay).
+    pub fn sign(&self, card: &mut AgentCard) -> Result<()> {
+        let mut header = json!({"alg": alg_name(self.alg), "kid": self.kid, "typ": "JOSE"});
+        if let Some(jku) = &self.jku {
+            header["jku"] = json!(jku);
+        }
+        let protected = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).expect("a JSON object"));
+        let input = signing_input(&protected, &card_payload(card)?);
+        let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &self.key, self.alg)
+            .map_err(|e| A2AError::internal(format!("signing failed: {e}")))?;
+        card.signatures.push(AgentCardSignature { protected, signature, header: None });
+        Ok(())
+    }
+}
+
+fn alg_name(alg: Algorithm) -> String {
+    serde_json::to_value(alg).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn signing_input(protected: &str, payload: &[u8]) -> String {
+    format!("{protected}.{}", URL_SAFE_NO_PAD.encode(payload))
+}
+
+/// What verified a card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    pub kid: String,
+    pub alg: Algorithm,
+}
+
+/// Checks that at least one of the card's signatures is valid under `keys` with one of
+/// `algorithms`. Unauthenticated naming why otherwise (no signature, unknown key, bad
+/// signature, algorithm not accepted).
+pub fn verify_card(card: &AgentCard, keys: &JwkSet, algorithms: &[Algorithm]) -> Result<Verified> {
+    if card.signatures.is_empty() {
+        return Err(A2AError::new(ErrorKind::Unauthenticated, "the card has no signatures"));
+    }
+    let payload = card_payload(card)?;
+    let mut why = Vec::new();
+    for (i, sig) in card.signatures.iter().enumerate() {
+        match verify_one(sig, &payload, keys, algorithms) {
+            Ok(v) => return Ok(v),
+            Err(e) => why.push(format!("signatures[{i}]: {e}")),
+        }
+    }
+    Err(A2AError::new(ErrorKind::Unauthenticated, format!("no valid signature ({})", why.join("; "))))
+}
+
+fn verify_one(sig: &AgentCardSignature, payload: &[u8], keys: &JwkSet, algorithms: &[Algorithm]) -> std::result::Result<Verified, String> {
+    let header: Value = URL_SAFE_NO_PAD
+        .decode(sig.protected.trim_end_matches('='))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or("the protected header is not base64url JSON")?;
+    let alg: Algorithm = serde_json::from_value(header["alg"].clone()).map_err(|_| "unknown alg")?;
+    if !algorithms.contains(&alg) {
+        return Err(format!("{} is not an accepted algorithm", alg_name(alg)));
+    }
+    let kid = header["kid"].as_str().ok_or("the protected header has no kid")?;
+    let jwk = keys.find(kid).ok_or_else(|| format!("no key {kid:?}"))?;
+    let key = DecodingKey::from_jwk(jwk).map_err(|e| format!("key {kid:?}: {e}"))?;
+    let input = signing_input(&sig.protected, payload);
+    match jsonwebtoken::crypto::verify(&sig.signature, input.as_bytes(), &key, alg) {
+        Ok(true) => Ok(Verified { kid: kid.to_owned(), alg }),
+        Ok(false) => Err("bad signature".into()),
+        Err(e) => Err(format!("bad signature ({e})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jcs_orders_keys_by_utf16_and_formats_numbers_as_ecmascript() {
+        let v: Value = serde_json::from_str(r#"{"b": 1e21, "a": [1.0, -0.0, 1e-7, 100], "\ufb01": "x", "\ud83d\ude00": 1, "c": "\u000f"}"#).unwrap();
+        let out = String::from_utf8(canonicalize(&v).unwrap()).unwrap();
+        // U+1F600 sorts before U+FB01 by UTF-16 code units (0xD83D < 0xFB01), not by code point.
+        assert_eq!(out, "{\"a\":[1,0,1e-7,100],\"b\":1e+21,\"c\":\"\\u000f\",\"😀\":1,\"ﬁ\":\"x\"}");
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let mut v = json!(1);
+        for _ in 0..=MAX_DEPTH {
+            v = json!([v]);
+        }
+        assert_eq!(canonicalize(&v).unwrap_err().kind, ErrorKind::InvalidParams);
+        assert!(canonicalize(&json!([9007199254740991_u64, -9007199254740991_i64])).is_ok());
+        assert!(canonicalize(&json!({"n": 9007199254740992_u64})).is_err());
+        assert!(canonicalize(&json!(-9007199254740992_i64)).is_err());
+    }
+}

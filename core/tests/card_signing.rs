@@ -1,0 +1,97 @@
+//! Signed Agent Cards: sign with each algorithm and verify; tampering, unknown or wrong keys,
+//! refused algorithms and missing signatures fail; several signatures allow rotation.
+
+use a2a_native::ErrorKind;
+use a2a_native::model::{self, AgentCard};
+use a2a_native::signing::{CardSigner, card_payload, verify_card};
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey};
+use serde_json::json;
+
+fn pem(file: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn public(file: &str, alg: Algorithm, kid: &str) -> Jwk {
+    let key = match alg {
+        Algorithm::RS256 => EncodingKey::from_rsa_pem(&pem(file)),
+        Algorithm::ES256 => EncodingKey::from_ec_pem(&pem(file)),
+        _ => EncodingKey::from_ed_pem(&pem(file)),
+    }
+    .unwrap();
+    let mut jwk = Jwk::from_encoding_key(&key, alg).unwrap();
+    jwk.common.key_id = Some(kid.into());
+    jwk
+}
+
+fn card() -> AgentCard {
+    model::parse_value(json!({
+        "name": "signed agent", "description": "Ünïcödé and numbers", "version": "1.0.0",
+        "supportedInterfaces": [{"url": "https://agent.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": false, "extensions": [{"uri": "urn:x", "params": {"n": 1.5e21, "z": [0.1, -0.0]}}]},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap()
+}
+
+const ALL: [Algorithm; 3] = [Algorithm::ES256, Algorithm::RS256, Algorithm::EdDSA];
+
+#[test]
+fn each_algorithm_signs_and_verifies() {
+    for (file, alg) in [("jwt-ec.pem", Algorithm::ES256), ("jwt-rsa.pem", Algorithm::RS256), ("jwt-ed25519.pem", Algorithm::EdDSA)] {
+        let mut c = card();
+        CardSigner::from_pem(&pem(file), alg, "k1").unwrap().with_jku("https://agent.example/jwks.json").sign(&mut c).unwrap();
+        let keys = JwkSet { keys: vec![public(file, alg, "k1")] };
+        let v = verify_card(&c, &keys, &ALL).unwrap();
+        assert_eq!((v.kid.as_str(), v.alg), ("k1", alg));
+        // The signature survives the wire: written and read back.
+        let again: AgentCard = model::parse_value(model::to_value(&c)).unwrap();
+        assert!(verify_card(&again, &keys, &ALL).is_ok(), "{alg:?}");
+        // The protected header says what the spec asks.
+        use base64::Engine;
+        let header: serde_json::Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&c.signatures[0].protected).unwrap(),
+        )
+        .unwrap();
+        assert_eq!((header["kid"].as_str(), header["typ"].as_str()), (Some("k1"), Some("JOSE")));
+        assert_eq!(header["jku"], "https://agent.example/jwks.json");
+    }
+}
+
+#[test]
+fn tampering_and_wrong_keys_fail() {
+    let keys = JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k1")] };
+    let mut c = card();
+    CardSigner::from_pem(&pem("jwt-ec.pem"), Algorithm::ES256, "k1").unwrap().sign(&mut c).unwrap();
+
+    let mut tampered = c.clone();
+    tampered.description.push('!');
+    let e = verify_card(&tampered, &keys, &ALL).unwrap_err();
+    assert!(e.message.contains("bad signature"), "{e}");
+
+    let other = JwkSet { keys: vec![public("jwt-ec-rotated.pem", Algorithm::ES256, "k1")] };
+    assert!(verify_card(&c, &other, &ALL).is_err());
+    let e = verify_card(&c, &JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k2")] }, &ALL).unwrap_err();
+    assert!(e.message.contains("no key"), "{e}");
+    let e = verify_card(&c, &keys, &[Algorithm::RS256]).unwrap_err();
+    assert!(e.message.contains("not an accepted algorithm"), "{e}");
+    let e = verify_card(&card(), &keys, &ALL).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unauthenticated);
+
+    let mut garbage = c.clone();
+    garbage.signatures[0].protected = "%%%".into();
+    assert!(verify_card(&garbage, &keys, &ALL).is_err());
+}
+
+#[test]
+fn several_signatures_allow_rotation_and_are_not_covered() {
+    let mut c = card();
+    let before = card_payload(&c).unwrap();
+    CardSigner::from_pem(&pem("jwt-ec.pem"), Algorithm::ES256, "old").unwrap().sign(&mut c).unwrap();
+    CardSigner::from_pem(&pem("jwt-ec-rotated.pem"), Algorithm::ES256, "new").unwrap().sign(&mut c).unwrap();
+    assert_eq!(card_payload(&c).unwrap(), before, "signatures are outside the payload");
+    // A verifier that knows only the new key accepts the card by its second signature.
+    let keys = JwkSet { keys: vec![public("jwt-ec-rotated.pem", Algorithm::ES256, "new")] };
+    assert_eq!(verify_card(&c, &keys, &ALL).unwrap().kid, "new");
+}
