@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what .ci/run calls: the Rust
-# suites, the Python binding's (bindings-python/test.sh), then the interop suites.
+# suites, the Python binding's (bindings-python/test.sh), the Node binding's
+# (bindings-node/test.sh), the Kotlin/Swift binding's (bindings-uniffi/test.sh), then the
+# interop suites.
 #   tests/run-all.sh          all suites (starts a throwaway PostgreSQL on 127.0.0.1:54329), then
 #                             the interop suites: the official Python and JS clients against
 #                             `a2a serve` (installs a2a-sdk from PyPI and @a2a-js/sdk from npm)
@@ -50,6 +52,20 @@ if [ "$python_rc" -ne 0 ] && ! grep -q "^python binding: [0-9]* passed, [1-9]" t
   echo "python binding: 0 passed, 1 failed, 0 skipped" >> target/python-output.txt
 fi
 
+echo "== node binding (bindings-node/test.sh: npm ci, build, generated-file and type checks, node --test)"
+node_rc=0
+bindings-node/test.sh 2>&1 | tee target/node-output.txt || node_rc=$?
+if [ "$node_rc" -ne 0 ] && ! grep -q "^node binding: [0-9]* passed, [1-9]" target/node-output.txt; then
+  echo "node binding: 0 passed, 1 failed, 0 skipped" >> target/node-output.txt
+fi
+
+echo "== kotlin binding (bindings-uniffi/test.sh: build, generated-file checks incl. Swift, mvn test)"
+kotlin_rc=0
+bindings-uniffi/test.sh 2>&1 | tee target/kotlin-output.txt || kotlin_rc=$?
+if [ "$kotlin_rc" -ne 0 ] && ! grep -q "^kotlin binding: [0-9]* passed, [1-9]" target/kotlin-output.txt; then
+  echo "kotlin binding: 0 passed, 1 failed, 0 skipped" >> target/kotlin-output.txt
+fi
+
 echo "== interop: official clients against a2a serve"
 cargo build -p a2a-native-cli --locked --quiet
 interop_rc=0
@@ -59,7 +75,11 @@ tests/interop/run.sh 2>&1 | tee target/interop-output.txt || interop_rc=$?
 awk '/^test result:/ { p += $4; f += $6; s += $8 }
      /^interop: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $2; f += $4; s += $6 }
      /^python binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
+     /^node binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
+     /^kotlin binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
      END { printf "all suites: %d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' \
-  target/test-output.txt target/python-output.txt target/interop-output.txt
+  target/test-output.txt target/python-output.txt target/node-output.txt target/kotlin-output.txt target/interop-output.txt
 [ "$python_rc" -eq 0 ] || exit "$python_rc"
+[ "$node_rc" -eq 0 ] || exit "$node_rc"
+[ "$kotlin_rc" -eq 0 ] || exit "$kotlin_rc"
 exit "$interop_rc"

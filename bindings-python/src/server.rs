@@ -10,7 +10,7 @@ use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, Server
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_async_runtimes::tokio::future_into_py;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -53,27 +53,9 @@ pub struct AgentServer {
 }
 
 /// The card with the server's interfaces filled in (when it declares none), and with bearer
-/// tokens the HTTP bearer scheme declared and required (unless it declares its own schemes).
+/// tokens the HTTP bearer scheme declared and required.
 fn card_for(card: &Value, base: &str, bearer: bool) -> PyResult<AgentCard> {
-    let mut card = card.clone();
-    let empty = card
-        .get("supportedInterfaces")
-        .and_then(Value::as_array)
-        .is_none_or(Vec::is_empty);
-    if empty && let Some(obj) = card.as_object_mut() {
-        obj.insert(
-            "supportedInterfaces".into(),
-            json!([
-                {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
-            ]),
-        );
-    }
-    let mut card: AgentCard = a2a_native::model::parse_value(card).map_err(errors::to_py)?;
-    if bearer {
-        a2a_native::server::card::require_bearer(&mut card);
-    }
-    Ok(card)
+    a2a_native::server::card::embedded_card(card, base, bearer).map_err(errors::to_py)
 }
 
 impl AgentServer {

@@ -57,6 +57,13 @@ pub fn card_payload(card: &AgentCard) -> Result<Vec<u8>> {
     canonicalize(&value)
 }
 
+/// base64url (no padding) SHA-256 of a push notification body: the `bodySha256` claim that
+/// binds a notification's token to its body.
+pub fn body_digest(body: &[u8]) -> String {
+    use sha2::Digest;
+    URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(body))
+}
+
 /// Signs cards with one private key.
 pub struct CardSigner {
     key: EncodingKey,

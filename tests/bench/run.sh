@@ -7,6 +7,9 @@
 #   pyours   the same agent as an `async def` Python executor on our server through the Python
 #            binding (tests/bench/ref/python_native; release wheel of bindings-python), to set
 #            beside `python` (issue 5's comparison) and `ours` (the Python round trip's cost)
+#   jsours   the same agent as an async JavaScript executor on our server through the Node
+#            binding (tests/bench/ref/js_native; release build of bindings-node), to set beside
+#            `js` (issue 6's comparison) and `ours` (the JavaScript round trip's cost)
 # all driven by one load generator, `a2a bench` (closed loop, keep-alive HTTP/1.1, JSON-RPC,
 # A2A-Version 1.0). Measured per server:
 #   - SendMessage throughput and p50/p99 latency at 1, 16 and 64 connections;
@@ -28,7 +31,7 @@ mkdir -p "$out"
 duration="${DURATION:-10}"
 warmup="${WARMUP:-2}"
 tasks="${TASKS:-100000}"
-servers="${SERVERS:-ours rust python js pyours}"
+servers="${SERVERS:-ours rust python js pyours jsours}"
 has() { [[ " $servers " == *" $1 "* ]]; }
 
 a2a="$root/target/release/a2a"
@@ -48,6 +51,24 @@ if has pyours; then
   [ -x "$pyours_venv/bin/python" ] || python3 -m venv "$pyours_venv"
   if [ "${SKIP_BUILD:-0}" != 1 ] || ! "$pyours_venv/bin/python" -c 'import a2a_native' 2>/dev/null; then
     "$pyours_venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall ./bindings-python >&2
+  fi
+fi
+
+jsours_node="$root/target/bench/jsours/a2a-native.node"
+if has jsours; then
+  # A release build of the Node binding, loaded through A2A_NATIVE_MODULE (the package's own
+  # debug build stays in place). Dev dependencies as bindings-node/test.sh installs them.
+  [ -d bindings-node/node_modules/@napi-rs/cli ] || (cd bindings-node && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
+    || npm install --no-save --no-audit --no-fund --loglevel=error; }) >&2
+  if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    (cd bindings-node && npx --no-install napi build --platform --release --no-js --no-dts-header \
+      --dts "$root/target/bench/jsours/native.d.ts" --output-dir "$root/target/bench/jsours") >&2
+    mv "$root"/target/bench/jsours/a2a-native.*.node "$jsours_node"
+  fi
+  # SKIP_BUILD=1 and no release build yet: the package's own (dev profile) build.
+  if [ ! -f "$jsours_node" ]; then
+    jsours_node="$(ls "$root"/bindings-node/a2a-native.*.node | head -1)"
+    echo "jsours: no release build; measuring the dev build $jsours_node" >&2
   fi
 fi
 
@@ -75,6 +96,7 @@ start() { # name port
     python) PORT="$port" exec tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
     js) PORT="$port" exec node tests/bench/ref/js/server.mjs "$port" ;;
     pyours) exec "$pyours_venv/bin/python" tests/bench/ref/python_native/server.py "$port" ;;
+    jsours) A2A_NATIVE_MODULE="$jsours_node" exec node tests/bench/ref/js_native/server.mjs "$port" ;;
   esac > "$out/$name.log" 2>&1 &
   pid=$!
   # The Rust reference serves JSON-RPC only (no card route): wait for the port instead.
@@ -95,7 +117,7 @@ record() { # server what json
   python3 -c 'import json,sys; d=json.loads(sys.argv[3]); d["server"]=sys.argv[1]; d["what"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" "$3" >> "$results"
 }
 
-for name in ours rust python js pyours; do
+for name in ours rust python js pyours jsours; do
   has "$name" || continue
   port="$(free_port)"
   echo "== $name on :$port" >&2
@@ -136,9 +158,9 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
 for r in rows:
     by.setdefault(r["server"], {})[r["what"]] = r
-names = [n for n in ["ours", "rust", "python", "js", "pyours"] if n in by]
+names = [n for n in ["ours", "rust", "python", "js", "pyours", "jsours"] if n in by]
 label = {"ours": "a2a-native", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)",
-         "pyours": "a2a-native, Python executor (binding)"}
+         "pyours": "a2a-native, Python executor (binding)", "jsours": "a2a-native, JavaScript executor (binding)"}
 def get(n, what, key):
     return by.get(n, {}).get(what, {}).get(key)
 lines = ["| server | " + " | ".join(
@@ -162,7 +184,7 @@ lines.append("")
 lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after TASKS tasks |")
 lines.append("|---|---|---|---|---|---|---|")
 for n in names:
-    if n in ("ours", "pyours"):
+    if n in ("ours", "pyours", "jsours"):
         continue
     def ratio(a, b):
         return f"{a / b:.2f}x" if a and b else "n/a"
@@ -187,6 +209,23 @@ if "pyours" in by and "ours" in by:
     d = (get("pyours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")
     lines.append(f"Python executor round trip (Rust -> Python coroutine -> Rust), p50 at 1 connection, Python echo minus Rust echo: {d * 1000:.0f} µs.")
+if "jsours" in by and "js" in by:
+    lines.append("")
+    lines.append("The same async echo agent in JavaScript: hosted by a2a-native through the binding ÷ hosted by @a2a-js/sdk on express:")
+    lines.append("")
+    lines.append("| send c=1 | send c=16 | send c=64 | p50 c=1 | p99 c=1 | p50 c=16 | p99 c=16 | p50 c=64 | p99 c=64 | stream first event p50 |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    r = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
+    lat = []
+    for c in (1, 16, 64):
+        lat += [r(get("js", f"send_c{c}", "p50_ms"), get("jsours", f"send_c{c}", "p50_ms")),
+                r(get("js", f"send_c{c}", "p99_ms"), get("jsours", f"send_c{c}", "p99_ms"))]
+    lines.append("| " + " | ".join([r(get("jsours", f"send_c{c}", "rps"), get("js", f"send_c{c}", "rps")) for c in (1, 16, 64)]
+                 + lat + [r(get("js", "stream_c1", "p50_ms"), get("jsours", "stream_c1", "p50_ms"))]) + " |")
+if "jsours" in by and "ours" in by:
+    d = (get("jsours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
+    lines.append("")
+    lines.append(f"JavaScript executor round trip (Rust -> JS promise -> Rust), p50 at 1 connection, JS echo minus Rust echo: {d * 1000:.0f} µs.")
 lines.append("")
 lines.append(f"TASKS = {by['ours'].get('rss_after', {}).get('tasks', '?') if 'ours' in by else '?'}; every server has had exactly that many SendMessage calls when 'RSS after TASKS tasks' is read.")
 text = "\n".join(lines) + "\n"

@@ -51,6 +51,8 @@ pub struct PushSenderConfig {
     pub allow_private_targets: bool,
     /// Requests in flight at once across all tasks (outbound connections are finite).
     pub max_concurrent_deliveries: usize,
+    /// Signs each notification (a JWT in `A2A-Notification-Signature`); `None`: unsigned.
+    pub signer: Option<Arc<super::PushSigner>>,
 }
 
 impl Default for PushSenderConfig {
@@ -63,6 +65,7 @@ impl Default for PushSenderConfig {
             queue_capacity: 10_000,
             allow_private_targets: false,
             max_concurrent_deliveries: 64,
+            signer: None,
         }
     }
 }
@@ -395,12 +398,24 @@ impl Inner {
             self.failed.fetch_add(1, Ordering::Relaxed);
             return;
         };
+        // One token per notification, reused by its retries (same jti: receivers drop repeats).
+        let signature = match &self.config.signer {
+            None => None,
+            Some(signer) => match signer.sign(job.url.as_str(), task_id, &job.body).map(HeaderValue::try_from) {
+                Ok(Ok(value)) => Some(value),
+                _ => {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(task_id, config_id, "push notification not signed; not sent");
+                    return;
+                }
+            },
+        };
         let attempts = self.config.max_attempts.max(1);
         let mut backoff = self.config.initial_backoff;
         for attempt in 1..=attempts {
             let outcome = {
                 let _permit = self.permits.acquire().await.expect("the semaphore is never closed");
-                self.attempt(client, job).await
+                self.attempt(client, job, signature.as_ref()).await
             };
             match outcome {
                 Attempt::Delivered => {
@@ -433,7 +448,7 @@ impl Inner {
         }
     }
 
-    async fn attempt(&self, client: &reqwest::Client, job: &Job) -> Attempt {
+    async fn attempt(&self, client: &reqwest::Client, job: &Job, signature: Option<&HeaderValue>) -> Attempt {
         let mut request = client
             .post(job.url.clone())
             .timeout(self.config.timeout)
@@ -444,6 +459,9 @@ impl Inner {
         }
         if let Some(authorization) = &job.authorization {
             request = request.header(AUTHORIZATION, authorization.clone());
+        }
+        if let Some(signature) = signature {
+            request = request.header(super::SIGNATURE_HEADER, signature.clone());
         }
         // The response body is not read: the status is the whole answer.
         match request.send().await {
@@ -630,6 +648,7 @@ mod tests {
             queue_capacity: 1000,
             allow_private_targets: true,
             max_concurrent_deliveries: 64,
+            signer: None,
         }
     }
 

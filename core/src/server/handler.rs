@@ -122,6 +122,7 @@ pub struct RequestHandler {
     limits: Limits,
     visibility: super::TaskVisibility,
     scopes: super::auth::RequiredScopes,
+    push_signer: Option<Arc<crate::push::PushSigner>>,
     manager: TaskManager,
 }
 
@@ -137,6 +138,7 @@ impl RequestHandler {
             limits: config.limits,
             visibility: config.task_visibility,
             scopes: super::auth::RequiredScopes::default(),
+            push_signer: config.push.signer.clone(),
             manager,
         }
     }
@@ -148,6 +150,11 @@ impl RequestHandler {
     }
 
     /// Authenticates callers (see [`super::auth`] for the policy the server applies).
+    /// The signer of push notifications, when they are signed.
+    pub fn push_signer(&self) -> Option<&Arc<crate::push::PushSigner>> {
+        self.push_signer.as_ref()
+    }
+
     /// Scopes each operation needs beyond authentication (403 when the caller lacks one).
     pub fn with_required_scopes(mut self, scopes: super::auth::RequiredScopes) -> Self {
         self.scopes = scopes;

@@ -75,6 +75,9 @@ pub(crate) struct App {
     pub rest_prefixes: Vec<String>,
     pub extensions: ExtensionPolicy,
     pub options: HttpOptions,
+    /// The push signer's public keys (JSON), served at `push::JWKS_PATH` when notifications
+    /// are signed.
+    pub push_jwks: Option<Vec<u8>>,
     /// Fired during graceful shutdown once the handler had its chance to end streams.
     pub shutdown: CancellationToken,
 }
@@ -92,6 +95,7 @@ impl A2AService {
             extensions: ExtensionPolicy::from_card(card),
             jsonrpc_paths,
             rest_prefixes,
+            push_jwks: handler.push_signer().map(|s| serde_json::to_vec(&s.jwks()).expect("a JWKS serialises")),
             handler,
             options,
             shutdown,
@@ -153,6 +157,10 @@ impl App {
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
             span.record("binding", "card");
             return self.card.respond(&parts.method, &parts.headers);
+        }
+        if path == crate::push::JWKS_PATH && let Some(jwks) = &self.push_jwks {
+            // Public, like the card: receivers fetch it to check notification signatures.
+            return bytes_response(StatusCode::OK, headers::JSON, jwks.clone());
         }
         let normalised = normalise(&path);
         let is_jsonrpc = self.jsonrpc_paths.contains(&normalised);

@@ -1,0 +1,325 @@
+// A JavaScript executor served by our server, driven by our JavaScript client, end to end.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+  A2AError,
+  AgentServer,
+  Client,
+  ERRORS,
+  InvalidParamsError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  TransportError,
+  UnauthenticatedError,
+  errorTable,
+  normalize,
+  userMessage,
+} from '../index.js';
+import { CARD, Echo, collect, kind, within, withServer } from './helpers.mjs';
+
+test('send: blocking send, get, list, direct reply', () =>
+  withServer(new Echo(), async (server) => {
+    assert.equal(server.url, `http://127.0.0.1:${server.port}`);
+    const client = await Client.connect(server.url);
+    assert.equal(client.card.name, 'node-test-agent');
+    assert.equal(client.binding, 'JSONRPC');
+    const { task } = await client.send('hi there');
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(task.artifacts[0].parts, [{ text: 'hi there' }]);
+    assert.equal((await client.getTask(task.id)).id, task.id);
+    const listed = await client.listTasks();
+    assert.deepEqual(listed.tasks.map((t) => t.id), [task.id]);
+    const reply = await client.send('reply');
+    assert.deepEqual(reply.message.parts, [{ text: 'a direct reply' }]);
+  }));
+
+test('stream: for await over HTTP+JSON, artifact chunks in order, ends with the task', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url, { binding: 'HTTP+JSON' });
+    assert.equal(client.binding, 'HTTP+JSON');
+    const events = await within(10_000, collect(client.stream('chunks')), 'stream');
+    const kinds = events.map(kind);
+    assert.equal(kinds[0], 'task');
+    assert.equal(kinds.at(-1), 'statusUpdate');
+    const arts = events.filter((e) => e.artifactUpdate).map((e) => e.artifactUpdate);
+    assert.deepEqual(arts.map((a) => a.artifact.parts[0].text), ['a', 'b']);
+    assert.ok(arts[1].append && arts[1].lastChunk);
+    assert.equal(events.at(-1).statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+  }));
+
+test('multi-turn: input-required, then the answer completes the same task', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    const { task } = await client.send('ask');
+    assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.deepEqual(task.status.message.parts, [{ text: 'what is your name?' }]);
+    const { task: task2 } = await client.send('Ada', { taskId: task.id, contextId: task.contextId });
+    assert.equal(task2.id, task.id);
+    assert.equal(task2.status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(task2.status.message.parts, [{ text: 'hello Ada' }]);
+  }));
+
+test('cancel reaches the AbortSignal and the executor; both streams end CANCELED', () => {
+  const agent = new Echo();
+  return withServer(agent, async (server) => {
+    const client = await Client.connect(server.url);
+    const stream = client.stream('slow');
+    const first = (await stream.next()).value;
+    const taskId = first.task.id;
+    const working = (await stream.next()).value; // the executor is now waiting
+    assert.equal(working.statusUpdate.status.state, 'TASK_STATE_WORKING');
+    const sub = client.subscribe(taskId);
+    assert.equal((await sub.next()).value.task.id, taskId);
+    const canceled = await client.cancel(taskId);
+    assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+    const reason = await within(5000, agent.aborted, 'the abort signal');
+    assert.equal(reason.name, 'AbortError');
+    assert.equal(agent.cancels, 1);
+    for (const rest of [await collect(stream), await collect(sub)]) {
+      assert.equal(rest.at(-1)?.statusUpdate?.status.state, 'TASK_STATE_CANCELED', JSON.stringify(rest));
+    }
+    assert.equal((await client.getTask(taskId)).status.state, 'TASK_STATE_CANCELED');
+    await assert.rejects(client.cancel(taskId), (e) => e instanceof TaskNotCancelableError && e.code === -32002);
+  });
+});
+
+test('a synchronous throw and a rejected promise each fail the task; the process survives', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    const thrown = (await client.send('boom')).task;
+    assert.equal(thrown.status.state, 'TASK_STATE_FAILED');
+    assert.deepEqual(thrown.status.message.parts, [{ text: 'the agent blew up' }]);
+    const rejected = (await client.send('reject')).task;
+    assert.equal(rejected.status.state, 'TASK_STATE_FAILED');
+    assert.deepEqual(rejected.status.message.parts, [{ text: 'rejected later' }]);
+    // Not an async function, and throws something that is not an Error.
+    const odd = new AgentServer(CARD, { execute() { throw 'a string'; } }); // eslint-disable-line no-throw-literal
+    await odd.listen(0);
+    try {
+      const c = await Client.connect(odd.url);
+      const { task } = await c.send('x');
+      assert.equal(task.status.state, 'TASK_STATE_FAILED');
+      assert.deepEqual(task.status.message.parts, [{ text: 'a string' }]);
+    } finally {
+      await odd.close();
+    }
+    assert.equal((await client.send('still alive')).task.status.state, 'TASK_STATE_COMPLETED');
+  }));
+
+test('errors map to A2AError subclasses with .code, spec name, metadata and violations', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    const err = await client.getTask('no-such-task').then(
+      () => assert.fail('expected TaskNotFoundError'),
+      (e) => e,
+    );
+    assert.ok(err instanceof TaskNotFoundError && err instanceof A2AError && err instanceof Error);
+    assert.deepEqual([err.code, err.name, err.reason, err.httpStatus], [-32001, 'TaskNotFoundError', 'TASK_NOT_FOUND', 404]);
+    assert.equal(err.metadata.taskId, 'no-such-task');
+    // A bad request is refused locally, naming the field.
+    const bad = await client.send({ messageId: '', role: 'ROLE_USER', parts: [{ text: 'x' }] }).catch((e) => e);
+    assert.ok(bad instanceof InvalidParamsError, String(bad));
+    assert.equal(bad.violations[0].field, 'message.messageId');
+    // Values JSON cannot carry are typed errors too, not crashes.
+    const cyclic = {};
+    cyclic.self = cyclic;
+    await assert.rejects(client.send({ messageId: 'm', role: 'ROLE_USER', parts: [{ data: cyclic }] }), InvalidParamsError);
+    assert.throws(() => new AgentServer({ name: 'no card' }, new Echo()), InvalidParamsError);
+    assert.throws(() => new AgentServer(CARD, {}), TypeError);
+    await assert.rejects(Client.connect(server.url, { binding: 'GRPC' }), InvalidParamsError);
+    // The server is gone: the client's failure to reach it is a TransportError.
+    await server.close();
+    const gone = await client.getTask('any').catch((e) => e);
+    assert.ok(gone instanceof TransportError, String(gone));
+    assert.equal(gone.code, -31502);
+  }));
+
+test('executor misuse is a typed rejection in the executor, not a crash', async () => {
+  const seen = [];
+  let leaked;
+  const agent = {
+    async execute(_context, events) {
+      leaked = events;
+      for (const attempt of [() => events.status('no-such-state'), () => events.artifact([]), () => events.send({ nothing: 1 })]) {
+        seen.push(await attempt().then(() => null, (e) => e));
+      }
+      await events.complete();
+    },
+  };
+  await withServer(agent, async (server) => {
+    const client = await Client.connect(server.url);
+    assert.equal((await client.send('x')).task.status.state, 'TASK_STATE_COMPLETED');
+    // The sink closes when execute returns: a late send is refused, typed.
+    seen.push(await leaked.working().then(() => null, (e) => e));
+  });
+  assert.equal(seen.length, 4);
+  for (const e of seen.slice(0, 3)) assert.ok(e instanceof InvalidParamsError, String(e));
+  assert.ok(seen[3] instanceof A2AError, String(seen[3]));
+});
+
+test('the generated error classes match the core table', () => {
+  const table = errorTable();
+  assert.ok(table.length > 10);
+  for (const row of table) {
+    const kind = ERRORS[row.name];
+    assert.ok(kind?.prototype instanceof A2AError, row.name);
+    assert.deepEqual([kind.code, kind.reason, kind.httpStatus, kind.grpcStatus], [row.code, row.reason, row.httpStatus, row.grpcStatus]);
+    const e = new kind();
+    assert.deepEqual([e.name, e.code, e.message], [row.name, row.code, row.defaultMessage]);
+  }
+  assert.deepEqual(normalize('Message', userMessage('hi')).parts, [{ text: 'hi' }]);
+});
+
+test('credentials: bearer tokens required; push config CRUD', () =>
+  withServer(
+    new Echo(),
+    async (server) => {
+      const anonymous = await Client.connect(server.url); // the card is public
+      await assert.rejects(anonymous.send('hi'), UnauthenticatedError);
+      const client = await Client.connect(server.url, { bearerToken: 's3cret', headers: { 'x-trace': '1' } });
+      const { task } = await client.send('hi');
+      // `.invalid` never resolves: nothing is delivered anywhere.
+      const created = await client.createPushConfig({ taskId: task.id, url: 'https://push.invalid/hook', token: 't' });
+      assert.ok(created.id);
+      assert.equal((await client.getPushConfig(task.id, created.id)).token, 't');
+      assert.deepEqual((await client.listPushConfigs(task.id)).configs.map((c) => c.id), [created.id]);
+      await client.deletePushConfig(task.id, created.id);
+      assert.deepEqual((await client.listPushConfigs(task.id)).configs ?? [], []);
+    },
+    { bearerTokens: ['s3cret'] },
+  ));
+
+test('tasks belong to the principal that made them, and the executor knows who called', () =>
+  withServer(
+    {
+      async execute(context, events) {
+        await events.complete(context.principal ? context.principal.name : 'anonymous');
+      },
+    },
+    async (server) => {
+      const ada = await Client.connect(server.url, { bearerToken: 'tok-ada' });
+      const bob = await Client.connect(server.url, { bearerToken: 'tok-bob' });
+      const { task } = await ada.send('hi');
+      assert.deepEqual(task.status.message.parts, [{ text: 'ada' }]);
+      await assert.rejects(bob.getTask(task.id), (e) => e.name === 'TaskNotFoundError');
+      assert.deepEqual((await bob.listTasks()).tasks ?? [], []);
+      assert.deepEqual((await ada.listTasks()).tasks.map((t) => t.id), [task.id]);
+    },
+    { bearerTokens: { 'tok-ada': 'ada', 'tok-bob': 'bob' } },
+  ));
+
+test('a flood of events (far more than the sink holds) arrives whole and in order', () => {
+  const flood = {
+    async execute(_context, events) {
+      await events.working();
+      // Not awaited one by one: the sink fills and the later promises wait for room.
+      const sends = [];
+      for (let i = 0; i < 500; i++) {
+        sends.push(events.artifact(String(i), { artifactId: 'flood', append: i > 0, lastChunk: i === 499 }));
+      }
+      await Promise.all(sends);
+      await events.complete();
+    },
+  };
+  return withServer(flood, async (server) => {
+    const client = await Client.connect(server.url);
+    const events = await within(20_000, collect(client.stream('go')), 'flood');
+    const chunks = events.filter((e) => e.artifactUpdate).map((e) => e.artifactUpdate.artifact.parts[0].text);
+    assert.deepEqual(chunks, Array.from({ length: 500 }, (_, i) => String(i)));
+    assert.equal(events.at(-1).statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+  });
+});
+
+test('200 concurrent streams all end COMPLETED', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    const one = async (i) => (await collect(client.stream(`n${i}`))).at(-1).statusUpdate.status.state;
+    const states = await within(60_000, Promise.all(Array.from({ length: 200 }, (_, i) => one(i))), '200 streams');
+    assert.deepEqual(states, Array(200).fill('TASK_STATE_COMPLETED'));
+  }));
+
+test('agent calls agent in one process (our client inside an executor)', async () => {
+  const inner = new AgentServer(CARD, new Echo());
+  await inner.listen(0);
+  const caller = {
+    async execute(context, events) {
+      const client = await Client.connect(inner.url);
+      const { task } = await client.send(`relay: ${context.text}`);
+      await events.artifact(`the other agent said '${task.artifacts[0].parts[0].text}'`, { lastChunk: true });
+      await events.complete();
+    },
+  };
+  try {
+    await withServer(caller, async (outer) => {
+      const client = await Client.connect(outer.url);
+      const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => client.send(`q${i}`)));
+      replies.forEach(({ task }, i) => {
+        assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+        assert.equal(task.artifacts[0].parts[0].text, `the other agent said 'relay: q${i}'`);
+      });
+    });
+  } finally {
+    await inner.close();
+  }
+});
+
+test('leaving a for-await loop early closes the stream; the task goes on', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    let taskId;
+    for await (const ev of client.stream('chunks')) {
+      taskId = ev.task.id;
+      break;
+    }
+    const deadline = Date.now() + 5000;
+    let task;
+    do task = await client.getTask(taskId);
+    while (task.status.state !== 'TASK_STATE_COMPLETED' && Date.now() < deadline);
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+  }));
+
+test('a signal first read after the cancel is already aborted', async () => {
+  let release;
+  const released = new Promise((r) => (release = r));
+  let seen;
+  const done = new Promise((resolve) => {
+    seen = resolve;
+  });
+  const agent = {
+    async execute(context, events) {
+      await events.working();
+      await released; // the task is canceled meanwhile; the signal was never read
+      seen([context.signal.aborted, context.signal.reason?.name]);
+    },
+  };
+  await withServer(agent, async (server) => {
+    const client = await Client.connect(server.url);
+    const { task } = await client.send('x', { configuration: { returnImmediately: true } });
+    assert.equal((await client.cancel(task.id)).status.state, 'TASK_STATE_CANCELED');
+    await new Promise((r) => setTimeout(r, 50)); // the abort call reaches JavaScript
+    release();
+    assert.deepEqual(await within(5000, done, 'the executor'), [true, 'AbortError']);
+  });
+});
+
+test('the native seam survives a dispatch function that throws or returns no promise', async () => {
+  // Below the JS layer (which never throws): call_async_catch turns a synchronous throw into a
+  // failed task, and a non-promise return into one too, instead of a fatal exception.
+  const { native } = await import('../lib/native.js');
+  for (const [dispatch, expected] of [
+    [() => { throw new Error('thrown at the seam'); }, /thrown at the seam/],
+    [() => 42, /JavaScript executor failed/],
+  ]) {
+    const server = new native.AgentServer(JSON.stringify(CARD), 'memory', []);
+    const port = await server.listen('127.0.0.1', 0, dispatch);
+    try {
+      const client = await Client.connect(`http://127.0.0.1:${port}`);
+      const { task } = await client.send('x');
+      assert.equal(task.status.state, 'TASK_STATE_FAILED');
+      assert.match(task.status.message.parts[0].text, expected);
+    } finally {
+      await server.close();
+    }
+  }
+});

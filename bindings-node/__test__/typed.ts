@@ -1,0 +1,66 @@
+// Type-checked (tsc --noEmit, strict) by test.sh, never run: the declarations describe an API
+// a TypeScript user can write an agent and a client against. `@ts-expect-error` lines must fail.
+import {
+  A2AError,
+  AgentServer,
+  Client,
+  TaskNotFoundError,
+  normalize,
+  userMessage,
+  type AgentExecutor,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+} from '../index.js';
+
+const echo: AgentExecutor = {
+  async execute(context, events) {
+    const text: string = context.text;
+    if (context.signal.aborted) return;
+    const first: Message | null = context.userMessage;
+    await events.working('on it');
+    await events.artifact(first?.parts ?? text, { name: 'echo', lastChunk: true });
+    await events.status('input-required', { parts: [{ text: 'more?' }] });
+    await events.complete();
+    // @ts-expect-error not a state
+    await events.status('sleeping');
+  },
+  async cancel(_context, events) {
+    await events.canceled();
+  },
+};
+
+async function main(): Promise<void> {
+  const server = new AgentServer(
+    { name: 'a', description: 'b', version: '1', capabilities: { streaming: true }, defaultInputModes: [], defaultOutputModes: [], skills: [] },
+    echo,
+    { store: 'memory', bearerTokens: ['t'] },
+  );
+  const port: number = await server.listen(0, '127.0.0.1');
+  const client = await Client.connect(server.url ?? `http://127.0.0.1:${port}`, { bearerToken: 't', binding: 'HTTP+JSON', timeout: 5000 });
+  const reply = await client.send('hi', { configuration: { returnImmediately: true } });
+  const state: TaskState | undefined = reply.task?.status.state;
+  for await (const event of client.stream(userMessage('hello'))) {
+    const e: StreamResponse = event;
+    if (e.statusUpdate) console.log(e.statusUpdate.status.state);
+  }
+  try {
+    const task: Task = await client.getTask('x', { historyLength: 1 });
+    console.log(task.id, state);
+  } catch (e) {
+    if (e instanceof TaskNotFoundError) {
+      const code: number = e.code;
+      const name: 'TaskNotFoundError' = e.name;
+      console.log(code, name, e.metadata.taskId, e.violations.map((v) => v.field));
+    } else if (e instanceof A2AError) {
+      console.log(e.reason, e.httpStatus);
+    }
+  }
+  console.log(normalize('Message', userMessage('x')));
+  // @ts-expect-error binding names are checked
+  await Client.connect('http://x', { binding: 'GRPC' });
+  await server.close();
+}
+
+void main;

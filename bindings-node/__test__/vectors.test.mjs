@@ -1,0 +1,146 @@
+// The shared vectors (tests/vectors) through this binding: model round trips and errors, 0.3
+// conversion both ways, and the state table, the last also end to end (a JavaScript executor
+// puts a live task in each state; our client tries message / cancel / subscribe on it).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+
+import { A2AError, AgentServer, Client, canTransition, normalize, stateClass, v03ToV10, v10ToV03 } from '../index.js';
+import { CARD } from './helpers.mjs';
+
+const VECTORS = new URL('../../tests/vectors/', import.meta.url);
+const load = (dir) =>
+  readdirSync(new URL(dir, VECTORS))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => [f, JSON.parse(readFileSync(new URL(`${dir}${f}`, VECTORS), 'utf8'))]);
+
+function expectError(fn, expected, what) {
+  let err;
+  try {
+    fn();
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof A2AError, `${what}: expected an A2AError, got ${err}`);
+  assert.equal(err.code, expected.code, `${what}: ${err.message}`);
+  if ('field' in expected) assert.equal(err.violations[0]?.field ?? '', expected.field, `${what}: ${err.message}`);
+}
+
+describe('model vectors', () => {
+  for (const [file, { groups }] of load('model/')) {
+    test(file, () => {
+      let cases = 0;
+      for (const { type, valid = [], invalid = [] } of groups) {
+        for (const c of valid) {
+          assert.deepEqual(normalize(type, c.input), c.canonical ?? c.input, `${file} ${type} ${c.name}`);
+          cases++;
+        }
+        for (const c of invalid) {
+          expectError(() => normalize(type, c.input), c.error, `${file} ${type} ${c.name}`);
+          cases++;
+        }
+      }
+      assert.ok(cases > 0);
+    });
+  }
+});
+
+describe('0.3 conversion vectors', () => {
+  for (const [file, { cases }] of load('v03/')) {
+    test(file, () => {
+      for (const c of cases) {
+        const what = `${file} ${c.type} ${c.name}`;
+        if (c.error) {
+          if (c.direction === 'to_v03') expectError(() => v10ToV03(c.type, c.v10), c.error, what);
+          else expectError(() => v03ToV10(c.type, c.v03), c.error, what);
+          continue;
+        }
+        if (c.direction !== 'to_v03') assert.deepEqual(v03ToV10(c.type, c.v03), c.v10, `${what} (to 1.0)`);
+        if (c.direction !== 'to_v10') assert.deepEqual(v10ToV03(c.type, c.v10), c.v03, `${what} (to 0.3)`);
+      }
+    });
+  }
+});
+
+const STATES = JSON.parse(readFileSync(new URL('state/transitions.json', VECTORS), 'utf8'));
+
+describe('state vectors', () => {
+  test('every transition and class matches the table', () => {
+    let checked = 0;
+    for (const [from, allowed] of Object.entries(STATES.allowed)) {
+      for (const to of STATES.states) {
+        assert.equal(canTransition(from === '(new)' ? null : from, to), allowed.includes(to), `${from} -> ${to}`);
+        checked++;
+      }
+    }
+    assert.equal(checked, 10 * 9);
+    for (const state of STATES.states) {
+      const listed = Object.entries(STATES.classes).find(([, members]) => members.includes(state))?.[0] ?? 'unspecified';
+      assert.equal(stateClass(state), listed, state);
+    }
+    assert.throws(() => stateClass('TASK_STATE_NOPE'), A2AError);
+  });
+
+  describe('operations on a live task in each state', () => {
+    // The first message's text names the state to report; active states then wait for a
+    // cancel, so the task stays in them while the client probes.
+    const agent = {
+      async execute(context, events) {
+        if (context.task) return; // a probe message: nothing more to do
+        const state = context.text;
+        await events.status(state);
+        if (stateClass(state) === 'active') {
+          await new Promise((resolve) => {
+            const timer = setTimeout(resolve, 20_000);
+            context.signal.addEventListener('abort', () => resolve(clearTimeout(timer)));
+          });
+        }
+      },
+    };
+    let server;
+    let client;
+    before(async () => {
+      server = new AgentServer(CARD, agent);
+      await server.listen(0);
+      client = await Client.connect(server.url);
+    });
+    after(() => server.close());
+
+    async function taskIn(state, contextId) {
+      const { task } = await client.send(state, { contextId, configuration: { returnImmediately: true } });
+      const deadline = Date.now() + 5000;
+      let current = task;
+      while (current.status.state !== state && Date.now() < deadline) current = await client.getTask(task.id);
+      assert.equal(current.status.state, state);
+      return current;
+    }
+    const outcome = (promise) => promise.then(() => 'ok', (e) => (e instanceof A2AError ? e.name : String(e)));
+    const immediately = { configuration: { returnImmediately: true } };
+
+    for (const op of STATES.operations) {
+      test(op.state, async () => {
+        let task = await taskIn(op.state);
+        const message = await outcome(client.send('probe', { taskId: task.id, contextId: task.contextId, ...immediately }));
+        assert.equal(message, op.message, `message in ${op.state}`);
+        task = await taskIn(op.state);
+        assert.equal(await outcome(client.cancel(task.id)), op.cancel, `cancel in ${op.state}`);
+        task = await taskIn(op.state);
+        const stream = client.subscribe(task.id);
+        const subscribe = await outcome(stream.next());
+        await stream.close();
+        assert.equal(subscribe, op.subscribe, `subscribe in ${op.state}`);
+        if (stateClass(op.state) === 'active') await client.cancel(task.id);
+      });
+    }
+
+    for (const c of STATES.context_checks) {
+      test(`context: ${c.name}`, async () => {
+        const task = await taskIn('TASK_STATE_INPUT_REQUIRED', c.task_context);
+        const sent = client.send('probe', { taskId: task.id, contextId: c.message_context || undefined, ...immediately });
+        assert.equal(await outcome(sent), c.expected);
+        if (c.field) assert.equal((await sent.catch((e) => e)).violations[0].field, c.field);
+      });
+    }
+  });
+});

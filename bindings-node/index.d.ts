@@ -1,0 +1,200 @@
+// a2a-native: the Agent2Agent (A2A) protocol for Node.js, on one Rust core. Hand-written
+// declarations of the public API (index.js, lib/); the models (models.d.ts) and the error
+// classes (errors.d.ts) are generated.
+import type {
+  AgentCard,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  Part,
+  SendMessageConfiguration,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  TaskState,
+} from './models.js';
+import type { ErrorRow } from './native.js';
+
+export * from './errors.js';
+export type * from './models.js';
+
+/** A state by its ProtoJSON name or its short form (`"working"`, `"input-required"`). */
+export type StateName =
+  | TaskState
+  | 'submitted'
+  | 'working'
+  | 'completed'
+  | 'failed'
+  | 'canceled'
+  | 'input-required'
+  | 'rejected'
+  | 'auth-required';
+
+/** A message from the agent: a string is one text part; ids and role may be left out. */
+export type AgentMessage = string | (Omit<Message, 'messageId' | 'role'> & Partial<Pick<Message, 'messageId' | 'role'>>);
+
+/** What an executor knows about the call it serves. */
+export declare class RequestContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  /** The client's message (null for cancel). */
+  readonly message: Message | null;
+  /** The client's message, as @a2a-js/sdk names it. */
+  readonly userMessage: Message | null;
+  /** The task as it stood before this message (null for a new task). */
+  readonly task: Task | null;
+  readonly configuration: SendMessageConfiguration | null;
+  readonly metadata: { [key: string]: unknown } | null;
+  readonly tenant: string;
+  /** The authenticated caller (null when anonymous); the task belongs to it. */
+  readonly principal: { readonly name: string; readonly scopes: string[] } | null;
+  /** Extension URIs the client asked for that the agent declares. */
+  readonly extensions: string[];
+  /** Aborted when the task is canceled (or the server closes). */
+  readonly signal: AbortSignal;
+  /** The text parts of the client's message, joined by newlines. */
+  readonly text: string;
+}
+
+export interface ArtifactOptions {
+  /** Defaults to a fresh UUID; give it to append to an earlier artifact. */
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  append?: boolean;
+  lastChunk?: boolean;
+  metadata?: { [key: string]: unknown };
+}
+
+/** How an executor reports. Every method returns a promise: it is settled at once when the
+ * event is sent, and waits for room when the task's event queue is full (backpressure). */
+export declare class EventQueue {
+  readonly taskId: string;
+  readonly contextId: string;
+  status(state: StateName, message?: AgentMessage): Promise<void>;
+  working(message?: AgentMessage): Promise<void>;
+  complete(message?: AgentMessage): Promise<void>;
+  fail(message?: AgentMessage): Promise<void>;
+  reject(message?: AgentMessage): Promise<void>;
+  inputRequired(message?: AgentMessage): Promise<void>;
+  authRequired(message?: AgentMessage): Promise<void>;
+  canceled(message?: AgentMessage): Promise<void>;
+  /** An artifact of `parts` (a string is one text part). */
+  artifact(parts: string | Part[], options?: ArtifactOptions): Promise<void>;
+  /** A direct reply instead of a task (only as the first and only event). */
+  message(message: AgentMessage): Promise<void>;
+  /** Any event (ids left out are this task's). */
+  send(event: StreamResponse): Promise<void>;
+}
+
+/** An agent. A thrown error or rejected promise fails the task with its message. */
+export interface AgentExecutor {
+  execute(context: RequestContext, events: EventQueue): Promise<void> | void;
+  /** Optional: the running `execute` sees `context.signal` aborted either way, and the task
+   * ends CANCELED. */
+  cancel?(context: RequestContext, events: EventQueue): Promise<void> | void;
+}
+
+export interface AgentServerOptions {
+  /** "memory" (default), "sqlite:PATH" or a PostgreSQL URL. */
+  store?: string;
+  /** When given, every request must carry one of these as `Authorization: Bearer …`; an
+   * object maps each token to the principal it authenticates (tasks belong to principals). */
+  bearerTokens?: string[] | { [token: string]: string };
+}
+
+/** An A2A server for one agent: JSON-RPC and HTTP+JSON on one port, SSE streams. */
+export declare class AgentServer {
+  /** When `card` declares no `supportedInterfaces`, the server's own are filled in. */
+  constructor(card: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>, executor: AgentExecutor, options?: AgentServerOptions);
+  /** Binds and serves in the background; resolves to the bound port (0 picks a free one). */
+  listen(port?: number, host?: string): Promise<number>;
+  /** Stops gracefully; afterwards the server keeps nothing of Node's alive. */
+  close(): Promise<void>;
+  readonly listening: boolean;
+  /** The bound port (null when not listening). */
+  readonly port: number | null;
+  /** `http://host:port` (null when not listening). */
+  readonly url: string | null;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface ClientOptions {
+  /** Sent as `Authorization: Bearer …`. */
+  bearerToken?: string;
+  /** `[headerName, value]`. */
+  apiKey?: [string, string];
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Per-request timeout in milliseconds. */
+  timeout?: number;
+  /** "JSONRPC" (default) or "HTTP+JSON". */
+  binding?: 'JSONRPC' | 'HTTP+JSON';
+}
+
+export interface SendOptions {
+  taskId?: string;
+  contextId?: string;
+  configuration?: SendMessageConfiguration;
+  metadata?: { [key: string]: unknown };
+}
+
+/** The events of one stream. The server ends it when the task ends; `close()` (or leaving a
+ * `for await` loop early) ends it now. */
+export declare class EventStream implements AsyncIterableIterator<StreamResponse> {
+  next(): Promise<IteratorResult<StreamResponse, undefined>>;
+  return(): Promise<IteratorResult<StreamResponse, undefined>>;
+  close(): Promise<void>;
+  [Symbol.asyncIterator](): EventStream;
+}
+
+/** A client of one agent. Every call rejects with an A2AError subclass on failure. */
+export declare class Client {
+  private constructor();
+  /** Resolves the agent card at `url` and picks an interface. */
+  static connect(url: string, options?: ClientOptions): Promise<Client>;
+  /** A client for an agent card, without network access. */
+  static fromCard(card: AgentCard, options?: ClientOptions): Client;
+  readonly card: AgentCard;
+  readonly url: string;
+  readonly binding: string;
+  /** "1.0" or "0.3". */
+  readonly protocolVersion: string;
+  /** SendMessage: resolves to `{ task }` or `{ message }`. A string is one text part. */
+  send(message: string | Message | SendMessageRequest, options?: SendOptions): Promise<SendMessageResponse>;
+  /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. */
+  stream(message: string | Message | SendMessageRequest, options?: SendOptions): EventStream;
+  /** SubscribeToTask: the task first, then its live events. */
+  subscribe(taskId: string): EventStream;
+  getTask(taskId: string, options?: { historyLength?: number }): Promise<Task>;
+  listTasks(request?: ListTasksRequest): Promise<ListTasksResponse>;
+  cancel(taskId: string, options?: { metadata?: { [key: string]: unknown } }): Promise<Task>;
+  createPushConfig(config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
+  getPushConfig(taskId: string, configId: string): Promise<TaskPushNotificationConfig>;
+  listPushConfigs(taskId: string): Promise<ListTaskPushNotificationConfigsResponse>;
+  deletePushConfig(taskId: string, configId: string): Promise<void>;
+  getExtendedCard(): Promise<AgentCard>;
+}
+
+/** A user message with a fresh id: a string becomes one text part. */
+export declare function userMessage(content: string | Part[], ids?: { taskId?: string; contextId?: string }): Message;
+
+/** The native module's version. */
+export declare const version: string;
+
+/** Reads `value` as the A2A 1.0 model `typeName` and returns its canonical ProtoJSON form;
+ * throws InvalidParamsError naming the offending field. */
+export declare function normalize(typeName: string, value: unknown): unknown;
+/** Converts a value of the 0.3 wire form to A2A 1.0. */
+export declare function v03ToV10(typeName: string, value: unknown): unknown;
+/** Converts an A2A 1.0 value to the 0.3 wire form. */
+export declare function v10ToV03(typeName: string, value: unknown): unknown;
+/** Whether a task may move from `from` (null: a task being created) to `to`. */
+export declare function canTransition(from: TaskState | null, to: TaskState): boolean;
+export declare function stateClass(state: TaskState): 'terminal' | 'interrupted' | 'active' | 'unspecified';
+/** Core's error table (one row per spec error). */
+export declare function errorTable(): ErrorRow[];
+

@@ -1,0 +1,177 @@
+// An A2A client on the Rust core: card resolution, JSON-RPC or HTTP+JSON (1.0, or 0.3 for
+// agents that only speak it), streams as async iterables, credentials.
+import { randomUUID } from 'node:crypto';
+import { call, fromNative, json, native, settle } from './native.js';
+
+/** A user message with a fresh id: a string becomes one text part. */
+export function userMessage(content, { taskId, contextId } = {}) {
+  const m = { messageId: randomUUID(), role: 'ROLE_USER', parts: typeof content === 'string' ? [{ text: content }] : content };
+  if (taskId) m.taskId = taskId;
+  if (contextId) m.contextId = contextId;
+  return m;
+}
+
+function sendRequest(message, { taskId, contextId, configuration, metadata } = {}) {
+  if (typeof message === 'string') message = userMessage(message, { taskId, contextId });
+  else if (message && typeof message === 'object' && 'message' in message) return message; // a SendMessageRequest
+  else {
+    message = { ...message };
+    if (taskId) message.taskId = taskId;
+    if (contextId) message.contextId = contextId;
+  }
+  const req = { message };
+  if (configuration) req.configuration = configuration;
+  if (metadata) req.metadata = metadata;
+  return req;
+}
+
+function nativeOptions({ bearerToken, apiKey, headers, timeout, binding } = {}) {
+  const o = {};
+  if (bearerToken !== undefined) o.bearerToken = String(bearerToken);
+  if (apiKey !== undefined) o.apiKey = [String(apiKey[0]), String(apiKey[1])];
+  if (headers !== undefined) o.headers = Object.entries(headers).map(([k, v]) => [k, String(v)]);
+  if (timeout !== undefined) o.timeoutMs = Number(timeout);
+  if (binding !== undefined) o.binding = String(binding);
+  return o;
+}
+
+/**
+ * The events of one stream (StreamResponse objects): `for await (const ev of stream)`. The
+ * server ends it when the task ends; `close()` (or leaving the loop early) ends it now, and the
+ * task goes on. The request is made on the first `next()`, so errors surface there.
+ */
+export class EventStream {
+  #open;
+  #native = null;
+  #done = false;
+
+  constructor(open) {
+    this.#open = open;
+  }
+
+  async next() {
+    if (this.#done) return { done: true, value: undefined };
+    try {
+      this.#native ??= await this.#open();
+      const text = await this.#native.next();
+      if (text === null) {
+        this.#done = true;
+        return { done: true, value: undefined };
+      }
+      return { done: false, value: JSON.parse(text) };
+    } catch (e) {
+      this.#done = true;
+      throw fromNative(e);
+    }
+  }
+
+  /** Ends the stream now (the task goes on). */
+  async close() {
+    this.#done = true;
+    await this.#native?.close();
+  }
+
+  async return() {
+    await this.close();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+}
+
+/** A client of one agent: `await Client.connect(url)` or `Client.fromCard(card)`. Every call
+ * rejects with an A2AError subclass on failure. */
+export class Client {
+  #native;
+  #card;
+
+  constructor(handle) {
+    this.#native = handle;
+  }
+
+  /**
+   * Resolves the agent card at `url` and picks an interface. Options: `bearerToken`,
+   * `apiKey: [headerName, value]`, `headers`, `timeout` (ms), `binding` ("JSONRPC" | "HTTP+JSON").
+   */
+  static async connect(url, options) {
+    return new Client(await settle(native.Client.connect(String(url), nativeOptions(options))));
+  }
+
+  /** A client for an agent card, without network access. */
+  static fromCard(card, options) {
+    return new Client(call(() => native.Client.fromCard(json(card, 'card'), nativeOptions(options))));
+  }
+
+  get card() {
+    return (this.#card ??= JSON.parse(this.#native.card));
+  }
+  get url() {
+    return this.#native.url;
+  }
+  get binding() {
+    return this.#native.binding;
+  }
+  get protocolVersion() {
+    return this.#native.protocolVersion;
+  }
+
+  async #unary(method, request, what) {
+    const text = await settle(this.#native[method](json(request, what)));
+    return JSON.parse(text);
+  }
+
+  /** SendMessage: waits (unless `configuration.returnImmediately`) until the task is terminal or
+   * interrupted; resolves to `{ task }` or `{ message }`. */
+  send(message, options) {
+    return this.#unary('sendMessage', sendRequest(message, options), 'request');
+  }
+
+  /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. */
+  stream(message, options) {
+    const request = sendRequest(message, options);
+    return new EventStream(() => settle(this.#native.sendStreamingMessage(json(request, 'request'))));
+  }
+
+  /** SubscribeToTask: the task first, then its live events. */
+  subscribe(taskId) {
+    return new EventStream(() => settle(this.#native.subscribeToTask(json({ id: taskId }, 'request'))));
+  }
+
+  getTask(taskId, { historyLength } = {}) {
+    const req = { id: taskId };
+    if (historyLength !== undefined) req.historyLength = historyLength;
+    return this.#unary('getTask', req, 'request');
+  }
+
+  listTasks(request = {}) {
+    return this.#unary('listTasks', request, 'request');
+  }
+
+  cancel(taskId, { metadata } = {}) {
+    const req = { id: taskId };
+    if (metadata) req.metadata = metadata;
+    return this.#unary('cancelTask', req, 'request');
+  }
+
+  createPushConfig(config) {
+    return this.#unary('createPushConfig', config, 'config');
+  }
+
+  getPushConfig(taskId, configId) {
+    return this.#unary('getPushConfig', { taskId, id: configId }, 'request');
+  }
+
+  listPushConfigs(taskId) {
+    return this.#unary('listPushConfigs', { taskId }, 'request');
+  }
+
+  async deletePushConfig(taskId, configId) {
+    await settle(this.#native.deletePushConfig(json({ taskId, id: configId }, 'request')));
+  }
+
+  async getExtendedCard() {
+    return JSON.parse(await settle(this.#native.getExtendedAgentCard()));
+  }
+}

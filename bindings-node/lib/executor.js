@@ -1,0 +1,197 @@
+// The seam an agent fills: an object with `async execute(context, events)` (and optionally
+// `async cancel(context, events)`). `events` reports through the native sink; returning ends the
+// work; a thrown error or rejected promise fails the task with its message; a cancel fires
+// `context.signal`.
+import { randomUUID } from 'node:crypto';
+import { fromNative, json } from './native.js';
+
+const DONE = Promise.resolve();
+
+/** One execution's cancellation. The AbortController is made only when `signal` is read: most
+ * executors never look, and making one per request is measurable on the hot path. */
+class Cancellation {
+  #controller = null;
+  #reason = undefined;
+
+  get signal() {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason) {
+    if (this.#controller !== null) this.#controller.abort(reason);
+    else this.#reason ??= reason;
+  }
+}
+
+/** What an executor knows about the call it serves. */
+export class RequestContext {
+  #cancellation;
+
+  constructor(fields, cancellation) {
+    this.taskId = fields.taskId;
+    this.contextId = fields.contextId;
+    /** The client's message (null for cancel). */
+    this.message = fields.message ?? null;
+    /** The task as it stood before this message (null for a new task). */
+    this.task = fields.task ?? null;
+    this.configuration = fields.configuration ?? null;
+    this.metadata = fields.metadata ?? null;
+    this.tenant = fields.tenant ?? '';
+    /** The authenticated caller ({name, scopes}; null when anonymous). The task belongs to it. */
+    this.principal = fields.principal ?? null;
+    /** Extension URIs the client asked for that the agent declares. */
+    this.extensions = fields.extensions ?? [];
+    this.#cancellation = cancellation;
+  }
+
+  /** Aborted when the task is canceled (or the server closes). */
+  get signal() {
+    return this.#cancellation.signal;
+  }
+
+  /** The client's message, as @a2a-js/sdk names it. */
+  get userMessage() {
+    return this.message;
+  }
+
+  /** The text parts of the client's message, joined by newlines. */
+  get text() {
+    const parts = this.message?.parts ?? [];
+    return parts.filter((p) => typeof p.text === 'string').map((p) => p.text).join('\n');
+  }
+}
+
+/** `"working"`, `"input-required"`, `"input_required"` or `"TASK_STATE_WORKING"`. */
+function stateName(state) {
+  if (typeof state !== 'string') return String(state);
+  return state.startsWith('TASK_STATE_') ? state : 'TASK_STATE_' + state.toUpperCase().replaceAll('-', '_');
+}
+
+/** `[text, messageJson]` for the sink: a string is one agent text part. */
+function messageArgs(message) {
+  if (message === undefined || message === null) return [null, null];
+  if (typeof message === 'string') return [message, null];
+  return [null, json({ role: 'ROLE_AGENT', messageId: randomUUID(), ...message }, 'message')];
+}
+
+/** How an executor reports. Every method returns a promise; awaiting it is the backpressure. */
+export class EventQueue {
+  #sink;
+
+  constructor(sink) {
+    this.#sink = sink;
+  }
+
+  get taskId() {
+    return this.#sink.taskId;
+  }
+
+  get contextId() {
+    return this.#sink.contextId;
+  }
+
+  /** Sends now when the sink has room (a settled promise); waits for room when it is full. */
+  #deliver(send) {
+    try {
+      if (send(this.#sink)) return DONE;
+      return this.#sink.flush().then(undefined, (e) => {
+        throw fromNative(e);
+      });
+    } catch (e) {
+      return Promise.reject(fromNative(e));
+    }
+  }
+
+  /** A new status (`"working"` or `"TASK_STATE_WORKING"`), with an optional message. */
+  status(state, message) {
+    return this.#deliver((sink) => {
+      const [text, messageJson] = messageArgs(message);
+      return sink.status(stateName(state), text, messageJson);
+    });
+  }
+
+  working(message) {
+    return this.status('TASK_STATE_WORKING', message);
+  }
+  complete(message) {
+    return this.status('TASK_STATE_COMPLETED', message);
+  }
+  fail(message) {
+    return this.status('TASK_STATE_FAILED', message);
+  }
+  reject(message) {
+    return this.status('TASK_STATE_REJECTED', message);
+  }
+  inputRequired(message) {
+    return this.status('TASK_STATE_INPUT_REQUIRED', message);
+  }
+  authRequired(message) {
+    return this.status('TASK_STATE_AUTH_REQUIRED', message);
+  }
+  canceled(message) {
+    return this.status('TASK_STATE_CANCELED', message);
+  }
+
+  /** An artifact of `parts` (a string is one text part); a fresh id unless `artifactId` is
+   * given. With `append`, more parts for an earlier artifact with the same id. */
+  artifact(parts, { artifactId, name, description, append = false, lastChunk = false, metadata } = {}) {
+    return this.#deliver((sink) => {
+      const artifact = {
+        artifactId: artifactId || randomUUID(),
+        parts: typeof parts === 'string' ? [{ text: parts }] : parts,
+      };
+      if (name) artifact.name = name;
+      if (description) artifact.description = description;
+      if (metadata) artifact.metadata = metadata;
+      return sink.artifact(json(artifact, 'artifact'), Boolean(append), Boolean(lastChunk));
+    });
+  }
+
+  /** A direct reply instead of a task (only as the first and only event). */
+  message(message) {
+    return this.#deliver((sink) => {
+      const [text, messageJson] = messageArgs(message);
+      return sink.message(text, messageJson);
+    });
+  }
+
+  /** Any event, as a StreamResponse (ids left out are this task's). */
+  send(event) {
+    return this.#deliver((sink) => sink.send(json(event, 'event')));
+  }
+}
+
+function failure(e) {
+  if (e instanceof Error) return e.message || e.name || 'Error';
+  return String(e);
+}
+
+/** The function the native server calls for every execute / cancel / abort (src/executor.rs):
+ * resolves to null when the executor is done, or to the failure's message. It never rejects
+ * and never throws, whatever the executor does. */
+export function dispatcher(executor) {
+  const running = new Map(); // callId -> Cancellation of an execute
+  return async function dispatch(callId, method, contextJson, sink) {
+    if (method === 'abort') {
+      running.get(callId)?.abort(new DOMException('the task was canceled', 'AbortError'));
+      return null;
+    }
+    const cancellation = new Cancellation();
+    if (method === 'execute') running.set(callId, cancellation);
+    try {
+      const context = new RequestContext(JSON.parse(contextJson), cancellation);
+      const events = new EventQueue(sink);
+      if (method === 'execute') await executor.execute(context, events);
+      else if (typeof executor.cancel === 'function') await executor.cancel(context, events);
+      return null;
+    } catch (e) {
+      return failure(e);
+    } finally {
+      running.delete(callId);
+    }
+  };
+}

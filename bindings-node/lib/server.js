@@ -1,0 +1,67 @@
+// Serving an executor over A2A (JSON-RPC and HTTP+JSON on one port, SSE streams) with the
+// Rust core's server.
+import { dispatcher } from './executor.js';
+import { call, json, native, settle } from './native.js';
+
+// Listening servers, held strongly: like a net.Server's handle, a listening server must not be
+// garbage collected (its native half would stop serving) just because user code dropped it.
+const listening = new Set();
+
+export class AgentServer {
+  #native;
+  #executor;
+
+  /**
+   * `card` is the agent card; when it declares no `supportedInterfaces`, the server's own
+   * (JSON-RPC and HTTP+JSON at the bound address) are filled in. `store` is "memory" or
+   * "sqlite:PATH" or a PostgreSQL URL. With `bearerTokens`, every request must carry one of
+   * them: an object maps each token to the principal it authenticates (an array: all are the
+   * principal "bearer-token"). A task belongs to the principal that created it: other
+   * principals get TaskNotFoundError.
+   */
+  constructor(card, executor, { store = 'memory', bearerTokens = [] } = {}) {
+    if (!executor || typeof executor.execute !== 'function') {
+      throw new TypeError('executor must be an object with an execute(context, events) method');
+    }
+    this.#executor = executor;
+    const tokens = Array.isArray(bearerTokens)
+      ? bearerTokens.map((t) => [String(t), 'bearer-token'])
+      : Object.entries(bearerTokens ?? {}).map(([t, name]) => [t, String(name)]);
+    this.#native = call(() => new native.AgentServer(json(card, 'card'), String(store), tokens));
+  }
+
+  /** Binds and serves in the background; resolves to the bound port (0 picks a free one). */
+  async listen(port = 0, host = '127.0.0.1') {
+    const bound = await settle(this.#native.listen(host, port, dispatcher(this.#executor)));
+    listening.add(this);
+    return bound;
+  }
+
+  /** Stops gracefully: open streams end, running requests finish, then running executions are
+   * aborted. Afterwards the server keeps nothing of Node's alive. */
+  async close() {
+    try {
+      await settle(this.#native.close());
+    } finally {
+      listening.delete(this);
+    }
+  }
+
+  get listening() {
+    return this.#native.port !== null;
+  }
+
+  /** The bound port (null when not listening). */
+  get port() {
+    return this.#native.port;
+  }
+
+  /** `http://host:port` (null when not listening). */
+  get url() {
+    return this.#native.url;
+  }
+
+  [Symbol.asyncDispose]() {
+    return this.close();
+  }
+}

@@ -1,0 +1,46 @@
+//! Models cross the boundary as ProtoJSON text: JavaScript's `JSON.stringify` output is read
+//! and validated by the core (`model::parse`), and core models go back as `model::to_value`
+//! text for `JSON.parse`. The TypeScript types of these objects are generated from the spec's
+//! proto (`models.d.ts`).
+
+use crate::errors;
+use a2a_native::model::{self, Validate, v03};
+use napi::Result;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// A core model read (and validated) from JSON text.
+pub fn parse<T: DeserializeOwned + Validate>(json: &str) -> Result<T> {
+    model::parse(json.as_bytes()).map_err(errors::to_js)
+}
+
+/// A core model as JSON text.
+pub fn text<T: Serialize>(value: &T) -> String {
+    model::to_value(value).to_string()
+}
+
+fn value(json: &str) -> Result<serde_json::Value> {
+    serde_json::from_str(json).map_err(|e| errors::to_js(e.into()))
+}
+
+/// Reads `json` as the 1.0 model `typeName` and returns it in canonical ProtoJSON (defaults
+/// dropped, enums by name); throws `InvalidParamsError` naming the offending field.
+#[napi_derive::napi]
+pub fn normalize(type_name: String, json: String) -> Result<String> {
+    let out = model::dynamic::normalize(&type_name, value(&json)?).map_err(errors::to_js)?;
+    Ok(out.to_string())
+}
+
+/// The 0.3 wire form of `typeName` (`v03::TYPE_NAMES`) converted to its 1.0 form.
+#[napi_derive::napi(js_name = "v03ToV10")]
+pub fn v03_to_v10(type_name: String, json: String) -> Result<String> {
+    let out = v03::to_v10(&type_name, value(&json)?).map_err(errors::to_js)?;
+    Ok(out.to_string())
+}
+
+/// A 1.0 value converted to the 0.3 wire form of `typeName`.
+#[napi_derive::napi(js_name = "v10ToV03")]
+pub fn v10_to_v03(type_name: String, json: String) -> Result<String> {
+    let out = v03::to_v03(&type_name, value(&json)?).map_err(errors::to_js)?;
+    Ok(out.to_string())
+}

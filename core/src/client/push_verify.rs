@@ -1,0 +1,154 @@
+//! Signed push notifications, the receiver's half: checks that a POST to your webhook comes
+//! from the agent and is fresh, before you act on it (spec §9: "MUST check authenticity").
+//!
+//! [`PushVerifier::verify`] takes the request's headers and exact body and checks, in order:
+//! the `X-A2A-Notification-Token` against the token you registered (constant time), the JWT in
+//! `A2A-Notification-Signature` (an accepted algorithm, a key of the agent's JWKS by `kid`, the
+//! signature), `iss` and `aud` (your webhook URL), `iat` within the freshness window and `exp`,
+//! `bodySha256` against the body, and `jti` against the tokens seen within the window (a
+//! replayed notification is refused; so is a duplicate delivery, which you may treat as
+//! already handled).
+
+use crate::error::{A2AError, ErrorKind, Result};
+use http::HeaderMap;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const SIGNATURE_HEADER: &str = "a2a-notification-signature";
+const TOKEN_HEADER: &str = "x-a2a-notification-token";
+
+/// Verifies notifications from one agent to one webhook.
+pub struct PushVerifier {
+    keys: JwkSet,
+    issuer: Option<String>,
+    audience: String,
+    token: Option<String>,
+    max_age: Duration,
+    leeway: Duration,
+    algorithms: Vec<Algorithm>,
+    /// jti -> when it may be forgotten (unix seconds).
+    seen: Mutex<HashMap<String, u64>>,
+}
+
+/// What a verified notification says about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedPush {
+    pub task_id: String,
+    pub jti: String,
+    pub issued_at: u64,
+}
+
+fn refused(why: impl Into<String>) -> A2AError {
+    A2AError::new(ErrorKind::Unauthenticated, why)
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
+}
+
+impl PushVerifier {
+    /// `keys`: the agent's push JWKS (served at `/.well-known/a2a-push-jwks.json`, see
+    /// [`Self::fetch_keys`]); `audience`: the webhook URL you registered.
+    pub fn new(keys: JwkSet, audience: impl Into<String>) -> Self {
+        Self {
+            keys,
+            issuer: None,
+            audience: audience.into(),
+            token: None,
+            max_age: Duration::from_secs(300),
+            leeway: Duration::from_secs(30),
+            algorithms: vec![Algorithm::ES256, Algorithm::RS256, Algorithm::EdDSA],
+            seen: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The agent's JWKS, fetched from `url`.
+    pub async fn fetch_keys(url: &str) -> Result<JwkSet> {
+        let resp = reqwest::get(url).await.map_err(|e| A2AError::new(ErrorKind::Transport, format!("fetching {url}: {e}")))?;
+        if !resp.status().is_success() {
+            return Err(A2AError::new(ErrorKind::Transport, format!("fetching {url}: HTTP {}", resp.status())));
+        }
+        let body = resp.bytes().await.map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
+        serde_json::from_slice(&body).map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
+    }
+
+    /// The `iss` to require (the agent's identity as its signer names it).
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// The `token` you registered in the push config, required in `X-A2A-Notification-Token`.
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// How old (by `iat`) a notification may be; also how long `jti`s are remembered.
+    pub fn with_max_age(mut self, max_age: Duration) -> Self {
+        self.max_age = max_age;
+        self
+    }
+
+    /// Checks one delivery; Unauthenticated naming the first failed check.
+    pub fn verify(&self, headers: &HeaderMap, body: &[u8]) -> Result<VerifiedPush> {
+        if let Some(expected) = &self.token {
+            let got = headers.get(TOKEN_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
+            if !constant_time_eq(got, expected.as_bytes()) {
+                return Err(refused("the notification token does not match"));
+            }
+        }
+        let token = headers
+            .get(SIGNATURE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| refused("the notification is not signed"))?;
+        let header = jsonwebtoken::decode_header(token).map_err(|_| refused("the signature is not a JWT"))?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err(refused("the signature algorithm is not accepted"));
+        }
+        let kid = header.kid.as_deref().ok_or_else(|| refused("the signature names no key (kid)"))?;
+        let jwk = self.keys.find(kid).ok_or_else(|| refused(format!("unknown signing key {kid:?}")))?;
+        let key = DecodingKey::from_jwk(jwk).map_err(|_| refused("the signing key is unusable"))?;
+        let mut validation = Validation::new(header.alg);
+        validation.leeway = self.leeway.as_secs();
+        validation.set_audience(&[&self.audience]);
+        validation.set_required_spec_claims(&["exp", "aud", "iat", "jti"]);
+        if let Some(iss) = &self.issuer {
+            validation.set_issuer(&[iss]);
+        }
+        let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
+            .map_err(|e| refused(format!("the signature is not valid: {e}")))?
+            .claims;
+        let issued_at = claims.get("iat").and_then(Value::as_u64).ok_or_else(|| refused("iat is not a number"))?;
+        let now = now();
+        if issued_at > now + self.leeway.as_secs() || now.saturating_sub(issued_at) > self.max_age.as_secs() {
+            return Err(refused("the notification is stale (iat outside the window)"));
+        }
+        if claims.get("bodySha256").and_then(Value::as_str) != Some(&crate::signing::body_digest(body)) {
+            return Err(refused("the body does not match the signature"));
+        }
+        let jti = claims.get("jti").and_then(Value::as_str).unwrap_or_default().to_owned();
+        self.remember(&jti, now)?;
+        let task_id = claims.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
+        Ok(VerifiedPush { task_id, jti, issued_at })
+    }
+
+    /// Refuses a `jti` seen within the window; forgets the expired ones.
+    fn remember(&self, jti: &str, now: u64) -> Result<()> {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        seen.retain(|_, until| *until > now);
+        if seen.contains_key(jti) {
+            return Err(refused("the notification was already received (jti replayed)"));
+        }
+        seen.insert(jti.to_owned(), now + self.max_age.as_secs() + self.leeway.as_secs());
+        Ok(())
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,151 @@
+//! Signed push notifications end to end: our server signs each notification (JWT with the body
+//! hash), publishes its JWKS, and the receiver-side PushVerifier accepts the genuine deliveries
+//! and refuses replays, altered bodies, other audiences, wrong tokens and unsigned posts.
+
+use a2a_native::client::PushVerifier;
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model;
+use a2a_native::push::{JWKS_PATH, PushSigner};
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use async_trait::async_trait;
+use http::{HeaderMap, HeaderName, HeaderValue};
+use jsonwebtoken::Algorithm;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+struct Done;
+
+#[async_trait]
+impl AgentExecutor for Done {
+    async fn execute(&self, _ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        events.working().await?;
+        events.complete(None).await?;
+        Ok(())
+    }
+}
+
+type Posts = Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>;
+
+/// A webhook on loopback recording each POST's headers and exact body.
+async fn receiver() -> (String, Posts) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let posts: Posts = Arc::default();
+    let log = posts.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else { return };
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let head_end = loop {
+                    let n = conn.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break i + 4;
+                    }
+                };
+                let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+                let mut headers = HeaderMap::new();
+                for line in head.lines().skip(1).filter(|l| !l.is_empty()) {
+                    if let Some((k, v)) = line.split_once(':') {
+                        headers.append(HeaderName::try_from(k.trim()).unwrap(), HeaderValue::try_from(v.trim()).unwrap());
+                    }
+                }
+                let len: usize = headers.get("content-length").and_then(|v| v.to_str().ok()?.parse().ok()).unwrap_or(0);
+                while buf.len() < head_end + len {
+                    let n = conn.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        break;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                log.lock().unwrap().push((headers, buf[head_end..head_end + len].to_vec()));
+                let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+            });
+        }
+    });
+    (url, posts)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_are_signed_and_verified_by_the_receiver() {
+    let (hook, posts) = receiver().await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let signer = PushSigner::from_pem(&pem, Algorithm::ES256, "push-1", base.clone()).unwrap();
+    let mut config = ServerConfig::default();
+    config.push.allow_private_targets = true;
+    config.push.signer = Some(Arc::new(signer));
+    let card = model::parse_value(json!({
+        "name": "pusher", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"pushNotifications": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap();
+    let handler = RequestHandler::new(Arc::new(Done), card, Stores::memory(), config);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
+        let _ = stopped.await;
+    }));
+
+    let send = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+        "configuration": {"taskPushNotificationConfig": {"url": hook, "token": "tok-123"}}
+    }});
+    let http = reqwest::Client::new();
+    let resp = http.post(format!("{base}/")).header("content-type", "application/json").header("A2A-Version", "1.0").body(send.to_string()).send().await.unwrap();
+    let reply: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+    let task_id = reply["result"]["task"]["id"].as_str().expect("a task").to_owned();
+
+    for _ in 0..100 {
+        if posts.lock().unwrap().len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let posts = posts.lock().unwrap().clone();
+    assert!(posts.len() >= 2, "got {} notifications", posts.len());
+
+    let keys = PushVerifier::fetch_keys(&format!("{base}{JWKS_PATH}")).await.unwrap();
+    assert_eq!(keys.keys[0].common.key_id.as_deref(), Some("push-1"));
+    let verifier = PushVerifier::new(keys.clone(), hook.clone()).with_issuer(base.clone()).with_token("tok-123");
+    let mut jtis = Vec::new();
+    for (headers, body) in &posts {
+        let v = verifier.verify(headers, body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)));
+        assert_eq!(v.task_id, task_id);
+        jtis.push(v.jti);
+    }
+    jtis.dedup();
+    assert_eq!(jtis.len(), posts.len(), "one jti per notification");
+
+    let (headers, body) = &posts[0];
+    let why = |r: a2a_native::Result<_>| r.expect_err("refused").message;
+    assert!(why(verifier.verify(headers, body)).contains("replayed"));
+    let fresh = || PushVerifier::new(keys.clone(), hook.clone()).with_issuer(base.clone());
+    let mut altered = body.clone();
+    altered.extend_from_slice(b" ");
+    assert!(why(fresh().verify(headers, &altered)).contains("body"));
+    assert!(why(PushVerifier::new(keys.clone(), "http://elsewhere/hook").verify(headers, body)).contains("not valid"));
+    assert!(why(fresh().with_issuer("http://impostor").verify(headers, body)).contains("not valid"));
+    assert!(why(fresh().with_token("other").verify(headers, body)).contains("token"));
+    let mut unsigned = headers.clone();
+    unsigned.remove("a2a-notification-signature");
+    assert!(why(fresh().verify(&unsigned, body)).contains("not signed"));
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert!(why(fresh().with_max_age(Duration::ZERO).verify(headers, body)).contains("stale"));
+    // A verifier that has not seen it accepts the genuine delivery.
+    assert!(fresh().with_token("tok-123").verify(headers, body).is_ok());
+
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+}
