@@ -5,6 +5,7 @@
 mod agents;
 mod bench;
 mod print;
+mod security;
 mod serve;
 mod talk;
 
@@ -31,6 +32,10 @@ enum Command {
         /// The extended card (GetExtendedAgentCard; needs credentials the agent accepts).
         #[arg(long)]
         extended: bool,
+        /// Verify the card's signatures against this JWKS (a file or an http(s) URL): exit 1
+        /// unless one verifies (ES256, RS256 or EdDSA).
+        #[arg(long, value_name = "JWKS")]
+        verify: Option<String>,
     },
     /// Send a message and print the reply (--stream: the events as they happen).
     Send(talk::SendArgs),
@@ -74,7 +79,7 @@ fn main() -> ExitCode {
             args.json = conn.json;
             run_async("a2a bench", bench::run(args))
         }
-        Command::Card { url, extended } => talk_async(talk::card(&url, extended, &conn)),
+        Command::Card { url, extended, verify } => talk_async(talk::card(&url, extended, verify.as_deref(), &conn)),
         Command::Send(args) => talk_async(talk::send(args, &conn)),
         Command::Get { url, task_id, history } => talk_async(talk::get(&url, task_id, history, &conn)),
         Command::Cancel { url, task_id } => talk_async(talk::cancel(&url, task_id, &conn)),

@@ -3,7 +3,8 @@
 use crate::agents;
 use a2a_native::executor::AgentExecutor;
 use a2a_native::model::{self, AgentCard};
-use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use crate::security::SecurityArgs;
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 use clap::Args;
 use serde_json::json;
 use std::sync::Arc;
@@ -43,10 +44,8 @@ pub struct ServeArgs {
     /// Deliver push notifications to loopback and private addresses (refused by default).
     #[arg(long)]
     allow_private_webhooks: bool,
-    /// Require `Authorization: Bearer TOKEN` on every request (the card declares the scheme);
-    /// the agent card stays public. Also read from A2A_BEARER_TOKEN.
-    #[arg(long, env = "A2A_BEARER_TOKEN", value_name = "TOKEN", hide_env_values = true)]
-    bearer_token: Option<String>,
+    #[command(flatten)]
+    security: SecurityArgs,
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), String> {
@@ -63,27 +62,29 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let base = args.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let tls = args.security.tls()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let base = args.public_url.clone().unwrap_or_else(|| format!("{scheme}://{addr}"));
+    config.push.signer = args.security.push_signer(base.trim_end_matches('/'))?;
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;
-    let token = args.bearer_token.clone().filter(|t| !t.is_empty());
-    let shape = CardShape {
-        v03,
-        disabled: &args.disable,
-        required: &args.require_extension,
-        bearer: token.is_some(),
-    };
-    let public = card(name, base.trim_end_matches('/'), false, &shape)?;
-    let extended = card(name, base.trim_end_matches('/'), true, &shape)?;
+    let shape = CardShape { v03, disabled: &args.disable, required: &args.require_extension };
+    let mut public = card(name, base.trim_end_matches('/'), false, &shape)?;
+    let mut extended = card(name, base.trim_end_matches('/'), true, &shape)?;
+    args.security.apply_to_card(&mut public)?;
+    args.security.apply_to_card(&mut extended)?;
     let mut handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
-    if let Some(token) = token {
-        let principal = Principal { name: "bearer-token".into(), scopes: Vec::new() };
-        handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
+    if let Some(auth) = args.security.authenticator() {
+        handler = handler.with_authenticator(auth);
     }
 
     eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
-    Server::new(Arc::new(handler)).serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    let mut server = Server::new(Arc::new(handler));
+    if let Some(tls) = tls {
+        server = server.tls(tls);
+    }
+    server.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
 }
 
 /// The public card: JSON-RPC first (1.0, then 0.3 on the same URL), then HTTP+JSON.
@@ -92,8 +93,6 @@ struct CardShape<'a> {
     v03: bool,
     disabled: &'a [String],
     required: &'a [String],
-    /// Declare (and require) the HTTP bearer scheme.
-    bearer: bool,
 }
 
 fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<AgentCard, String> {
@@ -140,11 +139,7 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": skills
     });
-    let mut card: AgentCard = model::parse_value(card).map_err(|e| format!("built-in card: {e}"))?;
-    if shape.bearer {
-        a2a_native::server::card::require_bearer(&mut card);
-    }
-    Ok(card)
+    model::parse_value(card).map_err(|e| format!("built-in card: {e}"))
 }
 
 /// Ctrl-C or SIGTERM: stop accepting, let in-flight requests finish, close streams.

@@ -46,6 +46,14 @@ pub struct Connection {
     /// Print ProtoJSON instead of text (streams: one JSON object per line).
     #[arg(long, global = true)]
     pub json: bool,
+    /// Also trust this CA certificate (PEM) for HTTPS agents.
+    #[arg(long, global = true, value_name = "PEM")]
+    pub ca_cert: Option<std::path::PathBuf>,
+    /// Present this client certificate (PEM, with --client-key) to agents that require mutual TLS.
+    #[arg(long, global = true, value_name = "PEM", requires = "client_key")]
+    pub client_cert: Option<std::path::PathBuf>,
+    #[arg(long, global = true, value_name = "PEM", requires = "client_cert")]
+    pub client_key: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -140,6 +148,16 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
     } else if let Some(key) = &conn.api_key {
         builder = builder.credentials(Arc::new(ApiKey::header(conn.api_key_header.clone(), key.clone())));
     }
+    let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| invalid(format!("{}: {e}", p.display())));
+    if let Some(ca) = &conn.ca_cert {
+        let cert = reqwest::Certificate::from_pem(&read(ca)?).map_err(|e| invalid(format!("--ca-cert: {e}")))?;
+        builder = builder.tls_root(cert);
+    }
+    if let (Some(cert), Some(key)) = (&conn.client_cert, &conn.client_key) {
+        let pem = [read(cert)?, read(key)?].concat();
+        let identity = reqwest::Identity::from_pem(&pem).map_err(|e| invalid(format!("--client-cert: {e}")))?;
+        builder = builder.tls_identity(identity);
+    }
     match conn.a2a_version.as_deref() {
         Some("1.0") => builder = builder.allow_v03(false),
         Some("0.3") => builder = builder.prefer_v03(true),
@@ -148,10 +166,21 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
     builder.connect(url).await
 }
 
-pub async fn card(url: &str, extended: bool, conn: &Connection) -> Outcome {
+pub async fn card(url: &str, extended: bool, verify: Option<&str>, conn: &Connection) -> Outcome {
     let client = connect(url, conn).await?;
     let extended_card = if extended { Some(client.get_extended_agent_card().await?) } else { None };
     let card = extended_card.as_ref().unwrap_or(client.card());
+    if let Some(jwks) = verify {
+        let keys = if jwks.starts_with("http://") || jwks.starts_with("https://") {
+            a2a_native::client::PushVerifier::fetch_keys(jwks).await?
+        } else {
+            let text = std::fs::read(jwks).map_err(|e| invalid(format!("{jwks}: {e}")))?;
+            serde_json::from_slice(&text).map_err(|e| invalid(format!("{jwks} is not a JWKS: {e}")))?
+        };
+        use jsonwebtoken::Algorithm::{ES256, EdDSA, RS256};
+        let verified = a2a_native::signing::verify_card(card, &keys, &[ES256, RS256, EdDSA])?;
+        eprintln!("signature verified: kid {:?}, {:?}", verified.kid, verified.alg);
+    }
     if conn.json {
         print::json(&model::to_value(card));
     } else {

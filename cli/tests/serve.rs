@@ -26,7 +26,7 @@ fn serve(args: &[&str]) -> Served {
     let announce = lines.next().expect("an announcement line").unwrap();
     let base = announce
         .split_whitespace()
-        .find(|w| w.starts_with("http://"))
+        .find(|w| w.starts_with("http://") || w.starts_with("https://"))
         .unwrap_or_else(|| panic!("no URL in {announce:?}"))
         .trim_end_matches('/')
         .to_owned();
@@ -202,5 +202,52 @@ fn a_bearer_token_guards_the_agent_and_the_cli_sends_it() {
     assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     let extended = a2a_json(&["card", url, "--extended", "--header", "Authorization: Bearer s3cret"]);
     assert_eq!(extended["skills"].as_array().map(Vec::len), Some(2), "the extended card lists one more skill");
+    assert!(server.stop().success());
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/../core/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A JWKS file with the public half of a fixture's ES256 key, as `kid`.
+fn jwks_file(dir: &std::path::Path, key: &str, kid: &str) -> String {
+    let pem = std::fs::read(fixture(key)).unwrap();
+    let encoding = jsonwebtoken::EncodingKey::from_ec_pem(&pem).unwrap();
+    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&encoding, jsonwebtoken::Algorithm::ES256).unwrap();
+    jwk.common.key_id = Some(kid.into());
+    let path = dir.join(format!("{kid}-{key}.json"));
+    std::fs::write(&path, serde_json::to_vec(&json!({"keys": [jwk]})).unwrap()).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn https_a_signed_card_and_an_api_key() {
+    let (cert, key, ca, card_key) = (fixture("tls-server.pem"), fixture("tls-server.key"), fixture("tls-ca.pem"), fixture("jwt-ec.pem"));
+    let server = serve(&["--store", "memory", "--tls-cert", &cert, "--tls-key", &key, "--card-signing-key", &card_key, "--api-key", "k3y"]);
+    let url = server.base.as_str();
+    assert!(url.starts_with("https://"), "{url}");
+    let dir = std::env::temp_dir().join(format!("a2a-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = jwks_file(&dir, "jwt-ec.pem", "card-1");
+    let other = jwks_file(&dir, "jwt-ec-rotated.pem", "card-1");
+
+    // The server's certificate is from a private CA: refused until the CLI trusts it.
+    let (code, _, err) = a2a(&["card", url]);
+    assert_eq!(code, 1, "{err}");
+    let card = a2a_json(&["card", url, "--ca-cert", &ca]);
+    assert_eq!(card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["name"], "X-API-Key");
+    assert_eq!(card["signatures"].as_array().map(Vec::len), Some(1));
+    let (code, _, err) = a2a(&["card", url, "--ca-cert", &ca, "--verify", &good]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("signature verified"), "{err}");
+    let (code, _, err) = a2a(&["card", url, "--ca-cert", &ca, "--verify", &other]);
+    assert_eq!(code, 1, "a card checked against another key must fail: {err}");
+
+    let (code, _, err) = a2a(&["send", url, "hi", "--ca-cert", &ca]);
+    assert_eq!(code, 1);
+    assert!(err.contains("UnauthenticatedError"), "{err}");
+    let reply = a2a_json(&["send", url, "hi", "--ca-cert", &ca, "--api-key", "k3y"]);
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(server.stop().success());
 }

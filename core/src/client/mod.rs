@@ -151,6 +151,9 @@ fn select_interface(card: &AgentCard, preferred: Binding, allow_v03: bool, prefe
 pub struct ClientBuilder {
     config: Config,
     http_client: Option<reqwest::Client>,
+    /// Extra trusted roots and a client certificate (mTLS), for the built-in HTTP client.
+    tls_roots: Vec<reqwest::Certificate>,
+    tls_identity: Option<reqwest::Identity>,
     card_cache: Option<Arc<CardCache>>,
     /// A header that could not be used, reported when the client is built.
     bad_header: Option<String>,
@@ -260,6 +263,20 @@ impl ClientBuilder {
 
     /// Use this reqwest client (TLS settings, proxies, ...). `connect_timeout` is then the
     /// client's own business.
+    /// Trusts this CA certificate too (an agent with a private CA). Ignored with
+    /// [`Self::http_client`].
+    pub fn tls_root(mut self, cert: reqwest::Certificate) -> Self {
+        self.tls_roots.push(cert);
+        self
+    }
+
+    /// Presents this client certificate (agents that require mutual TLS). Ignored with
+    /// [`Self::http_client`].
+    pub fn tls_identity(mut self, identity: reqwest::Identity) -> Self {
+        self.tls_identity = Some(identity);
+        self
+    }
+
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http_client = Some(client);
         self
@@ -277,9 +294,17 @@ impl ClientBuilder {
         }
         let client = match self.http_client.take() {
             Some(c) => c,
-            None => reqwest::Client::builder()
-                .connect_timeout(self.config.connect_timeout)
-                .build()
+            None => {
+                let mut b = reqwest::Client::builder().connect_timeout(self.config.connect_timeout);
+                for root in self.tls_roots.drain(..) {
+                    b = b.add_root_certificate(root);
+                }
+                if let Some(identity) = self.tls_identity.take() {
+                    b = b.identity(identity);
+                }
+                b
+            }
+            .build()
                 .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot build the HTTP client: {e}")))?,
         };
         Ok(Http { client, config: Arc::new(self.config.clone()) })

@@ -23,6 +23,7 @@ pub mod handler;
 pub mod headers;
 pub mod jwt;
 pub mod service;
+pub mod tls;
 mod jsonrpc_binding;
 mod rest_binding;
 mod v03;
@@ -30,6 +31,7 @@ mod v03;
 pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes};
 pub use body::ResponseBody;
 pub use jwt::{JwtBearer, JwtConfig, KeySource};
+pub use tls::{MutualTls, PeerCertificate};
 pub use config::{Limits, ServerConfig, TaskVisibility};
 pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};
 pub use service::{A2AService, HttpOptions};
@@ -53,6 +55,7 @@ pub struct Server {
     options: HttpOptions,
     shutdown_timeout: Duration,
     header_read_timeout: Duration,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 impl Server {
@@ -62,7 +65,16 @@ impl Server {
             options: HttpOptions::default(),
             shutdown_timeout: Duration::from_secs(10),
             header_read_timeout: Duration::from_secs(30),
+            tls: None,
         }
+    }
+
+    /// Terminates TLS with `config` (see [`tls::server_config`]): HTTPS only, HTTP/2 by ALPN,
+    /// and `Strict-Transport-Security` on every response.
+    pub fn tls(mut self, config: Arc<rustls::ServerConfig>) -> Self {
+        self.tls = Some(tokio_rustls::TlsAcceptor::from(config));
+        self.options.hsts = Some(http::HeaderValue::from_static("max-age=31536000"));
+        self
     }
 
     /// `Cache-Control: max-age` of the agent card (default 300 s).
@@ -132,10 +144,24 @@ impl Server {
                     };
                     // A2A messages are small request/response pairs and SSE events: no Nagle delay.
                     let _ = stream.set_nodelay(true);
-                    let conn = builder.serve_connection(TokioIo::new(stream), service.clone()).into_owned();
-                    let conn = graceful.watch(conn);
+                    let (builder, service, watcher) = (builder.clone(), service.clone(), graceful.watcher());
+                    let tls = self.tls.clone();
+                    let header_read_timeout = self.header_read_timeout;
                     connections.spawn(async move {
-                        if let Err(e) = conn.await {
+                        let served = match tls {
+                            None => watcher.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await,
+                            Some(acceptor) => {
+                                // A client that never finishes the handshake must not hold a slot.
+                                let stream = match tokio::time::timeout(header_read_timeout, acceptor.accept(stream)).await {
+                                    Ok(Ok(stream)) => stream,
+                                    Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
+                                    Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+                                };
+                                let service = tls::with_peer_certificate(service, stream.get_ref().1);
+                                watcher.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await
+                            }
+                        };
+                        if let Err(e) = served {
                             tracing::debug!(%peer, "connection ended with an error: {e}");
                         }
                     });

@@ -50,11 +50,13 @@ pub struct HttpOptions {
     pub card_max_age: Duration,
     /// How often an idle SSE stream gets a `: keep-alive` comment; `None` = never.
     pub sse_keep_alive: Option<Duration>,
+    /// `Strict-Transport-Security` on every response (set when the server terminates TLS).
+    pub hsts: Option<HeaderValue>,
 }
 
 impl Default for HttpOptions {
     fn default() -> Self {
-        Self { card_max_age: Duration::from_secs(300), sse_keep_alive: Some(Duration::from_secs(15)) }
+        Self { card_max_age: Duration::from_secs(300), sse_keep_alive: Some(Duration::from_secs(15)), hsts: None }
     }
 }
 
@@ -121,7 +123,10 @@ impl A2AService {
         );
         let app = self.app.clone();
         async move {
-            let resp = app.dispatch(req).await;
+            let mut resp = app.dispatch(req).await;
+            if let Some(hsts) = &app.options.hsts {
+                resp.headers_mut().insert(http::header::STRICT_TRANSPORT_SECURITY, hsts.clone());
+            }
             tracing::debug!(status = resp.status().as_u16(), "response");
             resp
         }

@@ -1,0 +1,121 @@
+// The Kotlin client against the Rust CLI's echo agent (`a2a serve`): every operation, streams
+// as Flows, and errors carrying the spec codes.
+package a2anative
+
+import kotlinx.coroutines.flow.toList
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.assertThrows
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClientTest {
+    private lateinit var server: CliServer
+
+    @BeforeAll
+    fun start() {
+        server = CliServer("--echo")
+    }
+
+    @AfterAll
+    fun stop() = server.close()
+
+    private suspend fun client(binding: String = "JSONRPC") =
+        Client.connect(server.url, ClientOptions(binding = binding))
+
+    @Test
+    fun `send returns the completed echo task`() = test {
+        for (binding in listOf("JSONRPC", "HTTP+JSON")) {
+            val client = client(binding)
+            assertEquals(binding, client.binding())
+            val task = client.sendText("hello kotlin").task!!
+            assertEquals(TaskState.COMPLETED, task.status.state)
+            assertTrue(task.artifactText.contains("hello kotlin"), task.toString())
+        }
+    }
+
+    @Test
+    fun `card is resolved`() = test {
+        val card = client().card()
+        assertTrue(card.supportedInterfaces.isNotEmpty())
+        assertTrue(card.capabilities.streaming == true)
+    }
+
+    @Test
+    fun `stream collects every event as a Flow`() = test {
+        val events = client().streamText("streamed").toList()
+        assertTrue(events.isNotEmpty())
+        assertEquals(TaskState.COMPLETED, events.last().state)
+        assertTrue(events.any { it.payload is StreamResponsePayload.ArtifactUpdate }, events.toString())
+    }
+
+    @Test
+    fun `get list and cancel tasks`() = test {
+        val client = client()
+        val task = client.sendText("to list").task!!
+        assertEquals(task.id, client.getTask(task.id).id)
+        val listed = client.listTasks(ListTasksRequest(contextId = task.contextId))
+        assertEquals(listOf(task.id), listed.tasks.map { it.id })
+        // A completed task cannot be canceled: the spec's TaskNotCancelableError.
+        val e = assertThrows<A2aException> { client.cancelTask(task.id) }
+        assertEquals(-32002, e.code)
+        assertEquals("TaskNotCancelableError", e.errorName)
+    }
+
+    @Test
+    fun `subscribe to a finished task is refused`() = test {
+        val client = client()
+        val task = client.sendText("done").task!!
+        val e = assertThrows<A2aException> { client.subscribe(task.id).toList() }
+        assertEquals(-32004, e.code)
+    }
+
+    @Test
+    fun `unknown task is TaskNotFound on both bindings`() = test {
+        for (binding in listOf("JSONRPC", "HTTP+JSON")) {
+            val e = assertThrows<A2aException> { client(binding).getTask("no-such-task") }
+            assertEquals(-32001, e.code)
+        }
+    }
+
+    @Test
+    fun `push configs are created listed and deleted`() = test {
+        val client = client()
+        val task = client.sendText("push").task!!
+        val created = client.createPushConfig(
+            TaskPushNotificationConfig(taskId = task.id, url = "https://example.com/hook", token = "t"),
+        )
+        assertEquals(task.id, created.taskId)
+        val got = client.getPushConfig(GetTaskPushNotificationConfigRequest(taskId = task.id, id = created.id))
+        assertEquals("https://example.com/hook", got.url)
+        val listed = client.listPushConfigs(ListTaskPushNotificationConfigsRequest(taskId = task.id))
+        assertEquals(listOf(created.id), listed.configs.map { it.id })
+        client.deletePushConfig(DeleteTaskPushNotificationConfigRequest(taskId = task.id, id = created.id))
+        assertTrue(client.listPushConfigs(ListTaskPushNotificationConfigsRequest(taskId = task.id)).configs.isEmpty())
+    }
+
+    @Test
+    fun `an unreachable agent is a TransportError`() = test {
+        val e = assertThrows<A2aException> { Client.connect("http://127.0.0.1:${freePort()}") }
+        assertEquals("TransportError", e.errorName)
+    }
+
+    @Test
+    fun `an invalid request is refused before it is sent`() = test {
+        val bad = SendMessageRequest(message = Message(messageId = "", role = Role.USER, parts = listOf()))
+        val e = assertThrows<A2aException> { client().sendMessage(bad) }
+        assertEquals(-32602, e.code)
+        assertTrue(e.fieldViolations.isNotEmpty())
+    }
+
+    @Test
+    fun `bad JSON text in a record is a typed error`() = test {
+        val message = userMessage("x").copy(metadata = "{not json")
+        val e = assertThrows<A2aException> { client().sendMessage(SendMessageRequest(message = message)) }
+        assertEquals(-32602, e.code)
+        assertEquals("message.metadata", e.fieldViolations.first().field)
+    }
+}

@@ -1,0 +1,156 @@
+// Kotlin executors served by our Rust server: to the Kotlin client, to the Rust CLI client,
+// streaming, failures, cancellation and bearer-token auth.
+package a2anative
+
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.flow.toList
+import org.json.JSONObject
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+
+class ExecutorTest {
+    @Test
+    fun `a Kotlin executor answers the Kotlin client`() = test {
+        serving(Echo()) { server ->
+            val client = Client.connect(server.url()!!)
+            val task = client.sendText("from kotlin").task!!
+            assertEquals(TaskState.COMPLETED, task.status.state)
+            assertEquals("echo: from kotlin", task.artifactText)
+        }
+    }
+
+    @Test
+    fun `a Kotlin executor streams its events in order`() = test {
+        serving(Echo()) { server ->
+            val events = Client.connect(server.url()!!).streamText("s").toList()
+            val states = events.mapNotNull { it.state }
+            assertEquals(TaskState.COMPLETED, states.last())
+            assertTrue(states.contains(TaskState.WORKING), states.toString())
+            val artifact = events.indexOfFirst { it.payload is StreamResponsePayload.ArtifactUpdate }
+            assertTrue(artifact in 1 until events.size - 1, events.toString())
+        }
+    }
+
+    @Test
+    fun `a Kotlin executor answers the Rust CLI client`() = test {
+        serving(Echo()) { server ->
+            val (code, out) = runCommand(A2A_CLI.path, "send", server.url()!!, "from rust", "--json")
+            assertEquals(0, code, out)
+            val task = JSONObject(out.substring(out.indexOf('{'))).getJSONObject("task")
+            assertEquals("TASK_STATE_COMPLETED", task.getJSONObject("status").getString("state"))
+            assertTrue(task.toString().contains("echo: from rust"))
+        }
+    }
+
+    @Test
+    fun `a direct message reply`() = test {
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) = events.messageText("hi ${context.text}")
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        serving(agent) { server ->
+            val reply = Client.connect(server.url()!!).sendText("you")
+            assertEquals("hi you", reply.message!!.text)
+        }
+    }
+
+    @Test
+    fun `an exception fails the task with its message`() = test {
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) = throw IllegalStateException("boom")
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        serving(agent) { server ->
+            val task = Client.connect(server.url()!!).sendText("x").task!!
+            assertEquals(TaskState.FAILED, task.status.state)
+            assertTrue(task.status.message!!.text.contains("boom"), task.toString())
+        }
+    }
+
+    @Test
+    fun `an A2aException from the executor fails the task too`() = test {
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) =
+                throw A2aException.Failure(-32603, "InternalError", "INTERNAL", "typed failure", listOf())
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        serving(agent) { server ->
+            val task = Client.connect(server.url()!!).sendText("x").task!!
+            assertEquals(TaskState.FAILED, task.status.state)
+            assertTrue(task.status.message!!.text.contains("typed failure"), task.toString())
+        }
+    }
+
+    @Test
+    fun `cancel reaches the coroutine and the cancel hook`() = test {
+        val agent = Sleeper()
+        serving(agent) { server ->
+            val client = Client.connect(server.url()!!)
+            val reply = client.sendMessage(
+                SendMessageRequest(message = userMessage("work"), configuration = SendMessageConfiguration(returnImmediately = true)),
+            )
+            val taskId = agent.started.await()
+            assertEquals(reply.task!!.id, taskId)
+            assertEquals(TaskState.CANCELED, client.cancelTask(taskId).status.state)
+            assertTrue(agent.coroutineCanceled.await())
+            assertEquals(taskId, agent.cancelHook.await())
+            assertEquals(TaskState.CANCELED, client.getTask(taskId).status.state)
+        }
+    }
+
+    @Test
+    fun `a subscriber sees the cancellation`() = test {
+        val agent = Sleeper()
+        serving(agent) { server ->
+            val client = Client.connect(server.url()!!)
+            val stream = client.sendStreamingMessage(SendMessageRequest(message = userMessage("work")))
+            val taskId = agent.started.await()
+            client.cancelTask(taskId)
+            val last = stream.asFlow().toList().last()
+            assertEquals(TaskState.CANCELED, last.state)
+        }
+    }
+
+    @Test
+    fun `leaving a Flow early ends the stream`() = test {
+        val agent = Sleeper()
+        serving(agent) { server ->
+            val client = Client.connect(server.url()!!)
+            val first = client.streamText("work").first()
+            val taskId = (first.payload as StreamResponsePayload.Task).task.id
+            // The task goes on after the stream is closed.
+            assertEquals(TaskState.WORKING, client.getTask(taskId).status.state)
+            client.cancelTask(taskId)
+        }
+    }
+
+    @Test
+    fun `bearer tokens are required and sent`() = test {
+        var asked = 0
+        val provider = object : CredentialProvider {
+            override suspend fun headers(method: String, url: String): Map<String, String> {
+                asked++
+                return mapOf("Authorization" to "Bearer s3cret")
+            }
+        }
+        serving(Echo(), ServerOptions(bearerTokens = listOf("s3cret"))) { server ->
+            val anonymous = Client.connect(server.url()!!)
+            val e = assertThrows<A2aException> { anonymous.sendText("x") }
+            assertEquals("UnauthenticatedError", e.errorName)
+            val withToken = Client.connect(server.url()!!, ClientOptions(bearerToken = "s3cret"))
+            assertEquals(TaskState.COMPLETED, withToken.sendText("x").task!!.status.state)
+            val withProvider = Client.connect(server.url()!!, ClientOptions(credentials = provider))
+            assertEquals(TaskState.COMPLETED, withProvider.sendText("x").task!!.status.state)
+            assertTrue(asked > 0)
+        }
+    }
+
+    @Test
+    fun `an invalid card is refused at construction`() = test {
+        val card = agentCard("", "no name")
+        val e = assertThrows<A2aException> { AgentServer(card, Echo(), null) }
+        assertEquals(-32602, e.code)
+    }
+}

@@ -1,0 +1,268 @@
+//! core's [`a2a_native::client::Client`] for Kotlin and Swift: typed records in and out, every
+//! call a suspend function / async method run on the binding's runtime. Streams are
+//! [`EventStream`] objects whose `next()` the wrappers turn into a Flow / AsyncThrowingStream.
+
+use crate::credentials::{CredentialProvider, ForeignCredentials};
+use crate::errors::{A2aException, Result};
+use crate::models::{from_core, to_core};
+use crate::models_gen::*;
+use crate::runtime::run;
+use a2a_native::client::{self as core, ApiKey, Binding, ClientBuilder, StaticBearer};
+use a2a_native::{A2AError, ErrorKind, model};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to reach the agent. Every member is optional.
+#[derive(uniffi::Record, Default)]
+pub struct ClientOptions {
+    /// `Authorization: Bearer <token>` on every call.
+    #[uniffi(default)]
+    pub bearer_token: Option<String>,
+    /// An API key sent in the header `api_key_header`.
+    #[uniffi(default)]
+    pub api_key_header: Option<String>,
+    #[uniffi(default)]
+    pub api_key: Option<String>,
+    /// Called before every request for its headers (tokens that expire, signatures).
+    #[uniffi(default)]
+    pub credentials: Option<Arc<dyn CredentialProvider>>,
+    /// Extra headers on every call.
+    #[uniffi(default)]
+    pub headers: HashMap<String, String>,
+    #[uniffi(default)]
+    pub timeout_ms: Option<u64>,
+    /// `JSONRPC` or `HTTP+JSON`: preferred when the card offers both.
+    #[uniffi(default)]
+    pub binding: Option<String>,
+    #[uniffi(default)]
+    pub retries: Option<u32>,
+    #[uniffi(default)]
+    pub stream_reconnects: Option<u32>,
+    /// Talk to A2A 0.3 agents too (on by default in core).
+    #[uniffi(default)]
+    pub allow_v03: Option<bool>,
+    /// Extension URIs to activate.
+    #[uniffi(default)]
+    pub extensions: Vec<String>,
+}
+
+fn invalid(what: String) -> A2aException {
+    A2AError::new(ErrorKind::InvalidParams, what).into()
+}
+
+fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
+    let o = o.unwrap_or_default();
+    let mut b = core::Client::builder();
+    if let Some(token) = o.bearer_token {
+        b = b.credentials(Arc::new(StaticBearer::new(token)));
+    }
+    match (o.api_key_header, o.api_key) {
+        (Some(header), Some(key)) => b = b.credentials(Arc::new(ApiKey::header(header, key))),
+        (None, None) => {}
+        _ => return Err(invalid("api_key_header and api_key go together".into())),
+    }
+    if let Some(provider) = o.credentials {
+        b = b.credentials(Arc::new(ForeignCredentials(provider)));
+    }
+    for (name, value) in o.headers {
+        b = b.header(name, value);
+    }
+    if let Some(ms) = o.timeout_ms {
+        b = b.timeout(Duration::from_millis(ms));
+    }
+    if let Some(name) = o.binding {
+        let binding = Binding::from_name(&name).ok_or_else(|| invalid(format!("unknown binding {name:?}")))?;
+        b = b.preferred_binding(binding);
+    }
+    if let Some(n) = o.retries {
+        b = b.max_retries(n);
+    }
+    if let Some(n) = o.stream_reconnects {
+        b = b.stream_reconnects(n);
+    }
+    if let Some(allow) = o.allow_v03 {
+        b = b.allow_v03(allow);
+    }
+    if !o.extensions.is_empty() {
+        b = b.extensions(o.extensions);
+    }
+    Ok(b)
+}
+
+/// A client of one agent. Cheap to share; every call is independent.
+#[derive(uniffi::Object)]
+pub struct Client {
+    inner: core::Client,
+}
+
+/// A unary call: record -> core request -> core reply -> record, on the runtime.
+macro_rules! unary {
+    ($self:ident, $req:expr, $core:ty, $call:ident) => {{
+        let req: $core = to_core(&$req)?;
+        let client = $self.inner.clone();
+        let reply = run(async move { client.$call(req).await }).await?;
+        from_core(&reply)
+    }};
+}
+
+#[uniffi::export]
+impl Client {
+    /// Resolves the agent card at `url` (its `/.well-known/agent-card.json`) and picks an interface.
+    #[uniffi::constructor(default(options = None))]
+    pub async fn connect(url: String, options: Option<ClientOptions>) -> Result<Arc<Self>> {
+        let b = builder(options)?;
+        let inner = run(async move { b.connect(&url).await }).await?;
+        Ok(Arc::new(Self { inner }))
+    }
+
+    /// A client for a card you already have, without network access.
+    #[uniffi::constructor(default(options = None))]
+    pub fn from_card(card: AgentCard, options: Option<ClientOptions>) -> Result<Arc<Self>> {
+        let card: model::AgentCard = to_core(&card)?;
+        Ok(Arc::new(Self { inner: builder(options)?.from_card(card)? }))
+    }
+
+    pub fn card(&self) -> Result<AgentCard> {
+        from_core(self.inner.card())
+    }
+    pub fn url(&self) -> String {
+        self.inner.url().to_owned()
+    }
+    /// `JSONRPC` or `HTTP+JSON`.
+    pub fn binding(&self) -> String {
+        self.inner.binding().as_str().to_owned()
+    }
+    pub fn protocol_version(&self) -> String {
+        self.inner.protocol_version().as_str().to_owned()
+    }
+
+    pub async fn send_message(&self, request: SendMessageRequest) -> Result<SendMessageResponse> {
+        unary!(self, request, model::SendMessageRequest, send_message)
+    }
+
+    /// Sends one user message with one text part (a new message id each time).
+    pub async fn send_text(&self, text: String) -> Result<SendMessageResponse> {
+        self.send_message(text_request(text)).await
+    }
+
+    pub async fn get_task(&self, request: GetTaskRequest) -> Result<A2ATask> {
+        unary!(self, request, model::GetTaskRequest, get_task)
+    }
+    pub async fn list_tasks(&self, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        unary!(self, request, model::ListTasksRequest, list_tasks)
+    }
+    pub async fn cancel_task(&self, request: CancelTaskRequest) -> Result<A2ATask> {
+        unary!(self, request, model::CancelTaskRequest, cancel_task)
+    }
+    pub async fn create_push_config(&self, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+        unary!(self, config, model::TaskPushNotificationConfig, create_push_config)
+    }
+    pub async fn get_push_config(&self, request: GetTaskPushNotificationConfigRequest) -> Result<TaskPushNotificationConfig> {
+        unary!(self, request, model::GetTaskPushNotificationConfigRequest, get_push_config)
+    }
+    pub async fn list_push_configs(
+        &self,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        unary!(self, request, model::ListTaskPushNotificationConfigsRequest, list_push_configs)
+    }
+    pub async fn delete_push_config(&self, request: DeleteTaskPushNotificationConfigRequest) -> Result<()> {
+        let req: model::DeleteTaskPushNotificationConfigRequest = to_core(&request)?;
+        let client = self.inner.clone();
+        Ok(run(async move { client.delete_push_config(req).await }).await?)
+    }
+    pub async fn get_extended_agent_card(&self) -> Result<AgentCard> {
+        let client = self.inner.clone();
+        let card = run(async move { client.get_extended_agent_card().await }).await?;
+        from_core(&card)
+    }
+
+    /// The events of a streamed message (SendStreamingMessage).
+    pub async fn send_streaming_message(&self, request: SendMessageRequest) -> Result<Arc<EventStream>> {
+        let req: model::SendMessageRequest = to_core(&request)?;
+        let client = self.inner.clone();
+        let stream = run(async move { client.send_streaming_message(req).await }).await?;
+        Ok(Arc::new(EventStream::new(stream)))
+    }
+
+    /// The events of an existing task from now on (SubscribeToTask).
+    pub async fn subscribe_to_task(&self, request: SubscribeToTaskRequest) -> Result<Arc<EventStream>> {
+        let req: model::SubscribeToTaskRequest = to_core(&request)?;
+        let client = self.inner.clone();
+        let stream = run(async move { client.subscribe_to_task(req).await }).await?;
+        Ok(Arc::new(EventStream::new(stream)))
+    }
+}
+
+/// A SendMessageRequest with one user text message.
+#[uniffi::export]
+pub fn text_request(text: String) -> SendMessageRequest {
+    SendMessageRequest {
+        tenant: String::new(),
+        message: Message {
+            message_id: uuid_v4(),
+            context_id: String::new(),
+            task_id: String::new(),
+            role: Role::User,
+            parts: vec![Part { content: Some(PartContent::Text { text }), metadata: None, filename: String::new(), media_type: String::new() }],
+            metadata: None,
+            extensions: Vec::new(),
+            reference_task_ids: Vec::new(),
+        },
+        configuration: None,
+        metadata: None,
+    }
+}
+
+/// A fresh random message / artifact id.
+#[uniffi::export]
+pub fn uuid_v4() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+type Inner = Arc<tokio::sync::Mutex<Option<core::EventStream>>>;
+
+/// The events of one stream. `next()` returns `null`/`nil` at the end; `stop()` ends it early
+/// (the task goes on). Ends by itself after the task's final event. (`stop`, not `close`:
+/// Kotlin objects already have `AutoCloseable.close`, which frees the Rust object.)
+#[derive(uniffi::Object)]
+pub struct EventStream {
+    inner: Inner,
+}
+
+impl EventStream {
+    fn new(stream: core::EventStream) -> Self {
+        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))) }
+    }
+}
+
+#[uniffi::export]
+impl EventStream {
+    pub async fn next(&self) -> Result<Option<StreamResponse>> {
+        let inner = self.inner.clone();
+        let next = run(async move {
+            let mut guard = inner.lock().await;
+            let next = match guard.as_mut() {
+                Some(stream) => stream.next().await,
+                None => None,
+            };
+            if !matches!(next, Some(Ok(_))) {
+                *guard = None; // ended or failed: release the connection now
+            }
+            next
+        })
+        .await;
+        match next {
+            Some(Ok(event)) => from_core(&event).map(Some),
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(None),
+        }
+    }
+
+    /// Ends the stream and releases its connection.
+    pub async fn stop(&self) {
+        let inner = self.inner.clone();
+        run(async move { inner.lock().await.take() }).await;
+    }
+}

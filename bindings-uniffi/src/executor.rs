@@ -1,0 +1,179 @@
+//! A Kotlin/Swift `AgentExecutor` (a foreign async trait) behind core's executor trait, and the
+//! [`EventSink`] it reports through.
+//!
+//! `execute` runs as a Kotlin coroutine / Swift task that Rust awaits on the binding's runtime.
+//! When the task is canceled, Rust stops awaiting and drops the foreign future: uniffi then
+//! cancels the coroutine (Kotlin gets `CancellationException`, Swift sees `Task.isCancelled`),
+//! the `cancel` hook runs, and core sets CANCELED. A thrown exception fails the task with its
+//! message (core's rule).
+
+use crate::errors::{A2aException, Result};
+use crate::models::{from_core, to_core};
+use crate::models_gen::*;
+use crate::runtime::run;
+use a2a_native::executor::{self as core, ExecutorError};
+use a2a_native::model;
+use std::sync::Arc;
+
+/// What the executor knows about the call it serves.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct RequestContext {
+    /// The task this work belongs to: existing, or the id a new task will get.
+    pub task_id: String,
+    pub context_id: String,
+    /// The client's message (`null` for cancel).
+    pub message: Option<Message>,
+    /// The task as it stood before this message (`null` for a new task).
+    pub task: Option<A2ATask>,
+    pub configuration: Option<SendMessageConfiguration>,
+    /// The request's metadata, as JSON text.
+    pub metadata: Option<String>,
+    pub tenant: String,
+    /// The extension URIs activated for this call.
+    pub extensions: Vec<String>,
+    /// The text parts of `message`, joined (empty without a message).
+    pub text: String,
+}
+
+/// An agent, implemented in Kotlin (`suspend fun`) or Swift (`async`).
+#[uniffi::export(with_foreign)]
+#[async_trait::async_trait]
+pub trait AgentExecutor: Send + Sync {
+    /// Does the work for `context.message`, reporting through `events`. Returning ends the
+    /// work; throwing fails the task with the exception's message.
+    async fn execute(&self, context: RequestContext, events: Arc<EventSink>) -> Result<()>;
+    /// Asked to cancel `context.task_id` (the running `execute` has been canceled already).
+    /// The task ends CANCELED whatever this does.
+    async fn cancel(&self, context: RequestContext, events: Arc<EventSink>) -> Result<()>;
+}
+
+/// Core's executor, filled by a foreign one.
+pub struct ForeignExecutor(pub Arc<dyn AgentExecutor>);
+
+fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2aException> {
+    Ok(RequestContext {
+        task_id: ctx.task_id.clone(),
+        context_id: ctx.context_id.clone(),
+        message: ctx.message.as_ref().map(from_core).transpose()?,
+        task: ctx.task.as_ref().map(from_core).transpose()?,
+        configuration: ctx.configuration.as_ref().map(from_core).transpose()?,
+        metadata: ctx.metadata.as_ref().map(|m| model::to_value(m).to_string()),
+        tenant: ctx.tenant.clone(),
+        extensions: ctx.extensions.clone(),
+        text: ctx.text(),
+    })
+}
+
+fn failure(e: A2aException) -> ExecutorError {
+    let A2aException::Failure { detail, .. } = e;
+    ExecutorError::new(detail)
+}
+
+#[async_trait::async_trait]
+impl core::AgentExecutor for ForeignExecutor {
+    async fn execute(&self, ctx: core::RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
+        let cancelled = ctx.cancelled.clone();
+        let record = context(&ctx).map_err(failure)?;
+        let sink = Arc::new(EventSink { inner: events });
+        tokio::select! {
+            outcome = self.0.execute(record, sink) => outcome.map_err(failure),
+            // Dropping the foreign future cancels the coroutine; core sets CANCELED.
+            () = cancelled.cancelled() => Ok(()),
+        }
+    }
+
+    async fn cancel(&self, ctx: core::RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
+        let record = context(&ctx).map_err(failure)?;
+        self.0.cancel(record, Arc::new(EventSink { inner: events })).await.map_err(failure)
+    }
+}
+
+/// The executor's handle for reporting events on its task. Each call returns at once while
+/// the task's queue has room, and waits only when it is full.
+#[derive(uniffi::Object)]
+pub struct EventSink {
+    inner: core::EventSink,
+}
+
+impl EventSink {
+    async fn deliver(&self, event: model::StreamResponse) -> Result<()> {
+        match self.inner.try_send(event)? {
+            None => Ok(()),
+            Some(event) => {
+                let sink = self.inner.clone();
+                Ok(run(async move { sink.send(event).await }).await?)
+            }
+        }
+    }
+}
+
+fn agent_text(text: String) -> model::Message {
+    model::Message::text(model::Role::Agent, text)
+}
+
+#[uniffi::export]
+impl EventSink {
+    pub fn task_id(&self) -> String {
+        self.inner.task_id().to_owned()
+    }
+    pub fn context_id(&self) -> String {
+        self.inner.context_id().to_owned()
+    }
+
+    /// A status update, with an optional agent message.
+    #[uniffi::method(default(message = None))]
+    pub async fn status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
+        let state: model::TaskState = serde_json::from_value(state.proto_name().into())
+            .map_err(|e| a2a_native::A2AError::internal(e.to_string()))?;
+        let message = message.as_ref().map(to_core).transpose()?;
+        self.deliver(self.inner.status_event(state, message)).await
+    }
+
+    /// A status update whose message is one agent text part.
+    pub async fn status_text(&self, state: TaskState, text: String) -> Result<()> {
+        let state: model::TaskState = serde_json::from_value(state.proto_name().into())
+            .map_err(|e| a2a_native::A2AError::internal(e.to_string()))?;
+        self.deliver(self.inner.status_event(state, Some(agent_text(text)))).await
+    }
+
+    /// An artifact (a fresh id when `artifact_id` is empty); `append` adds parts to an earlier one.
+    #[uniffi::method(default(append = false, last_chunk = false))]
+    pub async fn artifact(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
+        let artifact: model::Artifact = if artifact.artifact_id.is_empty() {
+            to_core(&Artifact { artifact_id: crate::client::uuid_v4(), ..artifact })?
+        } else {
+            to_core(&artifact)?
+        };
+        self.deliver(self.inner.artifact_event(artifact, append, last_chunk)).await
+    }
+
+    /// A whole artifact of one text part.
+    pub async fn artifact_text(&self, name: String, text: String) -> Result<()> {
+        let artifact = model::Artifact {
+            artifact_id: crate::client::uuid_v4(),
+            name,
+            description: String::new(),
+            parts: vec![model::Part::text(text)],
+            metadata: None,
+            extensions: Vec::new(),
+        };
+        self.deliver(self.inner.artifact_event(artifact, false, true)).await
+    }
+
+    /// A direct reply instead of a task (only as the first and only event of new work).
+    pub async fn message(&self, message: Message) -> Result<()> {
+        let message = to_core(&message)?;
+        self.deliver(model::StreamResponse::Message(message)).await
+    }
+
+    /// A direct reply of one agent text part.
+    pub async fn message_text(&self, text: String) -> Result<()> {
+        self.deliver(model::StreamResponse::Message(agent_text(text))).await
+    }
+
+    /// Any event.
+    pub async fn send(&self, event: StreamResponse) -> Result<()> {
+        let event = to_core(&event)?;
+        self.deliver(event).await
+    }
+}

@@ -1,0 +1,23 @@
+//! a2a-native for Kotlin and Swift (uniffi): the A2A client and an embeddable agent server.
+//!
+//! One file per concern, each a few lines that convert and delegate to the core:
+//! [`models_gen`] (the A2A records and enums, GENERATED from the spec's proto by
+//! `tools/generate.py`, with their ProtoJSON conversions built from [`json`]), [`models`]
+//! (records <-> core models; the core validates), [`errors`] (one `A2aException` carrying the
+//! spec code), [`client`] (+ its event streams), [`credentials`], [`executor`] (a Kotlin/Swift
+//! executor as a foreign async trait) and [`server`]. [`runtime`] owns the one tokio runtime.
+
+uniffi::setup_scaffolding!();
+
+mod client;
+mod credentials;
+mod errors;
+mod executor;
+mod json;
+mod models;
+#[rustfmt::skip]
+mod models_gen;
+mod runtime;
+mod server;
+
+pub use errors::A2aException;

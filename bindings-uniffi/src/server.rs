@@ -1,0 +1,143 @@
+//! core's [`Server`] serving a Kotlin/Swift executor: bind (port 0 picks one), serve on the
+//! binding's runtime, stop gracefully. The card's interfaces are filled in with the bound
+//! address when it declares none.
+
+use crate::errors::{Result, io};
+use crate::executor::{AgentExecutor, ForeignExecutor};
+use crate::json::ProtoJson;
+use crate::models_gen::AgentCard;
+use crate::runtime::run;
+use a2a_native::model;
+use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How the server runs. Every member is optional.
+#[derive(uniffi::Record, Default)]
+pub struct ServerOptions {
+    /// `memory` (default), `sqlite:PATH` or a `postgres://` URL.
+    #[uniffi(default)]
+    pub store: Option<String>,
+    /// When set, every call needs `Authorization: Bearer <one of these>` (the card says so).
+    #[uniffi(default)]
+    pub bearer_tokens: Vec<String>,
+    /// Served to authenticated callers by GetExtendedAgentCard.
+    #[uniffi(default)]
+    pub extended_card: Option<AgentCard>,
+    /// How long a blocking SendMessage waits for the task to settle.
+    #[uniffi(default)]
+    pub blocking_timeout_ms: Option<u64>,
+    #[uniffi(default)]
+    pub max_body_bytes: Option<u64>,
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// The card with the server's interfaces filled in (when it declares none), and the bearer
+/// scheme required when tokens are set.
+fn card_for(card: &AgentCard, base: &str, bearer: bool) -> Result<model::AgentCard> {
+    Ok(a2a_native::server::card::embedded_card(&card.write("")?, base, bearer)?)
+}
+
+/// An A2A server for one executor: JSON-RPC and HTTP+JSON on one port, plus the agent card.
+#[derive(uniffi::Object)]
+pub struct AgentServer {
+    card: AgentCard,
+    executor: Arc<dyn AgentExecutor>,
+    options: ServerOptions,
+    config: ServerConfig,
+    running: Mutex<Option<Running>>,
+}
+
+impl AgentServer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[uniffi::export]
+impl AgentServer {
+    /// Checks the card (and the options) now; nothing is bound until `start`.
+    #[uniffi::constructor(default(options = None))]
+    pub fn new(card: AgentCard, executor: Arc<dyn AgentExecutor>, options: Option<ServerOptions>) -> Result<Arc<Self>> {
+        let options = options.unwrap_or_default();
+        let bearer = !options.bearer_tokens.is_empty();
+        card_for(&card, "http://127.0.0.1:0", bearer)?;
+        if let Some(extended) = &options.extended_card {
+            card_for(extended, "http://127.0.0.1:0", bearer)?;
+        }
+        let mut config = ServerConfig::default();
+        if let Some(ms) = options.blocking_timeout_ms {
+            config.limits.blocking_timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = options.max_body_bytes {
+            config.limits.max_body_bytes = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        Ok(Arc::new(Self { card, executor, options, config, running: Mutex::new(None) }))
+    }
+
+    /// Binds `host:port` (0 picks a free port) and serves in the background; returns the port.
+    #[uniffi::method(default(host = "127.0.0.1", port = 0))]
+    pub async fn start(&self, host: String, port: u16) -> Result<u16> {
+        if self.lock().is_some() {
+            return Err(a2a_native::A2AError::unsupported_operation("the server is already running").into());
+        }
+        let store = self.options.store.clone().unwrap_or_else(|| "memory".into());
+        let tokens = self.options.bearer_tokens.clone();
+        let (card, extended) = (self.card.clone(), self.options.extended_card.clone());
+        let (config, agent) = (self.config.clone(), Arc::new(ForeignExecutor(self.executor.clone())));
+        let running = run(async move {
+            let stores = Stores::open(&store).await?;
+            let listener = tokio::net::TcpListener::bind((host.as_str(), port)).await.map_err(io)?;
+            let addr = listener.local_addr().map_err(io)?;
+            let base = format!("http://{addr}");
+            let mut handler = RequestHandler::new(agent, card_for(&card, &base, !tokens.is_empty())?, stores, config);
+            if let Some(extended) = extended {
+                handler = handler.with_extended_card(card_for(&extended, &base, !tokens.is_empty())?);
+            }
+            if !tokens.is_empty() {
+                let mut auth = BearerTokens::new();
+                for t in tokens {
+                    auth = auth.with_token(t, Principal { name: "bearer-token".into(), scopes: Vec::new() });
+                }
+                handler = handler.with_authenticator(Arc::new(auth));
+            }
+            let (stop, stopped) = oneshot::channel::<()>();
+            let done = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async move {
+                let _ = stopped.await;
+            }));
+            Ok::<_, crate::errors::A2aException>(Running { addr, stop, done })
+        })
+        .await?;
+        let port = running.addr.port();
+        *self.lock() = Some(running);
+        Ok(port)
+    }
+
+    /// Stops accepting, ends open streams and waits for the server to finish.
+    pub async fn stop(&self) -> Result<()> {
+        let Some(r) = self.lock().take() else { return Ok(()) };
+        let _ = r.stop.send(());
+        match run(r.done).await {
+            Ok(result) => result.map_err(io),
+            Err(e) => Err(a2a_native::A2AError::internal(e.to_string()).into()),
+        }
+    }
+
+    /// The bound port (`null` when not running).
+    pub fn port(&self) -> Option<u16> {
+        self.lock().as_ref().map(|r| r.addr.port())
+    }
+
+    /// `http://host:port` (`null` when not running).
+    pub fn url(&self) -> Option<String> {
+        self.lock().as_ref().map(|r| format!("http://{}", r.addr))
+    }
+}

@@ -1,0 +1,100 @@
+// Idiomatic Swift around uniffi's generated A2ANative.swift: streams as AsyncThrowingStream,
+// the spec code on every A2aException, and short builders for the records used most.
+import Foundation
+
+public extension A2aException {
+    /// The JSON-RPC code of the spec error (-32001 TaskNotFound, ...).
+    var code: Int32 { switch self { case let .Failure(code, _, _, _, _): return code } }
+    /// The spec's name of the error (`TaskNotFoundError`, ...).
+    var errorName: String { switch self { case let .Failure(_, name, _, _, _): return name } }
+    /// The field violations of an InvalidParams error.
+    var fieldViolations: [FieldViolation] { switch self { case let .Failure(_, _, _, _, v): return v } }
+}
+
+public extension EventStream {
+    /// The stream's events; the stream stops when the sequence ends or its consumer goes away.
+    func events() -> AsyncThrowingStream<StreamResponse, Error> {
+        AsyncThrowingStream { continuation in
+            let pump = Task {
+                do {
+                    while let event = try await self.next() {
+                        continuation.yield(event)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+                await self.stop()
+            }
+            continuation.onTermination = { _ in
+                pump.cancel()
+                Task { await self.stop() }
+            }
+        }
+    }
+}
+
+public extension Client {
+    /// SendStreamingMessage as an AsyncThrowingStream.
+    func stream(_ request: SendMessageRequest) async throws -> AsyncThrowingStream<StreamResponse, Error> {
+        try await sendStreamingMessage(request: request).events()
+    }
+
+    func streamText(_ text: String) async throws -> AsyncThrowingStream<StreamResponse, Error> {
+        try await stream(textRequest(text: text))
+    }
+
+    /// SubscribeToTask as an AsyncThrowingStream.
+    func subscribe(taskId: String) async throws -> AsyncThrowingStream<StreamResponse, Error> {
+        try await subscribeToTask(request: SubscribeToTaskRequest(id: taskId)).events()
+    }
+
+    func getTask(id: String) async throws -> A2aTask { try await getTask(request: GetTaskRequest(id: id)) }
+
+    func cancelTask(id: String) async throws -> A2aTask { try await cancelTask(request: CancelTaskRequest(id: id)) }
+}
+
+public func textPart(_ text: String) -> Part { Part(content: .text(text: text)) }
+
+public func userMessage(_ text: String, taskId: String = "", contextId: String = "") -> Message {
+    Message(messageId: uuidV4(), contextId: contextId, taskId: taskId, role: .user, parts: [textPart(text)])
+}
+
+/// A card for an embedded agent; the server fills in its interfaces when none are given.
+public func agentCard(name: String, description: String, version: String = "1.0.0", streaming: Bool = true) -> AgentCard {
+    AgentCard(
+        name: name, description: description, supportedInterfaces: [], version: version,
+        capabilities: AgentCapabilities(streaming: streaming),
+        defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
+        skills: [AgentSkill(id: "main", name: name, description: description, tags: ["main"])]
+    )
+}
+
+public extension SendMessageResponse {
+    /// The task of the reply (`nil` when the agent answered with a message).
+    var task: A2aTask? { if case let .task(task)? = payload { return task }; return nil }
+    var message: Message? { if case let .message(message)? = payload { return message }; return nil }
+}
+
+public extension StreamResponse {
+    /// The task state an event reports (`nil` for a message or an artifact).
+    var state: TaskState? {
+        switch payload {
+        case let .task(task)?: return task.status.state
+        case let .statusUpdate(update)?: return update.status.state
+        default: return nil
+        }
+    }
+}
+
+public extension Message {
+    /// The text parts, joined.
+    var text: String { parts.compactMap { if case let .text(t)? = $0.content { return t }; return nil }.joined() }
+}
+
+public extension A2aTask {
+    /// The text parts of every artifact, joined.
+    var artifactText: String {
+        artifacts.flatMap(\.parts).compactMap { if case let .text(t)? = $0.content { return t }; return nil }.joined()
+    }
+}

@@ -1,0 +1,1 @@
+// SwiftPM needs one source file in a C target; the module is the generated header.

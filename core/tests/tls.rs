@@ -1,0 +1,102 @@
+//! TLS terminated by our server: HTTPS with HTTP/2 by ALPN and HSTS; plain HTTP refused; mutual
+//! TLS, where a client certificate issued by the configured CA names the caller. Certificates:
+//! tests/fixtures (test-only).
+
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{self, Message, Role};
+use a2a_native::server::tls::server_config;
+use a2a_native::server::{MutualTls, Principal, RequestHandler, Server, ServerConfig, Stores};
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+struct WhoAmI;
+
+#[async_trait]
+impl AgentExecutor for WhoAmI {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let who = ctx.principal.map_or("anonymous".to_owned(), |p| p.name);
+        events.complete(Some(Message::text(Role::Agent, who))).await?;
+        Ok(())
+    }
+}
+
+async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("https://localhost:{}", listener.local_addr().unwrap().port());
+    let card = model::parse_value(json!({
+        "name": "tls agent", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap();
+    let mut handler = RequestHandler::new(Arc::new(WhoAmI), card, Stores::memory(), ServerConfig::default());
+    let ca = client_ca.then(|| fixture("tls-ca.pem"));
+    if client_ca {
+        let fingerprint = "3d357e08807a6221e147b3057b1dd9a956e0f785b7d5b159880cbf79506df2e0";
+        let mtls = MutualTls::new().with_certificate(fingerprint, Principal { name: "client-one".into(), scopes: vec![] });
+        handler = handler.with_authenticator(Arc::new(mtls));
+    }
+    let tls = server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), ca.as_deref()).unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(Server::new(Arc::new(handler)).tls(tls).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    (base, stop)
+}
+
+fn client(identity: bool) -> reqwest::Client {
+    let ca = reqwest::Certificate::from_pem(&std::fs::read(fixture("tls-ca.pem")).unwrap()).unwrap();
+    let mut b = reqwest::Client::builder().add_root_certificate(ca);
+    if identity {
+        let mut pem = std::fs::read(fixture("tls-client.pem")).unwrap();
+        pem.extend(std::fs::read(fixture("tls-client.key")).unwrap());
+        b = b.identity(reqwest::Identity::from_pem(&pem).unwrap());
+    }
+    b.build().unwrap()
+}
+
+/// SendMessage over JSON-RPC: the response headers and body.
+async fn send(http: &reqwest::Client, base: &str) -> reqwest::Result<(http::HeaderMap, Value)> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}});
+    let resp = http.post(format!("{base}/")).header("content-type", "application/json").header("A2A-Version", "1.0").body(body.to_string()).send().await?;
+    let headers = resp.headers().clone();
+    Ok((headers, serde_json::from_slice(&resp.bytes().await?).unwrap()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_with_h2_and_hsts_and_no_plain_http() {
+    let (base, stop) = start(false).await;
+    let http = client(false);
+    let card = http.get(format!("{base}/.well-known/agent-card.json")).send().await.unwrap();
+    assert_eq!(card.status(), 200);
+    assert_eq!(card.version(), http::Version::HTTP_2, "ALPN picks h2");
+    assert_eq!(card.headers()["strict-transport-security"], "max-age=31536000");
+    let (headers, body) = send(&http, &base).await.unwrap();
+    assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "anonymous", "{body}");
+    assert!(headers.contains_key("strict-transport-security"));
+    // Plain HTTP to the TLS port gets no HTTP answer.
+    let plain = reqwest::Client::new().get(base.replace("https://", "http://") + "/.well-known/agent-card.json").send().await;
+    assert!(plain.is_err() || !plain.unwrap().status().is_success());
+    // A client that does not trust the CA refuses the server.
+    assert!(reqwest::Client::new().get(format!("{base}/.well-known/agent-card.json")).send().await.is_err());
+    let _ = stop.send(());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutual_tls_names_the_caller_by_its_certificate() {
+    let (base, stop) = start(true).await;
+    let (_, body) = send(&client(true), &base).await.unwrap();
+    assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "client-one", "{body}");
+    // Without a client certificate the handshake (or the first request) fails.
+    assert!(send(&client(false), &base).await.is_err());
+    let _ = stop.send(());
+}
