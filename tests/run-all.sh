@@ -33,7 +33,7 @@ echo "== fuzz targets type-check"
 cargo check --manifest-path core/fuzz/Cargo.toml --quiet || { echo "fuzz targets do not build"; exit 1; }
 
 if [ "$fuzz" = 1 ]; then
-  for target in jsonrpc_request sse_decoder; do
+  for target in jsonrpc_request sse_decoder jws_verify; do
     (cd core/fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30)
   done
 fi

@@ -25,12 +25,14 @@
 
 pub mod card;
 pub mod credentials;
+pub mod oauth;
 pub mod push_verify;
 pub mod retry;
 pub mod stream;
 mod transport;
 
 pub use card::CardCache;
+pub use oauth::{CardCredentials, ClientCredentials};
 pub use push_verify::{PushVerifier, VerifiedPush};
 pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer};
 pub use retry::RetryPolicy;

@@ -1,0 +1,130 @@
+//! Credentials chosen from the agent card: OAuth 2.0 client credentials (token fetched with
+//! HTTP Basic client authentication, cached, refreshed before expiry, refusals reported) and an
+//! API key sent where the card's scheme says (query parameter here).
+
+use a2a_native::client::{CardCredentials, Client};
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{self, Message, Role, SendMessageRequest};
+use a2a_native::server::auth::{ApiKeys, KeyLocation};
+use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::Authenticator;
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+struct Done;
+
+#[async_trait]
+impl AgentExecutor for Done {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let who = ctx.principal.map(|p| p.name).unwrap_or_default();
+        events.complete(Some(Message::text(Role::Agent, who))).await?;
+        Ok(())
+    }
+}
+
+/// A token endpoint: answers `tok-N` (N = hit count) for client `id`/`secret`, with
+/// `expires_in` seconds; records each request's head and body.
+async fn token_endpoint(expires_in: u64) -> (String, Arc<AtomicUsize>, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/token", listener.local_addr().unwrap());
+    let hits = Arc::new(AtomicUsize::new(0));
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (h, l) = (hits.clone(), log.clone());
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else { return };
+            let mut buf = vec![0u8; 8192];
+            let mut n = 0;
+            while !String::from_utf8_lossy(&buf[..n]).contains("grant_type") {
+                match conn.read(&mut buf[n..]).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(m) => n += m,
+                }
+            }
+            let request = String::from_utf8_lossy(&buf[..n]).to_string();
+            l.lock().unwrap().push(request.clone());
+            // base64("id:secret") = aWQ6c2VjcmV0
+            let (status, body) = if request.to_ascii_lowercase().contains("authorization: basic aWQ6c2VjcmV0".to_ascii_lowercase().as_str()) {
+                let n = h.fetch_add(1, Ordering::SeqCst) + 1;
+                ("200 OK", json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": expires_in}))
+            } else {
+                ("401 Unauthorized", json!({"error": "invalid_client"}))
+            };
+            let body = body.to_string();
+            let resp = format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+            let _ = conn.write_all(resp.as_bytes()).await;
+        }
+    });
+    (url, hits, log)
+}
+
+async fn agent(schemes: Value, requirement: &str, auth: Arc<dyn Authenticator>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = model::parse_value(json!({
+        "name": "guarded", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+        "securitySchemes": schemes,
+        "securityRequirements": [{"schemes": {requirement: {"list": ["a2a.call"]}}}]
+    }))
+    .unwrap();
+    let handler = RequestHandler::new(Arc::new(Done), card, Stores::memory(), ServerConfig::default()).with_authenticator(auth);
+    tokio::spawn(Server::new(Arc::new(handler)).serve(listener, std::future::pending()));
+    base
+}
+
+fn hi() -> SendMessageRequest {
+    SendMessageRequest::new(Message::text(Role::User, "hi"))
+}
+
+fn reply_text(r: &a2a_native::model::SendMessageResponse) -> String {
+    let v = model::to_value(r);
+    v["task"]["status"]["message"]["parts"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
+    let (token_url, hits, log) = token_endpoint(31).await;
+    let tokens = (1..=5).fold(BearerTokens::new(), |b, n| b.with_token(format!("tok-{n}"), Principal { name: format!("svc-{n}"), scopes: vec![] }));
+    let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {"a2a.call": "call the agent"}}}}}});
+    let base = agent(schemes, "oauth", Arc::new(tokens)).await;
+
+    let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret").with_api_key("unused"));
+    let client = Client::builder().credentials(creds).connect(&base).await.unwrap();
+    assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-1");
+    assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-1", "the token is cached");
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    let first = log.lock().unwrap()[0].clone();
+    assert!(first.contains("grant_type=client_credentials") && first.contains("scope=a2a.call"), "{first}");
+    // expires_in 31 s minus the 30 s margin: after a second the token is refreshed.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-2");
+    assert_eq!(hits.load(Ordering::SeqCst), 2);
+
+    // A wrong secret: the endpoint's refusal, as Unauthenticated, and the call is not sent.
+    let bad = Arc::new(CardCredentials::new().with_client_credentials("id", "wrong"));
+    let e = Client::builder().credentials(bad).connect(&base).await.unwrap().send_message(hi()).await.unwrap_err();
+    assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated, "{e}");
+    assert!(e.message.contains("invalid_client"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_key_goes_where_the_card_says() {
+    let keys = ApiKeys::new(KeyLocation::Query("key".into())).with_key("k-1", Principal { name: "keyholder".into(), scopes: vec![] });
+    let schemes = json!({"apiKey": {"apiKeySecurityScheme": {"location": "query", "name": "key"}}});
+    let base = agent(schemes, "apiKey", Arc::new(keys)).await;
+    let creds = Arc::new(CardCredentials::new().with_bearer_token("not-asked-for").with_api_key("k-1"));
+    let client = Client::builder().credentials(creds).connect(&base).await.unwrap();
+    assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "keyholder");
+    // Without a secret the card asks for, nothing is sent and the agent refuses.
+    let none = Arc::new(CardCredentials::new().with_bearer_token("t"));
+    let e = Client::builder().credentials(none).connect(&base).await.unwrap().send_message(hi()).await.unwrap_err();
+    assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated);
+}
