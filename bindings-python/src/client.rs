@@ -3,7 +3,7 @@
 
 use crate::options::Options;
 use crate::{credentials, errors, models};
-use a2a_native::client::{self as core, ApiKey, Binding, ClientBuilder, StaticBearer};
+use a2a_native::client::{self as core, ApiKey, Binding, CardCredentials, ClientBuilder, StaticBearer};
 use a2a_native::model;
 use pyo3::exceptions::{PyStopAsyncIteration, PyValueError};
 use pyo3::prelude::*;
@@ -28,6 +28,35 @@ fn builder(py: Python<'_>, options: Option<Bound<'_, PyDict>>) -> PyResult<Clien
     }
     if let Some((name, value)) = o.get::<(String, String)>("api_key")? {
         b = b.credentials(Arc::new(ApiKey::header(name, value)));
+    }
+    // Secrets used the way the agent's card asks (bearer, API key or OAuth2 client
+    // credentials), chosen per call.
+    let card_bearer = o.get::<String>("card_bearer_token")?;
+    let card_api_key = o.get::<String>("card_api_key")?;
+    let client_credentials = o.get::<(String, String)>("client_credentials")?;
+    if card_bearer.is_some() || card_api_key.is_some() || client_credentials.is_some() {
+        let mut c = CardCredentials::new();
+        if let Some(t) = card_bearer {
+            c = c.with_bearer_token(t);
+        }
+        if let Some(k) = card_api_key {
+            c = c.with_api_key(k);
+        }
+        if let Some((id, secret)) = client_credentials {
+            c = c.with_client_credentials(id, secret);
+        }
+        b = b.credentials(Arc::new(c));
+    }
+    if let Some(path) = o.get::<std::path::PathBuf>("ca_cert")? {
+        let pem = std::fs::read(&path).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
+        let cert = reqwest::Certificate::from_pem(&pem).map_err(|e| PyValueError::new_err(format!("ca_cert: {e}")))?;
+        b = b.tls_root(cert);
+    }
+    if let Some((cert, key)) = o.get::<(std::path::PathBuf, std::path::PathBuf)>("client_cert")? {
+        let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| PyValueError::new_err(format!("{}: {e}", p.display())));
+        let pem = [read(&cert)?, read(&key)?].concat();
+        let identity = reqwest::Identity::from_pem(&pem).map_err(|e| PyValueError::new_err(format!("client_cert: {e}")))?;
+        b = b.tls_identity(identity);
     }
     if let Some(callable) = o.get::<Py<PyAny>>("credentials")? {
         b = b.credentials(Arc::new(credentials::PyCredentials::new(py, callable)?));

@@ -20,6 +20,8 @@ mod executor;
 mod logging;
 mod models;
 mod options;
+mod push_verify;
+mod security;
 mod server;
 mod signing;
 
@@ -29,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::EventStream>()?;
     m.add_class::<client::TaskPager>()?;
     m.add_class::<server::AgentServer>()?;
+    m.add_class::<push_verify::PushVerifier>()?;
     m.add_class::<executor::EventSink>()?;
     m.add_class::<executor::Completion>()?;
     m.add_function(wrap_pyfunction!(errors::error_table, m)?)?;

@@ -6,7 +6,8 @@ use crate::executor::PyExecutor;
 use crate::options::Options;
 use crate::{errors, models};
 use a2a_native::model::AgentCard;
-use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use crate::security::SecuritySpec;
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_async_runtimes::tokio::future_into_py;
@@ -46,16 +47,15 @@ pub struct AgentServer {
     extended_card: Option<Value>,
     executor: Py<PyAny>,
     store: String,
-    /// (token, the principal it names).
-    bearer_tokens: Vec<(String, String)>,
+    security: SecuritySpec,
     config: ServerConfig,
     running: Arc<Mutex<Option<Running>>>,
 }
 
-/// The card with the server's interfaces filled in (when it declares none), and with bearer
-/// tokens the HTTP bearer scheme declared and required.
-fn card_for(card: &Value, base: &str, bearer: bool) -> PyResult<AgentCard> {
-    a2a_native::server::card::embedded_card(card, base, bearer).map_err(errors::to_py)
+/// The card with the server's interfaces filled in (when it declares none); the security
+/// schemes are declared by `SecurityConfig::apply_to_card`.
+fn card_for(card: &Value, base: &str) -> PyResult<AgentCard> {
+    a2a_native::server::card::embedded_card(card, base, false).map_err(errors::to_py)
 }
 
 impl AgentServer {
@@ -67,7 +67,8 @@ impl AgentServer {
 #[pymethods]
 impl AgentServer {
     #[new]
-    #[pyo3(signature = (card, executor, store="memory", bearer_tokens=None, extended_card=None, limits=None))]
+    #[pyo3(signature = (card, executor, store="memory", bearer_tokens=None, extended_card=None, limits=None, security=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         card: &Bound<'_, PyAny>,
         executor: Py<PyAny>,
@@ -75,21 +76,25 @@ impl AgentServer {
         bearer_tokens: Option<Vec<(String, String)>>,
         extended_card: Option<&Bound<'_, PyAny>>,
         limits: Option<Bound<'_, PyDict>>,
+        security: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let card = models::to_value(card)?;
         let extended_card = extended_card.map(models::to_value).transpose()?;
-        let bearer_tokens = bearer_tokens.unwrap_or_default();
+        let security = SecuritySpec::read(bearer_tokens.unwrap_or_default(), security)?;
         // Validate now; the interfaces are filled in once the port is known.
         for c in std::iter::once(&card).chain(&extended_card) {
-            card_for(c, "http://127.0.0.1:0", !bearer_tokens.is_empty())?;
+            card_for(c, "http://127.0.0.1:0")?;
         }
+        let mut config = server_config(limits)?;
+        config.task_visibility = security.visibility;
+        config.push.allow_private_targets = security.allow_private_webhooks;
         Ok(Self {
             card,
             extended_card,
             executor,
             store: store.to_owned(),
-            bearer_tokens,
-            config: server_config(limits)?,
+            security,
+            config,
             running: Arc::default(),
         })
     }
@@ -107,11 +112,11 @@ impl AgentServer {
             executor: self.executor.clone_ref(py),
             event_loop,
         });
-        let (card, extended, store, tokens, config, running) = (
+        let (card, extended, store, security, mut config, running) = (
             self.card.clone(),
             self.extended_card.clone(),
             self.store.clone(),
-            self.bearer_tokens.clone(),
+            self.security.clone(),
             self.config.clone(),
             self.running.clone(),
         );
@@ -121,21 +126,24 @@ impl AgentServer {
                 .await
                 .map_err(errors::io)?;
             let addr = listener.local_addr().map_err(errors::io)?;
-            let base = format!("http://{addr}");
-            let card = card_for(&card, &base, !tokens.is_empty())?;
-            let mut handler = RequestHandler::new(agent, card, stores, config);
+            let base = format!("{}://{addr}", if security.tls_on() { "https" } else { "http" });
+            let security = security.build(&base)?;
+            config.push.signer = security.push_signer.clone();
+            let secured = |c: &Value| -> PyResult<AgentCard> {
+                let mut card = card_for(c, &base)?;
+                security.apply_to_card(&mut card).map_err(errors::to_py)?;
+                Ok(card)
+            };
+            let mut handler = RequestHandler::new(agent, secured(&card)?, stores, config);
             if let Some(extended) = extended {
-                handler = handler.with_extended_card(card_for(&extended, &base, !tokens.is_empty())?);
+                handler = handler.with_extended_card(secured(&extended)?);
             }
-            if !tokens.is_empty() {
-                let mut auth = BearerTokens::new();
-                for (token, name) in tokens {
-                    auth = auth.with_token(token, Principal { name, scopes: Vec::new() });
-                }
-                handler = handler.with_authenticator(Arc::new(auth));
-            }
+            let handler = security.secure(handler);
             let (stop, stopped) = oneshot::channel::<()>();
-            let server = Server::new(Arc::new(handler));
+            let mut server = Server::new(Arc::new(handler));
+            if let Some(tls) = security.tls_config().map_err(errors::to_py)? {
+                server = server.tls(tls);
+            }
             let done = tokio::spawn(server.serve(listener, async move {
                 let _ = stopped.await;
             }));
@@ -165,9 +173,10 @@ impl AgentServer {
         self.lock().as_ref().map(|r| r.addr.port())
     }
 
-    /// `http://host:port` (`None` when not running).
+    /// `http(s)://host:port` (`None` when not running).
     #[getter]
     fn url(&self) -> Option<String> {
-        self.lock().as_ref().map(|r| format!("http://{}", r.addr))
+        let scheme = if self.security.tls_on() { "https" } else { "http" };
+        self.lock().as_ref().map(|r| format!("{scheme}://{}", r.addr))
     }
 }

@@ -1,15 +1,12 @@
-//! `a2a serve`'s security options: which schemes the card declares and the authenticator that
-//! enforces them (any one of them admits a caller), TLS, and the signing keys for the card and
-//! for push notifications.
+//! `a2a serve`'s security options, read into core's `SecurityConfig` (which declares the
+//! schemes in the card, enforces them, and sets up TLS and the signing keys).
 
-use a2a_native::model::AgentCard;
 use a2a_native::push::PushSigner;
-use a2a_native::server::auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal};
-use a2a_native::server::{JwtBearer, JwtConfig, KeySource, MutualTls};
+use a2a_native::server::security::{SecurityConfig, TlsFiles};
+use a2a_native::server::{JwtConfig, KeySource};
 use a2a_native::signing::CardSigner;
 use clap::Args;
 use jsonwebtoken::Algorithm;
-use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -51,76 +48,40 @@ pub struct SecurityArgs {
 }
 
 impl SecurityArgs {
-    pub fn tls(&self) -> Result<Option<Arc<rustls::ServerConfig>>, String> {
-        match (&self.tls_cert, &self.tls_key) {
-            (Some(cert), Some(key)) => a2a_native::server::tls::server_config(cert, key, self.tls_client_ca.as_deref())
-                .map(Some)
-                .map_err(|e| e.message),
-            _ => Ok(None),
+    /// The core's description of this security (`issuer`: this agent's base URL, for push
+    /// notification tokens).
+    pub fn config(&self, issuer: &str) -> Result<SecurityConfig, String> {
+        let read = |p: &PathBuf| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+        let mut config = SecurityConfig::default();
+        if let Some(token) = self.bearer_token.as_deref().filter(|t| !t.is_empty()) {
+            config.bearer_tokens.push((token.to_owned(), "bearer-token".into()));
         }
-    }
-
-    pub fn push_signer(&self, issuer: &str) -> Result<Option<Arc<PushSigner>>, String> {
-        let Some(path) = &self.push_signing_key else { return Ok(None) };
-        let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        PushSigner::from_pem(&pem, Algorithm::ES256, "push-1", issuer).map(|s| Some(Arc::new(s))).map_err(|e| e.message)
-    }
-
-    /// Declares the configured schemes on `card` (any one suffices) and signs it when asked.
-    pub fn apply_to_card(&self, card: &mut AgentCard) -> Result<(), String> {
-        let mut schemes = serde_json::Map::new();
-        if self.bearer_token().is_some() || self.jwt_jwks.is_some() {
-            let format = if self.jwt_jwks.is_some() { "JWT" } else { "" };
-            schemes.insert("bearer".into(), json!({"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": format}}));
-        }
-        if self.api_key.as_deref().is_some_and(|k| !k.is_empty()) {
-            schemes.insert("apiKey".into(), json!({"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}));
-        }
-        if self.tls_client_ca.is_some() {
-            schemes.insert("mtls".into(), json!({"mtlsSecurityScheme": {}}));
-        }
-        for (name, scheme) in schemes {
-            let scheme = serde_json::from_value(scheme).map_err(|e| format!("security scheme {name}: {e}"))?;
-            card.security_schemes.insert(name.clone(), scheme);
-            let requirement = serde_json::from_value(json!({"schemes": {name: {"list": []}}})).map_err(|e| e.to_string())?;
-            card.security_requirements.push(requirement);
-        }
-        if let Some(path) = &self.card_signing_key {
-            let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            CardSigner::from_pem(&pem, Algorithm::ES256, "card-1").and_then(|s| s.sign(card)).map_err(|e| e.message)?;
-        }
-        Ok(())
-    }
-
-    /// The authenticator for the configured schemes (`None` without any).
-    pub fn authenticator(&self) -> Option<Arc<dyn Authenticator>> {
-        let mut schemes: Vec<Arc<dyn Authenticator>> = Vec::new();
-        let who = |name: &str| Principal { name: name.into(), scopes: Vec::new() };
-        if let Some(token) = self.bearer_token() {
-            schemes.push(Arc::new(BearerTokens::new().with_token(token, who("bearer-token"))));
+        if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
+            config.api_keys.push((key.to_owned(), "api-key".into()));
         }
         if let Some(url) = &self.jwt_jwks {
-            let config = JwtConfig {
+            let jwt = JwtConfig {
                 issuers: self.jwt_issuer.iter().cloned().collect(),
                 audiences: self.jwt_audience.iter().cloned().collect(),
                 ..JwtConfig::default()
             };
-            schemes.push(Arc::new(JwtBearer::new(config, KeySource::Url(url.clone()))));
+            config.jwt = Some((jwt, KeySource::Url(url.clone())));
         }
-        if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
-            schemes.push(Arc::new(ApiKeys::new(KeyLocation::Header("X-API-Key".into())).with_key(key, who("api-key"))));
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            config.tls = Some(TlsFiles { cert: cert.clone(), key: key.clone(), client_ca: self.tls_client_ca.clone() });
         }
-        if self.tls_client_ca.is_some() {
-            schemes.push(Arc::new(MutualTls::new().any_verified()));
+        if let Some(path) = &self.card_signing_key {
+            config.card_signer = Some(CardSigner::from_pem(&read(path)?, Algorithm::ES256, "card-1").map_err(|e| e.message)?);
         }
-        match schemes.len() {
-            0 => None,
-            1 => schemes.pop(),
-            _ => Some(Arc::new(AnyOf::new(schemes))),
+        if let Some(path) = &self.push_signing_key {
+            let signer = PushSigner::from_pem(&read(path)?, Algorithm::ES256, "push-1", issuer).map_err(|e| e.message)?;
+            config.push_signer = Some(Arc::new(signer));
         }
+        config.check().map_err(|e| e.message)?;
+        Ok(config)
     }
 
-    fn bearer_token(&self) -> Option<&str> {
-        self.bearer_token.as_deref().filter(|t| !t.is_empty())
+    pub fn tls_on(&self) -> bool {
+        self.tls_cert.is_some()
     }
 }

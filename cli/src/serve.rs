@@ -62,22 +62,20 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let tls = args.security.tls()?;
-    let scheme = if tls.is_some() { "https" } else { "http" };
+    let scheme = if args.security.tls_on() { "https" } else { "http" };
     let base = args.public_url.clone().unwrap_or_else(|| format!("{scheme}://{addr}"));
-    config.push.signer = args.security.push_signer(base.trim_end_matches('/'))?;
+    let security = args.security.config(base.trim_end_matches('/'))?;
+    let tls = security.tls_config().map_err(|e| e.message)?;
+    config.push.signer = security.push_signer.clone();
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;
     let shape = CardShape { v03, disabled: &args.disable, required: &args.require_extension };
     let mut public = card(name, base.trim_end_matches('/'), false, &shape)?;
     let mut extended = card(name, base.trim_end_matches('/'), true, &shape)?;
-    args.security.apply_to_card(&mut public)?;
-    args.security.apply_to_card(&mut extended)?;
-    let mut handler = RequestHandler::new(agent, public, stores, config).with_extended_card(extended);
-    if let Some(auth) = args.security.authenticator() {
-        handler = handler.with_authenticator(auth);
-    }
+    security.apply_to_card(&mut public).map_err(|e| e.message)?;
+    security.apply_to_card(&mut extended).map_err(|e| e.message)?;
+    let handler = security.secure(RequestHandler::new(agent, public, stores, config).with_extended_card(extended));
 
     eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
     let mut server = Server::new(Arc::new(handler));

@@ -16,7 +16,8 @@ from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
 from .errors import A2AError
 from .executor import AgentExecutor, EventQueue, Principal, RequestContext
-from .server import AgentServer, ServerLimits
+from .push import PushVerifier
+from .server import AgentServer, JwtOptions, SecurityOptions, ServerLimits, TlsOptions
 
 __all__ = [
     "AgentExecutor",
@@ -25,9 +26,13 @@ __all__ = [
     "CredentialProvider",
     "EventQueue",
     "EventStream",
+    "JwtOptions",
     "Principal",
+    "PushVerifier",
     "RequestContext",
+    "SecurityOptions",
     "ServerLimits",
+    "TlsOptions",
     "__version__",
     "convert",
     "errors",

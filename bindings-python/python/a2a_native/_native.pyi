@@ -8,6 +8,7 @@ __all__ = [
     "Completion",
     "EventSink",
     "EventStream",
+    "PushVerifier",
     "TaskPager",
     "__version__",
     "canonicalize",
@@ -64,6 +65,7 @@ class AgentServer:
         bearer_tokens: Sequence[tuple[str, str]] | None = None,
         extended_card: Any | None = None,
         limits: dict[str, Any] | None = None,
+        security: dict[str, Any] | None = None,
     ) -> AgentServer: ...
     async def start(self, host: str, port: int) -> int: ...
     async def stop(self) -> None: ...
@@ -77,6 +79,13 @@ class EventStream:
     def __aiter__(self) -> EventStream: ...
     async def __anext__(self) -> Any: ...
     async def aclose(self) -> None: ...
+
+@final
+class PushVerifier:
+    def __new__(
+        cls, jwks: Any, audience: str, issuer: str | None = None, token: str | None = None, max_age: float = 300.0
+    ) -> PushVerifier: ...
+    def verify(self, headers: list[tuple[str, str]], body: bytes) -> dict[str, Any]: ...
 
 @final
 class TaskPager:

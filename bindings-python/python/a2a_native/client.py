@@ -151,6 +151,11 @@ class Client:
         stream_reconnects: int | None = None,
         allow_v03: bool | None = None,
         extensions: list[str] | None = None,
+        card_bearer_token: str | None = None,
+        card_api_key: str | None = None,
+        client_credentials: tuple[str, str] | None = None,
+        ca_cert: str | None = None,
+        client_cert: tuple[str, str] | None = None,
     ) -> Client:
         """Resolves the agent card at ``url`` and picks an interface.
 
@@ -159,7 +164,12 @@ class Client:
         ``"HTTP+JSON"``; ``retries`` bounds the retries of idempotent calls on connection
         failures and 502/503/504 (default 2); ``stream_reconnects`` how often a dropped stream
         is resubscribed; ``allow_v03=False`` refuses agents that only speak A2A 0.3;
-        ``extensions`` are the extension URIs asked for on every call."""
+        ``extensions`` are the extension URIs asked for on every call.
+
+        ``card_bearer_token``, ``card_api_key`` and ``client_credentials`` (``(client_id,
+        client_secret)``, the OAuth 2.0 grant: token fetched, cached and refreshed) are used
+        the way the agent card asks, per call. ``ca_cert`` trusts a private CA (PEM path);
+        ``client_cert`` is ``(cert PEM path, key PEM path)`` for agents that require mTLS."""
         _native.sync_level()
         native = await _native.Client.connect(url, _options(locals()))
         return cls(native)
@@ -179,6 +189,11 @@ class Client:
         stream_reconnects: int | None = None,
         allow_v03: bool | None = None,
         extensions: list[str] | None = None,
+        card_bearer_token: str | None = None,
+        card_api_key: str | None = None,
+        client_credentials: tuple[str, str] | None = None,
+        ca_cert: str | None = None,
+        client_cert: tuple[str, str] | None = None,
     ) -> Client:
         """A client for ``card`` without fetching it; options as in :meth:`connect`. An
         ``async`` ``credentials`` callable runs on the loop this is called from."""

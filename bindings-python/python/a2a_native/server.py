@@ -12,7 +12,50 @@ from . import _native
 from .executor import AgentExecutor
 from .models import AgentCard
 
-__all__ = ["AgentServer", "ServerLimits"]
+__all__ = ["AgentServer", "JwtOptions", "SecurityOptions", "ServerLimits", "TlsOptions"]
+
+
+class JwtOptions(TypedDict, total=False):
+    """Bearer JWTs checked against a JWKS: ``jwks_url`` (fetched, cached, refetched on key
+    rotation) or ``jwks`` (a fixed key set)."""
+
+    jwks_url: str
+    jwks: dict[str, Any]
+    issuers: list[str]
+    audiences: list[str]
+    #: Clock skew allowed on exp/nbf, seconds (default 60).
+    leeway: float
+    #: Default ["RS256", "ES256", "EdDSA"].
+    algorithms: list[str]
+
+
+class TlsOptions(TypedDict, total=False):
+    """HTTPS with PEM files; ``client_ca`` requires client certificates (mutual TLS)."""
+
+    cert: str
+    key: str
+    client_ca: str
+
+
+class SecurityOptions(TypedDict, total=False):
+    """How callers authenticate (any one declared scheme admits a caller) and what is signed."""
+
+    #: API key -> the principal it names.
+    api_keys: Mapping[str, str]
+    #: ``("header" | "query" | "cookie", name)``; default ``("header", "X-API-Key")``.
+    api_key_location: tuple[str, str]
+    jwt: JwtOptions
+    tls: TlsOptions
+    #: A2A operation name (``"SendMessage"``, ``"*"`` for all) -> scopes it needs (403 without).
+    required_scopes: Mapping[str, list[str]]
+    #: ``(PEM private key, "ES256" | "RS256" | "EdDSA", kid)``: signs the served cards.
+    card_signing_key: tuple[bytes, str, str]
+    #: Same shape: signs push notifications (public key at /.well-known/a2a-push-jwks.json).
+    push_signing_key: tuple[bytes, str, str]
+    #: ``"principal"`` (default: a task is visible to the principal that made it) or ``"shared"``.
+    task_visibility: str
+    #: Deliver push notifications to loopback/private addresses (refused by default: SSRF).
+    allow_private_webhooks: bool
 
 
 class ServerLimits(TypedDict, total=False):
@@ -23,6 +66,19 @@ class ServerLimits(TypedDict, total=False):
     max_history_length: int
     max_streams_per_task: int
     blocking_timeout: float
+
+
+def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
+    if security is None:
+        return None
+    native: dict[str, Any] = dict(security)
+    for key in ("api_keys", "required_scopes"):
+        if key in native:
+            native[key] = list(dict(native[key]).items())
+    for key in ("jwt", "tls"):
+        if key in native:
+            native[key] = dict(native[key])
+    return native
 
 
 def _token_principals(tokens: Sequence[str] | Mapping[str, str] | None) -> list[tuple[str, str]]:
@@ -48,7 +104,9 @@ class AgentServer:
     ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
-    ``blocking_timeout`` (seconds a blocking SendMessage waits).
+    ``blocking_timeout`` (seconds a blocking SendMessage waits). ``security`` adds API keys,
+    JWTs, TLS / mutual TLS, scopes per operation and signing keys (:class:`SecurityOptions`);
+    the card declares each scheme, and any one of them admits a caller.
 
     Use ``async with AgentServer(card, executor) as server:`` (port 0: see ``server.port``),
     ``await server.start()`` / ``await server.stop()``, or ``await server.serve(host, port)``.
@@ -64,6 +122,7 @@ class AgentServer:
         bearer_tokens: Sequence[str] | Mapping[str, str] | None = None,
         extended_card: AgentCard | Mapping[str, Any] | None = None,
         limits: ServerLimits | None = None,
+        security: SecurityOptions | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -74,6 +133,7 @@ class AgentServer:
             _token_principals(bearer_tokens),
             dict(extended_card) if extended_card is not None else None,
             dict(limits) if limits is not None else None,
+            _security(security),
         )
         self._host, self._port = host, port
 

@@ -22,6 +22,7 @@ pub mod config;
 pub mod handler;
 pub mod headers;
 pub mod jwt;
+pub mod security;
 pub mod service;
 pub mod tls;
 mod jsonrpc_binding;
