@@ -98,12 +98,35 @@ export interface AgentExecutor {
   cancel?(context: RequestContext, events: EventQueue): Promise<void> | void;
 }
 
+/** How callers authenticate (any one declared scheme admits a caller) and what is signed. */
+export interface SecurityOptions {
+  /** API key -> the principal it names. */
+  apiKeys?: { [key: string]: string };
+  /** Where API keys travel (default the `X-API-Key` header). */
+  apiKeyLocation?: { in: 'header' | 'query' | 'cookie'; name: string };
+  /** Bearer JWTs checked against a JWKS (`jwksUrl`, fetched and cached, or a fixed `jwks`). */
+  jwt?: { jwksUrl?: string; jwks?: { keys: object[] }; issuers?: string[]; audiences?: string[]; leeway?: number; algorithms?: string[] };
+  /** HTTPS with PEM files; `clientCa` requires client certificates (mutual TLS). */
+  tls?: { cert: string; key: string; clientCa?: string };
+  /** A2A operation name (`"*"` for all) -> scopes it needs (403 without them). */
+  requiredScopes?: { [method: string]: string[] };
+  /** Signs the served cards: a PEM private key, `ES256` / `RS256` / `EdDSA`, and its kid. */
+  cardSigningKey?: { pem: string; alg: string; kid: string };
+  /** Signs push notifications (public key at /.well-known/a2a-push-jwks.json). */
+  pushSigningKey?: { pem: string; alg: string; kid: string };
+  /** `"principal"` (default: a task is visible to the principal that made it) or `"shared"`. */
+  taskVisibility?: 'principal' | 'shared';
+  /** Deliver push notifications to loopback/private addresses (refused by default: SSRF). */
+  allowPrivateWebhooks?: boolean;
+}
+
 export interface AgentServerOptions {
   /** "memory" (default), "sqlite:PATH" or a PostgreSQL URL. */
   store?: string;
   /** When given, every request must carry one of these as `Authorization: Bearer …`; an
    * object maps each token to the principal it authenticates (tasks belong to principals). */
   bearerTokens?: string[] | { [token: string]: string };
+  security?: SecurityOptions;
 }
 
 /** An A2A server for one agent: JSON-RPC and HTTP+JSON on one port, SSE streams. */

@@ -5,8 +5,10 @@ export declare class AgentServer {
   /**
    * `cardJson`: the AgentCard (validated now); `store`: "memory", "sqlite:PATH" or a
    * PostgreSQL URL; `bearerTokens`: `[token, principal name]` pairs.
+   * `securityJson`: core's `SecuritySpec` (bearerTokens, apiKeys, jwt, tls, requiredScopes,
+   * cardSigningKey, pushSigningKey, taskVisibility, allowPrivateWebhooks).
    */
-  constructor(cardJson: string, store: string, bearerTokens: Array<Array<string>>)
+  constructor(cardJson: string, store: string, securityJson: string)
   /**
    * Binds `host:port` and serves in the background; resolves to the bound port. Executions
    * go through `dispatch` until `close()`.

@@ -17,17 +17,20 @@ export class AgentServer {
    * "sqlite:PATH" or a PostgreSQL URL. With `bearerTokens`, every request must carry one of
    * them: an object maps each token to the principal it authenticates (an array: all are the
    * principal "bearer-token"). A task belongs to the principal that created it: other
-   * principals get TaskNotFoundError.
+   * principals get TaskNotFoundError. `security` adds API keys, JWTs, TLS / mutual TLS, scopes
+   * per operation and signing keys (see `SecurityOptions` in index.d.ts); the card declares each
+   * scheme, and any one admits a caller.
    */
-  constructor(card, executor, { store = 'memory', bearerTokens = [] } = {}) {
+  constructor(card, executor, { store = 'memory', bearerTokens = [], security = {} } = {}) {
     if (!executor || typeof executor.execute !== 'function') {
       throw new TypeError('executor must be an object with an execute(context, events) method');
     }
     this.#executor = executor;
     const tokens = Array.isArray(bearerTokens)
-      ? bearerTokens.map((t) => [String(t), 'bearer-token'])
-      : Object.entries(bearerTokens ?? {}).map(([t, name]) => [t, String(name)]);
-    this.#native = call(() => new native.AgentServer(json(card, 'card'), String(store), tokens));
+      ? Object.fromEntries(bearerTokens.map((t) => [String(t), 'bearer-token']))
+      : Object.fromEntries(Object.entries(bearerTokens ?? {}).map(([t, name]) => [t, String(name)]));
+    const spec = { ...security, bearerTokens: { ...(security?.bearerTokens ?? {}), ...tokens } };
+    this.#native = call(() => new native.AgentServer(json(card, 'card'), String(store), json(spec, 'security')));
   }
 
   /** Binds and serves in the background; resolves to the bound port (0 picks a free one). */

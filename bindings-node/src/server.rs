@@ -5,7 +5,8 @@
 use crate::errors;
 use crate::executor::{Dispatch, JsExecutor};
 use a2a_native::model::AgentCard;
-use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::security::SecuritySpec;
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 use napi::Result;
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -23,31 +24,17 @@ struct Running {
 pub struct AgentServer {
     card: Value,
     store: String,
-    /// (token, the principal it names).
-    bearer_tokens: Vec<(String, String)>,
+    /// Bearer tokens, API keys, JWT, TLS, scopes, signing keys (core's JSON form).
+    security: SecuritySpec,
     running: Arc<Mutex<Option<Running>>>,
 }
 
-/// The card with the server's interfaces filled in (when it declares none), and with bearer
-/// tokens the HTTP bearer scheme declared and required.
-fn card_for(card: &Value, base: &str, bearer: bool) -> Result<AgentCard> {
-    a2a_native::server::card::embedded_card(card, base, bearer).map_err(errors::to_js)
-}
-
-fn handler(
-    agent: Arc<JsExecutor>,
-    card: AgentCard,
-    stores: Stores,
-    tokens: Vec<(String, String)>,
-) -> RequestHandler {
-    let handler = RequestHandler::new(agent, card, stores, ServerConfig::default());
-    if tokens.is_empty() {
-        return handler;
-    }
-    let auth = tokens.into_iter().fold(BearerTokens::new(), |auth, (token, name)| {
-        auth.with_token(token, Principal { name, scopes: Vec::new() })
-    });
-    handler.with_authenticator(Arc::new(auth))
+/// The card with the server's interfaces filled in (when it declares none) and the security
+/// schemes declared (and the card signed) as `security` says.
+fn card_for(card: &Value, base: &str, security: &a2a_native::server::security::SecurityConfig) -> Result<AgentCard> {
+    let mut card = a2a_native::server::card::embedded_card(card, base, false).map_err(errors::to_js)?;
+    security.apply_to_card(&mut card).map_err(errors::to_js)?;
+    Ok(card)
 }
 
 impl AgentServer {
@@ -60,21 +47,21 @@ impl AgentServer {
 impl AgentServer {
     /// `cardJson`: the AgentCard (validated now); `store`: "memory", "sqlite:PATH" or a
     /// PostgreSQL URL; `bearerTokens`: `[token, principal name]` pairs.
+    /// `securityJson`: core's `SecuritySpec` (bearerTokens, apiKeys, jwt, tls, requiredScopes,
+    /// cardSigningKey, pushSigningKey, taskVisibility, allowPrivateWebhooks).
     #[napi(constructor)]
-    pub fn new(card_json: String, store: String, bearer_tokens: Vec<Vec<String>>) -> Result<Self> {
+    pub fn new(card_json: String, store: String, security_json: String) -> Result<Self> {
         let card: Value = serde_json::from_str(&card_json).map_err(|e| errors::to_js(e.into()))?;
-        let bearer_tokens = bearer_tokens
-            .into_iter()
-            .map(|pair| match <[String; 2]>::try_from(pair) {
-                Ok([token, name]) => Ok((token, name)),
-                Err(_) => Err(errors::invalid("bearerTokens", "each entry is [token, principal]")),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        card_for(&card, "http://127.0.0.1:0", !bearer_tokens.is_empty())?; // fill in later
+        let security: Value = serde_json::from_str(&security_json).map_err(|e| errors::to_js(e.into()))?;
+        let security = SecuritySpec::from_value(security).map_err(errors::to_js)?;
+        security.task_visibility().map_err(errors::to_js)?;
+        // Validate now; the interfaces are filled in once the port is known.
+        let config = security.build("http://127.0.0.1:0").map_err(errors::to_js)?;
+        card_for(&card, "http://127.0.0.1:0", &config)?;
         Ok(Self {
             card,
             store,
-            bearer_tokens,
+            security,
             running: Arc::default(),
         })
     }
@@ -94,11 +81,20 @@ impl AgentServer {
             .await
             .map_err(errors::io)?;
         let addr = listener.local_addr().map_err(errors::io)?;
-        let tokens = self.bearer_tokens.clone();
-        let card = card_for(&self.card, &format!("http://{addr}"), !tokens.is_empty())?;
-        let handler = handler(agent.clone(), card, stores, tokens);
+        let base = format!("{}://{addr}", if self.security.tls_on() { "https" } else { "http" });
+        let security = self.security.build(&base).map_err(errors::to_js)?;
+        let mut config = ServerConfig::default();
+        config.task_visibility = self.security.task_visibility().map_err(errors::to_js)?;
+        config.push.allow_private_targets = self.security.allow_private_webhooks;
+        config.push.signer = security.push_signer.clone();
+        let card = card_for(&self.card, &base, &security)?;
+        let handler = security.secure(RequestHandler::new(agent.clone(), card, stores, config));
+        let mut server = Server::new(Arc::new(handler));
+        if let Some(tls) = security.tls_config().map_err(errors::to_js)? {
+            server = server.tls(tls);
+        }
         let (stop, stopped) = oneshot::channel::<()>();
-        let done = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async move {
+        let done = tokio::spawn(server.serve(listener, async move {
             let _ = stopped.await;
         }));
         let lost = {
@@ -149,6 +145,7 @@ impl AgentServer {
     /// `http://host:port` (`null` when not listening).
     #[napi(getter)]
     pub fn url(&self) -> Option<String> {
-        self.lock().as_ref().map(|r| format!("http://{}", r.addr))
+        let scheme = if self.security.tls_on() { "https" } else { "http" };
+        self.lock().as_ref().map(|r| format!("{scheme}://{}", r.addr))
     }
 }

@@ -6,7 +6,7 @@ use crate::executor::PyExecutor;
 use crate::options::Options;
 use crate::{errors, models};
 use a2a_native::model::AgentCard;
-use crate::security::SecuritySpec;
+use a2a_native::server::security::SecuritySpec;
 use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -80,13 +80,13 @@ impl AgentServer {
     ) -> PyResult<Self> {
         let card = models::to_value(card)?;
         let extended_card = extended_card.map(models::to_value).transpose()?;
-        let security = SecuritySpec::read(bearer_tokens.unwrap_or_default(), security)?;
+        let security = crate::security::read(bearer_tokens.unwrap_or_default(), security)?;
         // Validate now; the interfaces are filled in once the port is known.
         for c in std::iter::once(&card).chain(&extended_card) {
             card_for(c, "http://127.0.0.1:0")?;
         }
         let mut config = server_config(limits)?;
-        config.task_visibility = security.visibility;
+        config.task_visibility = security.task_visibility().map_err(errors::to_py)?;
         config.push.allow_private_targets = security.allow_private_webhooks;
         Ok(Self {
             card,
@@ -127,7 +127,7 @@ impl AgentServer {
                 .map_err(errors::io)?;
             let addr = listener.local_addr().map_err(errors::io)?;
             let base = format!("{}://{addr}", if security.tls_on() { "https" } else { "http" });
-            let security = security.build(&base)?;
+            let security = security.build(&base).map_err(errors::to_py)?;
             config.push.signer = security.push_signer.clone();
             let secured = |c: &Value| -> PyResult<AgentCard> {
                 let mut card = card_for(c, &base)?;

@@ -71,13 +71,16 @@ class ServerLimits(TypedDict, total=False):
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
     if security is None:
         return None
-    native: dict[str, Any] = dict(security)
-    for key in ("api_keys", "required_scopes"):
+    # The core reads the JSON form (see core's server::security::SecuritySpec): plain dicts,
+    # PEM text, and the key location as an object.
+    native: dict[str, Any] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in security.items()}
+    if "api_key_location" in native:
+        where, name = native["api_key_location"]
+        native["api_key_location"] = {"in": where, "name": name}
+    for key in ("card_signing_key", "push_signing_key"):
         if key in native:
-            native[key] = list(dict(native[key]).items())
-    for key in ("jwt", "tls"):
-        if key in native:
-            native[key] = dict(native[key])
+            pem, alg, kid = native[key]
+            native[key] = {"pem": pem.decode() if isinstance(pem, bytes) else pem, "alg": alg, "kid": kid}
     return native
 
 

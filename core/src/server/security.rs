@@ -12,9 +12,12 @@ use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::AgentCard;
 use crate::push::PushSigner;
 use crate::signing::CardSigner;
+use serde::Deserialize;
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// TLS termination: PEM files, and a CA for client certificates (mutual TLS).
 #[derive(Debug, Clone)]
@@ -132,5 +135,189 @@ impl SecurityConfig {
             handler = handler.with_authenticator(auth);
         }
         handler.with_required_scopes(self.required_scopes.clone())
+    }
+}
+
+/// The same description as JSON, for the bindings (one reader for every language): keys in
+/// camelCase (snake_case accepted), unknown keys refused.
+///
+/// ```json
+/// {"bearerTokens": {"TOKEN": "principal"}, "apiKeys": {"KEY": "principal"},
+///  "apiKeyLocation": {"in": "header", "name": "X-API-Key"},
+///  "jwt": {"jwksUrl": "https://idp/jwks.json", "issuers": ["https://idp"], "audiences": ["a2a"]},
+///  "tls": {"cert": "server.pem", "key": "server.key", "clientCa": "ca.pem"},
+///  "requiredScopes": {"*": ["a2a.read"], "SendMessage": ["a2a.write"]},
+///  "cardSigningKey": {"pem": "-----BEGIN PRIVATE KEY-----...", "alg": "ES256", "kid": "card-1"},
+///  "pushSigningKey": {"pem": "...", "alg": "ES256", "kid": "push-1"},
+///  "taskVisibility": "principal", "allowPrivateWebhooks": false}
+/// ```
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SecuritySpec {
+    #[serde(default, alias = "bearer_tokens")]
+    pub bearer_tokens: BTreeMap<String, String>,
+    #[serde(default, alias = "api_keys")]
+    pub api_keys: BTreeMap<String, String>,
+    #[serde(default, alias = "api_key_location")]
+    pub api_key_location: Option<KeyLocationSpec>,
+    #[serde(default)]
+    pub jwt: Option<JwtSpec>,
+    #[serde(default)]
+    pub tls: Option<TlsSpec>,
+    #[serde(default, alias = "required_scopes")]
+    pub required_scopes: BTreeMap<String, Vec<String>>,
+    #[serde(default, alias = "card_signing_key")]
+    pub card_signing_key: Option<KeySpec>,
+    #[serde(default, alias = "push_signing_key")]
+    pub push_signing_key: Option<KeySpec>,
+    #[serde(default, alias = "task_visibility")]
+    pub task_visibility: Option<String>,
+    #[serde(default, alias = "allow_private_webhooks")]
+    pub allow_private_webhooks: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyLocationSpec {
+    /// `header`, `query` or `cookie`.
+    #[serde(rename = "in")]
+    pub location: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JwtSpec {
+    #[serde(default, alias = "jwks_url")]
+    pub jwks_url: Option<String>,
+    #[serde(default)]
+    pub jwks: Option<jsonwebtoken::jwk::JwkSet>,
+    #[serde(default)]
+    pub issuers: Vec<String>,
+    #[serde(default)]
+    pub audiences: Vec<String>,
+    /// Seconds of clock skew on exp/nbf (default 60).
+    #[serde(default)]
+    pub leeway: Option<f64>,
+    /// Default RS256, ES256, EdDSA.
+    #[serde(default)]
+    pub algorithms: Option<Vec<jsonwebtoken::Algorithm>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TlsSpec {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    #[serde(default, alias = "client_ca")]
+    pub client_ca: Option<PathBuf>,
+}
+
+/// A private key (PEM text) for signing, its algorithm and key id.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeySpec {
+    pub pem: String,
+    pub alg: jsonwebtoken::Algorithm,
+    pub kid: String,
+}
+
+impl SecuritySpec {
+    /// Reads the JSON form; InvalidParams naming what is wrong.
+    pub fn from_value(value: serde_json::Value) -> Result<Self> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            A2AError::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
+        })
+    }
+
+    pub fn task_visibility(&self) -> Result<super::TaskVisibility> {
+        match self.task_visibility.as_deref() {
+            None | Some("principal") => Ok(super::TaskVisibility::PerPrincipal),
+            Some("shared") => Ok(super::TaskVisibility::Shared),
+            Some(other) => Err(A2AError::invalid_field("taskVisibility", format!("{other:?}: \"principal\" or \"shared\""))),
+        }
+    }
+
+    pub fn tls_on(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    /// The core config; `issuer` (the server's base URL) is what push tokens name.
+    pub fn build(&self, issuer: &str) -> Result<SecurityConfig> {
+        let location = match &self.api_key_location {
+            None => None,
+            Some(l) => Some(match l.location.as_str() {
+                "header" => KeyLocation::Header(l.name.clone()),
+                "query" => KeyLocation::Query(l.name.clone()),
+                "cookie" => KeyLocation::Cookie(l.name.clone()),
+                other => return Err(A2AError::invalid_field("apiKeyLocation.in", format!("{other:?}: header, query or cookie"))),
+            }),
+        };
+        let jwt = match &self.jwt {
+            None => None,
+            Some(j) => {
+                let mut config = JwtConfig { issuers: j.issuers.clone(), audiences: j.audiences.clone(), ..JwtConfig::default() };
+                if let Some(secs) = j.leeway {
+                    config.leeway = Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("jwt.leeway", e.to_string()))?;
+                }
+                if let Some(algs) = &j.algorithms {
+                    config.algorithms = algs.clone();
+                }
+                let source = match (&j.jwks_url, &j.jwks) {
+                    (Some(url), None) => KeySource::Url(url.clone()),
+                    (None, Some(set)) => KeySource::Static(set.clone()),
+                    _ => return Err(A2AError::invalid_field("jwt", "give exactly one of jwksUrl and jwks")),
+                };
+                Some((config, source))
+            }
+        };
+        let scopes = self.required_scopes.iter().fold(RequiredScopes::new(), |r, (method, scopes)| {
+            r.require(method, &scopes.iter().map(String::as_str).collect::<Vec<_>>())
+        });
+        let config = SecurityConfig {
+            bearer_tokens: self.bearer_tokens.iter().map(|(t, p)| (t.clone(), p.clone())).collect(),
+            api_keys: self.api_keys.iter().map(|(k, p)| (k.clone(), p.clone())).collect(),
+            api_key_location: location,
+            jwt,
+            tls: self.tls.as_ref().map(|t| TlsFiles { cert: t.cert.clone(), key: t.key.clone(), client_ca: t.client_ca.clone() }),
+            required_scopes: scopes,
+            card_signer: self.card_signing_key.as_ref().map(|k| CardSigner::from_pem(k.pem.as_bytes(), k.alg, k.kid.clone())).transpose()?,
+            push_signer: self
+                .push_signing_key
+                .as_ref()
+                .map(|k| PushSigner::from_pem(k.pem.as_bytes(), k.alg, k.kid.clone(), issuer).map(Arc::new))
+                .transpose()?,
+        };
+        config.check()?;
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_form_is_read_strictly() {
+        let spec = SecuritySpec::from_value(json!({
+            "bearerTokens": {"t": "ada"}, "api_keys": {"k": "svc"}, "apiKeyLocation": {"in": "query", "name": "key"},
+            "requiredScopes": {"*": ["a2a"]}, "taskVisibility": "shared"
+        }))
+        .unwrap();
+        let config = spec.build("http://x").unwrap();
+        assert_eq!(config.bearer_tokens, [("t".to_owned(), "ada".to_owned())]);
+        assert_eq!(config.api_key_location, Some(KeyLocation::Query("key".into())));
+        assert_eq!(spec.task_visibility().unwrap(), crate::server::TaskVisibility::Shared);
+        let e = SecuritySpec::from_value(json!({"apiKeyz": {}})).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidParams);
+        let Err(e) = SecuritySpec::from_value(json!({"jwt": {"issuers": ["x"]}})).unwrap().build("http://x") else {
+            panic!("a jwt without keys was accepted")
+        };
+        assert_eq!(e.violations[0].field, "jwt");
+        let both = json!({"bearerTokens": {"t": "a"}, "jwt": {"jwksUrl": "http://idp/jwks"}});
+        assert!(SecuritySpec::from_value(both).unwrap().build("http://x").is_err());
+        let bad_alg = json!({"cardSigningKey": {"pem": "x", "alg": "HS999", "kid": "k"}});
+        assert!(SecuritySpec::from_value(bad_alg).is_err());
     }
 }

@@ -1,0 +1,79 @@
+// Security options through the Node package: API keys where the card says, JWT scopes (401 vs
+// 403), bad options refused, and the push signing keys published. Keys: core/tests/fixtures.
+import assert from 'node:assert/strict';
+import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { AgentServer, Client, PermissionDeniedError, UnauthenticatedError } from '../index.js';
+import { CARD, withServer } from './helpers.mjs';
+
+const fixtures = new URL('../../core/tests/fixtures/', import.meta.url);
+const EC_PEM = readFileSync(new URL('jwt-ec.pem', fixtures), 'utf8');
+const whoami = {
+  async execute(context, events) {
+    await events.complete(context.principal ? context.principal.name : 'anonymous');
+  },
+};
+const answer = (reply) => reply.task.status.message.parts[0].text;
+const b64 = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+
+/** An ES256 JWT signed with the fixture key. */
+function jwt(claims) {
+  const input = `${b64({ alg: 'ES256', kid: 'k1', typ: 'JWT' })}.${b64(claims)}`;
+  const sig = sign('sha256', Buffer.from(input), { key: createPrivateKey(EC_PEM), dsaEncoding: 'ieee-p1363' });
+  return `${input}.${sig.toString('base64url')}`;
+}
+
+test('API keys are required where the card says', () =>
+  withServer(
+    whoami,
+    async (server) => {
+      const anonymous = await Client.connect(server.url);
+      assert.deepEqual(anonymous.card.securitySchemes.apiKey.apiKeySecurityScheme, { location: 'header', name: 'X-Key' });
+      await assert.rejects(anonymous.send('hi'), (e) => e instanceof UnauthenticatedError);
+      const client = await Client.connect(server.url, { apiKey: ['X-Key', 'k-1'] });
+      assert.equal(answer(await client.send('hi')), 'svc');
+    },
+    { security: { apiKeys: { 'k-1': 'svc' }, apiKeyLocation: { in: 'header', name: 'X-Key' } } },
+  ));
+
+test('JWTs against a JWKS, with scopes per operation: 401 without a valid token, 403 without the scope', () => {
+  const jwk = { ...createPublicKey(EC_PEM).export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' };
+  const now = Math.floor(Date.now() / 1000);
+  const token = (scope, extra = {}) => jwt({ iss: 'https://idp.test', aud: 'a2a', sub: 'ada', scope, exp: now + 60, ...extra });
+  const security = {
+    jwt: { jwks: { keys: [jwk] }, issuers: ['https://idp.test'], audiences: ['a2a'] },
+    requiredScopes: { '*': ['a2a.read'], SendMessage: ['a2a.write'] },
+  };
+  return withServer(
+    whoami,
+    async (server) => {
+      const reader = await Client.connect(server.url, { bearerToken: token('a2a.read') });
+      await assert.rejects(reader.send('hi'), (e) => e instanceof PermissionDeniedError && e.code === -31403);
+      assert.deepEqual((await reader.listTasks()).tasks ?? [], []);
+      const writer = await Client.connect(server.url, { bearerToken: token('a2a.read a2a.write') });
+      assert.equal(answer(await writer.send('hi')), 'ada');
+      const expired = await Client.connect(server.url, { bearerToken: token('a2a.read', { exp: now - 600 }) });
+      await assert.rejects(expired.listTasks(), (e) => e instanceof UnauthenticatedError);
+    },
+    { security },
+  );
+});
+
+test('bad security options are refused at construction', () => {
+  assert.throws(() => new AgentServer(CARD, whoami, { security: { apiKeyz: {} } }), /apiKeyz/);
+  assert.throws(() => new AgentServer(CARD, whoami, { security: { jwt: { issuers: ['x'] } } }), /jwksUrl/);
+  assert.throws(() => new AgentServer(CARD, whoami, { security: { taskVisibility: 'everyone' } }), /taskVisibility|principal/);
+});
+
+test('a push signing key is published as a JWKS', () =>
+  withServer(
+    whoami,
+    async (server) => {
+      const jwks = await (await fetch(`${server.url}/.well-known/a2a-push-jwks.json`)).json();
+      assert.equal(jwks.keys[0].kid, 'push-1');
+      assert.equal(jwks.keys[0].d, undefined, 'no private part');
+    },
+    { security: { pushSigningKey: { pem: EC_PEM, alg: 'ES256', kid: 'push-1' } } },
+  ));
