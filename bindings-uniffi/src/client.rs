@@ -45,6 +45,18 @@ pub struct ClientOptions {
     /// Extension URIs to activate.
     #[uniffi(default)]
     pub extensions: Vec<String>,
+    /// OAuth 2.0 client credentials, used when the agent card declares a client credentials
+    /// flow (token URL and scopes from the card; the token is cached and refreshed).
+    #[uniffi(default)]
+    pub oauth_client_id: Option<String>,
+    #[uniffi(default)]
+    pub oauth_client_secret: Option<String>,
+    /// A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
+    #[uniffi(default)]
+    pub ca_cert_pem: Option<String>,
+    /// A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
+    #[uniffi(default)]
+    pub client_identity_pem: Option<String>,
 }
 
 fn invalid(what: String) -> A2aException {
@@ -64,6 +76,21 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
     }
     if let Some(provider) = o.credentials {
         b = b.credentials(Arc::new(ForeignCredentials(provider)));
+    }
+    match (o.oauth_client_id, o.oauth_client_secret) {
+        (Some(id), Some(secret)) => {
+            b = b.credentials(Arc::new(core::CardCredentials::new().with_client_credentials(id, secret)));
+        }
+        (None, None) => {}
+        _ => return Err(invalid("oauth_client_id and oauth_client_secret go together".into())),
+    }
+    if let Some(pem) = o.ca_cert_pem {
+        let cert = reqwest::Certificate::from_pem(pem.as_bytes()).map_err(|e| invalid(format!("ca_cert_pem: {e}")))?;
+        b = b.tls_root(cert);
+    }
+    if let Some(pem) = o.client_identity_pem {
+        let identity = reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| invalid(format!("client_identity_pem: {e}")))?;
+        b = b.tls_identity(identity);
     }
     for (name, value) in o.headers {
         b = b.header(name, value);

@@ -29,6 +29,10 @@ pub struct RequestContext {
     /// The request's metadata, as JSON text.
     pub metadata: Option<String>,
     pub tenant: String,
+    /// The authenticated caller's name (`null` when anonymous); the task belongs to it.
+    pub principal: Option<String>,
+    /// The authenticated caller's scopes.
+    pub scopes: Vec<String>,
     /// The extension URIs activated for this call.
     pub extensions: Vec<String>,
     /// The text parts of `message`, joined (empty without a message).
@@ -59,6 +63,8 @@ fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2
         configuration: ctx.configuration.as_ref().map(from_core).transpose()?,
         metadata: ctx.metadata.as_ref().map(|m| model::to_value(m).to_string()),
         tenant: ctx.tenant.clone(),
+        principal: ctx.principal.as_ref().map(|p| p.name.clone()),
+        scopes: ctx.principal.as_ref().map(|p| p.scopes.clone()).unwrap_or_default(),
         extensions: ctx.extensions.clone(),
         text: ctx.text(),
     })

@@ -8,7 +8,8 @@ use crate::json::ProtoJson;
 use crate::models_gen::AgentCard;
 use crate::runtime::run;
 use a2a_native::model;
-use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::security::{SecurityConfig, SecuritySpec};
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,10 @@ pub struct ServerOptions {
     pub blocking_timeout_ms: Option<u64>,
     #[uniffi(default)]
     pub max_body_bytes: Option<u64>,
+    /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
+    /// visibility: the core's `SecuritySpec` as JSON (`{"apiKeys": {"KEY": "principal"}, ...}`).
+    #[uniffi(default)]
+    pub security_json: Option<String>,
 }
 
 struct Running {
@@ -40,10 +45,23 @@ struct Running {
     done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
-/// The card with the server's interfaces filled in (when it declares none), and the bearer
-/// scheme required when tokens are set.
-fn card_for(card: &AgentCard, base: &str, bearer: bool) -> Result<model::AgentCard> {
-    Ok(a2a_native::server::card::embedded_card(&card.write("")?, base, bearer)?)
+/// The card with the server's interfaces filled in (when it declares none), the security
+/// schemes declared and the card signed as `security` says.
+fn card_for(card: &AgentCard, base: &str, security: &SecurityConfig) -> Result<model::AgentCard> {
+    let mut card = a2a_native::server::card::embedded_card(&card.write("")?, base, false)?;
+    security.apply_to_card(&mut card)?;
+    Ok(card)
+}
+
+/// The security the options describe (`bearer_tokens` are the principal "bearer-token").
+fn security_spec(options: &ServerOptions) -> Result<SecuritySpec> {
+    let value = match &options.security_json {
+        Some(text) => serde_json::from_str(text).map_err(|e| a2a_native::A2AError::invalid_field("securityJson", e.to_string()))?,
+        None => serde_json::json!({}),
+    };
+    let mut spec = SecuritySpec::from_value(value)?;
+    spec.bearer_tokens.extend(options.bearer_tokens.iter().map(|t| (t.clone(), "bearer-token".to_owned())));
+    Ok(spec)
 }
 
 /// An A2A server for one executor: JSON-RPC and HTTP+JSON on one port, plus the agent card.
@@ -52,6 +70,7 @@ pub struct AgentServer {
     card: AgentCard,
     executor: Arc<dyn AgentExecutor>,
     options: ServerOptions,
+    security: SecuritySpec,
     config: ServerConfig,
     running: Mutex<Option<Running>>,
 }
@@ -68,19 +87,21 @@ impl AgentServer {
     #[uniffi::constructor(default(options = None))]
     pub fn new(card: AgentCard, executor: Arc<dyn AgentExecutor>, options: Option<ServerOptions>) -> Result<Arc<Self>> {
         let options = options.unwrap_or_default();
-        let bearer = !options.bearer_tokens.is_empty();
-        card_for(&card, "http://127.0.0.1:0", bearer)?;
+        let security = security_spec(&options)?;
+        let checked = security.build("http://127.0.0.1:0")?;
+        card_for(&card, "http://127.0.0.1:0", &checked)?;
         if let Some(extended) = &options.extended_card {
-            card_for(extended, "http://127.0.0.1:0", bearer)?;
+            card_for(extended, "http://127.0.0.1:0", &checked)?;
         }
-        let mut config = ServerConfig::default();
+        let mut config = ServerConfig { task_visibility: security.task_visibility()?, ..ServerConfig::default() };
+        config.push.allow_private_targets = security.allow_private_webhooks;
         if let Some(ms) = options.blocking_timeout_ms {
             config.limits.blocking_timeout = Duration::from_millis(ms);
         }
         if let Some(n) = options.max_body_bytes {
             config.limits.max_body_bytes = usize::try_from(n).unwrap_or(usize::MAX);
         }
-        Ok(Arc::new(Self { card, executor, options, config, running: Mutex::new(None) }))
+        Ok(Arc::new(Self { card, executor, options, security, config, running: Mutex::new(None) }))
     }
 
     /// Binds `host:port` (0 picks a free port) and serves in the background; returns the port.
@@ -90,27 +111,26 @@ impl AgentServer {
             return Err(a2a_native::A2AError::unsupported_operation("the server is already running").into());
         }
         let store = self.options.store.clone().unwrap_or_else(|| "memory".into());
-        let tokens = self.options.bearer_tokens.clone();
+        let spec = self.security.clone();
         let (card, extended) = (self.card.clone(), self.options.extended_card.clone());
-        let (config, agent) = (self.config.clone(), Arc::new(ForeignExecutor(self.executor.clone())));
+        let (mut config, agent) = (self.config.clone(), Arc::new(ForeignExecutor(self.executor.clone())));
         let running = run(async move {
             let stores = Stores::open(&store).await?;
             let listener = tokio::net::TcpListener::bind((host.as_str(), port)).await.map_err(io)?;
             let addr = listener.local_addr().map_err(io)?;
-            let base = format!("http://{addr}");
-            let mut handler = RequestHandler::new(agent, card_for(&card, &base, !tokens.is_empty())?, stores, config);
+            let base = format!("{}://{addr}", if spec.tls_on() { "https" } else { "http" });
+            let security = spec.build(&base)?;
+            config.push.signer = security.push_signer.clone();
+            let mut handler = RequestHandler::new(agent, card_for(&card, &base, &security)?, stores, config);
             if let Some(extended) = extended {
-                handler = handler.with_extended_card(card_for(&extended, &base, !tokens.is_empty())?);
+                handler = handler.with_extended_card(card_for(&extended, &base, &security)?);
             }
-            if !tokens.is_empty() {
-                let mut auth = BearerTokens::new();
-                for t in tokens {
-                    auth = auth.with_token(t, Principal { name: "bearer-token".into(), scopes: Vec::new() });
-                }
-                handler = handler.with_authenticator(Arc::new(auth));
+            let mut server = Server::new(Arc::new(security.secure(handler)));
+            if let Some(tls) = security.tls_config()? {
+                server = server.tls(tls);
             }
             let (stop, stopped) = oneshot::channel::<()>();
-            let done = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async move {
+            let done = tokio::spawn(server.serve(listener, async move {
                 let _ = stopped.await;
             }));
             Ok::<_, crate::errors::A2aException>(Running { addr, stop, done })
@@ -138,6 +158,7 @@ impl AgentServer {
 
     /// `http://host:port` (`null` when not running).
     pub fn url(&self) -> Option<String> {
-        self.lock().as_ref().map(|r| format!("http://{}", r.addr))
+        let scheme = if self.security.tls_on() { "https" } else { "http" };
+        self.lock().as_ref().map(|r| format!("{scheme}://{}", r.addr))
     }
 }

@@ -3248,6 +3248,20 @@ public struct ClientOptions {
      * Extension URIs to activate.
      */
     public var extensions: [String]
+    /**
+     * OAuth 2.0 client credentials, used when the agent card declares a client credentials
+     * flow (token URL and scopes from the card; the token is cached and refreshed).
+     */
+    public var oauthClientId: String?
+    public var oauthClientSecret: String?
+    /**
+     * A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
+     */
+    public var caCertPem: String?
+    /**
+     * A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
+     */
+    public var clientIdentityPem: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3272,7 +3286,17 @@ public struct ClientOptions {
          */allowV03: Bool? = nil, 
         /**
          * Extension URIs to activate.
-         */extensions: [String] = []) {
+         */extensions: [String] = [], 
+        /**
+         * OAuth 2.0 client credentials, used when the agent card declares a client credentials
+         * flow (token URL and scopes from the card; the token is cached and refreshed).
+         */oauthClientId: String? = nil, oauthClientSecret: String? = nil, 
+        /**
+         * A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
+         */caCertPem: String? = nil, 
+        /**
+         * A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
+         */clientIdentityPem: String? = nil) {
         self.bearerToken = bearerToken
         self.apiKeyHeader = apiKeyHeader
         self.apiKey = apiKey
@@ -3284,6 +3308,10 @@ public struct ClientOptions {
         self.streamReconnects = streamReconnects
         self.allowV03 = allowV03
         self.extensions = extensions
+        self.oauthClientId = oauthClientId
+        self.oauthClientSecret = oauthClientSecret
+        self.caCertPem = caCertPem
+        self.clientIdentityPem = clientIdentityPem
     }
 
     
@@ -3312,7 +3340,11 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
                 retries: FfiConverterOptionUInt32.read(from: &buf), 
                 streamReconnects: FfiConverterOptionUInt32.read(from: &buf), 
                 allowV03: FfiConverterOptionBool.read(from: &buf), 
-                extensions: FfiConverterSequenceString.read(from: &buf)
+                extensions: FfiConverterSequenceString.read(from: &buf), 
+                oauthClientId: FfiConverterOptionString.read(from: &buf), 
+                oauthClientSecret: FfiConverterOptionString.read(from: &buf), 
+                caCertPem: FfiConverterOptionString.read(from: &buf), 
+                clientIdentityPem: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -3328,6 +3360,10 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt32.write(value.streamReconnects, into: &buf)
         FfiConverterOptionBool.write(value.allowV03, into: &buf)
         FfiConverterSequenceString.write(value.extensions, into: &buf)
+        FfiConverterOptionString.write(value.oauthClientId, into: &buf)
+        FfiConverterOptionString.write(value.oauthClientSecret, into: &buf)
+        FfiConverterOptionString.write(value.caCertPem, into: &buf)
+        FfiConverterOptionString.write(value.clientIdentityPem, into: &buf)
     }
 }
 
@@ -4615,6 +4651,14 @@ public struct RequestContext: Equatable, Hashable {
     public var metadata: String?
     public var tenant: String
     /**
+     * The authenticated caller's name (`null` when anonymous); the task belongs to it.
+     */
+    public var principal: String?
+    /**
+     * The authenticated caller's scopes.
+     */
+    public var scopes: [String]
+    /**
      * The extension URIs activated for this call.
      */
     public var extensions: [String]
@@ -4639,6 +4683,12 @@ public struct RequestContext: Equatable, Hashable {
          * The request's metadata, as JSON text.
          */metadata: String?, tenant: String, 
         /**
+         * The authenticated caller's name (`null` when anonymous); the task belongs to it.
+         */principal: String?, 
+        /**
+         * The authenticated caller's scopes.
+         */scopes: [String], 
+        /**
          * The extension URIs activated for this call.
          */extensions: [String], 
         /**
@@ -4651,6 +4701,8 @@ public struct RequestContext: Equatable, Hashable {
         self.configuration = configuration
         self.metadata = metadata
         self.tenant = tenant
+        self.principal = principal
+        self.scopes = scopes
         self.extensions = extensions
         self.text = text
     }
@@ -4678,6 +4730,8 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
                 configuration: FfiConverterOptionTypeSendMessageConfiguration.read(from: &buf), 
                 metadata: FfiConverterOptionString.read(from: &buf), 
                 tenant: FfiConverterString.read(from: &buf), 
+                principal: FfiConverterOptionString.read(from: &buf), 
+                scopes: FfiConverterSequenceString.read(from: &buf), 
                 extensions: FfiConverterSequenceString.read(from: &buf), 
                 text: FfiConverterString.read(from: &buf)
         )
@@ -4691,6 +4745,8 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
         FfiConverterOptionTypeSendMessageConfiguration.write(value.configuration, into: &buf)
         FfiConverterOptionString.write(value.metadata, into: &buf)
         FfiConverterString.write(value.tenant, into: &buf)
+        FfiConverterOptionString.write(value.principal, into: &buf)
+        FfiConverterSequenceString.write(value.scopes, into: &buf)
         FfiConverterSequenceString.write(value.extensions, into: &buf)
         FfiConverterString.write(value.text, into: &buf)
     }
@@ -5022,6 +5078,11 @@ public struct ServerOptions: Equatable, Hashable {
      */
     public var blockingTimeoutMs: UInt64?
     public var maxBodyBytes: UInt64?
+    /**
+     * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
+     * visibility: the core's `SecuritySpec` as JSON (`{"apiKeys": {"KEY": "principal"}, ...}`).
+     */
+    public var securityJson: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5037,12 +5098,17 @@ public struct ServerOptions: Equatable, Hashable {
          */extendedCard: AgentCard? = nil, 
         /**
          * How long a blocking SendMessage waits for the task to settle.
-         */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil) {
+         */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil, 
+        /**
+         * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
+         * visibility: the core's `SecuritySpec` as JSON (`{"apiKeys": {"KEY": "principal"}, ...}`).
+         */securityJson: String? = nil) {
         self.store = store
         self.bearerTokens = bearerTokens
         self.extendedCard = extendedCard
         self.blockingTimeoutMs = blockingTimeoutMs
         self.maxBodyBytes = maxBodyBytes
+        self.securityJson = securityJson
     }
 
     
@@ -5065,7 +5131,8 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 bearerTokens: FfiConverterSequenceString.read(from: &buf), 
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
                 blockingTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
-                maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf)
+                maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                securityJson: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -5075,6 +5142,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
         FfiConverterOptionUInt64.write(value.blockingTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxBodyBytes, into: &buf)
+        FfiConverterOptionString.write(value.securityJson, into: &buf)
     }
 }
 
