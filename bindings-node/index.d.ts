@@ -156,6 +156,19 @@ export interface ClientOptions {
   timeout?: number;
   /** "JSONRPC" (default) or "HTTP+JSON". */
   binding?: 'JSONRPC' | 'HTTP+JSON';
+  /** Retries of idempotent calls on connection errors and 502/503/504 (default 2). */
+  retries?: number;
+  /** How often a dropped stream is resubscribed. */
+  streamReconnects?: number;
+  /** Used the way the agent card asks, per call: a bearer token, an API key (sent where the
+   * card says), OAuth 2.0 client credentials (token fetched, cached, refreshed). */
+  cardBearerToken?: string;
+  cardApiKey?: string;
+  clientCredentials?: [clientId: string, clientSecret: string];
+  /** A CA certificate (PEM text) to trust besides the system's. */
+  caCert?: string;
+  /** A client certificate and its key (PEM text) for agents that require mutual TLS. */
+  clientIdentity?: string;
 }
 
 export interface SendOptions {
@@ -221,3 +234,17 @@ export declare function stateClass(state: TaskState): 'terminal' | 'interrupted'
 /** Core's error table (one row per spec error). */
 export declare function errorTable(): ErrorRow[];
 
+
+/** The RFC 8785 (JCS) canonical JSON text of a value (as signed Agent Cards use). */
+export declare function canonicalize(value: unknown): string;
+/** `card` with one more signature made with the PEM private key. */
+export declare function signCard(card: AgentCard, pem: string, options: { alg: 'ES256' | 'RS256' | 'EdDSA'; kid: string; jku?: string }): AgentCard;
+/** The kid of a signature of `card` that verifies under the JWKS; throws UnauthenticatedError. */
+export declare function verifyCard(card: AgentCard, jwks: { keys: object[] }, algorithms?: string[]): string;
+
+/** Checks signed push notifications at your webhook (signature, audience, issuer, freshness,
+ * body hash, replay, token). */
+export declare class PushVerifier {
+  constructor(jwks: { keys: object[] }, audience: string, options?: { issuer?: string; token?: string; maxAge?: number });
+  verify(headers: Record<string, string> | [string, string][], body: Uint8Array | string): { taskId: string; jti: string; issuedAt: number };
+}

@@ -44,3 +44,40 @@ export function stateClass(state) {
 export function errorTable() {
   return native.errorTable();
 }
+
+/** The RFC 8785 (JCS) canonical JSON text of a value (as signed Agent Cards use). */
+export function canonicalize(value) {
+  return call(() => native.canonicalize(json(value, 'value')));
+}
+
+/** `card` with one more signature (a detached JWS over its canonical form) made with the PEM
+ * private key; `alg` is "ES256", "RS256" or "EdDSA". */
+export function signCard(card, pem, { alg, kid, jku } = {}) {
+  return JSON.parse(call(() => native.signCard(json(card, 'card'), String(pem), String(alg), String(kid), jku ?? null)));
+}
+
+/** The kid of a signature of `card` that verifies under the JWKS; throws UnauthenticatedError
+ * when none does. */
+export function verifyCard(card, jwks, algorithms = ['ES256', 'RS256', 'EdDSA']) {
+  return call(() => native.verifyCard(json(card, 'card'), json(jwks, 'jwks'), algorithms.map(String)));
+}
+
+/** Checks signed push notifications where your webhook receives them: signature (the agent's
+ * JWKS), audience (your webhook URL), issuer, freshness, body hash, replay, and the config's
+ * token. `verify(headers, body)` returns `{taskId, jti, issuedAt}` or throws
+ * UnauthenticatedError naming the failed check. */
+export class PushVerifier {
+  #native;
+
+  constructor(jwks, audience, { issuer, token, maxAge } = {}) {
+    this.#native = call(
+      () => new native.PushVerifier(json(jwks, 'jwks'), String(audience), issuer ?? null, token ?? null, maxAge ?? null),
+    );
+  }
+
+  verify(headers, body) {
+    const pairs = Array.isArray(headers) ? headers : Object.entries(headers);
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+    return JSON.parse(call(() => this.#native.verify(pairs.map(([k, v]) => [String(k), String(v)]), bytes)));
+  }
+}

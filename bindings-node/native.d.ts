@@ -89,6 +89,18 @@ export declare class EventStream {
   close(): Promise<void>
 }
 
+export declare class PushVerifier {
+  constructor(jwksJson: string, audience: string, issuer?: string | undefined | null, token?: string | undefined | null, maxAgeMs?: number | undefined | null)
+  /**
+   * `headers`: `[name, value]` pairs as received; `body`: the exact bytes. Returns JSON text
+   * `{"taskId", "jti", "issuedAt"}`.
+   */
+  verify(headers: Array<Array<string>>, body: Buffer): string
+}
+
+/** The RFC 8785 (JCS) form of a JSON text. */
+export declare function canonicalize(jsonText: string): string
+
 /** Whether a task may move from `from` (`null`: a task being created) to `to`. */
 export declare function canTransition(from: string | undefined | null, to: string): boolean
 
@@ -104,6 +116,21 @@ export interface ClientOptions {
   timeoutMs?: number
   /** "JSONRPC" (default) or "HTTP+JSON". */
   binding?: string
+  /** Retries of idempotent calls on connection errors and 502/503/504 (default 2). */
+  retries?: number
+  /** How often a dropped stream is resubscribed. */
+  streamReconnects?: number
+  /**
+   * Secrets used the way the agent card asks, per call: a bearer token, an API key (sent
+   * where the card says), OAuth 2.0 client credentials `[clientId, clientSecret]`.
+   */
+  cardBearerToken?: string
+  cardApiKey?: string
+  clientCredentials?: Array<string>
+  /** A CA certificate (PEM text) to trust besides the system's. */
+  caCert?: string
+  /** A client certificate and its key (PEM text) for agents that require mutual TLS. */
+  clientIdentity?: string
 }
 
 /** One row of core's error table. */
@@ -125,6 +152,9 @@ export declare function errorTable(): Array<ErrorRow>
  */
 export declare function normalize(typeName: string, json: string): string
 
+/** The card (JSON text) with one more signature made with the PEM private key. */
+export declare function signCard(cardJson: string, pem: string, alg: string, kid: string, jku?: string | undefined | null): string
+
 /** `"terminal"`, `"interrupted"`, `"active"`, or `"unspecified"`. */
 export declare function stateClass(state: string): string
 
@@ -133,6 +163,9 @@ export declare function v03ToV10(typeName: string, json: string): string
 
 /** A 1.0 value converted to the 0.3 wire form of `typeName`. */
 export declare function v10ToV03(typeName: string, json: string): string
+
+/** The kid of a signature that verifies under the JWKS (JSON text); UnauthenticatedError if none. */
+export declare function verifyCard(cardJson: string, jwksJson: string, algorithms: Array<string>): string
 
 /** The crate version (the npm package's too). */
 export declare function version(): string

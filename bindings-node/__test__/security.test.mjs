@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { AgentServer, Client, PermissionDeniedError, UnauthenticatedError } from '../index.js';
+import { AgentServer, Client, PermissionDeniedError, PushVerifier, UnauthenticatedError, canonicalize, verifyCard } from '../index.js';
 import { CARD, withServer } from './helpers.mjs';
 
 const fixtures = new URL('../../core/tests/fixtures/', import.meta.url);
@@ -77,3 +77,49 @@ test('a push signing key is published as a JWKS', () =>
     },
     { security: { pushSigningKey: { pem: EC_PEM, alg: 'ES256', kid: 'push-1' } } },
   ));
+
+test('HTTPS with a client certificate, a signed card verified, card credentials and signed push', async () => {
+  const posts = [];
+  const { createServer } = await import('node:http');
+  const hook = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      posts.push([Object.entries(req.headers).map(([k, v]) => [k, String(v)]), Buffer.concat(chunks)]);
+      res.end();
+    });
+  });
+  await new Promise((r) => hook.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${hook.address().port}/hook`;
+  const pem = (name) => readFileSync(new URL(name, fixtures), 'utf8');
+  const card = { ...CARD, capabilities: { streaming: true, pushNotifications: true } };
+  const security = {
+    tls: { cert: new URL('tls-server.pem', fixtures).pathname, key: new URL('tls-server.key', fixtures).pathname, clientCa: new URL('tls-ca.pem', fixtures).pathname },
+    apiKeys: { 'k-1': 'svc' },
+    cardSigningKey: { pem: EC_PEM, alg: 'ES256', kid: 'card-1' },
+    pushSigningKey: { pem: EC_PEM, alg: 'ES256', kid: 'push-1' },
+    allowPrivateWebhooks: true,
+  };
+  const server = new AgentServer(card, whoami, { security });
+  await server.listen(0);
+  try {
+    assert.ok(server.url.startsWith('https://'), server.url);
+    const tls = { caCert: pem('tls-ca.pem'), clientIdentity: pem('tls-client.pem') + pem('tls-client.key') };
+    const client = await Client.connect(server.url, { ...tls, cardApiKey: 'k-1' });
+    const jwk = { ...createPublicKey(EC_PEM).export({ format: 'jwk' }), kid: 'card-1' };
+    assert.equal(verifyCard(client.card, { keys: [jwk] }), 'card-1');
+    assert.throws(() => verifyCard({ ...client.card, name: 'impostor' }, { keys: [jwk] }), (e) => e instanceof UnauthenticatedError);
+    const { task } = await client.send('hi', { configuration: { taskPushNotificationConfig: { url: hookUrl, token: 't-1' } } });
+    assert.match(answer({ task }), /^(svc|cert:)/);
+    for (let i = 0; i < 100 && posts.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(posts.length >= 1, 'a notification arrived');
+    const verifier = new PushVerifier({ keys: [{ ...jwk, kid: 'push-1' }] }, hookUrl, { issuer: server.url, token: 't-1' });
+    const [headers, body] = posts[0];
+    assert.equal(verifier.verify(headers, body).taskId, task.id);
+    assert.throws(() => verifier.verify(headers, body), /replayed/);
+    assert.equal(canonicalize({ b: 1e21, a: [1.0, 'é'] }), '{"a":[1,"é"],"b":1e+21}');
+  } finally {
+    await server.close();
+    hook.close();
+  }
+});

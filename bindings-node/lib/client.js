@@ -25,8 +25,18 @@ function sendRequest(message, { taskId, contextId, configuration, metadata } = {
   return req;
 }
 
-function nativeOptions({ bearerToken, apiKey, headers, timeout, binding } = {}) {
+function nativeOptions({
+  bearerToken, apiKey, headers, timeout, binding, retries, streamReconnects,
+  cardBearerToken, cardApiKey, clientCredentials, caCert, clientIdentity,
+} = {}) {
   const o = {};
+  if (retries !== undefined) o.retries = Number(retries);
+  if (streamReconnects !== undefined) o.streamReconnects = Number(streamReconnects);
+  if (cardBearerToken !== undefined) o.cardBearerToken = String(cardBearerToken);
+  if (cardApiKey !== undefined) o.cardApiKey = String(cardApiKey);
+  if (clientCredentials !== undefined) o.clientCredentials = [String(clientCredentials[0]), String(clientCredentials[1])];
+  if (caCert !== undefined) o.caCert = String(caCert);
+  if (clientIdentity !== undefined) o.clientIdentity = String(clientIdentity);
   if (bearerToken !== undefined) o.bearerToken = String(bearerToken);
   if (apiKey !== undefined) o.apiKey = [String(apiKey[0]), String(apiKey[1])];
   if (headers !== undefined) o.headers = Object.entries(headers).map(([k, v]) => [k, String(v)]);

@@ -14,7 +14,7 @@ export class AgentServer {
   /**
    * `card` is the agent card; when it declares no `supportedInterfaces`, the server's own
    * (JSON-RPC and HTTP+JSON at the bound address) are filled in. `store` is "memory" or
-   * "sqlite:PATH" or a PostgreSQL URL. With `bearerTokens`, every request must carry one of
+   * "sqlite:PATH" or a PostgreSQL URL (several servers may share one database). With `bearerTokens`, every request must carry one of
    * them: an object maps each token to the principal it authenticates (an array: all are the
    * principal "bearer-token"). A task belongs to the principal that created it: other
    * principals get TaskNotFoundError. `security` adds API keys, JWTs, TLS / mutual TLS, scopes

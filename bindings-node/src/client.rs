@@ -23,6 +23,19 @@ pub struct ClientOptions {
     pub timeout_ms: Option<f64>,
     /// "JSONRPC" (default) or "HTTP+JSON".
     pub binding: Option<String>,
+    /// Retries of idempotent calls on connection errors and 502/503/504 (default 2).
+    pub retries: Option<u32>,
+    /// How often a dropped stream is resubscribed.
+    pub stream_reconnects: Option<u32>,
+    /// Secrets used the way the agent card asks, per call: a bearer token, an API key (sent
+    /// where the card says), OAuth 2.0 client credentials `[clientId, clientSecret]`.
+    pub card_bearer_token: Option<String>,
+    pub card_api_key: Option<String>,
+    pub client_credentials: Option<Vec<String>>,
+    /// A CA certificate (PEM text) to trust besides the system's.
+    pub ca_cert: Option<String>,
+    /// A client certificate and its key (PEM text) for agents that require mutual TLS.
+    pub client_identity: Option<String>,
 }
 
 fn pair(v: Vec<String>, field: &str) -> Result<(String, String)> {
@@ -55,6 +68,34 @@ fn builder(options: Option<ClientOptions>) -> Result<ClientBuilder> {
         let binding = Binding::from_name(&name)
             .ok_or_else(|| errors::invalid("binding", format!("unknown binding {name:?}")))?;
         b = b.preferred_binding(binding);
+    }
+    if let Some(n) = o.retries {
+        b = b.max_retries(n);
+    }
+    if let Some(n) = o.stream_reconnects {
+        b = b.stream_reconnects(n);
+    }
+    if o.card_bearer_token.is_some() || o.card_api_key.is_some() || o.client_credentials.is_some() {
+        let mut c = core::CardCredentials::new();
+        if let Some(t) = o.card_bearer_token {
+            c = c.with_bearer_token(t);
+        }
+        if let Some(k) = o.card_api_key {
+            c = c.with_api_key(k);
+        }
+        if let Some(pair_) = o.client_credentials {
+            let (id, secret) = pair(pair_, "clientCredentials")?;
+            c = c.with_client_credentials(id, secret);
+        }
+        b = b.credentials(Arc::new(c));
+    }
+    if let Some(pem) = o.ca_cert {
+        let cert = reqwest::Certificate::from_pem(pem.as_bytes()).map_err(|e| errors::invalid("caCert", e.to_string()))?;
+        b = b.tls_root(cert);
+    }
+    if let Some(pem) = o.client_identity {
+        let id = reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| errors::invalid("clientIdentity", e.to_string()))?;
+        b = b.tls_identity(id);
     }
     Ok(b)
 }

@@ -4,7 +4,7 @@
 //! text <-> core models, read and validated by the core; 0.3 conversion), [`task`] (the state
 //! table), [`errors`] (core errors -> the `A2AError` subclasses built by the JS layer),
 //! [`executor`] (a JavaScript executor behind core's trait, and the event sink it reports
-//! through), [`server`] and [`client`]. The public, typed API is the hand-written JS layer in
+//! through), [`server`] and [`client`], [`signing`] (signed cards, signed push verification). The public, typed API is the hand-written JS layer in
 //! `lib/` with `index.d.ts`.
 //!
 //! Models cross the boundary as JSON text: `JSON.parse` / `JSON.stringify` in V8 and serde in
@@ -23,6 +23,7 @@ mod errors;
 mod executor;
 mod models;
 mod server;
+mod signing;
 mod task;
 
 /// The crate version (the npm package's too).
