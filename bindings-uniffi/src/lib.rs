@@ -19,5 +19,6 @@ mod models;
 mod models_gen;
 mod runtime;
 mod server;
+mod signing;
 
 pub use errors::A2aException;

@@ -2258,6 +2258,154 @@ public func FfiConverterTypeEventStream_lower(_ value: EventStream) -> UInt64 {
 
 
 
+
+
+/**
+ * Checks signed push notifications where your webhook receives them.
+ */
+public protocol PushVerifierProtocol: AnyObject, Sendable {
+    
+    /**
+     * `headers` as received (names in any case) and the exact body bytes.
+     */
+    func verify(headers: [String: String], body: Data) throws  -> VerifiedPush
+    
+}
+/**
+ * Checks signed push notifications where your webhook receives them.
+ */
+open class PushVerifier: PushVerifierProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_native_uniffi_fn_clone_pushverifier(self.handle, $0) }
+    }
+    /**
+     * `jwks_json`: the agent's push keys; `audience`: your webhook URL; `token`: the push
+     * config's token; `max_age_ms`: how old a notification may be (default 5 minutes).
+     */
+public convenience init(jwksJson: String, audience: String, issuer: String? = nil, token: String? = nil, maxAgeMs: UInt64? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_constructor_pushverifier_new(
+        FfiConverterString.lower(jwksJson),
+        FfiConverterString.lower(audience),
+        FfiConverterOptionString.lower(issuer),
+        FfiConverterOptionString.lower(token),
+        FfiConverterOptionUInt64.lower(maxAgeMs),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_native_uniffi_fn_free_pushverifier(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * `headers` as received (names in any case) and the exact body bytes.
+     */
+open func verify(headers: [String: String], body: Data)throws  -> VerifiedPush  {
+    return try  FfiConverterTypeVerifiedPush_lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_method_pushverifier_verify(
+            self.uniffiCloneHandle(),
+        FfiConverterDictionaryStringString.lower(headers),
+        FfiConverterData.lower(body),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePushVerifier: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = PushVerifier
+
+    public static func lift(_ handle: UInt64) throws -> PushVerifier {
+        return PushVerifier(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: PushVerifier) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PushVerifier {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: PushVerifier, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePushVerifier_lift(_ handle: UInt64) throws -> PushVerifier {
+    return try FfiConverterTypePushVerifier.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePushVerifier_lower(_ value: PushVerifier) -> UInt64 {
+    return FfiConverterTypePushVerifier.lower(value)
+}
+
+
+
+
 /**
  * `Task` of the proto (named A2ATask for Swift's sake).
  */
@@ -5597,6 +5745,67 @@ public func FfiConverterTypeTaskStatusUpdateEvent_lower(_ value: TaskStatusUpdat
 }
 
 
+/**
+ * What a verified push notification says about itself.
+ */
+public struct VerifiedPush: Equatable, Hashable {
+    public var taskId: String
+    public var jti: String
+    public var issuedAt: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(taskId: String, jti: String, issuedAt: UInt64) {
+        self.taskId = taskId
+        self.jti = jti
+        self.issuedAt = issuedAt
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension VerifiedPush: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeVerifiedPush: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> VerifiedPush {
+        return
+            try VerifiedPush(
+                taskId: FfiConverterString.read(from: &buf), 
+                jti: FfiConverterString.read(from: &buf), 
+                issuedAt: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: VerifiedPush, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.taskId, into: &buf)
+        FfiConverterString.write(value.jti, into: &buf)
+        FfiConverterUInt64.write(value.issuedAt, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVerifiedPush_lift(_ buf: RustBuffer) throws -> VerifiedPush {
+    return try FfiConverterTypeVerifiedPush.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVerifiedPush_lower(_ value: VerifiedPush) -> RustBuffer {
+    return FfiConverterTypeVerifiedPush.lower(value)
+}
+
+
 public 
 enum A2aException: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
 
@@ -7501,6 +7710,46 @@ public func validateJson(typeName: String, json: String)throws  -> String  {
     )
 })
 }
+/**
+ * The RFC 8785 (JCS) canonical form of a JSON text.
+ */
+public func canonicalize(jsonText: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_canonicalize(
+        FfiConverterString.lower(jsonText),uniffiCallStatus
+    )
+})
+}
+/**
+ * `card` with one more signature made with the PEM private key (`alg`: ES256, RS256, EdDSA).
+ */
+public func signCard(card: AgentCard, pem: String, alg: String, kid: String, jku: String? = nil)throws  -> AgentCard  {
+    return try  FfiConverterTypeAgentCard_lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_sign_card(
+        FfiConverterTypeAgentCard_lower(card),
+        FfiConverterString.lower(pem),
+        FfiConverterString.lower(alg),
+        FfiConverterString.lower(kid),
+        FfiConverterOptionString.lower(jku),uniffiCallStatus
+    )
+})
+}
+/**
+ * The kid of a signature of `card` that verifies under the JWKS (JSON text); an
+ * UnauthenticatedError when none does.
+ */
+public func verifyCard(card: AgentCard, jwksJson: String, algorithms: [String])throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_verify_card(
+        FfiConverterTypeAgentCard_lower(card),
+        FfiConverterString.lower(jwksJson),
+        FfiConverterSequenceString.lower(algorithms),uniffiCallStatus
+    )
+})
+}
 
 private enum InitializationResult {
     case ok
@@ -7530,6 +7779,15 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_validate_json() != 4975) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_canonicalize() != 55537) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_sign_card() != 37640) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_verify_card() != 39845) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_binding() != 8273) {
@@ -7634,6 +7892,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_agentserver_url() != 50680) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_method_pushverifier_verify() != 7547) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_constructor_client_connect() != 45387) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -7641,6 +7902,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_constructor_agentserver_new() != 10663) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_constructor_pushverifier_new() != 1735) {
         return InitializationResult.apiChecksumMismatch
     }
 

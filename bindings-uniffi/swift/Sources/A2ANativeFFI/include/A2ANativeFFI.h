@@ -535,6 +535,26 @@ uint64_t uniffi_a2a_native_uniffi_fn_method_agentserver_stop(uint64_t ptr
 RustBuffer uniffi_a2a_native_uniffi_fn_method_agentserver_url(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_PUSHVERIFIER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_PUSHVERIFIER
+uint64_t uniffi_a2a_native_uniffi_fn_clone_pushverifier(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_PUSHVERIFIER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_PUSHVERIFIER
+void uniffi_a2a_native_uniffi_fn_free_pushverifier(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CONSTRUCTOR_PUSHVERIFIER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CONSTRUCTOR_PUSHVERIFIER_NEW
+uint64_t uniffi_a2a_native_uniffi_fn_constructor_pushverifier_new(RustBuffer jwks_json, RustBuffer audience, RustBuffer issuer, RustBuffer token, RustBuffer max_age_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_PUSHVERIFIER_VERIFY
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_PUSHVERIFIER_VERIFY
+RustBuffer uniffi_a2a_native_uniffi_fn_method_pushverifier_verify(uint64_t ptr, RustBuffer headers, RustBuffer body, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_TEXT_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_TEXT_REQUEST
 RustBuffer uniffi_a2a_native_uniffi_fn_func_text_request(RustBuffer text, RustCallStatus *_Nonnull out_status
@@ -560,6 +580,21 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_record_round_trip(RustBuffer type_na
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VALIDATE_JSON
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VALIDATE_JSON
 RustBuffer uniffi_a2a_native_uniffi_fn_func_validate_json(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_CANONICALIZE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_CANONICALIZE
+RustBuffer uniffi_a2a_native_uniffi_fn_func_canonicalize(RustBuffer json_text, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SIGN_CARD
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SIGN_CARD
+RustBuffer uniffi_a2a_native_uniffi_fn_func_sign_card(RustBuffer card, RustBuffer pem, RustBuffer alg, RustBuffer kid, RustBuffer jku, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VERIFY_CARD
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VERIFY_CARD
+RustBuffer uniffi_a2a_native_uniffi_fn_func_verify_card(RustBuffer card, RustBuffer jwks_json, RustBuffer algorithms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_A2A_NATIVE_UNIFFI_RUSTBUFFER_ALLOC
@@ -852,6 +887,24 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_validate_json(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_CANONICALIZE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_CANONICALIZE
+uint16_t uniffi_a2a_native_uniffi_checksum_func_canonicalize(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SIGN_CARD
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SIGN_CARD
+uint16_t uniffi_a2a_native_uniffi_checksum_func_sign_card(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_VERIFY_CARD
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_VERIFY_CARD
+uint16_t uniffi_a2a_native_uniffi_checksum_func_verify_card(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_BINDING
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_BINDING
 uint16_t uniffi_a2a_native_uniffi_checksum_method_client_binding(void
@@ -1056,6 +1109,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_agentserver_url(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PUSHVERIFIER_VERIFY
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PUSHVERIFIER_VERIFY
+uint16_t uniffi_a2a_native_uniffi_checksum_method_pushverifier_verify(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_CONNECT
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_CONNECT
 uint16_t uniffi_a2a_native_uniffi_checksum_constructor_client_connect(void
@@ -1071,6 +1130,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_constructor_client_from_card(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_CONSTRUCTOR_AGENTSERVER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_CONSTRUCTOR_AGENTSERVER_NEW
 uint16_t uniffi_a2a_native_uniffi_checksum_constructor_agentserver_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_CONSTRUCTOR_PUSHVERIFIER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_CONSTRUCTOR_PUSHVERIFIER_NEW
+uint16_t uniffi_a2a_native_uniffi_checksum_constructor_pushverifier_new(void
     
 );
 #endif

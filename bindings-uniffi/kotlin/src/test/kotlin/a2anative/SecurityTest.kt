@@ -51,6 +51,26 @@ class SecurityTest {
     }
 
     @Test
+    fun `cards signed here verify, tampered ones do not, and JCS is canonical`() = test {
+        val card = agentCard("signed", "a card with a signature").copy(
+            supportedInterfaces = listOf(AgentInterface(url = "https://agent.example/a2a", protocolBinding = "JSONRPC", protocolVersion = "1.0")),
+        )
+        val signed = signCard(card, pem("jwt-ec.pem"), "ES256", "card-1")
+        assertEquals(1, signed.signatures.size)
+        // The public key as a JWKS, from the signed push JWKS endpoint of a server using the same key.
+        val security = """{"pushSigningKey": {"pem": ${org.json.JSONObject.quote(pem("jwt-ec.pem"))}, "alg": "ES256", "kid": "card-1"}}"""
+        serving(Echo(), ServerOptions(securityJson = security)) { server ->
+            val jwks = java.net.URI("${server.url()}/.well-known/a2a-push-jwks.json").toURL().readText()
+            assertEquals("card-1", verifyCard(signed, jwks, listOf("ES256")))
+            val e = assertThrows<A2aException> { verifyCard(signed.copy(name = "impostor"), jwks, listOf("ES256")) }
+            assertEquals("UnauthenticatedError", e.errorName)
+            val verifier = PushVerifier(jwks, "https://hook.example/", null, null, null)
+            assertThrows<A2aException> { verifier.verify(mapOf("a2a-notification-signature" to "not.a.jwt"), ByteArray(0)) }
+        }
+        assertEquals("""{"a":[1,"é"],"b":1e+21}""", canonicalize("""{"b": 1e21, "a": [1.0, "é"]}"""))
+    }
+
+    @Test
     fun `bad security options are refused at construction`() = test {
         val e = assertThrows<A2aException> { AgentServer(agentCard("a", "d"), WhoAmI(), ServerOptions(securityJson = """{"apiKeyz": {}}""")) }
         assertEquals(-32602, e.code)

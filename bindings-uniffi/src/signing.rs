@@ -1,0 +1,99 @@
+//! core's `signing` and `client::PushVerifier` for Kotlin and Swift: RFC 8785 canonical JSON,
+//! signed Agent Cards (records in, records out) and the receiver's check of signed push
+//! notifications. JWKS and other free-form JSON cross as text.
+
+use crate::errors::Result;
+use crate::json::ProtoJson;
+use crate::models_gen::AgentCard;
+use a2a_native::A2AError;
+use a2a_native::client::PushVerifier as CoreVerifier;
+use a2a_native::model;
+use a2a_native::signing::{self, CardSigner};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
+    Ok(serde_json::from_str(text).map_err(|e| A2AError::invalid_field(what, e.to_string()))?)
+}
+
+fn algorithm(name: &str) -> Result<jsonwebtoken::Algorithm> {
+    Ok(name.parse().map_err(|_| A2AError::invalid_field("alg", format!("unknown algorithm {name:?}")))?)
+}
+
+fn core_card(card: &AgentCard) -> Result<model::AgentCard> {
+    Ok(model::parse_value(card.write("")?)?)
+}
+
+/// The RFC 8785 (JCS) canonical form of a JSON text.
+#[uniffi::export]
+pub fn canonicalize(json_text: String) -> Result<String> {
+    let bytes = signing::canonicalize(&json(&json_text, "value")?)?;
+    Ok(String::from_utf8(bytes).map_err(|e| A2AError::internal(e.to_string()))?)
+}
+
+/// `card` with one more signature made with the PEM private key (`alg`: ES256, RS256, EdDSA).
+#[uniffi::export(default(jku = None))]
+pub fn sign_card(card: AgentCard, pem: String, alg: String, kid: String, jku: Option<String>) -> Result<AgentCard> {
+    let mut core = core_card(&card)?;
+    let mut signer = CardSigner::from_pem(pem.as_bytes(), algorithm(&alg)?, kid)?;
+    if let Some(jku) = jku {
+        signer = signer.with_jku(jku);
+    }
+    signer.sign(&mut core)?;
+    AgentCard::read(&model::to_value(&core), "")
+}
+
+/// The kid of a signature of `card` that verifies under the JWKS (JSON text); an
+/// UnauthenticatedError when none does.
+#[uniffi::export]
+pub fn verify_card(card: AgentCard, jwks_json: String, algorithms: Vec<String>) -> Result<String> {
+    let algs = algorithms.iter().map(|a| algorithm(a)).collect::<Result<Vec<_>>>()?;
+    Ok(signing::verify_card(&core_card(&card)?, &json(&jwks_json, "jwks")?, &algs)?.kid)
+}
+
+/// What a verified push notification says about itself.
+#[derive(uniffi::Record)]
+pub struct VerifiedPush {
+    pub task_id: String,
+    pub jti: String,
+    pub issued_at: u64,
+}
+
+/// Checks signed push notifications where your webhook receives them.
+#[derive(uniffi::Object)]
+pub struct PushVerifier {
+    inner: CoreVerifier,
+}
+
+#[uniffi::export]
+impl PushVerifier {
+    /// `jwks_json`: the agent's push keys; `audience`: your webhook URL; `token`: the push
+    /// config's token; `max_age_ms`: how old a notification may be (default 5 minutes).
+    #[uniffi::constructor(default(issuer = None, token = None, max_age_ms = None))]
+    pub fn new(jwks_json: String, audience: String, issuer: Option<String>, token: Option<String>, max_age_ms: Option<u64>) -> Result<Arc<Self>> {
+        let mut inner = CoreVerifier::new(json(&jwks_json, "jwks")?, audience);
+        if let Some(iss) = issuer {
+            inner = inner.with_issuer(iss);
+        }
+        if let Some(t) = token {
+            inner = inner.with_token(t);
+        }
+        if let Some(ms) = max_age_ms {
+            inner = inner.with_max_age(Duration::from_millis(ms));
+        }
+        Ok(Arc::new(Self { inner }))
+    }
+
+    /// `headers` as received (names in any case) and the exact body bytes.
+    pub fn verify(&self, headers: HashMap<String, String>, body: Vec<u8>) -> Result<VerifiedPush> {
+        let mut map = http::HeaderMap::new();
+        for (name, value) in headers {
+            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| A2AError::invalid_field("headers", format!("header name {name:?}")))?;
+            let value = http::HeaderValue::try_from(value).map_err(|_| A2AError::invalid_field("headers", "a header value"))?;
+            map.append(name, value);
+        }
+        let v = self.inner.verify(&map, &body)?;
+        Ok(VerifiedPush { task_id: v.task_id, jti: v.jti, issued_at: v.issued_at })
+    }
+}
