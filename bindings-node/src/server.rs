@@ -83,8 +83,10 @@ impl AgentServer {
         let addr = listener.local_addr().map_err(errors::io)?;
         let base = format!("{}://{addr}", if self.security.tls_on() { "https" } else { "http" });
         let security = self.security.build(&base).map_err(errors::to_js)?;
-        let mut config = ServerConfig::default();
-        config.task_visibility = self.security.task_visibility().map_err(errors::to_js)?;
+        let mut config = ServerConfig {
+            task_visibility: self.security.task_visibility().map_err(errors::to_js)?,
+            ..ServerConfig::default()
+        };
         config.push.allow_private_targets = self.security.allow_private_webhooks;
         config.push.signer = security.push_signer.clone();
         let card = card_for(&self.card, &base, &security)?;

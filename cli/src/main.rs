@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve a built-in agent over JSON-RPC, HTTP+JSON and SSE (A2A 1.0, and 0.3 for old clients).
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Show an agent's card (resolved from its base URL).
     Card {
         url: String,
@@ -73,7 +73,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => {
             init_tracing();
-            run_async("a2a serve", serve::run(args))
+            run_async("a2a serve", serve::run(*args))
         }
         Command::Bench(mut args) => {
             args.json = conn.json;

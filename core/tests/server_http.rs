@@ -1135,8 +1135,7 @@ async fn shared_visibility_lets_every_caller_see_the_tasks() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let opts = Opts { bearer: Some(("t0ken", true)), ..Opts::default() };
-    let mut config = ServerConfig::default();
-    config.task_visibility = a2a_native::server::TaskVisibility::Shared;
+    let config = ServerConfig { task_visibility: a2a_native::server::TaskVisibility::Shared, ..ServerConfig::default() };
     let tokens = BearerTokens::new()
         .with_token("t0ken", Principal { name: "a".into(), scopes: vec![] })
         .with_token(OTHER_TOKEN, Principal { name: "b".into(), scopes: vec![] });
