@@ -150,8 +150,15 @@ test('executor misuse is a typed rejection in the executor, not a crash', async 
   await withServer(agent, async (server) => {
     const client = await Client.connect(server.url);
     assert.equal((await client.send('x')).task.status.state, 'TASK_STATE_COMPLETED');
-    // The sink closes when execute returns: a late send is refused, typed.
-    seen.push(await leaked.working().then(() => null, (e) => e));
+    // The sink closes once execute's promise has settled on the Rust side (shortly after the
+    // reply, which the COMPLETED status already released): from then on a late send is refused,
+    // typed.
+    let late = null;
+    for (let i = 0; i < 100 && late === null; i++) {
+      late = await leaked.working().then(() => null, (e) => e);
+      if (late === null) await new Promise((r) => setTimeout(r, 20));
+    }
+    seen.push(late);
   });
   assert.equal(seen.length, 4);
   for (const e of seen.slice(0, 3)) assert.ok(e instanceof InvalidParamsError, String(e));
