@@ -23,7 +23,8 @@ static CARD: LazyLock<AgentCard> = LazyLock::new(|| {
     model::parse_value(serde_json::json!({
         "name": "fuzz", "description": "d", "version": "1",
         "supportedInterfaces": [{"url": "https://a.example/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
     }))
     .unwrap()
 });
