@@ -1,12 +1,10 @@
-//! core's [`Server`] serving a JavaScript executor: bind (port 0 picks one), serve on the
-//! runtime, stop gracefully. The agent card's interfaces are filled in with the bound address
-//! when the card declares none.
+//! core's embedded server (`server::embedded`) serving a JavaScript executor: bind (port 0
+//! picks one), serve on the runtime, stop gracefully.
 
 use crate::errors;
 use crate::executor::{Dispatch, JsExecutor};
-use a2a_native::model::AgentCard;
 use a2a_native::server::security::SecuritySpec;
-use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::{ServerConfig, Stores, embedded};
 use napi::Result;
 use serde_json::Value;
 use std::net::SocketAddr;
@@ -29,14 +27,6 @@ pub struct AgentServer {
     running: Arc<Mutex<Option<Running>>>,
 }
 
-/// The card with the server's interfaces filled in (when it declares none) and the security
-/// schemes declared (and the card signed) as `security` says.
-fn card_for(card: &Value, base: &str, security: &a2a_native::server::security::SecurityConfig) -> Result<AgentCard> {
-    let mut card = a2a_native::server::card::embedded_card(card, base, false).map_err(errors::to_js)?;
-    security.apply_to_card(&mut card).map_err(errors::to_js)?;
-    Ok(card)
-}
-
 impl AgentServer {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
         self.running.lock().unwrap_or_else(|p| p.into_inner())
@@ -54,10 +44,8 @@ impl AgentServer {
         let card: Value = serde_json::from_str(&card_json).map_err(|e| errors::to_js(e.into()))?;
         let security: Value = serde_json::from_str(&security_json).map_err(|e| errors::to_js(e.into()))?;
         let security = SecuritySpec::from_value(security).map_err(errors::to_js)?;
-        security.task_visibility().map_err(errors::to_js)?;
-        // Validate now; the interfaces are filled in once the port is known.
-        let config = security.build("http://127.0.0.1:0").map_err(errors::to_js)?;
-        card_for(&card, "http://127.0.0.1:0", &config)?;
+        // Refuse bad input now; the interfaces are filled in once the port is known.
+        embedded::check(&card, None, &security).map_err(errors::to_js)?;
         Ok(Self {
             card,
             store,
@@ -81,20 +69,8 @@ impl AgentServer {
             .await
             .map_err(errors::io)?;
         let addr = listener.local_addr().map_err(errors::io)?;
-        let base = format!("{}://{addr}", if self.security.tls_on() { "https" } else { "http" });
-        let security = self.security.build(&base).map_err(errors::to_js)?;
-        let mut config = ServerConfig {
-            task_visibility: self.security.task_visibility().map_err(errors::to_js)?,
-            ..ServerConfig::default()
-        };
-        config.push.allow_private_targets = self.security.allow_private_webhooks;
-        config.push.signer = security.push_signer.clone();
-        let card = card_for(&self.card, &base, &security)?;
-        let handler = security.secure(RequestHandler::new(agent.clone(), card, stores, config));
-        let mut server = Server::new(Arc::new(handler));
-        if let Some(tls) = security.tls_config().map_err(errors::to_js)? {
-            server = server.tls(tls);
-        }
+        let server = embedded::server(agent.clone(), &self.card, None, stores, ServerConfig::default(), &self.security, addr)
+            .map_err(errors::to_js)?;
         let (stop, stopped) = oneshot::channel::<()>();
         let done = tokio::spawn(server.serve(listener, async move {
             let _ = stopped.await;
@@ -147,7 +123,6 @@ impl AgentServer {
     /// `http://host:port` (`null` when not listening).
     #[napi(getter)]
     pub fn url(&self) -> Option<String> {
-        let scheme = if self.security.tls_on() { "https" } else { "http" };
-        self.lock().as_ref().map(|r| format!("{scheme}://{}", r.addr))
+        self.lock().as_ref().map(|r| embedded::base_url(r.addr, &self.security))
     }
 }

@@ -1,13 +1,11 @@
-//! core's [`Server`] serving a Python executor: bind (port 0 picks one), serve on the
-//! runtime, stop gracefully. The agent card's interfaces are filled in with the bound address
-//! when the card declares none.
+//! core's embedded server (`server::embedded`) serving a Python executor: bind (port 0 picks
+//! one), serve on the runtime, stop gracefully.
 
 use crate::executor::PyExecutor;
 use crate::options::Options;
 use crate::{errors, models};
-use a2a_native::model::AgentCard;
 use a2a_native::server::security::SecuritySpec;
-use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::{ServerConfig, Stores, embedded};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_async_runtimes::tokio::future_into_py;
@@ -52,11 +50,6 @@ pub struct AgentServer {
     running: Arc<Mutex<Option<Running>>>,
 }
 
-/// The card with the server's interfaces filled in (when it declares none); the security
-/// schemes are declared by `SecurityConfig::apply_to_card`.
-fn card_for(card: &Value, base: &str) -> PyResult<AgentCard> {
-    a2a_native::server::card::embedded_card(card, base, false).map_err(errors::to_py)
-}
 
 impl AgentServer {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
@@ -81,13 +74,9 @@ impl AgentServer {
         let card = models::to_value(card)?;
         let extended_card = extended_card.map(models::to_value).transpose()?;
         let security = crate::security::read(bearer_tokens.unwrap_or_default(), security)?;
-        // Validate now; the interfaces are filled in once the port is known.
-        for c in std::iter::once(&card).chain(&extended_card) {
-            card_for(c, "http://127.0.0.1:0")?;
-        }
-        let mut config = server_config(limits)?;
-        config.task_visibility = security.task_visibility().map_err(errors::to_py)?;
-        config.push.allow_private_targets = security.allow_private_webhooks;
+        // Refuse bad input now; the interfaces are filled in once the port is known.
+        embedded::check(&card, extended_card.as_ref(), &security).map_err(errors::to_py)?;
+        let config = server_config(limits)?;
         Ok(Self {
             card,
             extended_card,
@@ -112,7 +101,7 @@ impl AgentServer {
             executor: self.executor.clone_ref(py),
             event_loop,
         });
-        let (card, extended, store, security, mut config, running) = (
+        let (card, extended, store, security, config, running) = (
             self.card.clone(),
             self.extended_card.clone(),
             self.store.clone(),
@@ -126,24 +115,9 @@ impl AgentServer {
                 .await
                 .map_err(errors::io)?;
             let addr = listener.local_addr().map_err(errors::io)?;
-            let base = format!("{}://{addr}", if security.tls_on() { "https" } else { "http" });
-            let security = security.build(&base).map_err(errors::to_py)?;
-            config.push.signer = security.push_signer.clone();
-            let secured = |c: &Value| -> PyResult<AgentCard> {
-                let mut card = card_for(c, &base)?;
-                security.apply_to_card(&mut card).map_err(errors::to_py)?;
-                Ok(card)
-            };
-            let mut handler = RequestHandler::new(agent, secured(&card)?, stores, config);
-            if let Some(extended) = extended {
-                handler = handler.with_extended_card(secured(&extended)?);
-            }
-            let handler = security.secure(handler);
+            let server = embedded::server(agent, &card, extended.as_ref(), stores, config, &security, addr)
+                .map_err(errors::to_py)?;
             let (stop, stopped) = oneshot::channel::<()>();
-            let mut server = Server::new(Arc::new(handler));
-            if let Some(tls) = security.tls_config().map_err(errors::to_py)? {
-                server = server.tls(tls);
-            }
             let done = tokio::spawn(server.serve(listener, async move {
                 let _ = stopped.await;
             }));
@@ -176,7 +150,6 @@ impl AgentServer {
     /// `http(s)://host:port` (`None` when not running).
     #[getter]
     fn url(&self) -> Option<String> {
-        let scheme = if self.security.tls_on() { "https" } else { "http" };
-        self.lock().as_ref().map(|r| format!("{scheme}://{}", r.addr))
+        self.lock().as_ref().map(|r| embedded::base_url(r.addr, &self.security))
     }
 }

@@ -7,9 +7,8 @@ use crate::executor::{AgentExecutor, ForeignExecutor};
 use crate::json::ProtoJson;
 use crate::models_gen::AgentCard;
 use crate::runtime::run;
-use a2a_native::model;
-use a2a_native::server::security::{SecurityConfig, SecuritySpec};
-use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::security::SecuritySpec;
+use a2a_native::server::{ServerConfig, Stores, embedded};
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -43,14 +42,6 @@ struct Running {
     addr: SocketAddr,
     stop: oneshot::Sender<()>,
     done: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-/// The card with the server's interfaces filled in (when it declares none), the security
-/// schemes declared and the card signed as `security` says.
-fn card_for(card: &AgentCard, base: &str, security: &SecurityConfig) -> Result<model::AgentCard> {
-    let mut card = a2a_native::server::card::embedded_card(&card.write("")?, base, false)?;
-    security.apply_to_card(&mut card)?;
-    Ok(card)
 }
 
 /// The security the options describe (`bearer_tokens` are the principal "bearer-token").
@@ -88,13 +79,9 @@ impl AgentServer {
     pub fn new(card: AgentCard, executor: Arc<dyn AgentExecutor>, options: Option<ServerOptions>) -> Result<Arc<Self>> {
         let options = options.unwrap_or_default();
         let security = security_spec(&options)?;
-        let checked = security.build("http://127.0.0.1:0")?;
-        card_for(&card, "http://127.0.0.1:0", &checked)?;
-        if let Some(extended) = &options.extended_card {
-            card_for(extended, "http://127.0.0.1:0", &checked)?;
-        }
-        let mut config = ServerConfig { task_visibility: security.task_visibility()?, ..ServerConfig::default() };
-        config.push.allow_private_targets = security.allow_private_webhooks;
+        let extended = options.extended_card.as_ref().map(|c| c.write("")).transpose()?;
+        embedded::check(&card.write("")?, extended.as_ref(), &security)?;
+        let mut config = ServerConfig::default();
         if let Some(ms) = options.blocking_timeout_ms {
             config.limits.blocking_timeout = Duration::from_millis(ms);
         }
@@ -113,22 +100,13 @@ impl AgentServer {
         let store = self.options.store.clone().unwrap_or_else(|| "memory".into());
         let spec = self.security.clone();
         let (card, extended) = (self.card.clone(), self.options.extended_card.clone());
-        let (mut config, agent) = (self.config.clone(), Arc::new(ForeignExecutor(self.executor.clone())));
+        let (config, agent) = (self.config.clone(), Arc::new(ForeignExecutor(self.executor.clone())));
         let running = run(async move {
             let stores = Stores::open(&store).await?;
             let listener = tokio::net::TcpListener::bind((host.as_str(), port)).await.map_err(io)?;
             let addr = listener.local_addr().map_err(io)?;
-            let base = format!("{}://{addr}", if spec.tls_on() { "https" } else { "http" });
-            let security = spec.build(&base)?;
-            config.push.signer = security.push_signer.clone();
-            let mut handler = RequestHandler::new(agent, card_for(&card, &base, &security)?, stores, config);
-            if let Some(extended) = extended {
-                handler = handler.with_extended_card(card_for(&extended, &base, &security)?);
-            }
-            let mut server = Server::new(Arc::new(security.secure(handler)));
-            if let Some(tls) = security.tls_config()? {
-                server = server.tls(tls);
-            }
+            let extended = extended.map(|c| c.write("")).transpose()?;
+            let server = embedded::server(agent, &card.write("")?, extended.as_ref(), stores, config, &spec, addr)?;
             let (stop, stopped) = oneshot::channel::<()>();
             let done = tokio::spawn(server.serve(listener, async move {
                 let _ = stopped.await;
@@ -158,7 +136,6 @@ impl AgentServer {
 
     /// `http://host:port` (`null` when not running).
     pub fn url(&self) -> Option<String> {
-        let scheme = if self.security.tls_on() { "https" } else { "http" };
-        self.lock().as_ref().map(|r| format!("{scheme}://{}", r.addr))
+        self.lock().as_ref().map(|r| embedded::base_url(r.addr, &self.security))
     }
 }

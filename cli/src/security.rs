@@ -1,14 +1,10 @@
 //! `a2a serve`'s security options, read into core's `SecurityConfig` (which declares the
 //! schemes in the card, enforces them, and sets up TLS and the signing keys).
 
-use a2a_native::push::PushSigner;
-use a2a_native::server::security::{SecurityConfig, TlsFiles};
-use a2a_native::server::{JwtConfig, KeySource};
-use a2a_native::signing::CardSigner;
+use a2a_native::server::security::{SecurityConfig, SecuritySpec};
 use clap::Args;
-use jsonwebtoken::Algorithm;
+use serde_json::json;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(Args, Default)]
 pub struct SecurityArgs {
@@ -49,36 +45,32 @@ pub struct SecurityArgs {
 
 impl SecurityArgs {
     /// The core's description of this security (`issuer`: this agent's base URL, for push
-    /// notification tokens).
+    /// notification tokens), through the same JSON reader the bindings use.
     pub fn config(&self, issuer: &str) -> Result<SecurityConfig, String> {
-        let read = |p: &PathBuf| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
-        let mut config = SecurityConfig::default();
+        let pem = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+        let key = |p: &Option<PathBuf>, kid: &str| -> Result<Option<serde_json::Value>, String> {
+            p.as_ref().map(|p| Ok(json!({"pem": pem(p)?, "alg": "ES256", "kid": kid}))).transpose()
+        };
+        let mut spec = json!({});
         if let Some(token) = self.bearer_token.as_deref().filter(|t| !t.is_empty()) {
-            config.bearer_tokens.push((token.to_owned(), "bearer-token".into()));
+            spec["bearerTokens"] = json!({token: "bearer-token"});
         }
-        if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
-            config.api_keys.push((key.to_owned(), "api-key".into()));
+        if let Some(k) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
+            spec["apiKeys"] = json!({k: "api-key"});
         }
         if let Some(url) = &self.jwt_jwks {
-            let jwt = JwtConfig {
-                issuers: self.jwt_issuer.iter().cloned().collect(),
-                audiences: self.jwt_audience.iter().cloned().collect(),
-                ..JwtConfig::default()
-            };
-            config.jwt = Some((jwt, KeySource::Url(url.clone())));
+            spec["jwt"] = json!({"jwksUrl": url, "issuers": self.jwt_issuer, "audiences": self.jwt_audience});
         }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
-            config.tls = Some(TlsFiles { cert: cert.clone(), key: key.clone(), client_ca: self.tls_client_ca.clone() });
+            spec["tls"] = json!({"cert": cert, "key": key, "clientCa": self.tls_client_ca});
         }
-        if let Some(path) = &self.card_signing_key {
-            config.card_signer = Some(CardSigner::from_pem(&read(path)?, Algorithm::ES256, "card-1").map_err(|e| e.message)?);
+        if let Some(k) = key(&self.card_signing_key, "card-1")? {
+            spec["cardSigningKey"] = k;
         }
-        if let Some(path) = &self.push_signing_key {
-            let signer = PushSigner::from_pem(&read(path)?, Algorithm::ES256, "push-1", issuer).map_err(|e| e.message)?;
-            config.push_signer = Some(Arc::new(signer));
+        if let Some(k) = key(&self.push_signing_key, "push-1")? {
+            spec["pushSigningKey"] = k;
         }
-        config.check().map_err(|e| e.message)?;
-        Ok(config)
+        SecuritySpec::from_value(spec).and_then(|s| s.build(issuer)).map_err(|e| e.to_string())
     }
 
     pub fn tls_on(&self) -> bool {

@@ -66,7 +66,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let base = args.public_url.clone().unwrap_or_else(|| format!("{scheme}://{addr}"));
     let security = args.security.config(base.trim_end_matches('/'))?;
     let tls = security.tls_config().map_err(|e| e.message)?;
-    config.push.signer = security.push_signer.clone();
+    security.configure(&mut config);
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;

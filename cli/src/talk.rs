@@ -172,7 +172,7 @@ pub async fn card(url: &str, extended: bool, verify: Option<&str>, conn: &Connec
     let card = extended_card.as_ref().unwrap_or(client.card());
     if let Some(jwks) = verify {
         let keys = if jwks.starts_with("http://") || jwks.starts_with("https://") {
-            a2a_native::client::PushVerifier::fetch_keys(jwks).await?
+            a2a_native::client::fetch_jwks(jwks).await?
         } else {
             let text = std::fs::read(jwks).map_err(|e| invalid(format!("{jwks}: {e}")))?;
             serde_json::from_slice(&text).map_err(|e| invalid(format!("{jwks} is not a JWKS: {e}")))?

@@ -64,6 +64,25 @@ pub fn body_digest(body: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(body))
 }
 
+/// A PEM private key for an asymmetric signature algorithm (ES256/384, RS256/384/512, PS256,
+/// EdDSA): the keys that sign cards and push notifications. HMAC is refused: a shared secret
+/// cannot be published as a JWKS.
+pub fn private_key(pem: &[u8], alg: Algorithm) -> Result<EncodingKey> {
+    match alg {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+        Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => EncodingKey::from_rsa_pem(pem),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
+        other => return Err(invalid(format!("{other:?} is not a public-key signature algorithm"))),
+    }
+    .map_err(|e| invalid(format!("the signing key: {e}")))
+}
+
+/// Compares secrets (tokens, keys) in time that does not depend on where they differ.
+pub(crate) fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
+    use subtle::ConstantTimeEq;
+    a.ct_eq(b).into()
+}
+
 /// Signs cards with one private key.
 pub struct CardSigner {
     key: EncodingKey,
@@ -75,14 +94,7 @@ pub struct CardSigner {
 impl CardSigner {
     /// `pem`: a PKCS#8 (or SEC1 / PKCS#1) private key for `alg` (ES256, RS256 or EdDSA).
     pub fn from_pem(pem: &[u8], alg: Algorithm, kid: impl Into<String>) -> Result<Self> {
-        let key = match alg {
-            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
-            Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => EncodingKey::from_rsa_pem(pem),
-            Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
-            other => return Err(invalid(format!("{other:?} is not an algorithm for card signatures"))),
-        }
-        .map_err(|e| invalid(format!("the signing key: {e}")))?;
-        Ok(Self { key, alg, kid: kid.into(), jku: None })
+        Ok(Self { key: private_key(pem, alg)?, alg, kid: kid.into(), jku: None })
     }
 
     /// Where verifiers find the public key (a JWKS URL), put in the protected header.

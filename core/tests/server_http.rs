@@ -1076,14 +1076,18 @@ async fn store_specs_and_the_bearer_card_shape() {
     assert!(err.message.contains("unknown store"), "{}", err.message);
     std::fs::remove_dir_all(&dir).ok();
 
+    let bearer = a2a_native::server::security::SecurityConfig {
+        bearer_tokens: vec![("t".into(), "p".into())],
+        ..Default::default()
+    };
     let mut c = card("http://h", &Opts::default());
-    a2a_native::server::card::require_bearer(&mut c);
+    bearer.apply_to_card(&mut c).unwrap();
     let v = serde_json::to_value(&c).unwrap();
     assert_eq!(v["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "Bearer");
     assert_eq!(v["securityRequirements"], json!([{"schemes": {"bearer": {"list": []}}}]));
     // A card with schemes of its own is left as it is.
     let mut own = card("http://h", &Opts { bearer: Some(("t", false)), ..Opts::default() });
-    a2a_native::server::card::require_bearer(&mut own);
+    bearer.apply_to_card(&mut own).unwrap();
     assert!(own.security_requirements.is_empty());
 }
 

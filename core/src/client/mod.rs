@@ -33,7 +33,7 @@ mod transport;
 
 pub use card::CardCache;
 pub use oauth::{CardCredentials, ClientCredentials};
-pub use push_verify::{PushVerifier, VerifiedPush};
+pub use push_verify::{PushVerifier, VerifiedPush, fetch_jwks};
 pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer};
 pub use retry::RetryPolicy;
 pub use stream::EventStream;

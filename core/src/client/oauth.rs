@@ -91,7 +91,7 @@ impl ClientCredentials {
             form.push(("scope", self.scopes.join(" ")));
         }
         let body = form.iter().map(|(k, v)| format!("{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()));
-        let resp = self
+        let mut resp = self
             .http
             .post(&self.token_url)
             .basic_auth(&self.client_id, Some(&self.client_secret))
@@ -102,7 +102,8 @@ impl ClientCredentials {
             .await
             .map_err(|e| A2AError::new(ErrorKind::Transport, format!("token endpoint {}: {e}", self.token_url)))?;
         let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
+        // A token response is small; a larger one is refused rather than read.
+        let bytes = super::transport::read_body(&mut resp, 64 * 1024, Duration::from_secs(30)).await?;
         if !status.is_success() {
             // RFC 6749 §5.2: `{"error": "invalid_client", ...}`; the secret never appears.
             let reason = serde_json::from_slice::<serde_json::Value>(&bytes)

@@ -46,13 +46,26 @@ fn refused(why: impl Into<String>) -> A2AError {
     A2AError::new(ErrorKind::Unauthenticated, why)
 }
 
+/// A JSON Web Key Set fetched from `url` (an agent's push keys, a card signer's keys), read with
+/// the client's body limit (1 MiB) and timeout (10 s).
+pub async fn fetch_jwks(url: &str) -> Result<JwkSet> {
+    let timeout = Duration::from_secs(10);
+    let transport = |e: reqwest::Error| A2AError::new(ErrorKind::Transport, format!("fetching {url}: {e}"));
+    let mut resp = reqwest::Client::builder().timeout(timeout).build().map_err(transport)?.get(url).send().await.map_err(transport)?;
+    if !resp.status().is_success() {
+        return Err(A2AError::new(ErrorKind::Transport, format!("fetching {url}: HTTP {}", resp.status())));
+    }
+    let body = super::transport::read_body(&mut resp, 1 << 20, timeout).await?;
+    serde_json::from_slice(&body).map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
+}
+
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
 }
 
 impl PushVerifier {
     /// `keys`: the agent's push JWKS (served at `/.well-known/a2a-push-jwks.json`, see
-    /// [`Self::fetch_keys`]); `audience`: the webhook URL you registered.
+    /// [`fetch_jwks`]); `audience`: the webhook URL you registered.
     pub fn new(keys: JwkSet, audience: impl Into<String>) -> Self {
         Self {
             keys,
@@ -64,16 +77,6 @@ impl PushVerifier {
             algorithms: vec![Algorithm::ES256, Algorithm::RS256, Algorithm::EdDSA],
             seen: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// The agent's JWKS, fetched from `url`.
-    pub async fn fetch_keys(url: &str) -> Result<JwkSet> {
-        let resp = reqwest::get(url).await.map_err(|e| A2AError::new(ErrorKind::Transport, format!("fetching {url}: {e}")))?;
-        if !resp.status().is_success() {
-            return Err(A2AError::new(ErrorKind::Transport, format!("fetching {url}: HTTP {}", resp.status())));
-        }
-        let body = resp.bytes().await.map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
-        serde_json::from_slice(&body).map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
     }
 
     /// The `iss` to require (the agent's identity as its signer names it).
@@ -98,7 +101,7 @@ impl PushVerifier {
     pub fn verify(&self, headers: &HeaderMap, body: &[u8]) -> Result<VerifiedPush> {
         if let Some(expected) = &self.token {
             let got = headers.get(TOKEN_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
-            if !constant_time_eq(got, expected.as_bytes()) {
+            if !crate::signing::secrets_equal(got, expected.as_bytes()) {
                 return Err(refused("the notification token does not match"));
             }
         }
@@ -149,6 +152,3 @@ impl PushVerifier {
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}

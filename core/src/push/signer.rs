@@ -7,7 +7,7 @@
 //! captured token cannot carry another body. Receivers check it with
 //! [`crate::client::push_verify::PushVerifier`].
 
-use crate::error::{A2AError, ErrorKind, Result};
+use crate::error::{A2AError, Result};
 use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
@@ -35,16 +35,10 @@ impl std::fmt::Debug for PushSigner {
 }
 
 impl PushSigner {
-    /// `pem`: the private key for `alg` (ES256, RS256 or EdDSA); `issuer`: this agent (its
+    /// `pem`: the private key for `alg` (see [`crate::signing::private_key`]); `issuer`: this agent (its
     /// card URL, say), which receivers expect in `iss`.
     pub fn from_pem(pem: &[u8], alg: Algorithm, kid: impl Into<String>, issuer: impl Into<String>) -> Result<Self> {
-        let key = match alg {
-            Algorithm::ES256 => EncodingKey::from_ec_pem(pem),
-            Algorithm::RS256 => EncodingKey::from_rsa_pem(pem),
-            Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
-            other => return Err(A2AError::new(ErrorKind::InvalidParams, format!("{other:?} is not a push signing algorithm"))),
-        }
-        .map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("the push signing key: {e}")))?;
+        let key = crate::signing::private_key(pem, alg)?;
         let kid = kid.into();
         let mut public = Jwk::from_encoding_key(&key, alg).map_err(|e| A2AError::internal(format!("public key: {e}")))?;
         public.common.key_id = Some(kid.clone());

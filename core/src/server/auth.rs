@@ -95,7 +95,7 @@ pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>> {
 fn lookup(known: &HashMap<String, Principal>, secret: &str) -> Option<Principal> {
     known
         .iter()
-        .fold(None, |found, (k, p)| if constant_time_eq(k.as_bytes(), secret.as_bytes()) { Some(p) } else { found })
+        .fold(None, |found, (k, p)| if crate::signing::secrets_equal(k.as_bytes(), secret.as_bytes()) { Some(p) } else { found })
         .cloned()
 }
 
@@ -234,9 +234,6 @@ impl RequiredScopes {
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
 
 pub(crate) fn unauthenticated(why: &str) -> A2AError {
     A2AError::new(ErrorKind::Unauthenticated, why)

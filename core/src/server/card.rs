@@ -46,45 +46,6 @@ pub fn served_card_json(card: &AgentCard) -> Value {
     served
 }
 
-/// An embedded server's card, read from JSON: when it declares no `supportedInterfaces`, the
-/// server's own are filled in (JSON-RPC at `{base}/` and HTTP+JSON at `{base}`, A2A 1.0), so
-/// a binding's user can write a card before the port is known. With `bearer`, the HTTP
-/// bearer scheme is declared and required (see [`require_bearer`]).
-pub fn embedded_card(card: &Value, base: &str, bearer: bool) -> crate::Result<AgentCard> {
-    let mut card = card.clone();
-    let empty = card.get("supportedInterfaces").and_then(Value::as_array).is_none_or(Vec::is_empty);
-    if empty && let Some(obj) = card.as_object_mut() {
-        obj.insert(
-            "supportedInterfaces".into(),
-            serde_json::json!([
-                {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
-            ]),
-        );
-    }
-    let mut card: AgentCard = crate::model::parse_value(card)?;
-    if bearer {
-        require_bearer(&mut card);
-    }
-    Ok(card)
-}
-
-/// Declares the HTTP bearer scheme (named `bearer`) on `card` and requires it for every call,
-/// unless the card already declares schemes of its own. Pairs with [`super::BearerTokens`].
-pub fn require_bearer(card: &mut AgentCard) {
-    if !card.security_schemes.is_empty() {
-        return;
-    }
-    // Both values are fixed and valid; parsing them keeps the model types' one definition.
-    if let (Ok(scheme), Ok(requirement)) = (
-        serde_json::from_value(serde_json::json!({"httpAuthSecurityScheme": {"scheme": "Bearer"}})),
-        serde_json::from_value(serde_json::json!({"schemes": {"bearer": {"list": []}}})),
-    ) {
-        card.security_schemes.insert("bearer".into(), scheme);
-        card.security_requirements = vec![requirement];
-    }
-}
-
 /// Adds what `extra` has and `base` lacks; `base` wins on conflicts.
 fn merge_under(base: &mut Value, extra: Value) {
     match (base, extra) {

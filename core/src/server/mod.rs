@@ -19,6 +19,7 @@ pub mod auth;
 pub mod body;
 pub mod card;
 pub mod config;
+pub mod embedded;
 pub mod handler;
 pub mod headers;
 pub mod jwt;

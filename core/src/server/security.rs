@@ -46,6 +46,10 @@ pub struct SecurityConfig {
     pub card_signer: Option<CardSigner>,
     /// Signs push notifications; the public key is served at `push::JWKS_PATH`.
     pub push_signer: Option<Arc<PushSigner>>,
+    /// Who sees a task an authenticated caller created.
+    pub task_visibility: super::TaskVisibility,
+    /// Deliver push notifications to loopback and private addresses (intranets, tests).
+    pub allow_private_webhooks: bool,
 }
 
 impl SecurityConfig {
@@ -65,7 +69,16 @@ impl SecurityConfig {
         Ok(())
     }
 
-    /// Declares the schemes on `card` (each alone admits a caller) and signs it if asked.
+    /// Sets what this security decides in a server's config: task visibility, private
+    /// webhook targets, the push signer.
+    pub fn configure(&self, config: &mut super::ServerConfig) {
+        config.task_visibility = self.task_visibility;
+        config.push.allow_private_targets |= self.allow_private_webhooks;
+        config.push.signer = self.push_signer.clone();
+    }
+
+    /// Declares the schemes on `card` (each alone admits a caller) and signs it if asked. A
+    /// card that declares schemes of its own is left as its author declared them.
     pub fn apply_to_card(&self, card: &mut AgentCard) -> Result<()> {
         let mut schemes = Vec::new();
         if !self.bearer_tokens.is_empty() || self.jwt.is_some() {
@@ -82,6 +95,9 @@ impl SecurityConfig {
         }
         if self.tls.as_ref().is_some_and(|t| t.client_ca.is_some()) {
             schemes.push(("mtls", json!({"mtlsSecurityScheme": {}})));
+        }
+        if !card.security_schemes.is_empty() {
+            schemes.clear();
         }
         for (name, scheme) in schemes {
             let scheme = serde_json::from_value(scheme).map_err(|e| A2AError::internal(format!("scheme {name}: {e}")))?;
@@ -231,7 +247,7 @@ impl SecuritySpec {
         })
     }
 
-    pub fn task_visibility(&self) -> Result<super::TaskVisibility> {
+    fn task_visibility(&self) -> Result<super::TaskVisibility> {
         match self.task_visibility.as_deref() {
             None | Some("principal") => Ok(super::TaskVisibility::PerPrincipal),
             Some("shared") => Ok(super::TaskVisibility::Shared),
@@ -288,6 +304,8 @@ impl SecuritySpec {
                 .as_ref()
                 .map(|k| PushSigner::from_pem(k.pem.as_bytes(), k.alg, k.kid.clone(), issuer).map(Arc::new))
                 .transpose()?,
+            task_visibility: self.task_visibility()?,
+            allow_private_webhooks: self.allow_private_webhooks,
         };
         config.check()?;
         Ok(config)
@@ -308,7 +326,7 @@ mod tests {
         let config = spec.build("http://x").unwrap();
         assert_eq!(config.bearer_tokens, [("t".to_owned(), "ada".to_owned())]);
         assert_eq!(config.api_key_location, Some(KeyLocation::Query("key".into())));
-        assert_eq!(spec.task_visibility().unwrap(), crate::server::TaskVisibility::Shared);
+        assert_eq!(config.task_visibility, crate::server::TaskVisibility::Shared);
         let e = SecuritySpec::from_value(json!({"apiKeyz": {}})).unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidParams);
         let Err(e) = SecuritySpec::from_value(json!({"jwt": {"issuers": ["x"]}})).unwrap().build("http://x") else {
