@@ -1,6 +1,7 @@
 //! Bearer JWTs against a JWKS served over real HTTP: each algorithm accepted, expired, early,
-//! forged and misaddressed tokens refused, key rotation, fetch pacing, and scopes per operation
-//! (401 vs 403) through the server. Keys: tests/fixtures (test-only).
+//! forged and misaddressed tokens refused, key rotation, fetch pacing, an oversized or endless
+//! JWKS refused after 1 MiB, and scopes per operation (401 vs 403) through the server.
+//! Keys: tests/fixtures (test-only).
 
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{self, Message, Role};
@@ -195,6 +196,57 @@ async fn keys_are_fetched_cached_and_rotated() {
     let short = JwtBearer::new(JwtConfig { max_key_age: Duration::ZERO, min_refresh: Duration::ZERO, ..config() }, KeySource::Url(server.url.clone()));
     assert!(short.authenticate(&bearer(&t1)).await.is_err());
     assert!(short.authenticate(&bearer(&t2)).await.is_ok());
+}
+
+/// A JWKS endpoint that serves far more than the 1 MiB limit: 64 MiB with a Content-Length,
+/// or chunks without end. Counts what it wrote; the count is final once the client hangs up.
+async fn flood(chunked: bool) -> (String, Arc<AtomicUsize>, tokio::task::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    let written = Arc::new(AtomicUsize::new(0));
+    let w = written.clone();
+    let serving = tokio::spawn(async move {
+        let Ok((mut conn, _)) = listener.accept().await else { return };
+        let mut buf = vec![0u8; 4096];
+        let mut read = 0;
+        while !buf[..read].windows(4).any(|x| x == b"\r\n\r\n") {
+            match conn.read(&mut buf[read..]).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => read += n,
+            }
+        }
+        let framing = if chunked { "transfer-encoding: chunked".to_owned() } else { format!("content-length: {}", 64 << 20) };
+        let head = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{framing}\r\n\r\n{{\"keys\":[");
+        if conn.write_all(head.as_bytes()).await.is_err() {
+            return;
+        }
+        let block = vec![b' '; 64 * 1024];
+        let chunk = if chunked { [format!("{:x}\r\n", block.len()).into_bytes(), block, b"\r\n".to_vec()].concat() } else { block };
+        // Stops when the client hangs up (or, were the limit broken, after 256 MiB).
+        while w.load(Ordering::SeqCst) < 256 << 20 && conn.write_all(&chunk).await.is_ok() {
+            w.fetch_add(chunk.len(), Ordering::SeqCst);
+        }
+    });
+    (url, written, serving)
+}
+
+#[tokio::test]
+async fn an_oversized_or_endless_jwks_is_refused_without_reading_it_all() {
+    let ec = key("jwt-ec.pem", Algorithm::ES256);
+    let token = sign(&ec, Algorithm::ES256, Some("k1"), &claims("alice", ""));
+    for chunked in [false, true] {
+        let (url, written, serving) = flood(chunked).await;
+        let auth = JwtBearer::new(config(), KeySource::Url(url));
+        let started = std::time::Instant::now();
+        let e = auth.authenticate(&bearer(&token)).await.expect_err("no key could be read");
+        assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated, "{e}");
+        // Reading everything would run into the 10 s fetch timeout (or never end).
+        assert!(started.elapsed() < Duration::from_secs(5), "chunked {chunked}: took {:?}", started.elapsed());
+        tokio::time::timeout(Duration::from_secs(5), serving).await.expect("the client hung up").unwrap();
+        // 1 MiB read, plus what the loopback socket buffers held: far from the whole body.
+        let sent = written.load(Ordering::SeqCst);
+        assert!(sent < 16 << 20, "chunked {chunked}: {sent} bytes were sent before the client stopped");
+    }
 }
 
 struct Echo;

@@ -61,6 +61,9 @@ pub enum KeySource {
     Url(String),
 }
 
+/// How long fetching the key set may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
 struct Cache {
     keys: JwkSet,
     fetched: Option<Instant>,
@@ -83,7 +86,7 @@ impl JwtBearer {
             KeySource::Url(_) => JwkSet { keys: Vec::new() },
         };
         let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
+            .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_default();
@@ -105,7 +108,8 @@ impl JwtBearer {
         }
         let recently = self.cache.read().await.fetched.is_some_and(|t| t.elapsed() < self.config.min_refresh);
         if !recently {
-            let fetched = self.fetch(url).await;
+            // Read with the client's bounded reader: at most 1 MiB, however much is served.
+            let fetched = crate::client::push_verify::fetch_jwks_with(&self.http, url, FETCH_TIMEOUT).await;
             let mut cache = self.cache.write().await;
             cache.fetched = Some(Instant::now()); // paces retries after a failure too
             match fetched {
@@ -123,18 +127,6 @@ impl JwtBearer {
         let stale = matches!(self.source, KeySource::Url(_))
             && cache.fetched.is_none_or(|t| t.elapsed() >= self.config.max_key_age);
         if stale { None } else { find(&cache.keys, kid) }
-    }
-
-    async fn fetch(&self, url: &str) -> std::result::Result<JwkSet, String> {
-        let resp = self.http.get(url).send().await.map_err(|e| e.to_string())?;
-        if !resp.status().is_success() {
-            return Err(format!("HTTP {}", resp.status()));
-        }
-        let body = resp.bytes().await.map_err(|e| e.to_string())?;
-        if body.len() > 1 << 20 {
-            return Err("the key set is over 1 MiB".into());
-        }
-        serde_json::from_slice(&body).map_err(|e| format!("not a JWKS: {e}"))
     }
 
     fn validation(&self, alg: Algorithm) -> Validation {
