@@ -116,8 +116,12 @@ export interface SecurityOptions {
   pushSigningKey?: { pem: string; alg: string; kid: string };
   /** `"principal"` (default: a task is visible to the principal that made it) or `"shared"`. */
   taskVisibility?: 'principal' | 'shared';
-  /** Deliver push notifications to loopback/private addresses (refused by default: SSRF). */
-  allowPrivateWebhooks?: boolean;
+  /**
+   * Non-public push targets allowed anyway (all refused by default: SSRF). `true`: any target;
+   * a list: only these host names (matched by name), IP addresses and CIDR ranges (matched
+   * against the resolved address), e.g. `["127.0.0.1", "10.0.0.0/8", "::1", "hooks.internal"]`.
+   */
+  allowPrivateWebhooks?: boolean | string[];
 }
 
 export interface AgentServerOptions {

@@ -33,7 +33,10 @@ pub struct ServerOptions {
     #[uniffi(default)]
     pub max_body_bytes: Option<u64>,
     /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
-    /// visibility: the core's `SecuritySpec` as JSON (`{"apiKeys": {"KEY": "principal"}, ...}`).
+    /// visibility, private webhook targets: the core's `SecuritySpec` as JSON
+    /// (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
+    /// `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
+    /// CIDR ranges that may be private).
     #[uniffi(default)]
     pub security_json: Option<String>,
 }

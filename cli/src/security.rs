@@ -41,6 +41,12 @@ pub struct SecurityArgs {
     /// is served at /.well-known/a2a-push-jwks.json.
     #[arg(long, value_name = "PEM")]
     pub push_signing_key: Option<PathBuf>,
+    /// Deliver push notifications to non-public targets (loopback, private ranges; refused by
+    /// default). Alone: any target. With a comma-separated list, only those host names
+    /// (matched by name), IP addresses and CIDR ranges (matched against the resolved
+    /// address): --allow-private-webhooks=127.0.0.1,10.0.0.0/8,::1,hooks.internal
+    #[arg(long, value_name = "TARGETS", num_args = 0..=1, require_equals = true, value_delimiter = ',')]
+    pub allow_private_webhooks: Option<Vec<String>>,
 }
 
 impl SecurityArgs {
@@ -69,6 +75,11 @@ impl SecurityArgs {
         }
         if let Some(k) = key(&self.push_signing_key, "push-1")? {
             spec["pushSigningKey"] = k;
+        }
+        match self.allow_private_webhooks.as_deref() {
+            None => {}
+            Some([]) => spec["allowPrivateWebhooks"] = json!(true),
+            Some(targets) => spec["allowPrivateWebhooks"] = json!(targets),
         }
         SecuritySpec::from_value(spec).and_then(|s| s.build(issuer)).map_err(|e| e.to_string())
     }

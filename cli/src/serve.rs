@@ -4,6 +4,7 @@ use crate::agents;
 use a2a_native::executor::AgentExecutor;
 use a2a_native::model::{self, AgentCard};
 use crate::security::SecurityArgs;
+use a2a_native::push::PrivateTargets;
 use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 use clap::Args;
 use serde_json::json;
@@ -41,9 +42,6 @@ pub struct ServeArgs {
     /// get ExtensionSupportRequired (-32008).
     #[arg(long, value_name = "URI")]
     require_extension: Vec<String>,
-    /// Deliver push notifications to loopback and private addresses (refused by default).
-    #[arg(long)]
-    allow_private_webhooks: bool,
     #[command(flatten)]
     security: SecurityArgs,
 }
@@ -56,7 +54,6 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         (Arc::new(agents::echo::Echo), "a2a-native echo agent")
     };
     let mut config = ServerConfig::default();
-    config.push.allow_private_targets = args.allow_private_webhooks || args.conformance;
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await
@@ -67,6 +64,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let security = args.security.config(base.trim_end_matches('/'))?;
     let tls = security.tls_config().map_err(|e| e.message)?;
     security.configure(&mut config);
+    if args.conformance {
+        config.push.allow_private_targets = PrivateTargets::All;
+    }
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which
     // forbids the 0.3 fields a 0.3 interface would add); 0.3 requests are still answered.
     let v03 = !args.conformance || args.advertise_v03;

@@ -251,3 +251,51 @@ fn https_a_signed_card_and_an_api_key() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(server.stop().success());
 }
+
+#[test]
+fn private_webhooks_all_or_an_allow_list() {
+    // A push config for `url` on a fresh task: true when created, false when refused.
+    let accepts = |server: &Served, url: &str| {
+        let message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]});
+        let task = server.rpc("SendMessage", json!({"message": message}))["result"]["task"]["id"].as_str().unwrap().to_owned();
+        let body = server.rpc("CreateTaskPushNotificationConfig", json!({"taskId": task, "url": url}));
+        match body.get("error") {
+            None => true,
+            Some(e) => {
+                assert_eq!(e["code"], -32602, "{body}");
+                false
+            }
+        }
+    };
+    let closed = serve(&["--store", "memory"]);
+    assert!(!accepts(&closed, "http://127.0.0.1:9/hook"));
+    assert!(closed.stop().success());
+
+    let open = serve(&["--store", "memory", "--allow-private-webhooks"]);
+    assert!(accepts(&open, "http://127.0.0.1:9/hook"));
+    assert!(accepts(&open, "http://192.168.1.1/hook"));
+    assert!(open.stop().success());
+
+    let listed = serve(&["--store", "memory", "--allow-private-webhooks=127.0.0.1,10.0.0.0/8,::1,hooks.internal"]);
+    for (url, ok) in [
+        ("http://127.0.0.1:9/hook", true),
+        ("http://0177.0.0.1:9/hook", true),
+        ("http://10.1.2.3/hook", true),
+        ("http://[::1]/hook", true),
+        ("http://hooks.internal/hook", true),
+        ("http://127.0.0.2/hook", false),
+        ("http://192.168.1.1/hook", false),
+        ("http://localhost/hook", false),
+    ] {
+        assert_eq!(accepts(&listed, url), ok, "{url}");
+    }
+    assert!(listed.stop().success());
+
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "memory", "--port", "0", "--allow-private-webhooks=10.0.0.0/99"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("10.0.0.0/99"), "{err}");
+}

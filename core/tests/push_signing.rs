@@ -83,7 +83,7 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
     let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let signer = PushSigner::from_pem(&pem, Algorithm::ES256, "push-1", base.clone()).unwrap();
     let mut config = ServerConfig::default();
-    config.push.allow_private_targets = true;
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     config.push.signer = Some(Arc::new(signer));
     let card = model::parse_value(json!({
         "name": "pusher", "description": "d", "version": "1",

@@ -128,7 +128,7 @@ async fn start(opts: Opts) -> TestServer {
     extended.description = "the extended card".into();
     let mut config = ServerConfig::default();
     config.limits.max_body_bytes = opts.max_body_bytes;
-    config.push.allow_private_targets = true;
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     let mut handler = RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };

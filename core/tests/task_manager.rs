@@ -446,7 +446,7 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<(http::HeaderMap, Value)
 #[tokio::test]
 async fn push_notifications_follow_the_task_in_order_with_token_and_auth() {
     let mut config = ServerConfig::default();
-    config.push.allow_private_targets = true;
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
     let h = RequestHandler::new(agent, card(true, true), Stores::memory(), config);
     let (url, got) = webhook().await;

@@ -54,8 +54,10 @@ class SecurityOptions(TypedDict, total=False):
     push_signing_key: tuple[bytes, str, str]
     #: ``"principal"`` (default: a task is visible to the principal that made it) or ``"shared"``.
     task_visibility: str
-    #: Deliver push notifications to loopback/private addresses (refused by default: SSRF).
-    allow_private_webhooks: bool
+    #: Non-public push targets allowed anyway (all refused by default: SSRF). ``True``: any
+    #: target; a list: only these host names (matched by name), IP addresses and CIDR ranges
+    #: (matched against the resolved address), e.g. ``["127.0.0.1", "10.0.0.0/8", "hooks.internal"]``.
+    allow_private_webhooks: bool | list[str]
 
 
 class ServerLimits(TypedDict, total=False):

@@ -7,37 +7,166 @@
 //! - [`GuardedResolver`] (the sender's DNS resolver): a name is resolved once, every address is
 //!   checked, and the connection goes to exactly those checked addresses, so a name that resolves
 //!   to a public address when checked and to 127.0.0.1 when connected (DNS rebinding) gets nowhere.
+//!
+//! [`PrivateTargets`] relaxes both layers for an operator who needs private targets (intranets,
+//! tests): all of them, or only an allow-list. A listed name is matched by name, so what it
+//! resolves to is not checked (the operator vouches for it); a listed address or CIDR range is
+//! matched against the literal or the resolved address, so a name resolving into the range is
+//! allowed and one resolving anywhere else private still is not.
 
 use reqwest::Url;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use std::error::Error as StdError;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
 
-/// Parses `url` and refuses what may never be a webhook target. With `allow_private`, only the
-/// parse and scheme checks apply. Returns the reason of a refusal.
-pub(crate) fn check_url(url: &str, allow_private: bool) -> Result<Url, String> {
+/// Which non-public webhook targets are allowed anyway. In JSON (`allowPrivateWebhooks`):
+/// `false` (the default), `true`, or a list such as `["127.0.0.1", "10.0.0.0/8", "::1",
+/// "hooks.internal"]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PrivateTargets {
+    /// Public addresses only.
+    #[default]
+    Blocked,
+    /// Every target (tests, intranets): only the URL's scheme is checked.
+    All,
+    /// Public addresses, plus these.
+    Only(Vec<AllowedTarget>),
+}
+
+/// One entry of an allow-list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllowedTarget {
+    /// A host name (lowercase, no trailing dot), matched by name: what it resolves to is not
+    /// checked.
+    Name(String),
+    /// An address range (a lone address is a /32 or /128), matched against the URL's literal
+    /// or the addresses a name resolves to.
+    Net(IpAddr, u8),
+}
+
+impl AllowedTarget {
+    /// `10.0.0.0/8`, `fd00::/8`, `127.0.0.1`, `::1` (or `[::1]`), `hooks.internal`. Names and
+    /// IPv4 are read as in a URL (so `0177.1` is 127.0.0.1 here too); an IPv4-mapped IPv6
+    /// address stands for its IPv4 address.
+    pub fn parse(entry: &str) -> Result<Self, String> {
+        let bad = |why: &str| format!("{entry:?} {why}; expected a host name, an IP address or a CIDR range");
+        if let Some((addr, bits)) = entry.split_once('/') {
+            let ip = addr.parse::<IpAddr>().map_err(|_| bad("is not an address/prefix"))?.to_canonical();
+            let max = if ip.is_ipv4() { 32 } else { 128 };
+            let bits = bits.parse::<u8>().ok().filter(|b| *b <= max).ok_or_else(|| bad("has an invalid prefix length"))?;
+            return Ok(AllowedTarget::Net(ip, bits));
+        }
+        if let Ok(ip) = entry.trim_start_matches('[').trim_end_matches(']').parse::<Ipv6Addr>() {
+            return Ok(AllowedTarget::net(IpAddr::V6(ip)));
+        }
+        if entry.contains('*') {
+            return Err(bad("has a wildcard (not supported: list each name)"));
+        }
+        if entry.contains(':') {
+            // Not IPv6 (read above): a port, which the URL parser would drop when it is 80.
+            return Err(bad("has a port"));
+        }
+        // Anything else is read as the host of a URL, exactly as webhook URLs are.
+        let url = Url::parse(&format!("http://{entry}/")).map_err(|_| bad("is not a valid host"))?;
+        let host = url.host_str().filter(|h| url.as_str() == format!("http://{h}/")).ok_or_else(|| bad("is not a bare host"))?;
+        Ok(match host.parse::<Ipv4Addr>() {
+            Ok(v4) => AllowedTarget::net(IpAddr::V4(v4)),
+            Err(_) => AllowedTarget::Name(host.trim_end_matches('.').to_owned()),
+        })
+    }
+
+    fn net(ip: IpAddr) -> Self {
+        let ip = ip.to_canonical();
+        AllowedTarget::Net(ip, if ip.is_ipv4() { 32 } else { 128 })
+    }
+
+    fn contains(&self, ip: IpAddr) -> bool {
+        let AllowedTarget::Net(net, bits) = self else { return false };
+        match (net, ip.to_canonical()) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => prefix_eq(u128::from(net.to_bits()) << 96, u128::from(ip.to_bits()) << 96, *bits),
+            (IpAddr::V6(net), IpAddr::V6(ip)) => prefix_eq(net.to_bits(), ip.to_bits(), *bits),
+            _ => false,
+        }
+    }
+}
+
+/// Whether the first `bits` bits (from the top) of `a` and `b` agree.
+fn prefix_eq(a: u128, b: u128, bits: u8) -> bool {
+    bits == 0 || (a ^ b) >> (128 - u32::from(bits)) == 0
+}
+
+impl PrivateTargets {
+    /// Whether `host` (a name) is listed by name; `All` allows every name.
+    fn allows_name(&self, host: &str) -> bool {
+        let host = host.trim_end_matches('.');
+        match self {
+            PrivateTargets::Blocked => false,
+            PrivateTargets::All => true,
+            PrivateTargets::Only(list) => {
+                list.iter().any(|t| matches!(t, AllowedTarget::Name(n) if n.eq_ignore_ascii_case(host)))
+            }
+        }
+    }
+
+    /// Whether the non-public `ip` is allowed.
+    fn allows_ip(&self, ip: IpAddr) -> bool {
+        match self {
+            PrivateTargets::Blocked => false,
+            PrivateTargets::All => true,
+            PrivateTargets::Only(list) => list.iter().any(|t| t.contains(ip)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PrivateTargets {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PrivateTargets;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("true, false, or a list of host names, IP addresses and CIDR ranges")
+            }
+            fn visit_bool<E: de::Error>(self, all: bool) -> Result<PrivateTargets, E> {
+                Ok(if all { PrivateTargets::All } else { PrivateTargets::Blocked })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PrivateTargets, A::Error> {
+                let mut list = Vec::new();
+                while let Some(entry) = seq.next_element::<String>()? {
+                    list.push(AllowedTarget::parse(&entry).map_err(de::Error::custom)?);
+                }
+                Ok(if list.is_empty() { PrivateTargets::Blocked } else { PrivateTargets::Only(list) })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Parses `url` and refuses what may never be a webhook target: anything but http(s), and
+/// non-public IP literals and `localhost` names unless `allowed`. Returns the reason of a
+/// refusal. Other names pass here; the resolver checks what they resolve to.
+pub(crate) fn check_url(url: &str, allowed: &PrivateTargets) -> Result<Url, String> {
     let parsed = Url::parse(url).map_err(|e| format!("not a valid URL ({e})"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!("scheme '{}' is not allowed; use http or https", parsed.scheme()));
     }
     let host = parsed.host_str().filter(|h| !h.is_empty()).ok_or_else(|| "the URL has no host".to_owned())?;
-    if !allow_private {
-        // The url crate has already turned every IPv4 spelling (2130706433, 0x7f.1, …) into a
-        // dotted quad and bracketed IPv6, so what parses as neither is a real name.
-        let literal = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            Some(v6) => v6.parse::<Ipv6Addr>().ok().map(IpAddr::V6),
-            None => host.parse::<Ipv4Addr>().ok().map(IpAddr::V4),
-        };
-        let refusal = match literal {
-            Some(ip) => non_public(ip).map(|why| format!("{ip} is {why}")),
-            None => is_localhost(host).then(|| format!("{host} is a localhost name")),
-        };
-        if let Some(reason) = refusal {
-            return Err(format!("{reason}; push notifications go to public addresses only"));
-        }
+    // The url crate has already turned every IPv4 spelling (2130706433, 0x7f.1, 0177.0.0.1, …)
+    // into a dotted quad and bracketed IPv6, so what parses as neither is a real name.
+    let literal = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => v6.parse::<Ipv6Addr>().ok().map(IpAddr::V6),
+        None => host.parse::<Ipv4Addr>().ok().map(IpAddr::V4),
+    };
+    let refusal = match literal {
+        Some(ip) => non_public(ip).filter(|_| !allowed.allows_ip(ip)).map(|why| format!("{ip} is {why}")),
+        None => (is_localhost(host) && !allowed.allows_name(host)).then(|| format!("{host} is a localhost name")),
+    };
+    match refusal {
+        Some(reason) => Err(format!("{reason}; push notifications go to public (or allowed) addresses only")),
+        None => Ok(parsed),
     }
-    Ok(parsed)
 }
 
 /// `localhost` and any `*.localhost` (RFC 6761), with or without the root dot, any case.
@@ -134,24 +263,28 @@ pub(crate) fn find_refused<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a 
     None
 }
 
-/// Checks the addresses `host` resolved to: all must be public, or the name is refused.
-pub(crate) fn check_resolved(host: &str, addrs: &[SocketAddr]) -> Result<(), Refused> {
-    if let Some((ip, why)) = addrs.iter().find_map(|a| non_public(a.ip()).map(|why| (a.ip(), why))) {
+/// Checks the addresses `host` resolved to: all must be public or allowed, or the name is
+/// refused.
+pub(crate) fn check_resolved(host: &str, addrs: &[SocketAddr], allowed: &PrivateTargets) -> Result<(), Refused> {
+    let refused = |ip: IpAddr| non_public(ip).filter(|_| !allowed.allows_ip(ip)).map(|why| (ip, why));
+    if let Some((ip, why)) = addrs.iter().find_map(|a| refused(a.ip())) {
         return Err(Refused { host: host.to_owned(), reason: format!("resolves to {ip}, which is {why}") });
     }
     Ok(())
 }
 
-/// The sender's DNS resolver when private targets are not allowed: resolves with the system
-/// resolver, refuses the name if any address is non-public, and hands reqwest only the checked
-/// addresses to connect to. IP literals never reach a resolver; [`check_url`] covers them.
+/// The sender's DNS resolver unless every private target is allowed: resolves with the system
+/// resolver, refuses the name if any address is non-public and not allowed, and hands reqwest
+/// only the checked addresses to connect to. A name on the allow-list is resolved unchecked. IP
+/// literals never reach a resolver; [`check_url`] covers them.
 #[derive(Clone, Default)]
 pub(crate) struct GuardedResolver {
+    pub allowed: Arc<PrivateTargets>,
     /// Fixed answers instead of the system resolver (tests: a name resolving to loopback).
     #[cfg(test)]
-    pub hosts: std::sync::Arc<std::collections::HashMap<String, Vec<IpAddr>>>,
+    pub hosts: Arc<std::collections::HashMap<String, Vec<IpAddr>>>,
     #[cfg(test)]
-    pub lookups: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    pub lookups: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl GuardedResolver {
@@ -173,7 +306,8 @@ impl Resolve for GuardedResolver {
         let this = self.clone();
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            if is_localhost(&host) {
+            let listed = this.allowed.allows_name(&host);
+            if is_localhost(&host) && !listed {
                 let refused = Refused { host, reason: "a localhost name".to_owned() };
                 return Err(Box::new(refused) as Box<dyn StdError + Send + Sync>);
             }
@@ -181,7 +315,9 @@ impl Resolve for GuardedResolver {
             if addrs.is_empty() {
                 return Err(format!("{host} resolved to no address").into());
             }
-            check_resolved(&host, &addrs)?;
+            if !listed {
+                check_resolved(&host, &addrs, &this.allowed)?;
+            }
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
     }

@@ -6,5 +6,6 @@ mod guard;
 mod sender;
 mod signer;
 
+pub use guard::{AllowedTarget, PrivateTargets};
 pub use sender::{PushSender, PushSenderConfig, PushStats};
 pub use signer::{JWKS_PATH, PushSigner, SIGNATURE_HEADER};

@@ -11,11 +11,11 @@
 //! Each delivery is a POST of the event's JSON with `Content-Type: application/a2a+json`, the
 //! config's token (`X-A2A-Notification-Token`) and authentication (`Authorization`). Connection
 //! errors, timeouts, 5xx and 429 are retried with jittered exponential backoff; other answers
-//! are final. The SSRF guard (see [`super::guard`]) refuses non-public targets both by URL and
-//! after DNS resolution; redirects are not followed and proxies are not used, since either would
-//! let a request reach an address the guard never saw.
+//! are final. The SSRF guard (see [`super::guard`]) refuses non-public targets (unless allowed)
+//! both by URL and after DNS resolution; redirects are not followed and proxies are not used,
+//! since either would let a request reach an address the guard never saw.
 
-use super::guard::{self, GuardedResolver};
+use super::guard::{self, GuardedResolver, PrivateTargets};
 use crate::error::{A2AError, Result};
 use crate::model::{StreamResponse, TaskPushNotificationConfig};
 use bytes::Bytes;
@@ -47,8 +47,9 @@ pub struct PushSenderConfig {
     pub max_backoff: Duration,
     /// Notifications waiting across all tasks; beyond it new ones are dropped (and logged).
     pub queue_capacity: usize,
-    /// Allow loopback, private, link-local and other non-public targets (tests, intranets).
-    pub allow_private_targets: bool,
+    /// Loopback, private, link-local and other non-public targets allowed anyway: none (the
+    /// default), all (tests, intranets), or an allow-list of names, addresses and ranges.
+    pub allow_private_targets: PrivateTargets,
     /// Requests in flight at once across all tasks (outbound connections are finite).
     pub max_concurrent_deliveries: usize,
     /// Signs each notification (a JWT in `A2A-Notification-Signature`); `None`: unsigned.
@@ -63,7 +64,7 @@ impl Default for PushSenderConfig {
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(8),
             queue_capacity: 10_000,
-            allow_private_targets: false,
+            allow_private_targets: PrivateTargets::Blocked,
             max_concurrent_deliveries: 64,
             signer: None,
         }
@@ -143,9 +144,9 @@ impl Job {
         config: &TaskPushNotificationConfig,
         event: &StreamResponse,
         task_id: &str,
-        allow_private: bool,
+        allowed: &PrivateTargets,
     ) -> std::result::Result<Self, Unsendable> {
-        let url = guard::check_url(&config.url, allow_private).map_err(Unsendable::Refused)?;
+        let url = guard::check_url(&config.url, allowed).map_err(Unsendable::Refused)?;
         let sensitive = |value: &str, what: &str| {
             let mut value = HeaderValue::from_str(value)
                 .map_err(|_| Unsendable::Invalid(format!("{what} is not a valid header value")))?;
@@ -190,7 +191,9 @@ impl PushSender {
         Self::with_resolver(config, GuardedResolver::default())
     }
 
-    fn with_resolver(config: PushSenderConfig, resolver: GuardedResolver) -> Self {
+    fn with_resolver(config: PushSenderConfig, mut resolver: GuardedResolver) -> Self {
+        // The resolver applies the same allow-list as the URL check.
+        resolver.allowed = Arc::new(config.allow_private_targets.clone());
         let permits = Semaphore::new(config.max_concurrent_deliveries.max(1));
         Self {
             inner: Arc::new(Inner {
@@ -215,7 +218,7 @@ impl PushSender {
     /// Names are resolved only at delivery time (and checked again then), so a name is
     /// accepted here even if it resolves to a private address.
     pub fn check_url(&self, url: &str, field: &str) -> Result<()> {
-        guard::check_url(url, self.inner.config.allow_private_targets)
+        guard::check_url(url, &self.inner.config.allow_private_targets)
             .map(drop)
             .map_err(|reason| A2AError::invalid_field(field, reason))
     }
@@ -227,7 +230,7 @@ impl PushSender {
     pub fn enqueue(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) {
         let inner = &self.inner;
         let task_id = event.task_id().unwrap_or(&config.task_id);
-        let job = match Job::new(config, event, task_id, inner.config.allow_private_targets) {
+        let job = match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
             Ok(job) => job,
             Err(Unsendable::Refused(reason)) => {
                 inner.refused.fetch_add(1, Ordering::Relaxed);
@@ -380,7 +383,7 @@ impl Inner {
                     .redirect(reqwest::redirect::Policy::none())
                     .no_proxy()
                     .user_agent(concat!("a2a-native/", env!("CARGO_PKG_VERSION")));
-                if !self.config.allow_private_targets {
+                if self.config.allow_private_targets != PrivateTargets::All {
                     builder = builder.dns_resolver(self.resolver.clone());
                 }
                 builder
@@ -646,7 +649,7 @@ mod tests {
             initial_backoff: Duration::from_millis(5),
             max_backoff: Duration::from_millis(20),
             queue_capacity: 1000,
-            allow_private_targets: true,
+            allow_private_targets: PrivateTargets::All,
             max_concurrent_deliveries: 64,
             signer: None,
         }
@@ -858,6 +861,27 @@ mod tests {
             "http://0.0.0.0",
             "http://2130706433",
             "http://0x7f.1",
+            // Octal, hex, short and mixed IPv4 spellings (WHATWG makes each a dotted quad).
+            "http://0177.0.0.1/",
+            "http://0177.0.0.01/",
+            "http://017700000001/",
+            "http://0x7f.1/",
+            "http://127.1/",
+            "http://0x7f.0.0.1/",
+            "http://0177.0x0.1/",
+            "http://0x7F000001/",
+            "http://00000177.0.0.1/",
+            "http://127.0.0.1./",
+            "http://012.0.0.1/",
+            "http://0300.0250.1.1/",
+            "http://0251.0376.0251.0376/",
+            "http://0xa9fea9fe/",
+            "http://2852039166/",
+            "http://\u{2460}\u{2461}\u{2466}.0.0.1/",
+            "http://[::ffff:7f00:1]/",
+            "http://[0:0:0:0:0:ffff:127.0.0.1]/",
+            "http://[::ffff:0177.0.0.1]/",
+            "http://08.0.0.1/",
             "http://224.0.0.1",
             "http://255.255.255.255",
             "https://192.0.2.10",
@@ -880,13 +904,190 @@ mod tests {
 
     #[test]
     fn check_url_allows_private_targets_when_configured() {
-        let sender = PushSender::new(PushSenderConfig { allow_private_targets: true, ..Default::default() });
+        let sender = PushSender::new(PushSenderConfig { allow_private_targets: PrivateTargets::All, ..Default::default() });
         for url in ["http://127.0.0.1:9000/hook", "http://localhost", "http://[::1]", "http://10.0.0.1"] {
             sender.check_url(url, "url").unwrap_or_else(|e| panic!("{url}: {e}"));
         }
         for url in ["ftp://x", "not a url"] {
             assert!(sender.check_url(url, "url").is_err(), "{url}");
         }
+    }
+
+    #[test]
+    fn the_url_parser_turns_ipv4_spellings_into_dotted_quads() {
+        // What check_url relies on: whatever the spelling, the host it sees is the address.
+        for (url, host) in [
+            ("http://0177.0.0.1/", "127.0.0.1"),
+            ("http://0177.0.0.01/", "127.0.0.1"),
+            ("http://017700000001/", "127.0.0.1"),
+            ("http://0x7f.1/", "127.0.0.1"),
+            ("http://127.1/", "127.0.0.1"),
+            ("http://0177.0x0.1/", "127.0.0.1"),
+            ("http://127.0.0.1./", "127.0.0.1"),
+            ("http://0300.0250.1.1/", "192.168.1.1"),
+            ("http://0xa9fea9fe/", "169.254.169.254"),
+            ("http://\u{2460}\u{2461}\u{2466}.0.0.1/", "127.0.0.1"),
+        ] {
+            assert_eq!(Url::parse(url).unwrap().host_str(), Some(host), "{url}");
+        }
+        // Not numbers after all: no URL at all.
+        for url in ["http://08.0.0.1/", "http://[::ffff:0177.0.0.1]/", "http://0x7g.1/"] {
+            assert!(Url::parse(url).is_err(), "{url}");
+        }
+    }
+
+    fn allow_list(entries: &[&str]) -> PrivateTargets {
+        serde_json::from_value(serde_json::json!(entries)).unwrap()
+    }
+
+    #[test]
+    fn the_allow_list_is_read_from_json() {
+        use super::super::AllowedTarget as T;
+        let read = |v: serde_json::Value| serde_json::from_value::<PrivateTargets>(v).map_err(|e| e.to_string());
+        assert_eq!(read(serde_json::json!(true)), Ok(PrivateTargets::All));
+        assert_eq!(read(serde_json::json!(false)), Ok(PrivateTargets::Blocked));
+        assert_eq!(read(serde_json::json!([])), Ok(PrivateTargets::Blocked));
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let entries = ["127.0.0.1", "10.0.0.0/8", "::1", "[fd00::]", "fd00::/8", "Hooks.Internal.", "0177.1", "::ffff:10.0.0.1"];
+        assert_eq!(
+            allow_list(&entries),
+            PrivateTargets::Only(vec![
+                T::Net(ip("127.0.0.1"), 32),
+                T::Net(ip("10.0.0.0"), 8),
+                T::Net(ip("::1"), 128),
+                T::Net(ip("fd00::"), 128),
+                T::Net(ip("fd00::"), 8),
+                T::Name("hooks.internal".into()),
+                T::Net(ip("127.0.0.1"), 32),
+                T::Net(ip("10.0.0.1"), 32),
+            ])
+        );
+        for bad in [
+            "10.0.0.0/33",
+            "::1/129",
+            "10.0.0.0/x",
+            "010.0.0.0/8",
+            "a/8",
+            "",
+            "http://x",
+            "host:80",
+            "u@host",
+            "a b",
+            "*.internal",
+            "h/path",
+        ] {
+            assert!(read(serde_json::json!([bad])).is_err(), "{bad:?} was accepted");
+        }
+        for bad in [serde_json::json!("127.0.0.1"), serde_json::json!(1), serde_json::json!([1]), serde_json::json!({})] {
+            let e = read(bad.clone()).unwrap_err();
+            assert!(e.contains("true, false, or a list") || e.contains("expected a string"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn check_url_with_an_allow_list() {
+        let sender = PushSender::new(PushSenderConfig {
+            allow_private_targets: allow_list(&["127.0.0.1", "10.0.0.0/8", "::1", "hooks.internal"]),
+            ..Default::default()
+        });
+        for url in [
+            "http://127.0.0.1:9000/hook",
+            "http://0177.0.0.1/",
+            "http://017700000001/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://10.20.30.40/",
+            "http://012.1.2.3/",
+            "http://10.255.255.255/",
+            "http://[::1]:8080/",
+            "http://hooks.internal/x",
+            "http://HOOKS.internal./x",
+            "https://example.com",
+            "http://8.8.8.8",
+        ] {
+            sender.check_url(url, "url").unwrap_or_else(|e| panic!("{url}: {e}"));
+        }
+        for url in [
+            "http://127.0.0.2/",
+            "http://127.1.0.1/",
+            "http://0.0.0.0/",
+            "http://192.168.0.1/",
+            "http://172.16.0.1/",
+            "http://169.254.169.254/",
+            "http://100.64.0.1/",
+            "http://[::2]/",
+            "http://[fd00::1]/",
+            "http://[::ffff:192.168.0.1]/",
+            "http://localhost/",
+            "http://hooks.localhost/",
+            "ftp://127.0.0.1/",
+        ] {
+            assert!(sender.check_url(url, "url").is_err(), "{url} was allowed");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_resolver_applies_the_allow_list() {
+        use reqwest::dns::Resolve;
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let hosts = HashMap::from([
+            ("hooks.internal".to_owned(), vec![ip("192.168.7.7")]),
+            ("inside.test".to_owned(), vec![ip("10.9.8.7"), ip("8.8.8.8")]),
+            ("loop.test".to_owned(), vec![ip("127.0.0.1")]),
+            ("mapped.test".to_owned(), vec![ip("::ffff:10.0.0.5")]),
+            ("neighbour.test".to_owned(), vec![ip("127.0.0.2")]),
+            ("outside.test".to_owned(), vec![ip("192.168.1.1")]),
+            ("mixed.test".to_owned(), vec![ip("10.0.0.1"), ip("192.168.1.1")]),
+            ("meta.test".to_owned(), vec![ip("169.254.169.254")]),
+            ("v6.test".to_owned(), vec![ip("fd00::1")]),
+        ]);
+        let resolver = GuardedResolver {
+            allowed: Arc::new(allow_list(&["127.0.0.1", "10.0.0.0/8", "::1", "hooks.internal"])),
+            hosts: Arc::new(hosts),
+            ..Default::default()
+        };
+        // Allowed by name (resolved, not checked), by a range, by the exact address; the
+        // addresses handed back are the ones checked.
+        for (name, first) in [
+            ("hooks.internal", "192.168.7.7"),
+            ("inside.test", "10.9.8.7"),
+            ("loop.test", "127.0.0.1"),
+            ("mapped.test", "::ffff:10.0.0.5"),
+        ] {
+            let addrs: Vec<_> =
+                resolver.resolve(name.parse().unwrap()).await.unwrap_or_else(|e| panic!("{name}: {e}")).collect();
+            assert_eq!(addrs[0].ip(), ip(first), "{name}");
+        }
+        for name in ["neighbour.test", "outside.test", "mixed.test", "meta.test", "v6.test", "localhost"] {
+            let error =
+                resolver.resolve(name.parse().unwrap()).await.err().unwrap_or_else(|| panic!("{name} resolved"));
+            assert!(guard::find_refused(error.as_ref()).is_some(), "{name}: {error}");
+        }
+    }
+
+    #[tokio::test]
+    async fn delivers_to_an_allowed_private_target_only() {
+        let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let by_name = format!("http://hooks.internal:{}/hook", receiver.port);
+        let resolver = || GuardedResolver {
+            hosts: Arc::new(HashMap::from([("hooks.internal".to_owned(), vec!["127.0.0.1".parse().unwrap()])])),
+            ..Default::default()
+        };
+        for (entries, url, delivered) in [
+            (["127.0.0.1"], &receiver.url, true),
+            (["127.0.0.0/30"], &by_name, true),
+            (["hooks.internal"], &by_name, true),
+            (["127.0.0.2"], &receiver.url, false),
+            (["127.0.0.2"], &by_name, false),
+            (["other.internal"], &by_name, false),
+        ] {
+            let config = PushSenderConfig { allow_private_targets: allow_list(&entries), ..fast() };
+            let sender = PushSender::with_resolver(config, resolver());
+            sender.enqueue(&push_config(url, "t"), &event("t", 0));
+            sender.shutdown(WAIT).await;
+            let stats = sender.stats();
+            assert_eq!((stats.delivered, stats.refused), (u64::from(delivered), u64::from(!delivered)), "{entries:?} {url}");
+        }
+        assert_eq!(receiver.count(), 3);
     }
 
     #[test]
@@ -942,7 +1143,7 @@ mod tests {
     #[tokio::test]
     async fn literal_private_target_refused_at_enqueue() {
         let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
-        let sender = PushSender::new(PushSenderConfig { allow_private_targets: false, ..fast() });
+        let sender = PushSender::new(PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() });
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 0);
@@ -958,7 +1159,7 @@ mod tests {
             ..Default::default()
         };
         let lookups = resolver.lookups.clone();
-        let sender = PushSender::with_resolver(PushSenderConfig { allow_private_targets: false, ..fast() }, resolver);
+        let sender = PushSender::with_resolver(PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() }, resolver);
         let url = format!("http://rebind.test:{}/hook", receiver.port);
         sender.check_url(&url, "url").expect("a name passes the synchronous check");
         sender.enqueue(&push_config(&url, "t"), &event("t", 0));
@@ -988,6 +1189,6 @@ mod tests {
         }
         // What the system resolver says of localhost is refused too.
         let system: Vec<_> = tokio::net::lookup_host(("localhost", 0)).await.unwrap().collect();
-        assert!(guard::check_resolved("localhost", &system).is_err());
+        assert!(guard::check_resolved("localhost", &system, &PrivateTargets::Blocked).is_err());
     }
 }

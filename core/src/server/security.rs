@@ -10,7 +10,7 @@ use super::tls::MutualTls;
 use super::RequestHandler;
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::AgentCard;
-use crate::push::PushSigner;
+use crate::push::{PrivateTargets, PushSigner};
 use crate::signing::CardSigner;
 use serde::Deserialize;
 use serde_json::json;
@@ -48,8 +48,9 @@ pub struct SecurityConfig {
     pub push_signer: Option<Arc<PushSigner>>,
     /// Who sees a task an authenticated caller created.
     pub task_visibility: super::TaskVisibility,
-    /// Deliver push notifications to loopback and private addresses (intranets, tests).
-    pub allow_private_webhooks: bool,
+    /// Non-public push targets allowed anyway (loopback, private ranges: intranets, tests):
+    /// none (the default), all, or an allow-list of names, addresses and CIDR ranges.
+    pub allow_private_webhooks: PrivateTargets,
 }
 
 impl SecurityConfig {
@@ -70,10 +71,12 @@ impl SecurityConfig {
     }
 
     /// Sets what this security decides in a server's config: task visibility, private
-    /// webhook targets, the push signer.
+    /// webhook targets (when any are allowed here), the push signer.
     pub fn configure(&self, config: &mut super::ServerConfig) {
         config.task_visibility = self.task_visibility;
-        config.push.allow_private_targets |= self.allow_private_webhooks;
+        if self.allow_private_webhooks != PrivateTargets::Blocked {
+            config.push.allow_private_targets = self.allow_private_webhooks.clone();
+        }
         config.push.signer = self.push_signer.clone();
     }
 
@@ -165,8 +168,12 @@ impl SecurityConfig {
 ///  "requiredScopes": {"*": ["a2a.read"], "SendMessage": ["a2a.write"]},
 ///  "cardSigningKey": {"pem": "-----BEGIN PRIVATE KEY-----...", "alg": "ES256", "kid": "card-1"},
 ///  "pushSigningKey": {"pem": "...", "alg": "ES256", "kid": "push-1"},
-///  "taskVisibility": "principal", "allowPrivateWebhooks": false}
+///  "taskVisibility": "principal", "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8", "hooks.internal"]}
 /// ```
+///
+/// `allowPrivateWebhooks`: `false` (the default: push notifications go to public addresses
+/// only), `true` (any target), or a list of host names (matched by name), IP addresses and CIDR
+/// ranges (matched against the address a name resolves to) that may be private.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SecuritySpec {
@@ -189,7 +196,7 @@ pub struct SecuritySpec {
     #[serde(default, alias = "task_visibility")]
     pub task_visibility: Option<String>,
     #[serde(default, alias = "allow_private_webhooks")]
-    pub allow_private_webhooks: bool,
+    pub allow_private_webhooks: PrivateTargets,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -305,7 +312,7 @@ impl SecuritySpec {
                 .map(|k| PushSigner::from_pem(k.pem.as_bytes(), k.alg, k.kid.clone(), issuer).map(Arc::new))
                 .transpose()?,
             task_visibility: self.task_visibility()?,
-            allow_private_webhooks: self.allow_private_webhooks,
+            allow_private_webhooks: self.allow_private_webhooks.clone(),
         };
         config.check()?;
         Ok(config)
@@ -337,5 +344,21 @@ mod tests {
         assert!(SecuritySpec::from_value(both).unwrap().build("http://x").is_err());
         let bad_alg = json!({"cardSigningKey": {"pem": "x", "alg": "HS999", "kid": "k"}});
         assert!(SecuritySpec::from_value(bad_alg).is_err());
+    }
+
+    #[test]
+    fn private_webhooks_are_all_or_a_list() {
+        let targets = |v| SecuritySpec::from_value(json!({"allowPrivateWebhooks": v})).map(|s| s.allow_private_webhooks);
+        assert_eq!(targets(json!(true)).unwrap(), PrivateTargets::All);
+        assert_eq!(targets(json!(false)).unwrap(), PrivateTargets::Blocked);
+        assert!(matches!(targets(json!(["127.0.0.1", "10.0.0.0/8", "hooks.internal"])).unwrap(), PrivateTargets::Only(l) if l.len() == 3));
+        let e = targets(json!(["10.0.0.0/40"])).unwrap_err();
+        assert_eq!(e.violations[0].field, "allowPrivateWebhooks", "{e}");
+        assert!(e.message.contains("10.0.0.0/40"), "{e}");
+        // What the spec allows reaches the push sender's config.
+        let mut config = crate::server::ServerConfig::default();
+        let spec = SecuritySpec::from_value(json!({"allow_private_webhooks": ["::1"]})).unwrap();
+        spec.build("http://x").unwrap().configure(&mut config);
+        assert!(matches!(config.push.allow_private_targets, PrivateTargets::Only(_)));
     }
 }

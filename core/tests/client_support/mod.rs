@@ -129,7 +129,7 @@ pub async fn start(opts: Opts) -> TestServer {
     let mut extended = card.clone();
     extended.description = "the extended card".into();
     let mut config = ServerConfig::default();
-    config.push.allow_private_targets = true;
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     let mut handler = RequestHandler::new(Arc::new(TestAgent), card.clone(), Stores::memory(), config).with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };

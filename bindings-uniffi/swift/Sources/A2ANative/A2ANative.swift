@@ -5228,7 +5228,10 @@ public struct ServerOptions: Equatable, Hashable {
     public var maxBodyBytes: UInt64?
     /**
      * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
-     * visibility: the core's `SecuritySpec` as JSON (`{"apiKeys": {"KEY": "principal"}, ...}`).
+     * visibility, private webhook targets: the core's `SecuritySpec` as JSON
+     * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
+     * `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
+     * CIDR ranges that may be private).
      */
     public var securityJson: String?
 
@@ -5249,7 +5252,10 @@ public struct ServerOptions: Equatable, Hashable {
          */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil, 
         /**
          * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
-         * visibility: the core's `SecuritySpec` as JSON (`{"apiKeys": {"KEY": "principal"}, ...}`).
+         * visibility, private webhook targets: the core's `SecuritySpec` as JSON
+         * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
+         * `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
+         * CIDR ranges that may be private).
          */securityJson: String? = nil) {
         self.store = store
         self.bearerTokens = bearerTokens
