@@ -53,6 +53,11 @@ export declare class RequestContext {
   readonly principal: { readonly name: string; readonly scopes: string[] } | null;
   /** Extension URIs the client asked for that the agent declares. */
   readonly extensions: string[];
+  /**
+   * Ids of the card's skills the caller may use, in card order: skills without
+   * `securityRequirements` and those whose scopes the caller holds (a message names no skill).
+   */
+  readonly skills: string[];
   /** Aborted when the task is canceled (or the server closes). */
   readonly signal: AbortSignal;
   /** The text parts of the client's message, joined by newlines. */

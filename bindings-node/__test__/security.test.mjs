@@ -1,5 +1,6 @@
 // Security options through the Node package: API keys where the card says, JWT scopes (401 vs
-// 403), bad options refused, and the push signing keys published. Keys: core/tests/fixtures.
+// 403), scopes per skill (context.skills), bad options refused, and the push signing keys
+// published. Keys: core/tests/fixtures.
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -59,6 +60,32 @@ test('JWTs against a JWKS, with scopes per operation: 401 without a valid token,
     },
     { security },
   );
+});
+
+test('scopes per skill: the executor sees the skills the caller may use, others get 403', async () => {
+  const jwk = { ...createPublicKey(EC_PEM).export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' };
+  const token = (scope) => jwt({ sub: 'ada', scope, exp: Math.floor(Date.now() / 1000) + 60 });
+  const scoped = (id, scope) => ({
+    id, name: id, description: 'd', tags: ['t'], securityRequirements: [{ schemes: { bearer: { list: [scope] } } }],
+  });
+  const card = { ...CARD, skills: [scoped('translate', 'translate'), scoped('summarize', 'summarize')] };
+  const skillsSeen = {
+    async execute(context, events) {
+      await events.complete(context.skills.join(','));
+    },
+  };
+  const server = new AgentServer(card, skillsSeen, { security: { jwt: { jwks: { keys: [jwk] } } } });
+  await server.listen(0);
+  try {
+    const translator = await Client.connect(server.url, { bearerToken: token('translate') });
+    assert.equal(answer(await translator.send('hi')), 'translate');
+    const both = await Client.connect(server.url, { bearerToken: token('summarize translate') });
+    assert.equal(answer(await both.send('hi')), 'translate,summarize');
+    const other = await Client.connect(server.url, { bearerToken: token('other') });
+    await assert.rejects(other.send('hi'), (e) => e instanceof PermissionDeniedError && /translate/.test(e.message));
+  } finally {
+    await server.close();
+  }
 });
 
 test('bad security options are refused at construction', () => {

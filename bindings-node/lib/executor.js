@@ -45,6 +45,7 @@ export class RequestContext {
     this.principal = fields.principal ?? null;
     /** Extension URIs the client asked for that the agent declares. */
     this.extensions = fields.extensions ?? [];
+    this.skills = fields.skills ?? [];
     this.#cancellation = cancellation;
   }
 

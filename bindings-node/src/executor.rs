@@ -158,6 +158,7 @@ fn context_json(ctx: &RequestContext) -> String {
         "tenant": ctx.tenant,
         "principal": ctx.principal.as_ref().map(|p| json!({"name": p.name, "scopes": p.scopes})),
         "extensions": ctx.extensions,
+        "skills": ctx.skills,
     })
     .to_string()
 }

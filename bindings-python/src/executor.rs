@@ -158,6 +158,7 @@ fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'p
         d.set_item("principal", principal)?;
     }
     d.set_item("extensions", &ctx.extensions)?;
+    d.set_item("skills", &ctx.skills)?;
     Ok(d)
 }
 

@@ -1,6 +1,7 @@
-"""Security through the Python package: API keys, JWTs with scopes (401 vs 403), HTTPS and
-mutual TLS, a signed card, OAuth2 client credentials chosen from the card, and signed push
-notifications checked by PushVerifier. Keys and certificates: core/tests/fixtures (test-only)."""
+"""Security through the Python package: API keys, JWTs with scopes (401 vs 403), scopes per
+skill (``context.skills``), HTTPS and mutual TLS, a signed card, OAuth2 client credentials
+chosen from the card, and signed push notifications checked by PushVerifier. Keys and
+certificates: core/tests/fixtures (test-only)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,33 @@ async def test_jwt_scopes_give_401_or_403() -> None:
         expired = await Client.connect(server.url, bearer_token=token("a2a.read", exp=int(time.time()) - 600))
         with pytest.raises(errors.UnauthenticatedError):
             await expired.list_tasks()
+
+
+class SkillsSeen(Echo):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        await events.complete(",".join(context.skills))
+
+
+@run
+async def test_scopes_per_skill_reach_the_executor() -> None:
+    def scoped(skill_id: str, scope: str) -> dict[str, Any]:
+        requirement = [{"schemes": {"bearer": {"list": [scope]}}}]
+        return {"id": skill_id, "name": skill_id, "description": "d", "tags": ["t"], "securityRequirements": requirement}
+
+    card = {**CARD, "skills": [scoped("translate", "translate"), scoped("summarize", "summarize")]}
+    security: Any = {"jwt": {"jwks": {"keys": [ec_jwk("k1")]}}}
+
+    def token(scope: str) -> str:
+        body = {"sub": "ada", "scope": scope, "exp": int(time.time()) + 60}
+        return jwt.encode(body, EC_KEY, algorithm="ES256", headers={"kid": "k1"})
+
+    async with AgentServer(card, SkillsSeen(), security=security) as server:
+        translator = await Client.connect(server.url, bearer_token=token("translate"))
+        assert answer(await translator.send("hi")) == "translate"
+        both = await Client.connect(server.url, bearer_token=token("summarize translate"))
+        assert answer(await both.send("hi")) == "translate,summarize"
+        with pytest.raises(errors.PermissionDeniedError):
+            await (await Client.connect(server.url, bearer_token=token("other"))).send("hi")
 
 
 @run

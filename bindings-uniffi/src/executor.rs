@@ -35,6 +35,9 @@ pub struct RequestContext {
     pub scopes: Vec<String>,
     /// The extension URIs activated for this call.
     pub extensions: Vec<String>,
+    /// Ids of the card's skills the caller may use, in card order: skills without
+    /// `securityRequirements` and those whose scopes the caller holds (a message names no skill).
+    pub skills: Vec<String>,
     /// The text parts of `message`, joined (empty without a message).
     pub text: String,
 }
@@ -66,6 +69,7 @@ fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2
         principal: ctx.principal.as_ref().map(|p| p.name.clone()),
         scopes: ctx.principal.as_ref().map(|p| p.scopes.clone()).unwrap_or_default(),
         extensions: ctx.extensions.clone(),
+        skills: ctx.skills.clone(),
         text: ctx.text(),
     })
 }

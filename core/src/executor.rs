@@ -73,6 +73,10 @@ pub struct RequestContext {
     pub principal: Option<crate::server::Principal>,
     /// Extension URIs the client asked for and the agent declares (the activated ones).
     pub extensions: Vec<String>,
+    /// The ids of the card's skills the caller may use, in card order: skills without
+    /// `securityRequirements`, and those whose requirements the caller's scopes meet. A message
+    /// names no skill, so an agent with scoped skills picks among these.
+    pub skills: Vec<String>,
     /// Fires when the task is canceled.
     pub cancelled: CancellationToken,
 }

@@ -47,6 +47,9 @@ class RequestContext:
     principal: Principal | None = None
     #: Extension URIs the client asked for that the agent declares.
     extensions: list[str] = field(default_factory=list)
+    #: Ids of the card's skills the caller may use, in card order: skills without
+    #: ``securityRequirements`` and those whose scopes the caller holds (a message names no skill).
+    skills: list[str] = field(default_factory=list)
 
     def get_user_input(self) -> str:
         """The text parts of the client's message, joined by newlines."""

@@ -10,9 +10,12 @@
 //! Built-in schemes: [`BearerTokens`] (static bearer tokens), [`ApiKeys`] (header, query or
 //! cookie, as the card's `apiKeySecurityScheme` says) and [`super::jwt::JwtBearer`] (JWT
 //! validated against a JWKS); [`AnyOf`] accepts whichever of several a caller uses.
-//! [`RequiredScopes`] then says which scopes each operation needs (403 when missing).
+//! [`RequiredScopes`] then says which scopes each operation needs (403 when missing), and
+//! [`SkillScopes`] which of the card's skills a caller may use (each skill's own
+//! `securityRequirements`).
 
 use crate::error::{A2AError, ErrorKind, Result};
+use crate::model::{AgentCard, SecurityRequirement};
 use async_trait::async_trait;
 use http::request::Parts;
 use std::collections::HashMap;
@@ -234,6 +237,82 @@ impl RequiredScopes {
     }
 }
 
+/// Scopes per skill: a skill that declares `securityRequirements` (an OR of ANDs, as on the
+/// card) may be used by a caller who meets one of them; a skill without any is open to every
+/// caller the card admits. Messages do not name a skill, so the server cannot check a message
+/// against one: it refuses SendMessage when the agent has skills and the caller may use none,
+/// tells the executor which skills the caller may use (`RequestContext::skills`), and lists
+/// only those on the extended card.
+///
+/// A requirement is met when the caller holds every scope it lists, under whichever of its
+/// schemes (the authenticator has already checked the scheme the caller used; the scopes are
+/// what tell callers apart). An empty requirement (`{"schemes": {}}`) is met by anyone; any
+/// other needs an authenticated caller.
+#[derive(Debug, Clone, Default)]
+pub struct SkillScopes {
+    /// Skill id and its requirements, in card order.
+    skills: Vec<(String, Vec<SecurityRequirement>)>,
+}
+
+impl SkillScopes {
+    /// The skills of `cards` (the public card, then the extended one), each id once: the first
+    /// card declaring an id decides its requirements.
+    pub fn from_cards<'a>(cards: impl IntoIterator<Item = &'a AgentCard>) -> Self {
+        let mut skills: Vec<(String, Vec<SecurityRequirement>)> = Vec::new();
+        for skill in cards.into_iter().flat_map(|c| &c.skills) {
+            if !skills.iter().any(|(id, _)| *id == skill.id) {
+                skills.push((skill.id.clone(), skill.security_requirements.clone()));
+            }
+        }
+        Self { skills }
+    }
+
+    /// The ids of the skills `principal` may use, in card order.
+    pub fn permitted(&self, principal: Option<&Principal>) -> Vec<String> {
+        self.skills
+            .iter()
+            .filter(|(_, reqs)| reqs.is_empty() || reqs.iter().any(|r| missing(r, principal).is_some_and(|m| m.is_empty())))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// [`SkillScopes::permitted`] for `method` (SendMessage, SendStreamingMessage): an error
+    /// when the agent has skills and the caller may use none of them: Unauthenticated for an
+    /// anonymous caller (as [`RequiredScopes`] does), PermissionDenied naming each skill's
+    /// missing scopes otherwise.
+    pub fn check(&self, method: &str, principal: Option<&Principal>) -> Result<Vec<String>> {
+        let permitted = self.permitted(principal);
+        if !permitted.is_empty() || self.skills.is_empty() {
+            return Ok(permitted);
+        }
+        if principal.is_none() {
+            return Err(unauthenticated(&format!("{method} needs an authenticated caller: every skill of this agent has security requirements")));
+        }
+        let needs: Vec<String> = self
+            .skills
+            .iter()
+            .map(|(id, reqs)| {
+                let alternatives: Vec<String> = reqs.iter().filter_map(|r| missing(r, principal)).map(|m| m.join(" ")).collect();
+                format!("{id}: {}", alternatives.join(" or "))
+            })
+            .collect();
+        Err(A2AError::new(
+            ErrorKind::PermissionDenied,
+            format!("{method} needs the scopes of one of the agent's skills ({})", needs.join("; ")),
+        ))
+    }
+}
+
+/// The scopes of `requirement` the caller lacks; `None` when it needs an authenticated caller
+/// and there is none.
+fn missing<'a>(requirement: &'a SecurityRequirement, principal: Option<&Principal>) -> Option<Vec<&'a str>> {
+    if requirement.schemes.is_empty() {
+        return Some(Vec::new());
+    }
+    let principal = principal?;
+    let scopes = requirement.schemes.values().flat_map(|l| &l.list);
+    Some(scopes.filter(|s| !principal.scopes.contains(s)).map(String::as_str).collect())
+}
 
 pub(crate) fn unauthenticated(why: &str) -> A2AError {
     A2AError::new(ErrorKind::Unauthenticated, why)
@@ -302,6 +381,47 @@ mod tests {
         assert!(policy.check("CancelTask", Some(&who("w", &["a2a", "a2a.write"]))).is_ok());
         assert_eq!(policy.check("GetTask", None).unwrap_err().kind, ErrorKind::Unauthenticated);
         assert!(RequiredScopes::new().check("GetTask", None).is_ok());
+    }
+
+    #[test]
+    fn skill_scopes() {
+        let card: AgentCard = crate::model::parse_value(serde_json::json!({
+            "name": "a", "description": "d", "version": "1", "capabilities": {},
+            "supportedInterfaces": [{"url": "http://x/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [
+                {"id": "translate", "name": "t", "description": "d", "tags": ["t"],
+                 "securityRequirements": [{"schemes": {"oidc": {"list": ["translate"]}}},
+                                          {"schemes": {"oidc": {"list": ["admin"]}, "key": {"list": ["ops"]}}}]},
+                {"id": "signed-in", "name": "s", "description": "d", "tags": ["t"],
+                 "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]}
+            ]
+        }))
+        .unwrap();
+        let skills = SkillScopes::from_cards([&card]);
+        assert_eq!(skills.permitted(None), Vec::<String>::new());
+        assert_eq!(skills.permitted(Some(&who("a", &[]))), ["signed-in"]);
+        assert_eq!(skills.permitted(Some(&who("t", &["translate"]))), ["translate", "signed-in"]);
+        // Both scopes of the AND, under different schemes; one alone is not enough.
+        assert_eq!(skills.permitted(Some(&who("o", &["admin", "ops"]))), ["translate", "signed-in"]);
+        assert_eq!(skills.permitted(Some(&who("o", &["admin"]))), ["signed-in"]);
+        assert_eq!(skills.check("SendMessage", None).unwrap_err().kind, ErrorKind::Unauthenticated);
+
+        let translate_only = SkillScopes { skills: skills.skills[..1].to_vec() };
+        let e = translate_only.check("SendMessage", Some(&who("o", &["admin"]))).unwrap_err();
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (ErrorKind::PermissionDenied, "SendMessage needs the scopes of one of the agent's skills (translate: translate or ops)")
+        );
+        // No skills, or skills without requirements: nothing to refuse.
+        assert!(SkillScopes::default().check("SendMessage", None).unwrap().is_empty());
+        let mut open = card.clone();
+        open.skills.iter_mut().for_each(|s| s.security_requirements.clear());
+        assert_eq!(SkillScopes::from_cards([&open]).check("SendMessage", None).unwrap(), ["translate", "signed-in"]);
+        // An empty requirement is met by anyone; a skill id repeated on a later card keeps the first.
+        let mut anyone = card.clone();
+        anyone.skills[0].security_requirements = vec![SecurityRequirement::default()];
+        assert_eq!(SkillScopes::from_cards([&anyone, &card]).permitted(None), ["translate"]);
     }
 
     #[tokio::test]

@@ -23,6 +23,9 @@ pub struct CallContext {
     /// The authenticated caller, if the server has an authenticator and the request carried
     /// valid credentials.
     pub principal: Option<super::auth::Principal>,
+    /// The ids of the card's skills the caller may use (see [`super::auth::SkillScopes`]); set
+    /// by the handler for the operations that run the executor.
+    pub skills: Vec<String>,
 }
 
 impl CallContext {
@@ -34,6 +37,11 @@ impl CallContext {
             (Some(p), super::TaskVisibility::PerPrincipal) => format!("{tenant}\u{1f}{}", p.name),
             _ => tenant.to_owned(),
         }
+    }
+
+    /// This context with the skills the caller may use, for the executor.
+    fn with_skills(&self, skills: Vec<String>) -> Self {
+        Self { skills, ..self.clone() }
     }
 }
 
@@ -122,6 +130,10 @@ pub struct RequestHandler {
     limits: Limits,
     visibility: super::TaskVisibility,
     scopes: super::auth::RequiredScopes,
+    /// Scopes per skill, from the public card's skills and then the extended card's.
+    skills: super::auth::SkillScopes,
+    /// Re-signs the extended card after skills are left out of it for a caller.
+    card_signer: Option<Arc<crate::signing::CardSigner>>,
     push_signer: Option<Arc<crate::push::PushSigner>>,
     manager: TaskManager,
 }
@@ -131,6 +143,8 @@ impl RequestHandler {
         let push_enabled = card.capabilities.push_notifications == Some(true);
         let manager = TaskManager::new(agent, stores.clone(), &config, push_enabled);
         Self {
+            skills: super::auth::SkillScopes::from_cards([&card]),
+            card_signer: None,
             card,
             extended_card: None,
             authenticator: None,
@@ -145,7 +159,15 @@ impl RequestHandler {
 
     /// The card GetExtendedAgentCard serves (declare `capabilities.extendedAgentCard` too).
     pub fn with_extended_card(mut self, card: AgentCard) -> Self {
+        self.skills = super::auth::SkillScopes::from_cards([&self.card, &card]);
         self.extended_card = Some(card);
+        self
+    }
+
+    /// The key the served cards are signed with: the extended card is signed again when skills
+    /// are left out of it for a caller (its signatures would no longer match).
+    pub fn with_card_signer(mut self, signer: Arc<crate::signing::CardSigner>) -> Self {
+        self.card_signer = Some(signer);
         self
     }
 
@@ -189,10 +211,14 @@ impl RequestHandler {
         self.scopes.check(req.method().as_str(), ctx.principal.as_ref())?;
         let tenant = ctx.partition(req.tenant(), self.visibility);
         match req {
-            A2ARequest::SendMessage(r) => self.send(ctx, r, false).await,
+            A2ARequest::SendMessage(r) => {
+                let ctx = ctx.with_skills(self.skills.check("SendMessage", ctx.principal.as_ref())?);
+                self.send(&ctx, r, false).await
+            }
             A2ARequest::SendStreamingMessage(r) => {
                 self.require_streaming()?;
-                self.send(ctx, r, true).await
+                let ctx = ctx.with_skills(self.skills.check("SendStreamingMessage", ctx.principal.as_ref())?);
+                self.send(&ctx, r, true).await
             }
             A2ARequest::GetTask(r) => {
                 non_negative_history(r.history_length, "historyLength")?;
@@ -206,7 +232,8 @@ impl RequestHandler {
                 Ok(Reply::Value(model::to_value(&self.stores.tasks.list(&tenant, &r).await?)))
             }
             A2ARequest::CancelTask(r) => {
-                let task = self.manager.cancel(ctx, &tenant, &r.tenant, &r.id, r.metadata).await?;
+                let ctx = ctx.with_skills(self.skills.permitted(ctx.principal.as_ref()));
+                let task = self.manager.cancel(&ctx, &tenant, &r.tenant, &r.id, r.metadata).await?;
                 Ok(Reply::Value(model::to_value(&task)))
             }
             A2ARequest::SubscribeToTask(r) => {
@@ -251,7 +278,7 @@ impl RequestHandler {
                     return Err(super::auth::unauthenticated("the extended agent card needs an authenticated caller"));
                 }
                 let card = self.extended_card.as_ref().ok_or_else(|| A2AError::of(ErrorKind::ExtendedAgentCardNotConfigured))?;
-                Ok(Reply::Value(model::to_value(card)))
+                Ok(Reply::Value(model::to_value(&self.extended_card_for(card, ctx.principal.as_ref())?)))
             }
         }
     }
@@ -270,6 +297,26 @@ impl RequestHandler {
             Sent::Reply(reply) => Reply::Value(model::to_value(&*reply)),
             Sent::Stream(stream) => Reply::Stream(stream),
         })
+    }
+
+    /// The extended card as `principal` sees it (spec §8: it may differ per caller): only the
+    /// skills it may use, signed again when some were left out. A card needs at least one
+    /// skill, so a caller who may use none of its skills is refused as SendMessage would be.
+    fn extended_card_for(&self, card: &AgentCard, principal: Option<&super::auth::Principal>) -> Result<AgentCard> {
+        let permitted = self.skills.check("GetExtendedAgentCard", principal)?;
+        if card.skills.iter().all(|s| permitted.contains(&s.id)) {
+            return Ok(card.clone());
+        }
+        let mut card = card.clone();
+        card.skills.retain(|s| permitted.contains(&s.id));
+        if card.skills.is_empty() {
+            return Err(A2AError::new(ErrorKind::PermissionDenied, "none of the extended agent card's skills is open to the caller"));
+        }
+        card.signatures.clear();
+        if let Some(signer) = &self.card_signer {
+            signer.sign(&mut card)?;
+        }
+        Ok(card)
     }
 
     fn require_streaming(&self) -> Result<()> {

@@ -30,7 +30,7 @@ mod jsonrpc_binding;
 mod rest_binding;
 mod v03;
 
-pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes};
+pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes, SkillScopes};
 pub use body::ResponseBody;
 pub use jwt::{JwtBearer, JwtConfig, KeySource};
 pub use tls::{MutualTls, PeerCertificate};

@@ -43,7 +43,7 @@ pub struct SecurityConfig {
     /// Scopes per operation (403 without them).
     pub required_scopes: RequiredScopes,
     /// Signs the served cards (public and extended).
-    pub card_signer: Option<CardSigner>,
+    pub card_signer: Option<Arc<CardSigner>>,
     /// Signs push notifications; the public key is served at `push::JWKS_PATH`.
     pub push_signer: Option<Arc<PushSigner>>,
     /// Who sees a task an authenticated caller created.
@@ -148,10 +148,13 @@ impl SecurityConfig {
             .transpose()
     }
 
-    /// `handler` with this authenticator and these required scopes.
+    /// `handler` with this authenticator, these required scopes and the card signer.
     pub fn secure(&self, mut handler: RequestHandler) -> RequestHandler {
         if let Some(auth) = self.authenticator() {
             handler = handler.with_authenticator(auth);
+        }
+        if let Some(signer) = &self.card_signer {
+            handler = handler.with_card_signer(signer.clone());
         }
         handler.with_required_scopes(self.required_scopes.clone())
     }
@@ -305,7 +308,11 @@ impl SecuritySpec {
             jwt,
             tls: self.tls.as_ref().map(|t| TlsFiles { cert: t.cert.clone(), key: t.key.clone(), client_ca: t.client_ca.clone() }),
             required_scopes: scopes,
-            card_signer: self.card_signing_key.as_ref().map(|k| CardSigner::from_pem(k.pem.as_bytes(), k.alg, k.kid.clone())).transpose()?,
+            card_signer: self
+                .card_signing_key
+                .as_ref()
+                .map(|k| CardSigner::from_pem(k.pem.as_bytes(), k.alg, k.kid.clone()).map(Arc::new))
+                .transpose()?,
             push_signer: self
                 .push_signing_key
                 .as_ref()

@@ -143,6 +143,7 @@ impl TaskManager {
             tenant: req.tenant.clone(),
             principal: call.principal.clone(),
             extensions: call.extensions.clone(),
+            skills: call.skills.clone(),
             cancelled: guard.cancel.child_token(),
         };
         let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
@@ -193,6 +194,7 @@ impl TaskManager {
             tenant: tenant.to_owned(),
             principal: call.principal.clone(),
             extensions: call.extensions.clone(),
+            skills: call.skills.clone(),
             cancelled: guard.cancel.clone(),
         };
         let agent = inner.agent.clone();

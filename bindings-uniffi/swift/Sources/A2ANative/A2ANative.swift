@@ -4811,6 +4811,11 @@ public struct RequestContext: Equatable, Hashable {
      */
     public var extensions: [String]
     /**
+     * Ids of the card's skills the caller may use, in card order: skills without
+     * `securityRequirements` and those whose scopes the caller holds (a message names no skill).
+     */
+    public var skills: [String]
+    /**
      * The text parts of `message`, joined (empty without a message).
      */
     public var text: String
@@ -4840,6 +4845,10 @@ public struct RequestContext: Equatable, Hashable {
          * The extension URIs activated for this call.
          */extensions: [String], 
         /**
+         * Ids of the card's skills the caller may use, in card order: skills without
+         * `securityRequirements` and those whose scopes the caller holds (a message names no skill).
+         */skills: [String], 
+        /**
          * The text parts of `message`, joined (empty without a message).
          */text: String) {
         self.taskId = taskId
@@ -4852,6 +4861,7 @@ public struct RequestContext: Equatable, Hashable {
         self.principal = principal
         self.scopes = scopes
         self.extensions = extensions
+        self.skills = skills
         self.text = text
     }
 
@@ -4881,6 +4891,7 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
                 principal: FfiConverterOptionString.read(from: &buf), 
                 scopes: FfiConverterSequenceString.read(from: &buf), 
                 extensions: FfiConverterSequenceString.read(from: &buf), 
+                skills: FfiConverterSequenceString.read(from: &buf), 
                 text: FfiConverterString.read(from: &buf)
         )
     }
@@ -4896,6 +4907,7 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.principal, into: &buf)
         FfiConverterSequenceString.write(value.scopes, into: &buf)
         FfiConverterSequenceString.write(value.extensions, into: &buf)
+        FfiConverterSequenceString.write(value.skills, into: &buf)
         FfiConverterString.write(value.text, into: &buf)
     }
 }

@@ -6,7 +6,8 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import java.io.File
 
-/** Security options through the Kotlin binding: API keys and principals, HTTPS with mutual TLS. */
+/** Security options through the Kotlin binding: API keys and principals, HTTPS with mutual TLS,
+ *  signed cards, scopes per skill (`context.skills`). */
 class SecurityTest {
     private val fixtures = File("../../core/tests/fixtures")
 
@@ -68,6 +69,53 @@ class SecurityTest {
             assertThrows<A2aException> { verifier.verify(mapOf("a2a-notification-signature" to "not.a.jwt"), ByteArray(0)) }
         }
         assertEquals("""{"a":[1,"é"],"b":1e+21}""", canonicalize("""{"b": 1e21, "a": [1.0, "é"]}"""))
+    }
+
+    /** An ES256 JWT with `claims`, signed with the fixture key under kid `k1`. */
+    private fun jwt(claims: String): String {
+        val b64 = java.util.Base64.getUrlEncoder().withoutPadding()
+        val input = b64.encodeToString("""{"alg":"ES256","kid":"k1","typ":"JWT"}""".toByteArray()) + "." + b64.encodeToString(claims.toByteArray())
+        val der = java.util.Base64.getMimeDecoder().decode(pem("jwt-ec.pem").lines().filterNot { it.startsWith("-----") }.joinToString(""))
+        val key = java.security.KeyFactory.getInstance("EC").generatePrivate(java.security.spec.PKCS8EncodedKeySpec(der))
+        val signer = java.security.Signature.getInstance("SHA256withECDSAinP1363Format")
+        signer.initSign(key)
+        signer.update(input.toByteArray())
+        return input + "." + b64.encodeToString(signer.sign())
+    }
+
+    /** Completes with the ids of the skills the caller may use. */
+    private class SkillsSeen : AgentExecutor {
+        override suspend fun execute(context: RequestContext, events: EventSink) {
+            events.statusText(TaskState.COMPLETED, context.skills.joinToString(","))
+        }
+
+        override suspend fun cancel(context: RequestContext, events: EventSink) {}
+    }
+
+    @Test
+    fun `scopes per skill reach the executor as context skills`() = test {
+        // The fixture key's public half, as the push JWKS of a server signing with it.
+        val signing = """{"pushSigningKey": {"pem": ${org.json.JSONObject.quote(pem("jwt-ec.pem"))}, "alg": "ES256", "kid": "k1"}}"""
+        val jwks = serving(Echo(), ServerOptions(securityJson = signing)) { server ->
+            java.net.URI("${server.url()}/.well-known/a2a-push-jwks.json").toURL().readText()
+        }
+        fun scoped(id: String, scope: String) = AgentSkill(
+            id = id, name = id, description = "d", tags = listOf("t"),
+            securityRequirements = listOf(SecurityRequirement(schemes = mapOf("bearer" to StringList(list = listOf(scope))))),
+        )
+        val card = agentCard("scoped", "skills with scopes", skills = listOf(scoped("translate", "translate"), scoped("summarize", "summarize")))
+        val server = AgentServer(card, SkillsSeen(), ServerOptions(securityJson = """{"jwt": {"jwks": $jwks}}"""))
+        server.start()
+        try {
+            val exp = System.currentTimeMillis() / 1000 + 60
+            suspend fun caller(scope: String) = Client.connect(server.url()!!, ClientOptions(bearerToken = jwt("""{"sub": "ada", "scope": "$scope", "exp": $exp}""")))
+            assertEquals("translate", caller("translate").sendText("x").task!!.answer())
+            assertEquals("translate,summarize", caller("summarize translate").sendText("x").task!!.answer())
+            assertEquals("PermissionDeniedError", assertThrows<A2aException> { caller("other").sendText("x") }.errorName)
+        } finally {
+            server.stop()
+            server.destroy()
+        }
     }
 
     @Test
