@@ -19,13 +19,15 @@ const BUS_CAPACITY: usize = 256;
 /// (tenant, task id)
 pub(crate) type Key = (String, String);
 
-/// What the bus carries.
+/// What the bus carries. Payloads are shared, not inline: the bus keeps BUS_CAPACITY slots of
+/// this type for every live task, and an inline StreamResponse (hundreds of bytes) made each
+/// new task allocate and fill ~100 KB, which showed as the top cost of a SendMessage.
 #[derive(Debug, Clone)]
 pub(crate) enum BusItem {
     /// An applied event, as streams send it.
-    Event(StreamResponse),
+    Event(Arc<StreamResponse>),
     /// The execution answered with a direct Message instead of a task.
-    DirectReply(crate::model::Message),
+    DirectReply(Arc<crate::model::Message>),
     /// The execution with this id returned; a waiter for that execution stops waiting (a
     /// later turn of the same task may already be running: its waiters keep waiting).
     ExecutionEnded(u64),

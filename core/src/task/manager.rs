@@ -386,7 +386,7 @@ impl Inner {
             if let StreamResponse::Message(mut m) = event {
                 m.task_id.clear();
                 slot.replied_with_message = true;
-                guard.publish(BusItem::DirectReply(m));
+                guard.publish(BusItem::DirectReply(Arc::new(m)));
                 return;
             }
             let context_id = user_message.map(|m| m.context_id.clone()).unwrap_or_default();
@@ -413,7 +413,7 @@ impl Inner {
             }
             let snapshot = StreamResponse::Task(task.clone());
             self.notify(tenant, &snapshot).await;
-            guard.publish(BusItem::Event(snapshot));
+            guard.publish(BusItem::Event(Arc::new(snapshot)));
             slot.task = Some(task);
             if matches!(event, StreamResponse::Task(_)) {
                 return;
@@ -467,7 +467,7 @@ impl Inner {
             tracing::error!(task_id, error = %e, "could not store a task update");
         }
         self.notify(tenant, &event).await;
-        guard.publish(BusItem::Event(event));
+        guard.publish(BusItem::Event(Arc::new(event)));
     }
 
     /// Queues `event` for every push config of its task.
@@ -501,7 +501,7 @@ impl Inner {
                 () = &mut deadline => break,
             };
             match item {
-                Ok(BusItem::DirectReply(m)) => return Ok(SendMessageResponse::Message(m)),
+                Ok(BusItem::DirectReply(m)) => return Ok(SendMessageResponse::Message(Arc::unwrap_or_clone(m))),
                 Ok(BusItem::Event(_)) if return_immediately => break,
                 Ok(BusItem::Event(e)) if ends_wait(&e) => break,
                 Ok(BusItem::Event(_)) => {}
@@ -551,10 +551,10 @@ impl Inner {
                 };
                 let event = match item {
                     Ok(BusItem::DirectReply(m)) => {
-                        let _ = tx.send(StreamResponse::Message(m)).await;
+                        let _ = tx.send(StreamResponse::Message(Arc::unwrap_or_clone(m))).await;
                         return;
                     }
-                    Ok(BusItem::Event(e)) => e,
+                    Ok(BusItem::Event(e)) => Arc::unwrap_or_clone(e),
                     // A SendStreamingMessage stream ends with its own execution; a subscription with any.
                     Ok(BusItem::ExecutionEnded(id)) if execution.is_none_or(|e| e == id) => return,
                     Ok(BusItem::ExecutionEnded(_)) => continue,
