@@ -13,7 +13,7 @@ export declare class AgentServer {
    * Binds `host:port` and serves in the background; resolves to the bound port. Executions
    * go through `dispatch` until `close()`.
    */
-  listen(host: string, port: number, dispatch: (callId: number, method: string, context: string, sink: EventSink | null) => Promise<string | null>): Promise<number>
+  listen(host: string, port: number, dispatch: (callId: number, method: string, context: string) => void): Promise<number>
   /**
    * Stops accepting, ends open streams, aborts running executions and waits for the server
    * to finish. Afterwards nothing of the server keeps Node's event loop alive.
@@ -46,36 +46,6 @@ export declare class Client {
   getExtendedAgentCard(): Promise<string>
   sendStreamingMessage(request: string): Promise<EventStream>
   subscribeToTask(request: string): Promise<EventStream>
-}
-
-/**
- * Core's event sink. Every method sends at once when the sink has room and returns `true`;
- * when it is full the event is queued and it returns `false`: the JS layer then awaits
- * `flush()` (the backpressure). A round trip through the runtime costs far more than the
- * send, so the common case makes none.
- */
-export declare class EventSink {
-  get taskId(): string
-  get contextId(): string
-  /**
-   * A status update; `state` is a ProtoJSON name (`TASK_STATE_WORKING`); the message is
-   * given as text (one agent text part) or as Message JSON.
-   */
-  status(state: string, text?: string | undefined | null, messageJson?: string | undefined | null): boolean
-  /**
-   * An artifact (Artifact JSON; the JS layer gives it an id), or with `append` more parts
-   * for an earlier one with the same id.
-   */
-  artifact(artifactJson: string, append: boolean, lastChunk: boolean): boolean
-  /** A direct reply (text, or Message JSON) instead of a task. */
-  message(text?: string | undefined | null, messageJson?: string | undefined | null): boolean
-  /** Any event, as StreamResponse JSON. */
-  send(eventJson: string): boolean
-  /**
-   * Sends the queued events in order, waiting for room. One flush at a time sends (the
-   * others wait for their turn and find their events sent).
-   */
-  flush(): Promise<void>
 }
 
 /**
@@ -152,8 +122,35 @@ export declare function errorTable(): Array<ErrorRow>
  */
 export declare function normalize(typeName: string, json: string): string
 
+/**
+ * Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
+ * call that already ended is ignored.
+ */
+export declare function settle(callId: number, failure?: string | undefined | null): void
+
 /** The card (JSON text) with one more signature made with the PEM private key. */
 export declare function signCard(cardJson: string, pem: string, alg: string, kid: string, jku?: string | undefined | null): string
+
+/**
+ * An artifact (Artifact JSON; the JS layer gives it an id), or with `append` more parts for an
+ * earlier one with the same id.
+ */
+export declare function sinkArtifact(callId: number, artifactJson: string, append: boolean, lastChunk: boolean): boolean
+
+/** Resolves once the events call `callId` queued while its sink was full are sent. */
+export declare function sinkFlush(callId: number): Promise<void>
+
+/** A direct reply (text, or Message JSON) instead of a task. */
+export declare function sinkMessage(callId: number, text?: string | undefined | null, messageJson?: string | undefined | null): boolean
+
+/** Any event, as StreamResponse JSON. */
+export declare function sinkSend(callId: number, eventJson: string): boolean
+
+/**
+ * A status update for call `callId`; `state` is a ProtoJSON name (`TASK_STATE_WORKING`); the
+ * message is given as text (one agent text part) or as Message JSON.
+ */
+export declare function sinkStatus(callId: number, state: string, text?: string | undefined | null, messageJson?: string | undefined | null): boolean
 
 /** `"terminal"`, `"interrupted"`, `"active"`, or `"unspecified"`. */
 export declare function stateClass(state: string): string

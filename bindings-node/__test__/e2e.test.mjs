@@ -311,8 +311,8 @@ test('a signal first read after the cancel is already aborted', async () => {
 });
 
 test('the native seam survives a dispatch function that throws or returns no promise', async () => {
-  // Below the JS layer (which never throws): call_async_catch turns a synchronous throw into a
-  // failed task, and a non-promise return into one too, instead of a fatal exception.
+  // Below the JS layer (which never throws and returns nothing): a synchronous throw fails the
+  // task, and so does a return value other than undefined, instead of a fatal exception.
   const { native } = await import('../lib/native.js');
   for (const [dispatch, expected] of [
     [() => { throw new Error('thrown at the seam'); }, /thrown at the seam/],

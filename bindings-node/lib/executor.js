@@ -3,7 +3,7 @@
 // work; a thrown error or rejected promise fails the task with its message; a cancel fires
 // `context.signal`.
 import { randomUUID } from 'node:crypto';
-import { fromNative, json } from './native.js';
+import { fromNative, json, native } from './native.js';
 
 const DONE = Promise.resolve();
 
@@ -81,25 +81,20 @@ function messageArgs(message) {
 
 /** How an executor reports. Every method returns a promise; awaiting it is the backpressure. */
 export class EventQueue {
-  #sink;
+  #call;
 
-  constructor(sink) {
-    this.#sink = sink;
-  }
-
-  get taskId() {
-    return this.#sink.taskId;
-  }
-
-  get contextId() {
-    return this.#sink.contextId;
+  /** `call`: the native call id this queue reports for (see src/executor.rs). */
+  constructor(call, taskId, contextId) {
+    this.#call = call;
+    this.taskId = taskId;
+    this.contextId = contextId;
   }
 
   /** Sends now when the sink has room (a settled promise); waits for room when it is full. */
   #deliver(send) {
     try {
-      if (send(this.#sink)) return DONE;
-      return this.#sink.flush().then(undefined, (e) => {
+      if (send(this.#call)) return DONE;
+      return native.sinkFlush(this.#call).then(undefined, (e) => {
         throw fromNative(e);
       });
     } catch (e) {
@@ -109,9 +104,9 @@ export class EventQueue {
 
   /** A new status (`"working"` or `"TASK_STATE_WORKING"`), with an optional message. */
   status(state, message) {
-    return this.#deliver((sink) => {
+    return this.#deliver((call) => {
       const [text, messageJson] = messageArgs(message);
-      return sink.status(stateName(state), text, messageJson);
+      return native.sinkStatus(call, stateName(state), text, messageJson);
     });
   }
 
@@ -140,7 +135,7 @@ export class EventQueue {
   /** An artifact of `parts` (a string is one text part); a fresh id unless `artifactId` is
    * given. With `append`, more parts for an earlier artifact with the same id. */
   artifact(parts, { artifactId, name, description, append = false, lastChunk = false, metadata } = {}) {
-    return this.#deliver((sink) => {
+    return this.#deliver((call) => {
       const artifact = {
         artifactId: artifactId || randomUUID(),
         parts: typeof parts === 'string' ? [{ text: parts }] : parts,
@@ -148,21 +143,21 @@ export class EventQueue {
       if (name) artifact.name = name;
       if (description) artifact.description = description;
       if (metadata) artifact.metadata = metadata;
-      return sink.artifact(json(artifact, 'artifact'), Boolean(append), Boolean(lastChunk));
+      return native.sinkArtifact(call, json(artifact, 'artifact'), Boolean(append), Boolean(lastChunk));
     });
   }
 
   /** A direct reply instead of a task (only as the first and only event). */
   message(message) {
-    return this.#deliver((sink) => {
+    return this.#deliver((call) => {
       const [text, messageJson] = messageArgs(message);
-      return sink.message(text, messageJson);
+      return native.sinkMessage(call, text, messageJson);
     });
   }
 
   /** Any event, as a StreamResponse (ids left out are this task's). */
   send(event) {
-    return this.#deliver((sink) => sink.send(json(event, 'event')));
+    return this.#deliver((call) => native.sinkSend(call, json(event, 'event')));
   }
 }
 
@@ -171,21 +166,16 @@ function failure(e) {
   return String(e);
 }
 
-/** The function the native server calls for every execute / cancel / abort (src/executor.rs):
- * resolves to null when the executor is done, or to the failure's message. It never rejects
- * and never throws, whatever the executor does. */
+/** The function the native server calls for every execute / cancel / abort (src/executor.rs).
+ * It returns at once; the outcome goes to `native.settle(callId, failure)`: null when the
+ * executor is done, or the failure's message. It never throws, whatever the executor does. */
 export function dispatcher(executor) {
   const running = new Map(); // callId -> Cancellation of an execute
-  return async function dispatch(callId, method, contextJson, sink) {
-    if (method === 'abort') {
-      running.get(callId)?.abort(new DOMException('the task was canceled', 'AbortError'));
-      return null;
-    }
-    const cancellation = new Cancellation();
-    if (method === 'execute') running.set(callId, cancellation);
+  async function run(callId, method, contextJson, cancellation) {
     try {
-      const context = new RequestContext(JSON.parse(contextJson), cancellation);
-      const events = new EventQueue(sink);
+      const fields = JSON.parse(contextJson);
+      const context = new RequestContext(fields, cancellation);
+      const events = new EventQueue(callId, fields.taskId, fields.contextId);
       if (method === 'execute') await executor.execute(context, events);
       else if (typeof executor.cancel === 'function') await executor.cancel(context, events);
       return null;
@@ -194,5 +184,14 @@ export function dispatcher(executor) {
     } finally {
       running.delete(callId);
     }
+  }
+  return function dispatch(callId, method, contextJson) {
+    if (method === 'abort') {
+      running.get(callId)?.abort(new DOMException('the task was canceled', 'AbortError'));
+      return;
+    }
+    const cancellation = new Cancellation();
+    if (method === 'execute') running.set(callId, cancellation);
+    run(callId, method, contextJson, cancellation).then((outcome) => native.settle(callId, outcome));
   };
 }

@@ -1,31 +1,76 @@
-//! A JavaScript executor behind core's [`AgentExecutor`] trait, and the [`EventSink`] it
+//! A JavaScript executor behind core's [`AgentExecutor`] trait, and the event sinks it
 //! reports through.
 //!
-//! The JS layer (`lib/executor.js`) gives the server one `dispatch(callId, method, context,
-//! sink)` function, called here through a threadsafe function with `call_async_catch`: a
-//! synchronous throw comes back as an `Err`, never a crash. For `execute` / `cancel` it returns
-//! a Promise of `null` (done) or the failure's message, which core turns into a FAILED status.
+//! The JS layer (`lib/executor.js`) gives the server one `dispatch(callId, method, context)`
+//! function, called here through a threadsafe function without waiting for a return value.
+//! Every running call has an entry in [`CALLS`]: the executor's events go to its sink through
+//! `sink*(callId, ...)`, and the JS layer ends the call with `settle(callId, failure)` (`null`
+//! when done, else the failure's message, which core turns into a FAILED status). Per request
+//! this costs one crossing into JavaScript and plain function calls back: no JS object wrapping
+//! a Rust sink and no Promise for Rust to await, whose napi references, callbacks and
+//! finalizers were a measurable share of the JS thread's time under load.
 //! When the task is canceled (or core drops the work, or the server closes), `dispatch(callId,
 //! "abort")` fires the execution's `AbortSignal`; Rust does not wait for JavaScript to notice.
 
 use crate::{errors, models};
+use a2a_native::error::{A2AError, ErrorKind};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
 use a2a_native::model::{Artifact, Message, Role, StreamResponse, TaskState};
-use napi::bindgen_prelude::{FnArgs, Promise};
+use napi::bindgen_prelude::{FnArgs, FromNapiValue};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Result, Status};
-use serde_json::{Value, json};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// `(callId, method, context JSON, sink)`; `sink` is absent for "abort".
-pub type DispatchArgs = FnArgs<(u32, String, String, Option<EventSink>)>;
-/// The JS layer's dispatch function: a Promise of `null` or a failure message.
-pub type Dispatch =
-    ThreadsafeFunction<DispatchArgs, Promise<Option<String>>, DispatchArgs, Status, false>;
+/// `(callId, method, context JSON)`; the context is empty for "abort".
+pub type DispatchArgs = FnArgs<(u32, String, String)>;
+/// The JS layer's dispatch function; it returns nothing and reports through [`settle`].
+pub type Dispatch = ThreadsafeFunction<DispatchArgs, Nothing, DispatchArgs, Status, false>;
+
+/// What `dispatch` returns: `undefined`. Anything else means a broken seam, and the call fails
+/// rather than waiting for a `settle` that may never come.
+pub struct Nothing;
+
+impl FromNapiValue for Nothing {
+    unsafe fn from_napi_value(env: napi::sys::napi_env, value: napi::sys::napi_value) -> Result<Self> {
+        napi::assert_type_of!(env, value, napi::ValueType::Undefined).map(|()| Nothing)
+    }
+}
+
+/// Running calls of every server in the process, by call id.
+static CALLS: LazyLock<Mutex<HashMap<u32, Arc<Call>>>> = LazyLock::new(Mutex::default);
+static NEXT_CALL: AtomicU32 = AtomicU32::new(1);
+
+fn calls() -> std::sync::MutexGuard<'static, HashMap<u32, Arc<Call>>> {
+    CALLS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One running execute / cancel: its sink, and where its outcome goes.
+struct Call {
+    sink: Sink,
+    settled: Mutex<Option<oneshot::Sender<Option<String>>>>,
+}
+
+/// The call `id`'s entry; a call that has ended takes no more events (as core's sink refuses
+/// them once the executor has returned).
+fn call(id: u32) -> Result<Arc<Call>> {
+    calls().get(&id).cloned().ok_or_else(|| {
+        errors::to_js(A2AError::new(ErrorKind::UnsupportedOperation, "the task no longer accepts events"))
+    })
+}
+
+/// Removes the call's entry when `run` ends, however it ends.
+struct Registered(u32);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        calls().remove(&self.0);
+    }
+}
 
 /// Core's executor trait, filled by the JS layer's dispatch function.
 pub struct JsExecutor {
@@ -35,7 +80,6 @@ pub struct JsExecutor {
     closed: CancellationToken,
     /// Running calls, so that `close` returns once each has been told to abort.
     calls: TaskTracker,
-    next_call: AtomicU32,
 }
 
 impl JsExecutor {
@@ -44,7 +88,6 @@ impl JsExecutor {
             dispatch: RwLock::new(Some(Arc::new(dispatch))),
             closed: CancellationToken::new(),
             calls: TaskTracker::new(),
-            next_call: AtomicU32::new(1),
         }
     }
 
@@ -74,27 +117,44 @@ impl JsExecutor {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
             .ok_or_else(|| ExecutorError::new("the server is closed"))?;
-        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
-        let args = (
+        let id = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
+        let (settled, outcome) = oneshot::channel();
+        calls().insert(
             id,
-            method.to_owned(),
-            context_json(&ctx),
-            Some(EventSink::new(sink)),
+            Arc::new(Call {
+                sink: Sink::new(sink),
+                settled: Mutex::new(Some(settled)),
+            }),
         );
+        let _registered = Registered(id);
         let mut guard = AbortOnDrop(Some((dispatch.clone(), id)));
-        let call = async {
-            let promise = dispatch.call_async_catch(args.into()).await?;
-            promise.await
-        };
+        // With a return-value callback a synchronous throw (or a return value that is not
+        // `undefined`) comes back here as an `Err` instead of becoming a fatal exception.
+        let status = dispatch.call_with_return_value(
+            (id, method.to_owned(), context_json(&ctx)).into(),
+            ThreadsafeFunctionCallMode::NonBlocking,
+            move |returned: Result<Nothing>, _| {
+                if let Err(e) = returned {
+                    settle(id, Some(format!("the JavaScript executor failed: {}", e.reason)));
+                }
+                Ok(())
+            },
+        );
+        if status != Status::Ok {
+            guard.0 = None;
+            return Err(ExecutorError::new(format!(
+                "the JavaScript executor could not be called: {status}"
+            )));
+        }
         let watch_cancel = method == "execute";
         let outcome = tokio::select! {
-            r = call => r,
+            r = outcome => r,
             // The task is being canceled (core sets CANCELED): not a failure of the agent.
             () = ctx.cancelled.cancelled(), if watch_cancel => return Ok(()),
             () = self.closed.cancelled() => {
                 // Waits for JavaScript to have run the abort, so `close()` resolves after it.
                 guard.0 = None;
-                let _ = dispatch.call_async_catch((id, "abort".to_owned(), String::new(), None).into()).await;
+                let _ = dispatch.call_async_catch((id, "abort".to_owned(), String::new()).into()).await;
                 return Err(ExecutorError::new("the server closed"));
             }
         };
@@ -102,11 +162,21 @@ impl JsExecutor {
         match outcome {
             Ok(None) => Ok(()),
             Ok(Some(message)) => Err(ExecutorError::new(message)),
-            Err(e) => Err(ExecutorError::new(format!(
-                "the JavaScript executor failed: {}",
-                e.reason
-            ))),
+            // The JS layer always settles; only a torn-down environment drops the call.
+            Err(_) => Err(ExecutorError::new("the JavaScript executor never finished")),
         }
+    }
+}
+
+/// Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
+/// call that already ended is ignored.
+#[napi_derive::napi]
+pub fn settle(call_id: u32, failure: Option<String>) {
+    let entry = calls().get(&call_id).cloned();
+    if let Some(entry) = entry
+        && let Some(settled) = entry.settled.lock().unwrap_or_else(|p| p.into_inner()).take()
+    {
+        let _ = settled.send(failure);
     }
 }
 
@@ -135,47 +205,66 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         if let Some((dispatch, id)) = self.0.take() {
             // With a return-value callback a throw is handed to it (and ignored), not raised.
-            dispatch.call_with_return_value(
-                (id, "abort".to_owned(), String::new(), None).into(),
+            dispatch.call(
+                (id, "abort".to_owned(), String::new()).into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
-                |_, _| Ok(()),
             );
         }
     }
 }
 
+/// The context as the JS layer reads it (`JSON.parse`), written in one pass.
 fn context_json(ctx: &RequestContext) -> String {
-    fn opt<T: serde::Serialize>(v: &Option<T>) -> Value {
-        v.as_ref().map_or(Value::Null, a2a_native::model::to_value)
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Principal<'a> {
+        name: &'a str,
+        scopes: &'a [String],
     }
-    json!({
-        "taskId": ctx.task_id,
-        "contextId": ctx.context_id,
-        "message": opt(&ctx.message),
-        "task": opt(&ctx.task),
-        "configuration": opt(&ctx.configuration),
-        "metadata": opt(&ctx.metadata),
-        "tenant": ctx.tenant,
-        "principal": ctx.principal.as_ref().map(|p| json!({"name": p.name, "scopes": p.scopes})),
-        "extensions": ctx.extensions,
-        "skills": ctx.skills,
-    })
-    .to_string()
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Context<'a> {
+        task_id: &'a str,
+        context_id: &'a str,
+        message: &'a Option<Message>,
+        task: &'a Option<a2a_native::model::Task>,
+        configuration: &'a Option<a2a_native::model::SendMessageConfiguration>,
+        metadata: &'a Option<a2a_native::model::Struct>,
+        tenant: &'a str,
+        principal: Option<Principal<'a>>,
+        extensions: &'a [String],
+        skills: &'a [String],
+    }
+    let context = Context {
+        task_id: &ctx.task_id,
+        context_id: &ctx.context_id,
+        message: &ctx.message,
+        task: &ctx.task,
+        configuration: &ctx.configuration,
+        metadata: &ctx.metadata,
+        tenant: &ctx.tenant,
+        principal: ctx.principal.as_ref().map(|p| Principal {
+            name: &p.name,
+            scopes: &p.scopes,
+        }),
+        extensions: &ctx.extensions,
+        skills: &ctx.skills,
+    };
+    serde_json::to_string(&context).expect("the context serialises to JSON")
 }
 
-/// Events that found the sink full, waiting for [`EventSink::flush`] (in order).
+/// Events that found the sink full, waiting for [`sink_flush`] (in order).
 #[derive(Default)]
 struct Backlog {
     queue: VecDeque<StreamResponse>,
     flushing: bool,
 }
 
-/// Core's event sink. Every method sends at once when the sink has room and returns `true`;
-/// when it is full the event is queued and it returns `false`: the JS layer then awaits
-/// `flush()` (the backpressure). A round trip through the runtime costs far more than the
-/// send, so the common case makes none.
-#[napi_derive::napi]
-pub struct EventSink {
+/// Core's event sink as the `sink*` functions use it. Every event is sent at once when the
+/// sink has room (the function returns `true`); when it is full the event is queued and the
+/// function returns `false`: the JS layer then awaits `sinkFlush` (the backpressure). A round
+/// trip through the runtime costs far more than the send, so the common case makes none.
+struct Sink {
     inner: core::EventSink,
     backlog: Mutex<Backlog>,
     turn: tokio::sync::Mutex<()>,
@@ -189,7 +278,7 @@ fn agent_message(text: Option<String>, json: Option<String>) -> Result<Option<Me
     }
 }
 
-impl EventSink {
+impl Sink {
     fn new(inner: core::EventSink) -> Self {
         Self {
             inner,
@@ -211,60 +300,10 @@ impl EventSink {
         backlog.queue.push_back(event);
         Ok(false)
     }
-}
-
-#[napi_derive::napi]
-impl EventSink {
-    #[napi(getter)]
-    pub fn task_id(&self) -> String {
-        self.inner.task_id().to_owned()
-    }
-    #[napi(getter)]
-    pub fn context_id(&self) -> String {
-        self.inner.context_id().to_owned()
-    }
-
-    /// A status update; `state` is a ProtoJSON name (`TASK_STATE_WORKING`); the message is
-    /// given as text (one agent text part) or as Message JSON.
-    #[napi]
-    pub fn status(
-        &self,
-        state: String,
-        text: Option<String>,
-        message_json: Option<String>,
-    ) -> Result<bool> {
-        let state = TaskState::from_name(&state)
-            .ok_or_else(|| errors::invalid("state", format!("unknown task state {state:?}")))?;
-        let message = agent_message(text, message_json)?;
-        self.deliver(self.inner.status_event(state, message))
-    }
-
-    /// An artifact (Artifact JSON; the JS layer gives it an id), or with `append` more parts
-    /// for an earlier one with the same id.
-    #[napi]
-    pub fn artifact(&self, artifact_json: String, append: bool, last_chunk: bool) -> Result<bool> {
-        let artifact: Artifact = models::parse(&artifact_json)?;
-        self.deliver(self.inner.artifact_event(artifact, append, last_chunk))
-    }
-
-    /// A direct reply (text, or Message JSON) instead of a task.
-    #[napi]
-    pub fn message(&self, text: Option<String>, message_json: Option<String>) -> Result<bool> {
-        let message = agent_message(text, message_json)?
-            .ok_or_else(|| errors::invalid("message", "a message needs text or a Message"))?;
-        self.deliver(StreamResponse::Message(message))
-    }
-
-    /// Any event, as StreamResponse JSON.
-    #[napi]
-    pub fn send(&self, event_json: String) -> Result<bool> {
-        self.deliver(models::parse(&event_json)?)
-    }
 
     /// Sends the queued events in order, waiting for room. One flush at a time sends (the
     /// others wait for their turn and find their events sent).
-    #[napi]
-    pub async fn flush(&self) -> Result<()> {
+    async fn flush(&self) -> Result<()> {
         let _turn = self.turn.lock().await;
         loop {
             let event = {
@@ -283,4 +322,51 @@ impl EventSink {
             }
         }
     }
+}
+
+/// A status update for call `callId`; `state` is a ProtoJSON name (`TASK_STATE_WORKING`); the
+/// message is given as text (one agent text part) or as Message JSON.
+#[napi_derive::napi]
+pub fn sink_status(
+    call_id: u32,
+    state: String,
+    text: Option<String>,
+    message_json: Option<String>,
+) -> Result<bool> {
+    let sink = &call(call_id)?.sink;
+    let state = TaskState::from_name(&state)
+        .ok_or_else(|| errors::invalid("state", format!("unknown task state {state:?}")))?;
+    let message = agent_message(text, message_json)?;
+    sink.deliver(sink.inner.status_event(state, message))
+}
+
+/// An artifact (Artifact JSON; the JS layer gives it an id), or with `append` more parts for an
+/// earlier one with the same id.
+#[napi_derive::napi]
+pub fn sink_artifact(call_id: u32, artifact_json: String, append: bool, last_chunk: bool) -> Result<bool> {
+    let sink = &call(call_id)?.sink;
+    let artifact: Artifact = models::parse(&artifact_json)?;
+    sink.deliver(sink.inner.artifact_event(artifact, append, last_chunk))
+}
+
+/// A direct reply (text, or Message JSON) instead of a task.
+#[napi_derive::napi]
+pub fn sink_message(call_id: u32, text: Option<String>, message_json: Option<String>) -> Result<bool> {
+    let sink = &call(call_id)?.sink;
+    let message = agent_message(text, message_json)?
+        .ok_or_else(|| errors::invalid("message", "a message needs text or a Message"))?;
+    sink.deliver(StreamResponse::Message(message))
+}
+
+/// Any event, as StreamResponse JSON.
+#[napi_derive::napi]
+pub fn sink_send(call_id: u32, event_json: String) -> Result<bool> {
+    let sink = &call(call_id)?.sink;
+    sink.deliver(models::parse(&event_json)?)
+}
+
+/// Resolves once the events call `callId` queued while its sink was full are sent.
+#[napi_derive::napi]
+pub async fn sink_flush(call_id: u32) -> Result<()> {
+    call(call_id)?.sink.flush().await
 }

@@ -57,7 +57,7 @@ impl AgentServer {
     /// Binds `host:port` and serves in the background; resolves to the bound port. Executions
     /// go through `dispatch` until `close()`.
     #[napi(
-        ts_args_type = "host: string, port: number, dispatch: (callId: number, method: string, context: string, sink: EventSink | null) => Promise<string | null>"
+        ts_args_type = "host: string, port: number, dispatch: (callId: number, method: string, context: string) => void"
     )]
     pub async fn listen(&self, host: String, port: u16, dispatch: Dispatch) -> Result<u16> {
         if self.lock().is_some() {
