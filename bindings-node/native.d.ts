@@ -117,16 +117,16 @@ export interface ErrorRow {
 export declare function errorTable(): Array<ErrorRow>
 
 /**
+ * Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
+ * call that already ended is ignored.
+ */
+export declare function finishCall(callId: number, failure?: string | undefined | null): void
+
+/**
  * Reads `json` as the 1.0 model `typeName` and returns it in canonical ProtoJSON (defaults
  * dropped, enums by name); throws `InvalidParamsError` naming the offending field.
  */
 export declare function normalize(typeName: string, json: string): string
-
-/**
- * Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
- * call that already ended is ignored.
- */
-export declare function settle(callId: number, failure?: string | undefined | null): void
 
 /** The card (JSON text) with one more signature made with the PEM private key. */
 export declare function signCard(cardJson: string, pem: string, alg: string, kid: string, jku?: string | undefined | null): string

@@ -93,16 +93,22 @@ test('a synchronous throw and a rejected promise each fail the task; the process
     const rejected = (await client.send('reject')).task;
     assert.equal(rejected.status.state, 'TASK_STATE_FAILED');
     assert.deepEqual(rejected.status.message.parts, [{ text: 'rejected later' }]);
-    // Not an async function, and throws something that is not an Error.
-    const odd = new AgentServer(CARD, { execute() { throw 'a string'; } }); // eslint-disable-line no-throw-literal
-    await odd.listen(0);
-    try {
-      const c = await Client.connect(odd.url);
-      const { task } = await c.send('x');
-      assert.equal(task.status.state, 'TASK_STATE_FAILED');
-      assert.deepEqual(task.status.message.parts, [{ text: 'a string' }]);
-    } finally {
-      await odd.close();
+    // Not an async function, and throws something that is not an Error; or something that has
+    // no string form at all, or an Error whose message is not a string.
+    const bare = Object.create(null);
+    const odd = new Error();
+    odd.message = { not: 'a string' };
+    for (const [thrownValue, text] of [['a string', 'a string'], [bare, 'the executor failed with a value that has no string form'], [odd, 'Error']]) {
+      const server2 = new AgentServer(CARD, { execute() { throw thrownValue; } });
+      await server2.listen(0);
+      try {
+        const c = await Client.connect(server2.url);
+        const { task } = await c.send('x');
+        assert.equal(task.status.state, 'TASK_STATE_FAILED');
+        assert.deepEqual(task.status.message.parts, [{ text }]);
+      } finally {
+        await server2.close();
+      }
     }
     assert.equal((await client.send('still alive')).task.status.state, 'TASK_STATE_COMPLETED');
   }));
@@ -310,7 +316,7 @@ test('a signal first read after the cancel is already aborted', async () => {
   });
 });
 
-test('the native seam survives a dispatch function that throws or returns no promise', async () => {
+test('the native seam survives a dispatch function that throws or returns a value', async () => {
   // Below the JS layer (which never throws and returns nothing): a synchronous throw fails the
   // task, and so does a return value other than undefined, instead of a fatal exception.
   const { native } = await import('../lib/native.js');

@@ -45,6 +45,7 @@ export class RequestContext {
     this.principal = fields.principal ?? null;
     /** Extension URIs the client asked for that the agent declares. */
     this.extensions = fields.extensions ?? [];
+    /** Ids of the card's skills this caller may use (per-skill scopes), in card order. */
     this.skills = fields.skills ?? [];
     this.#cancellation = cancellation;
   }
@@ -161,13 +162,23 @@ export class EventQueue {
   }
 }
 
+/** The message a failed task carries. Total: whatever was thrown (an object without a
+ * prototype, an Error whose message is not a string) gives a string. */
 function failure(e) {
-  if (e instanceof Error) return e.message || e.name || 'Error';
-  return String(e);
+  if (e instanceof Error) {
+    if (typeof e.message === 'string' && e.message) return e.message;
+    if (typeof e.name === 'string' && e.name) return e.name;
+    return 'Error';
+  }
+  try {
+    return String(e);
+  } catch {
+    return 'the executor failed with a value that has no string form';
+  }
 }
 
 /** The function the native server calls for every execute / cancel / abort (src/executor.rs).
- * It returns at once; the outcome goes to `native.settle(callId, failure)`: null when the
+ * It returns at once; the outcome goes to `native.finishCall(callId, failure)`: null when the
  * executor is done, or the failure's message. It never throws, whatever the executor does. */
 export function dispatcher(executor) {
   const running = new Map(); // callId -> Cancellation of an execute
@@ -192,6 +203,10 @@ export function dispatcher(executor) {
     }
     const cancellation = new Cancellation();
     if (method === 'execute') running.set(callId, cancellation);
-    run(callId, method, contextJson, cancellation).then((outcome) => native.settle(callId, outcome));
+    // `run` does not reject; the second handler makes sure that a call always ends.
+    run(callId, method, contextJson, cancellation).then(
+      (outcome) => native.finishCall(callId, outcome),
+      () => native.finishCall(callId, 'the executor failed'),
+    );
   };
 }

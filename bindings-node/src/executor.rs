@@ -4,7 +4,7 @@
 //! The JS layer (`lib/executor.js`) gives the server one `dispatch(callId, method, context)`
 //! function, called here through a threadsafe function without waiting for a return value.
 //! Every running call has an entry in [`CALLS`]: the executor's events go to its sink through
-//! `sink*(callId, ...)`, and the JS layer ends the call with `settle(callId, failure)` (`null`
+//! `sink*(callId, ...)`, and the JS layer ends the call with `finishCall(callId, failure)` (`null`
 //! when done, else the failure's message, which core turns into a FAILED status). Per request
 //! this costs one crossing into JavaScript and plain function calls back: no JS object wrapping
 //! a Rust sink and no Promise for Rust to await, whose napi references, callbacks and
@@ -28,11 +28,11 @@ use tokio_util::task::TaskTracker;
 
 /// `(callId, method, context JSON)`; the context is empty for "abort".
 pub type DispatchArgs = FnArgs<(u32, String, String)>;
-/// The JS layer's dispatch function; it returns nothing and reports through [`settle`].
+/// The JS layer's dispatch function; it returns nothing and reports through [`finish_call`].
 pub type Dispatch = ThreadsafeFunction<DispatchArgs, Nothing, DispatchArgs, Status, false>;
 
 /// What `dispatch` returns: `undefined`. Anything else means a broken seam, and the call fails
-/// rather than waiting for a `settle` that may never come.
+/// rather than waiting for a `finishCall` that may never come.
 pub struct Nothing;
 
 impl FromNapiValue for Nothing {
@@ -117,15 +117,22 @@ impl JsExecutor {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
             .ok_or_else(|| ExecutorError::new("the server is closed"))?;
-        let id = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
         let (settled, outcome) = oneshot::channel();
-        calls().insert(
-            id,
-            Arc::new(Call {
-                sink: Sink::new(sink),
-                settled: Mutex::new(Some(settled)),
-            }),
-        );
+        let entry = Arc::new(Call {
+            sink: Sink::new(sink),
+            settled: Mutex::new(Some(settled)),
+        });
+        let id = {
+            let mut calls = calls();
+            // Ids wrap after 2^32 calls: skip one still held by a call that never ended.
+            loop {
+                let id = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
+                if let std::collections::hash_map::Entry::Vacant(slot) = calls.entry(id) {
+                    slot.insert(entry);
+                    break id;
+                }
+            }
+        };
         let _registered = Registered(id);
         let mut guard = AbortOnDrop(Some((dispatch.clone(), id)));
         // With a return-value callback a synchronous throw (or a return value that is not
@@ -135,7 +142,7 @@ impl JsExecutor {
             ThreadsafeFunctionCallMode::NonBlocking,
             move |returned: Result<Nothing>, _| {
                 if let Err(e) = returned {
-                    settle(id, Some(format!("the JavaScript executor failed: {}", e.reason)));
+                    finish_call(id, Some(format!("the JavaScript executor failed: {}", e.reason)));
                 }
                 Ok(())
             },
@@ -162,7 +169,7 @@ impl JsExecutor {
         match outcome {
             Ok(None) => Ok(()),
             Ok(Some(message)) => Err(ExecutorError::new(message)),
-            // The JS layer always settles; only a torn-down environment drops the call.
+            // Not reached: the sender stays in CALLS until this function's `Registered` drops.
             Err(_) => Err(ExecutorError::new("the JavaScript executor never finished")),
         }
     }
@@ -171,7 +178,7 @@ impl JsExecutor {
 /// Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
 /// call that already ended is ignored.
 #[napi_derive::napi]
-pub fn settle(call_id: u32, failure: Option<String>) {
+pub fn finish_call(call_id: u32, failure: Option<String>) {
     let entry = calls().get(&call_id).cloned();
     if let Some(entry) = entry
         && let Some(settled) = entry.settled.lock().unwrap_or_else(|p| p.into_inner()).take()
@@ -205,9 +212,10 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         if let Some((dispatch, id)) = self.0.take() {
             // With a return-value callback a throw is handed to it (and ignored), not raised.
-            dispatch.call(
+            dispatch.call_with_return_value(
                 (id, "abort".to_owned(), String::new()).into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
+                |_: Result<Nothing>, _| Ok(()),
             );
         }
     }

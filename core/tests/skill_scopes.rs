@@ -154,6 +154,8 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
         assert_eq!((status, body["error"]["code"].as_i64()), (403, Some(-31403)), "{method}: {body}");
         let message = body["error"]["message"].as_str().unwrap();
         assert!(message.contains("translate: translate") && message.contains("admin: admin or ops audit"), "{message}");
+        // A skill only the extended card lists stays hidden from a caller refused that card.
+        assert!(!message.contains("reports"), "{message}");
     }
     for path in ["/message:send", "/message:stream"] {
         let (status, body) = server.rest(http::Method::POST, path, Some(send_params()), Some("t-none")).await;

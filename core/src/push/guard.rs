@@ -54,10 +54,18 @@ impl AllowedTarget {
     pub fn parse(entry: &str) -> Result<Self, String> {
         let bad = |why: &str| format!("{entry:?} {why}; expected a host name, an IP address or a CIDR range");
         if let Some((addr, bits)) = entry.split_once('/') {
-            let ip = addr.parse::<IpAddr>().map_err(|_| bad("is not an address/prefix"))?.to_canonical();
+            let ip = addr.parse::<IpAddr>().map_err(|_| bad("is not an address/prefix"))?;
             let max = if ip.is_ipv4() { 32 } else { 128 };
             let bits = bits.parse::<u8>().ok().filter(|b| *b <= max).ok_or_else(|| bad("has an invalid prefix length"))?;
-            return Ok(AllowedTarget::Net(ip, bits));
+            // An IPv4-mapped range (::ffff:10.0.0.0/104) is the IPv4 range it maps (10.0.0.0/8).
+            return match ip {
+                IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                    Some(v4) if bits >= 96 => Ok(AllowedTarget::Net(IpAddr::V4(v4), bits - 96)),
+                    Some(_) => Err(bad("is an IPv4-mapped range wider than IPv4 (the prefix must be 96 or more)")),
+                    None => Ok(AllowedTarget::Net(ip, bits)),
+                },
+                IpAddr::V4(_) => Ok(AllowedTarget::Net(ip, bits)),
+            };
         }
         if let Ok(ip) = entry.trim_start_matches('[').trim_end_matches(']').parse::<Ipv6Addr>() {
             return Ok(AllowedTarget::net(IpAddr::V6(ip)));

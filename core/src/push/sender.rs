@@ -948,7 +948,7 @@ mod tests {
         assert_eq!(read(serde_json::json!(false)), Ok(PrivateTargets::Blocked));
         assert_eq!(read(serde_json::json!([])), Ok(PrivateTargets::Blocked));
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        let entries = ["127.0.0.1", "10.0.0.0/8", "::1", "[fd00::]", "fd00::/8", "Hooks.Internal.", "0177.1", "::ffff:10.0.0.1"];
+        let entries = ["127.0.0.1", "10.0.0.0/8", "::1", "[fd00::]", "fd00::/8", "Hooks.Internal.", "0177.1", "::ffff:10.0.0.1", "::ffff:172.16.0.0/108"];
         assert_eq!(
             allow_list(&entries),
             PrivateTargets::Only(vec![
@@ -960,11 +960,13 @@ mod tests {
                 T::Name("hooks.internal".into()),
                 T::Net(ip("127.0.0.1"), 32),
                 T::Net(ip("10.0.0.1"), 32),
+                T::Net(ip("172.16.0.0"), 12),
             ])
         );
         for bad in [
             "10.0.0.0/33",
             "::1/129",
+            "::ffff:10.0.0.0/8",
             "10.0.0.0/x",
             "010.0.0.0/8",
             "a/8",

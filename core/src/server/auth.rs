@@ -250,36 +250,58 @@ impl RequiredScopes {
 /// other needs an authenticated caller.
 #[derive(Debug, Clone, Default)]
 pub struct SkillScopes {
-    /// Skill id and its requirements, in card order.
-    skills: Vec<(String, Vec<SecurityRequirement>)>,
+    /// In card order.
+    skills: Vec<SkillRequirements>,
+}
+
+#[derive(Debug, Clone)]
+struct SkillRequirements {
+    id: String,
+    requirements: Vec<SecurityRequirement>,
+    /// On the public card: a refusal may name it (a skill only the extended card lists is not
+    /// revealed to a caller who may not see that card).
+    public: bool,
 }
 
 impl SkillScopes {
     /// The skills of `cards` (the public card, then the extended one), each id once: the first
     /// card declaring an id decides its requirements.
     pub fn from_cards<'a>(cards: impl IntoIterator<Item = &'a AgentCard>) -> Self {
-        let mut skills: Vec<(String, Vec<SecurityRequirement>)> = Vec::new();
-        for skill in cards.into_iter().flat_map(|c| &c.skills) {
-            if !skills.iter().any(|(id, _)| *id == skill.id) {
-                skills.push((skill.id.clone(), skill.security_requirements.clone()));
+        let mut skills: Vec<SkillRequirements> = Vec::new();
+        for (n, card) in cards.into_iter().enumerate() {
+            for skill in &card.skills {
+                if !skills.iter().any(|s| s.id == skill.id) {
+                    skills.push(SkillRequirements {
+                        id: skill.id.clone(),
+                        requirements: skill.security_requirements.clone(),
+                        public: n == 0,
+                    });
+                }
             }
         }
         Self { skills }
+    }
+
+    /// Whether the agent has skills and an anonymous caller may use none of them.
+    pub fn all_need_authentication(&self) -> bool {
+        !self.skills.is_empty() && self.permitted(None).is_empty()
     }
 
     /// The ids of the skills `principal` may use, in card order.
     pub fn permitted(&self, principal: Option<&Principal>) -> Vec<String> {
         self.skills
             .iter()
-            .filter(|(_, reqs)| reqs.is_empty() || reqs.iter().any(|r| missing(r, principal).is_some_and(|m| m.is_empty())))
-            .map(|(id, _)| id.clone())
+            .filter(|s| {
+                s.requirements.is_empty() || s.requirements.iter().any(|r| missing(r, principal).is_some_and(|m| m.is_empty()))
+            })
+            .map(|s| s.id.clone())
             .collect()
     }
 
     /// [`SkillScopes::permitted`] for `method` (SendMessage, SendStreamingMessage): an error
     /// when the agent has skills and the caller may use none of them: Unauthenticated for an
-    /// anonymous caller (as [`RequiredScopes`] does), PermissionDenied naming each skill's
-    /// missing scopes otherwise.
+    /// anonymous caller (as [`RequiredScopes`] does), PermissionDenied naming each public
+    /// skill's missing scopes otherwise.
     pub fn check(&self, method: &str, principal: Option<&Principal>) -> Result<Vec<String>> {
         let permitted = self.permitted(principal);
         if !permitted.is_empty() || self.skills.is_empty() {
@@ -291,9 +313,11 @@ impl SkillScopes {
         let needs: Vec<String> = self
             .skills
             .iter()
-            .map(|(id, reqs)| {
-                let alternatives: Vec<String> = reqs.iter().filter_map(|r| missing(r, principal)).map(|m| m.join(" ")).collect();
-                format!("{id}: {}", alternatives.join(" or "))
+            .filter(|s| s.public)
+            .map(|s| {
+                let alternatives: Vec<String> =
+                    s.requirements.iter().filter_map(|r| missing(r, principal)).map(|m| m.join(" ")).collect();
+                format!("{}: {}", s.id, alternatives.join(" or "))
             })
             .collect();
         Err(A2AError::new(
@@ -406,6 +430,8 @@ mod tests {
         assert_eq!(skills.permitted(Some(&who("o", &["admin", "ops"]))), ["translate", "signed-in"]);
         assert_eq!(skills.permitted(Some(&who("o", &["admin"]))), ["signed-in"]);
         assert_eq!(skills.check("SendMessage", None).unwrap_err().kind, ErrorKind::Unauthenticated);
+        // What the server warns about when nothing authenticates.
+        assert!(skills.all_need_authentication());
 
         let translate_only = SkillScopes { skills: skills.skills[..1].to_vec() };
         let e = translate_only.check("SendMessage", Some(&who("o", &["admin"]))).unwrap_err();
@@ -418,6 +444,8 @@ mod tests {
         let mut open = card.clone();
         open.skills.iter_mut().for_each(|s| s.security_requirements.clear());
         assert_eq!(SkillScopes::from_cards([&open]).check("SendMessage", None).unwrap(), ["translate", "signed-in"]);
+        assert!(!SkillScopes::from_cards([&open]).all_need_authentication());
+        assert!(!SkillScopes::default().all_need_authentication());
         // An empty requirement is met by anyone; a skill id repeated on a later card keeps the first.
         let mut anyone = card.clone();
         anyone.skills[0].security_requirements = vec![SecurityRequirement::default()];

@@ -192,6 +192,12 @@ impl RequestHandler {
         self.authenticator.as_ref()
     }
 
+    /// Every skill needs an authenticated caller, but nothing authenticates: each message will
+    /// be refused (fail closed). Worth a warning when the server starts.
+    pub(crate) fn skills_unreachable(&self) -> bool {
+        self.authenticator.is_none() && self.skills.all_need_authentication()
+    }
+
     /// The public agent card.
     pub fn card(&self) -> &AgentCard {
         &self.card

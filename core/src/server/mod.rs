@@ -131,6 +131,12 @@ impl Server {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, "A2A server listening");
         }
+        if self.handler.skills_unreachable() {
+            tracing::warn!(
+                "every skill of the card declares securityRequirements but no authentication is configured: \
+                 every message will be refused (401)"
+            );
+        }
         tokio::pin!(shutdown);
         loop {
             tokio::select! {
