@@ -225,7 +225,7 @@ if "jsours" in by and "js" in by:
 if "jsours" in by and "ours" in by:
     d = (get("jsours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")
-    lines.append(f"JavaScript executor round trip (Rust -> JS promise -> Rust), p50 at 1 connection, JS echo minus Rust echo: {d * 1000:.0f} µs.")
+    lines.append(f"JavaScript executor round trip (Rust -> JS executor -> Rust), p50 at 1 connection, JS echo minus Rust echo: {d * 1000:.0f} µs.")
 lines.append("")
 lines.append(f"TASKS = {by['ours'].get('rss_after', {}).get('tasks', '?') if 'ours' in by else '?'}; every server has had exactly that many SendMessage calls when 'RSS after TASKS tasks' is read.")
 text = "\n".join(lines) + "\n"
