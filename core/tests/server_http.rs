@@ -583,7 +583,10 @@ async fn idle_streams_get_keep_alive_comments() {
         }
     };
     tokio::time::timeout(Duration::from_secs(5), collect).await.expect("a keep-alive comment within 5 s");
-    assert!(text.starts_with("data: "), "the snapshot came first: {text}");
+    // The snapshot came first, with its place in the task's log as the SSE id.
+    let (id_line, rest) = text.split_once('\n').unwrap();
+    assert!(id_line.strip_prefix("id: ").is_some_and(|n| n.parse::<u64>().is_ok()), "{text}");
+    assert!(rest.starts_with("data: "), "the snapshot came first: {text}");
     s.rest_ok("POST", &format!("/tasks/{id}:cancel"), None).await;
     s.stop().await;
 }

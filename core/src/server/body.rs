@@ -9,10 +9,10 @@
 //! ends its streams itself first). Dropping the body (client gone) drops the subscription,
 //! which never cancels the task.
 
-use super::handler::EventStream;
+use super::handler::{EventStream, StreamItem};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Id};
-use crate::model::{StreamResponse, v03};
+use crate::model::v03;
 use crate::sse::{self, SseEvent};
 use bytes::Bytes;
 use futures_core::Stream;
@@ -87,8 +87,13 @@ pub(crate) enum Framing {
 }
 
 impl Framing {
-    /// The SSE text of one event, and whether it is an error that ends the stream.
-    fn encode(&self, event: StreamResponse) -> (String, bool) {
+    /// The SSE text of one item (with `id:` when the event has a place in the task's log), and
+    /// whether it is an error that ends the stream.
+    fn encode(&self, item: StreamItem) -> (String, bool) {
+        let (id, event) = match item {
+            StreamItem::Event { id, event } => (id, event),
+            StreamItem::Error(err) => return (sse::encode(&SseEvent::data(self.error_text(&err))), true),
+        };
         let data = match self {
             // On failure (never for the crate's models): a google.rpc.Status, as an HTTP+JSON
             // error body would be.
@@ -104,8 +109,20 @@ impl Framing {
             },
         };
         match data {
-            Ok(text) => (sse::encode(&SseEvent::data(text)), false),
+            Ok(text) => {
+                let mut event = SseEvent::data(text);
+                event.id = id.map(|id| id.to_string());
+                (sse::encode(&event), false)
+            }
             Err(text) => (sse::encode(&SseEvent::data(text)), true),
+        }
+    }
+
+    /// An error event in this binding's form.
+    fn error_text(&self, err: &A2AError) -> String {
+        match self {
+            Framing::Rest => err.to_http_body().to_string(),
+            Framing::JsonRpc(id) | Framing::JsonRpcV03(id) => utf8(jsonrpc::error(id, err)),
         }
     }
 }

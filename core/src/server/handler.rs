@@ -26,6 +26,9 @@ pub struct CallContext {
     /// The ids of the card's skills the caller may use (see [`super::auth::SkillScopes`]); set
     /// by the handler for the operations that run the executor.
     pub skills: Vec<String>,
+    /// The SSE `Last-Event-ID` of a reconnecting stream (a sequence number this server sent):
+    /// SubscribeToTask then replays what came after it instead of sending a snapshot.
+    pub last_event_id: Option<u64>,
 }
 
 impl CallContext {
@@ -55,24 +58,39 @@ pub enum Reply {
     Stream(EventStream),
 }
 
+/// One item of a stream: an event, with its sequence number in the task's log when it has one
+/// (SSE `id:`; a direct Message reply has none), or the error that ends the stream.
+#[derive(Debug, Clone)]
+pub enum StreamItem {
+    Event { id: Option<u64>, event: StreamResponse },
+    Error(A2AError),
+}
+
 /// The events of one stream, in order. Dropping it unsubscribes; it never cancels the task.
 pub struct EventStream {
-    rx: mpsc::Receiver<StreamResponse>,
+    rx: mpsc::Receiver<StreamItem>,
 }
 
 impl EventStream {
-    pub(crate) fn new(rx: mpsc::Receiver<StreamResponse>) -> Self {
+    pub(crate) fn new(rx: mpsc::Receiver<StreamItem>) -> Self {
         Self { rx }
     }
-    /// The next event; `None` when the stream is over.
+    /// The next event; `None` when the stream is over (or ended with an error).
     pub async fn next(&mut self) -> Option<StreamResponse> {
+        match self.rx.recv().await? {
+            StreamItem::Event { event, .. } => Some(event),
+            StreamItem::Error(_) => None,
+        }
+    }
+    /// The next item, with its id or error; `None` when the stream is over.
+    pub async fn next_item(&mut self) -> Option<StreamItem> {
         self.rx.recv().await
     }
 }
 
 impl futures_core::Stream for EventStream {
-    type Item = StreamResponse;
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamResponse>> {
+    type Item = StreamItem;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamItem>> {
         self.rx.poll_recv(cx)
     }
 }
@@ -244,7 +262,7 @@ impl RequestHandler {
             }
             A2ARequest::SubscribeToTask(r) => {
                 self.require_streaming()?;
-                Ok(Reply::Stream(self.manager.subscribe(&tenant, &r.id).await?))
+                Ok(Reply::Stream(self.manager.subscribe(&tenant, &r.id, ctx.last_event_id).await?))
             }
             A2ARequest::CreateTaskPushNotificationConfig(config) => {
                 let push = self.manager.push_sender().ok_or_else(push_not_supported)?;

@@ -455,7 +455,18 @@ pub(crate) fn echo_extensions(resp: &mut Response<ResponseBody>, request: &Heade
 /// it later get their defaults here.
 #[allow(clippy::needless_update)]
 pub(crate) fn call_context(extensions: Vec<String>, request: &http::request::Parts) -> CallContext {
-    CallContext { extensions, principal: request.extensions.get::<Principal>().cloned(), ..Default::default() }
+    CallContext {
+        extensions,
+        principal: request.extensions.get::<Principal>().cloned(),
+        last_event_id: last_event_id(&request.headers),
+        ..Default::default()
+    }
+}
+
+/// The `Last-Event-ID` of a reconnecting stream, when it is one of ours (a sequence number).
+/// Anything else is ignored, as the SSE spec lets a server do: the stream then starts afresh.
+fn last_event_id(headers: &http::HeaderMap) -> Option<u64> {
+    headers.get("last-event-id")?.to_str().ok()?.trim().parse().ok()
 }
 
 /// An HTTP status from a table value (always valid; 500 otherwise).

@@ -12,6 +12,7 @@
 //! (the TTL is the same for all, so deadlines grow with the queue's sequence numbers).
 //! One std mutex guards it all; it is never held across an await point (nothing here awaits).
 
+use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Versioned, apply_to};
 use super::{
     PushConfigStore, TaskStore, decode_seq_cursor, decode_task_cursor, encode_seq_cursor, encode_task_cursor,
     matches_filters, prepare_push_config, push_page_size, sort_key,
@@ -22,7 +23,7 @@ use crate::model::{
 };
 use async_trait::async_trait;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -36,11 +37,19 @@ pub struct MemoryLimits {
     pub terminal_ttl: Duration,
     /// Push configs per task at most; more are refused with `Unavailable`.
     pub max_push_configs_per_task: usize,
+    /// Log entries kept per task (the newest; they go with the task). A stream resuming from
+    /// before them restarts from the task's snapshot.
+    pub max_log_entries: usize,
 }
 
 impl Default for MemoryLimits {
     fn default() -> Self {
-        Self { max_tasks: 10_000, terminal_ttl: Duration::from_secs(3600), max_push_configs_per_task: 100 }
+        Self {
+            max_tasks: 10_000,
+            terminal_ttl: Duration::from_secs(3600),
+            max_push_configs_per_task: 100,
+            max_log_entries: 1000,
+        }
     }
 }
 
@@ -91,6 +100,10 @@ struct Entry {
     key: i64,
     /// The task's place in the expiry queue, once it is terminal.
     expiry: Option<u64>,
+    /// The sequence number of the last change applied.
+    version: u64,
+    /// The newest log entries, at most `max_log_entries` (older ones are dropped first).
+    log: VecDeque<LogEntry>,
 }
 
 #[derive(Debug)]
@@ -249,16 +262,32 @@ fn copy_task(task: &Task, history_length: Option<i32>, with_artifacts: bool) -> 
     }
 }
 
-#[async_trait]
-impl TaskStore for MemoryStore {
-    async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
+impl MemoryStore {
+    /// Puts a task at `version`: `Whole` replaces the stored task, `Changes` applies log
+    /// entries to it in place (no copy of a large task per event). Keeps the index, the expiry
+    /// queue and the cap in step. `expected`: the version the task must be at (0: absent;
+    /// `None`: any).
+    fn put(&self, tenant: &str, task: &Task, expected: Option<u64>, update: Update<'_>) -> Result<CommitOutcome> {
         let key = sort_key(task);
         let terminal = task.status.state.is_terminal();
         // Copy before locking: the lock is held only for the map updates.
-        let owned = task.clone();
+        let owned = match update {
+            Update::Whole => Some(task.clone()),
+            Update::Changes(_) => None,
+        };
         let mut guard = self.lock_purged();
         let inner = &mut *guard;
-        let exists = inner.tenants.get(tenant).is_some_and(|t| t.tasks.contains_key(&task.id));
+        let current = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map(|e| e.version);
+        let fits = match (expected, current) {
+            (None, _) => true,
+            (Some(0), None) => true,
+            (Some(e), Some(v)) => e == v && e != 0,
+            (Some(_), None) => false,
+        };
+        if !fits || (current.is_none() && matches!(update, Update::Changes(_)) && expected != Some(0)) {
+            return Ok(CommitOutcome::Conflict);
+        }
+        let exists = current.is_some();
         if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal() {
             return Err(A2AError::new(
                 ErrorKind::Unavailable,
@@ -277,24 +306,79 @@ impl TaskStore for MemoryStore {
             }
             (false, None) => None,
         };
+        let max_log = self.limits.max_log_entries;
         let tasks = inner.tenants.entry(tenant.to_owned()).or_default();
-        match tasks.tasks.get_mut(&task.id) {
+        let entry = match tasks.tasks.get_mut(&task.id) {
             Some(entry) => {
                 if entry.key != key {
                     tasks.order.remove(&(Reverse(entry.key), Reverse(task.id.clone())));
                     tasks.order.insert((Reverse(key), Reverse(task.id.clone())));
                 }
-                entry.task = owned;
                 entry.key = key;
                 entry.expiry = expiry;
+                entry
             }
             None => {
                 tasks.order.insert((Reverse(key), Reverse(task.id.clone())));
-                tasks.tasks.insert(task.id.clone(), Entry { task: owned, key, expiry });
                 inner.len += 1;
+                let entry = Entry { task: task.clone(), key, expiry, version: 0, log: VecDeque::new() };
+                tasks.tasks.entry(task.id.clone()).or_insert(entry)
+            }
+        };
+        match update {
+            Update::Whole => {
+                entry.task = owned.unwrap_or_else(|| task.clone());
+                entry.version += 1;
+            }
+            Update::Changes(entries) => {
+                for logged in entries {
+                    if exists {
+                        apply_to(&mut entry.task, &logged.change);
+                    }
+                    entry.version = logged.seq;
+                    if entry.log.len() >= max_log {
+                        entry.log.pop_front();
+                    }
+                    if max_log > 0 {
+                        entry.log.push_back(logged.clone());
+                    }
+                }
             }
         }
-        Ok(())
+        Ok(CommitOutcome::Committed)
+    }
+}
+
+/// How [`MemoryStore::put`] changes the stored task.
+enum Update<'a> {
+    Whole,
+    Changes(&'a [LogEntry]),
+}
+
+#[async_trait]
+impl TaskStore for MemoryStore {
+    async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
+        self.put(tenant, commit.task, Some(commit.expected), Update::Changes(commit.entries))
+    }
+
+    async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
+        let inner = self.lock_purged();
+        let entry = inner.tenants.get(tenant).and_then(|t| t.tasks.get(id));
+        Ok(entry.map(|e| Versioned { task: e.task.clone(), version: e.version }))
+    }
+
+    async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {
+        let inner = self.lock_purged();
+        let Some(entry) = inner.tenants.get(tenant).and_then(|t| t.tasks.get(id)) else {
+            return Ok(LogPage { entries: Vec::new(), complete: true });
+        };
+        let first_kept = entry.log.front().map_or(entry.version + 1, |e| e.seq);
+        let entries: Vec<LogEntry> = entry.log.iter().filter(|e| e.seq > after).take(limit).cloned().collect();
+        Ok(LogPage { complete: after + 1 >= first_kept || entry.version <= after, entries })
+    }
+
+    async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
+        self.put(tenant, task, None, Update::Whole).map(|_| ())
     }
 
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
@@ -459,6 +543,7 @@ mod tests {
             max_tasks,
             terminal_ttl: Duration::from_secs(ttl_secs),
             max_push_configs_per_task: 3,
+            max_log_entries: 8,
         })
     }
 

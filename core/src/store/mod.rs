@@ -19,8 +19,10 @@ use crate::model::{
 };
 use async_trait::async_trait;
 use base64::Engine;
+pub use log::{Change, Commit, CommitOutcome, LogEntry, LogPage, Versioned};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+pub mod log;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -36,13 +38,27 @@ pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
 /// Where tasks live. Implementations are cheap to share (`Arc<dyn TaskStore>`).
+///
+/// A task is its state plus a log of the changes applied to it ([`log`]): the task manager
+/// writes only through [`TaskStore::commit`], which appends to the log and moves the state in
+/// one transaction, version-checked.
 #[async_trait]
 pub trait TaskStore: Send + Sync {
-    /// Inserts or replaces the whole task `task.id` of `tenant`.
+    /// Appends `commit.entries` to the task's log and stores its new state, atomically, if the
+    /// task is still at `commit.expected` (0: absent); otherwise writes nothing and answers
+    /// [`CommitOutcome::Conflict`]. Errors are store failures (Unavailable when the database
+    /// cannot be reached): nothing of the commit may then be assumed stored.
+    async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome>;
+    /// The whole task and its version; `None` if absent.
+    async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>>;
+    /// Up to `limit` log entries of the task with sequence numbers above `after`, oldest first.
+    async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage>;
+    /// Stores the whole task outside the log (imports, tests): its version moves up by one
+    /// with no log entry for it, so a writer that read it before must reload.
     async fn save(&self, tenant: &str, task: &Task) -> Result<()>;
     /// The task, its history trimmed to `history_length` (see [`crate::model::trim_history`]); `None` if absent.
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>>;
-    /// Removes the task (and nothing else). Deleting a missing task is not an error.
+    /// Removes the task and its log (not its push configs). Deleting a missing task is not an error.
     async fn delete(&self, tenant: &str, id: &str) -> Result<()>;
     /// ListTasks (spec §2.2): filters, newest first, cursor pages, `totalSize` over all pages.
     /// `req.tenant` is ignored: `tenant` is the caller's scope.
@@ -157,6 +173,7 @@ pub(crate) fn matches_filters(task: &Task, key: i64, req: &ListTasksRequest, aft
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod rows {
     use super::*;
+    use crate::ErrorKind;
     use crate::model::trim_history;
 
     /// What ListTasks returns of a stored task: history trimmed, artifacts only when asked for.
@@ -208,8 +225,20 @@ pub(crate) mod rows {
         i32::try_from(n.max(0)).unwrap_or(i32::MAX)
     }
 
-    pub fn db_error(what: &str, e: impl std::fmt::Display) -> A2AError {
-        A2AError::internal(format!("task store: {what}: {e}"))
+    /// A database failure: Unavailable when the database cannot be reached (connection
+    /// refused or lost, pool exhausted), so clients may retry; Internal otherwise.
+    pub fn db_error(what: &str, e: sqlx::Error) -> A2AError {
+        let unreachable = matches!(
+            e,
+            sqlx::Error::Io(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+        ) || matches!(&e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")));
+        let kind = if unreachable { ErrorKind::Unavailable } else { ErrorKind::Internal };
+        A2AError::new(kind, format!("task store: {what}: {e}"))
     }
 
     /// The ListTasks sort key in SQL; must agree with [`NO_TIMESTAMP`] (checked by a test) and
@@ -260,7 +289,11 @@ pub(crate) mod rows {
         String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
         i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     {
-        let mut qb = sqlx::QueryBuilder::new(concat!("SELECT id, body, ", sort_key_sql!(), " AS k FROM a2a_tasks"));
+        let mut qb = sqlx::QueryBuilder::new(concat!(
+            "SELECT id, body, ",
+            sort_key_sql!(),
+            " AS k, body_seq, version FROM a2a_tasks"
+        ));
         push_task_filters(&mut qb, tenant, req, after);
         if let Some((key, id)) = cursor {
             qb.push(concat!(" AND (", sort_key_sql!(), ", id) < (")).push_bind(key).push(", ").push_bind(id).push(")");
@@ -282,26 +315,58 @@ pub(crate) mod rows {
         qb
     }
 
-    /// Turns page rows (id, body, sort key) into the response's tasks and next-page token.
+    /// A listed row: id, body, sort key, the version of the body, the task's version.
+    pub type PageRow = (String, String, i64, i64, i64);
+
+    /// Turns page rows (their tasks already folded up to date) into the response's tasks and
+    /// next-page token.
     pub fn finish_page(
-        tenant: &str,
         req: &ListTasksRequest,
         page_size: usize,
-        rows: Vec<(String, String, i64)>,
+        rows: Vec<(Task, i64)>,
         total: i64,
-    ) -> Result<ListTasksResponse> {
+    ) -> ListTasksResponse {
         let mut response = ListTasksResponse { total_size: total_i32(total), ..Default::default() };
         let more = rows.len() > page_size;
-        for (id, body, key) in rows.into_iter().take(page_size) {
-            let mut task = decode_task(tenant, &id, &body)?;
+        for (mut task, key) in rows.into_iter().take(page_size) {
             shape_listed(&mut task, req);
             if more && response.tasks.len() + 1 == page_size {
-                response.next_page_token = encode_task_cursor(key, &id);
+                response.next_page_token = encode_task_cursor(key, &task.id);
             }
             response.tasks.push(task);
         }
         response.page_size = response.tasks.len() as i32;
-        Ok(response)
+        response
+    }
+
+    /// A log entry's stored body.
+    pub fn change_body(change: &Change) -> Result<String> {
+        serde_json::to_string(change).map_err(|e| A2AError::internal(format!("cannot encode a log entry: {e}")))
+    }
+
+    pub fn decode_change(tenant: &str, id: &str, seq: i64, body: &str) -> Result<LogEntry> {
+        let change: Change = serde_json::from_str(body).map_err(|e| {
+            A2AError::internal(format!("log entry {seq} of task {id:?} (tenant {tenant:?}) is corrupt: {e}"))
+        })?;
+        Ok(LogEntry { seq: u64::try_from(seq).unwrap_or(0), change })
+    }
+
+    /// A stored body brought up to date with the log entries after it.
+    pub fn fold(tenant: &str, id: &str, body: &str, entries: &[LogEntry]) -> Result<Task> {
+        let mut task = decode_task(tenant, id, body)?;
+        for entry in entries {
+            super::log::apply_to(&mut task, &entry.change);
+        }
+        Ok(task)
+    }
+
+    /// Sequence numbers as SQL integers (a task never has 2^63 changes).
+    pub fn seq_i64(seq: u64) -> i64 {
+        i64::try_from(seq).unwrap_or(i64::MAX)
+    }
+
+    pub fn seq_u64(seq: i64) -> u64 {
+        u64::try_from(seq).unwrap_or(0)
     }
 }
 

@@ -6,9 +6,10 @@
 //! `-0.0`, and a store must give back exactly what it was given. Key columns use the "C"
 //! collation, so ids sort byte-wise, as in the other stores, whatever the database locale.
 
+use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Versioned};
 use super::rows::{
-    config_body, db_error, decode_config, decode_task, finish_page, sort_key_sql, task_body, task_count_query,
-    task_page_query,
+    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
+    seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
 };
 use super::{
     PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
@@ -34,8 +35,34 @@ const SCHEMA: &[&str] = &[
         state TEXT NOT NULL,
         status_ts BIGINT,
         body TEXT NOT NULL,
+        version BIGINT NOT NULL DEFAULT 0,
+        body_seq BIGINT NOT NULL DEFAULT 0,
         PRIMARY KEY (tenant, id)
     )"#,
+    // Databases made before the task log (existing bodies are current).
+    "ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS body_seq BIGINT NOT NULL DEFAULT 0",
+    // The task log: one row per change, in sequence (see store::log).
+    r#"CREATE TABLE IF NOT EXISTS a2a_events (
+        tenant TEXT COLLATE "C" NOT NULL,
+        task_id TEXT COLLATE "C" NOT NULL,
+        seq BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (tenant, task_id, seq)
+    )"#,
+    // Every committed move of a task wakes the other instances (NOTIFY is delivered at commit,
+    // so listeners never hear of a change they cannot read). The payload is only a pointer,
+    // [tenant, id, version]; the tables are the truth. A pointer too long for NOTIFY (8000
+    // bytes) is sent empty: listeners then catch up on every task they watch.
+    r#"CREATE OR REPLACE FUNCTION a2a_notify_task() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE payload TEXT := json_build_array(NEW.tenant, NEW.id, NEW.version)::text;
+    BEGIN
+        IF octet_length(payload) > 7900 THEN payload := ''; END IF;
+        PERFORM pg_notify('a2a_tasks', payload);
+        RETURN NULL;
+    END $$"#,
+    "CREATE OR REPLACE TRIGGER a2a_tasks_notify AFTER INSERT OR UPDATE OF version ON a2a_tasks
+        FOR EACH ROW EXECUTE FUNCTION a2a_notify_task()",
     concat!("CREATE INDEX IF NOT EXISTS a2a_tasks_list ON a2a_tasks (tenant, (", sort_key_sql!(), ") DESC, id DESC)"),
     concat!(
         "CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (tenant, context_id, (",
@@ -97,14 +124,131 @@ impl PostgresStore {
     }
 }
 
+impl PostgresStore {
+    /// The log entries of a task after `after` (and up to `upto`), oldest first.
+    async fn entries<'e, E: sqlx::PgExecutor<'e>>(
+        executor: E,
+        tenant: &str,
+        id: &str,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> Result<Vec<LogEntry>> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, body FROM a2a_events WHERE tenant = $1 AND task_id = $2 AND seq > $3 AND seq <= $4
+             ORDER BY seq LIMIT $5",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(seq_i64(after))
+        .bind(seq_i64(upto))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(executor)
+        .await
+        .map_err(|e| db_error(&format!("read the log of task {id:?}"), e))?;
+        rows.iter().map(|(seq, body)| decode_change(tenant, id, *seq, body)).collect()
+    }
+}
+
 #[async_trait]
 impl TaskStore for PostgresStore {
+    async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
+        let task = commit.task;
+        let version = seq_i64(commit.version());
+        let snapshot = commit.snapshot || commit.expected == 0;
+        let body = if snapshot { Some(task_body(task)?) } else { None };
+        let mut seqs = Vec::with_capacity(commit.entries.len());
+        let mut bodies = Vec::with_capacity(commit.entries.len());
+        for entry in commit.entries {
+            seqs.push(seq_i64(entry.seq));
+            bodies.push(change_body(&entry.change)?);
+        }
+        let ts = task.status.timestamp.map(|t| t.timestamp_millis());
+        let what = || format!("commit task {:?}", task.id);
+        let mut tx = self.pool.begin().await.map_err(|e| db_error(&what(), e))?;
+        let moved = if commit.expected == 0 {
+            sqlx::query(
+                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (tenant, id) DO NOTHING",
+            )
+            .bind(tenant)
+            .bind(&task.id)
+            .bind(&task.context_id)
+            .bind(task.status.state.as_str())
+            .bind(ts)
+            .bind(body.as_deref())
+            .bind(version)
+            .execute(&mut *tx)
+            .await
+        } else {
+            sqlx::query(
+                "UPDATE a2a_tasks SET context_id = $1, state = $2, status_ts = $3, version = $4,
+                    body = COALESCE($5, body), body_seq = CASE WHEN $5 IS NULL THEN body_seq ELSE $4 END
+                 WHERE tenant = $6 AND id = $7 AND version = $8",
+            )
+            .bind(&task.context_id)
+            .bind(task.status.state.as_str())
+            .bind(ts)
+            .bind(version)
+            .bind(body.as_deref())
+            .bind(tenant)
+            .bind(&task.id)
+            .bind(seq_i64(commit.expected))
+            .execute(&mut *tx)
+            .await
+        }
+        .map_err(|e| db_error(&what(), e))?;
+        if moved.rows_affected() == 0 {
+            return Ok(CommitOutcome::Conflict);
+        }
+        if !bodies.is_empty() {
+            // One statement for every entry: arrays unnested server-side.
+            sqlx::query(
+                "INSERT INTO a2a_events (tenant, task_id, seq, body)
+                 SELECT $1, $2, s, b FROM UNNEST($3::BIGINT[], $4::TEXT[]) AS e(s, b)",
+            )
+            .bind(tenant)
+            .bind(&task.id)
+            .bind(&seqs)
+            .bind(&bodies)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| db_error(&what(), e))?;
+        }
+        tx.commit().await.map_err(|e| db_error(&what(), e))?;
+        Ok(CommitOutcome::Committed)
+    }
+
+    async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
+        let row: Option<(String, i64, i64)> =
+            sqlx::query_as("SELECT body, body_seq, version FROM a2a_tasks WHERE tenant = $1 AND id = $2")
+                .bind(tenant)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
+        let Some((body, body_seq, version)) = row else { return Ok(None) };
+        let entries = if version > body_seq {
+            Self::entries(&self.pool, tenant, id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?
+        } else {
+            Vec::new()
+        };
+        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version) }))
+    }
+
+    async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {
+        let entries = Self::entries(&self.pool, tenant, id, after, u64::MAX >> 1, limit).await?;
+        Ok(LogPage { entries, complete: true })
+    }
+
     async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
         let body = task_body(task)?;
         sqlx::query(
-            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body) VALUES ($1, $2, $3, $4, $5, $6)
+            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
+             VALUES ($1, $2, $3, $4, $5, $6, 1, 1)
              ON CONFLICT (tenant, id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-                status_ts = EXCLUDED.status_ts, body = EXCLUDED.body",
+                status_ts = EXCLUDED.status_ts, body = EXCLUDED.body, version = a2a_tasks.version + 1,
+                body_seq = a2a_tasks.version + 1",
         )
         .bind(tenant)
         .bind(&task.id)
@@ -119,25 +263,24 @@ impl TaskStore for PostgresStore {
     }
 
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
-        let body: Option<String> = sqlx::query_scalar("SELECT body FROM a2a_tasks WHERE tenant = $1 AND id = $2")
-            .bind(tenant)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
-        let Some(body) = body else { return Ok(None) };
-        let mut task = decode_task(tenant, id, &body)?;
+        let Some(Versioned { mut task, .. }) = self.load(tenant, id).await? else { return Ok(None) };
         trim_history(&mut task, history_length);
         Ok(Some(task))
     }
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_tasks WHERE tenant = $1 AND id = $2")
-            .bind(tenant)
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        let mut tx = self.pool.begin().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        for sql in
+            ["DELETE FROM a2a_tasks WHERE tenant = $1 AND id = $2", "DELETE FROM a2a_events WHERE tenant = $1 AND task_id = $2"]
+        {
+            sqlx::query(sql)
+                .bind(tenant)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        }
+        tx.commit().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
         Ok(())
     }
 
@@ -145,7 +288,7 @@ impl TaskStore for PostgresStore {
         let page_size = req.effective_page_size();
         let cursor = decode_task_cursor(&req.page_token)?;
         let after = after_key(req);
-        // REPEATABLE READ: the count and the page see one snapshot.
+        // REPEATABLE READ: the count, the page and the logs see one snapshot.
         let mut tx = self.pool.begin().await.map_err(|e| db_error("list tasks", e))?;
         sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             .execute(&mut *tx)
@@ -156,13 +299,24 @@ impl TaskStore for PostgresStore {
             .fetch_one(&mut *tx)
             .await
             .map_err(|e| db_error("count tasks", e))?;
-        let rows: Vec<(String, String, i64)> = task_page_query(tenant, req, after, cursor, page_size)
+        let rows: Vec<PageRow> = task_page_query(tenant, req, after, cursor, page_size)
             .build_query_as()
             .fetch_all(&mut *tx)
             .await
             .map_err(|e| db_error("list tasks", e))?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for (id, body, key, body_seq, version) in rows {
+            let task = if version > body_seq {
+                let entries =
+                    Self::entries(&mut *tx, tenant, &id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?;
+                fold(tenant, &id, &body, &entries)?
+            } else {
+                decode_task(tenant, &id, &body)?
+            };
+            tasks.push((task, key));
+        }
         tx.commit().await.map_err(|e| db_error("list tasks", e))?;
-        finish_page(tenant, req, page_size, rows, total)
+        Ok(finish_page(req, page_size, tasks, total))
     }
 }
 

@@ -3,9 +3,10 @@
 //! schema created on open. Tasks are stored whole as JSON text; the columns beside the body are
 //! only what ListTasks filters and sorts on.
 
+use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Versioned};
 use super::rows::{
-    config_body, db_error, decode_config, decode_task, finish_page, sort_key_sql, task_body, task_count_query,
-    task_page_query,
+    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
+    seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
 };
 use super::{
     PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
@@ -17,7 +18,6 @@ use crate::model::{
     trim_history,
 };
 use async_trait::async_trait;
-use sqlx::Row;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::time::Duration;
@@ -30,8 +30,18 @@ const SCHEMA: &[&str] = &[
         state TEXT NOT NULL,
         status_ts INTEGER,
         body TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
+        body_seq INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (tenant, id)
     )",
+    // The task log: one row per change, in sequence (see store::log).
+    "CREATE TABLE IF NOT EXISTS a2a_events (
+        tenant TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (tenant, task_id, seq)
+    ) WITHOUT ROWID",
     concat!("CREATE INDEX IF NOT EXISTS a2a_tasks_list ON a2a_tasks (tenant, ", sort_key_sql!(), " DESC, id DESC)"),
     // Listing one conversation (contextId) is the common filtered query.
     concat!(
@@ -95,6 +105,19 @@ impl SqliteStore {
         for statement in SCHEMA {
             sqlx::query(*statement).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
         }
+        // Databases made before the task log: add its columns (existing bodies are current).
+        for column in ["version", "body_seq"] {
+            let present: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM pragma_table_info('a2a_tasks') WHERE name = ?")
+                    .bind(column)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(|e| db_error("schema", e))?;
+            if present == 0 {
+                let sql = format!("ALTER TABLE a2a_tasks ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0");
+                sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
+            }
+        }
         tx.commit().await.map_err(|e| db_error("schema", e))?;
         Ok(Self { pool })
     }
@@ -109,15 +132,126 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// The log entries of a task after `after` (and up to `upto`), oldest first.
+    async fn entries<'e, E: sqlx::SqliteExecutor<'e>>(
+        executor: E,
+        tenant: &str,
+        id: &str,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> Result<Vec<LogEntry>> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, body FROM a2a_events WHERE tenant = ? AND task_id = ? AND seq > ? AND seq <= ?
+             ORDER BY seq LIMIT ?",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(seq_i64(after))
+        .bind(seq_i64(upto))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(executor)
+        .await
+        .map_err(|e| db_error(&format!("read the log of task {id:?}"), e))?;
+        rows.iter().map(|(seq, body)| decode_change(tenant, id, *seq, body)).collect()
+    }
+}
+
 #[async_trait]
 impl TaskStore for SqliteStore {
+    async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
+        let task = commit.task;
+        let version = seq_i64(commit.version());
+        let snapshot = commit.snapshot || commit.expected == 0;
+        let body = if snapshot { Some(task_body(task)?) } else { None };
+        let mut bodies = Vec::with_capacity(commit.entries.len());
+        for entry in commit.entries {
+            bodies.push((seq_i64(entry.seq), change_body(&entry.change)?));
+        }
+        let ts = task.status.timestamp.map(|t| t.timestamp_millis());
+        let what = || format!("commit task {:?}", task.id);
+        let mut tx = self.pool.begin().await.map_err(|e| db_error(&what(), e))?;
+        let moved = if commit.expected == 0 {
+            sqlx::query(
+                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING",
+            )
+            .bind(tenant)
+            .bind(&task.id)
+            .bind(&task.context_id)
+            .bind(task.status.state.as_str())
+            .bind(ts)
+            .bind(body.as_deref())
+            .bind(version)
+            .bind(version)
+            .execute(&mut *tx)
+            .await
+        } else {
+            sqlx::query(
+                "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, version = ?,
+                    body = COALESCE(?, body), body_seq = CASE WHEN ? IS NULL THEN body_seq ELSE ? END
+                 WHERE tenant = ? AND id = ? AND version = ?",
+            )
+            .bind(&task.context_id)
+            .bind(task.status.state.as_str())
+            .bind(ts)
+            .bind(version)
+            .bind(body.as_deref())
+            .bind(body.as_deref())
+            .bind(version)
+            .bind(tenant)
+            .bind(&task.id)
+            .bind(seq_i64(commit.expected))
+            .execute(&mut *tx)
+            .await
+        }
+        .map_err(|e| db_error(&what(), e))?;
+        if moved.rows_affected() == 0 {
+            return Ok(CommitOutcome::Conflict);
+        }
+        if !bodies.is_empty() {
+            let mut qb = sqlx::QueryBuilder::new("INSERT INTO a2a_events (tenant, task_id, seq, body) ");
+            qb.push_values(&bodies, |mut row, (seq, body)| {
+                row.push_bind(tenant).push_bind(&task.id).push_bind(*seq).push_bind(body);
+            });
+            qb.build().execute(&mut *tx).await.map_err(|e| db_error(&what(), e))?;
+        }
+        tx.commit().await.map_err(|e| db_error(&what(), e))?;
+        Ok(CommitOutcome::Committed)
+    }
+
+    async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
+        let row: Option<(String, i64, i64)> =
+            sqlx::query_as("SELECT body, body_seq, version FROM a2a_tasks WHERE tenant = ? AND id = ?")
+                .bind(tenant)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
+        let Some((body, body_seq, version)) = row else { return Ok(None) };
+        let entries = if version > body_seq {
+            Self::entries(&self.pool, tenant, id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?
+        } else {
+            Vec::new()
+        };
+        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version) }))
+    }
+
+    async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {
+        let entries = Self::entries(&self.pool, tenant, id, after, u64::MAX >> 1, limit).await?;
+        Ok(LogPage { entries, complete: true })
+    }
+
     async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
         let body = task_body(task)?;
         let ts = task.status.timestamp.map(|t| t.timestamp_millis());
         sqlx::query(
-            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body) VALUES (?, ?, ?, ?, ?, ?)
+            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
+             VALUES (?, ?, ?, ?, ?, ?, 1, 1)
              ON CONFLICT (tenant, id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
-                status_ts = excluded.status_ts, body = excluded.body",
+                status_ts = excluded.status_ts, body = excluded.body, version = a2a_tasks.version + 1,
+                body_seq = a2a_tasks.version + 1",
         )
         .bind(tenant)
         .bind(&task.id)
@@ -133,26 +267,22 @@ impl TaskStore for SqliteStore {
     }
 
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
-        let row = sqlx::query("SELECT body FROM a2a_tasks WHERE tenant = ? AND id = ?")
-            .bind(tenant)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
-        let Some(row) = row else { return Ok(None) };
-        let body: String = row.try_get(0).map_err(|e| db_error(&format!("task {id:?} has no readable body"), e))?;
-        let mut task = decode_task(tenant, id, &body)?;
+        let Some(Versioned { mut task, .. }) = self.load(tenant, id).await? else { return Ok(None) };
         trim_history(&mut task, history_length);
         Ok(Some(task))
     }
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_tasks WHERE tenant = ? AND id = ?")
-            .bind(tenant)
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        let mut tx = self.pool.begin().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        for sql in ["DELETE FROM a2a_tasks WHERE tenant = ? AND id = ?", "DELETE FROM a2a_events WHERE tenant = ? AND task_id = ?"] {
+            sqlx::query(sql)
+                .bind(tenant)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
+        }
+        tx.commit().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
         Ok(())
     }
 
@@ -160,20 +290,31 @@ impl TaskStore for SqliteStore {
         let page_size = req.effective_page_size();
         let cursor = decode_task_cursor(&req.page_token)?;
         let after = after_key(req);
-        // One read transaction: the count and the page see the same snapshot.
+        // One read transaction: the count, the page and the logs see the same snapshot.
         let mut tx = self.pool.begin().await.map_err(|e| db_error("list tasks", e))?;
         let total: i64 = task_count_query(tenant, req, after)
             .build_query_scalar()
             .fetch_one(&mut *tx)
             .await
             .map_err(|e| db_error("count tasks", e))?;
-        let rows: Vec<(String, String, i64)> = task_page_query(tenant, req, after, cursor, page_size)
+        let rows: Vec<PageRow> = task_page_query(tenant, req, after, cursor, page_size)
             .build_query_as()
             .fetch_all(&mut *tx)
             .await
             .map_err(|e| db_error("list tasks", e))?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for (id, body, key, body_seq, version) in rows {
+            let task = if version > body_seq {
+                let entries =
+                    Self::entries(&mut *tx, tenant, &id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?;
+                fold(tenant, &id, &body, &entries)?
+            } else {
+                decode_task(tenant, &id, &body)?
+            };
+            tasks.push((task, key));
+        }
         tx.commit().await.map_err(|e| db_error("list tasks", e))?;
-        finish_page(tenant, req, page_size, rows, total)
+        Ok(finish_page(req, page_size, tasks, total))
     }
 }
 

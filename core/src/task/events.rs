@@ -7,7 +7,10 @@
 //! removes the entry (the store stays the source of truth). Taking a guard and registering on
 //! the map happen under one lock, so a task never has two live entries at once.
 
-use crate::model::{StreamResponse, Task};
+use crate::error::A2AError;
+use crate::model::{Message, Task};
+use crate::store::LogEntry;
+use crate::store::log::SnapshotPolicy;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
@@ -24,10 +27,13 @@ pub(crate) type Key = (String, String);
 /// new task allocate and fill ~100 KB, which showed as the top cost of a SendMessage.
 #[derive(Debug, Clone)]
 pub(crate) enum BusItem {
-    /// An applied event, as streams send it.
-    Event(Arc<StreamResponse>),
+    /// A committed change, in sequence order (streams send the ones that are events).
+    Entry(Arc<LogEntry>),
     /// The execution answered with a direct Message instead of a task.
-    DirectReply(Arc<crate::model::Message>),
+    DirectReply(Arc<Message>),
+    /// A change could not be stored: whoever waits on the task ends with this error (nothing
+    /// that was not stored is ever shown).
+    Failed(Arc<A2AError>),
     /// The execution with this id returned; a waiter for that execution stops waiting (a
     /// later turn of the same task may already be running: its waiters keep waiting).
     ExecutionEnded(u64),
@@ -42,6 +48,20 @@ pub(crate) struct Slot {
     pub loaded: bool,
     /// The execution answered with a direct Message: no task will exist.
     pub replied_with_message: bool,
+    /// The sequence number of the last change `task` includes (0: no task yet).
+    pub version: u64,
+    /// When the SQL stores get the whole body again.
+    pub snapshots: SnapshotPolicy,
+}
+
+impl Slot {
+    /// Forgets the task: the next use reloads it from the store.
+    pub fn unload(&mut self) {
+        self.task = None;
+        self.loaded = false;
+        self.version = 0;
+        self.snapshots = SnapshotPolicy::default();
+    }
 }
 
 pub(crate) struct Live {

@@ -2,8 +2,11 @@
 //!
 //! Each execution runs in its own tokio task, so a client that disconnects never stops the
 //! work and never loses the terminal state. Its events arrive on a channel and are applied
-//! in order under the task's lock: checked against the state machine, persisted, then
-//! published on the task's bus (streams, blocking waiters) and queued for push delivery.
+//! in order under the task's lock: checked against the state machine, committed to the task's
+//! log with the new state (version-checked, see [`crate::store::log`]), and only then
+//! published on the task's bus (streams, blocking waiters) and queued for push delivery. What
+//! could not be stored is never shown: waiters and streams end with the store's error.
+//! Events already queued when the manager wakes are committed together (one transaction).
 //! Cancel fires the task's token (the executor sees it, and its future is dropped), asks the
 //! executor's `cancel`, and sets CANCELED; anything the agent sends afterwards is refused by
 //! the state machine, because terminal states are final.
@@ -17,7 +20,8 @@ use crate::model::{
 };
 use crate::push::PushSender;
 use crate::server::config::{Limits, ServerConfig};
-use crate::server::handler::{CallContext, EventStream, Stores};
+use crate::server::handler::{CallContext, EventStream, StreamItem, Stores};
+use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, apply_to};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -31,6 +35,10 @@ const SINK_CAPACITY: usize = 64;
 const STREAM_CAPACITY: usize = 64;
 /// How long the executor's `cancel` may take before CANCELED is set regardless.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
+/// Most events committed in one transaction.
+const BATCH: usize = 64;
+/// Log entries read per query when a stream catches up.
+const LOG_PAGE: usize = 256;
 /// Ids of executions (one per message), so a waiter stops at its own execution's end only.
 static NEXT_EXECUTION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -109,17 +117,29 @@ impl TaskManager {
         } else {
             let guard = inner.live.acquire(key(&tenant, &message.task_id));
             let mut slot = guard.slot.lock().await;
-            inner.load(&guard.key, &mut slot).await?;
-            let task = slot.task.as_mut().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
-            state::check_message_for_task(task, &message)?;
-            message.context_id = task.context_id.clone();
-            // Keep history in turn order: the agent's question comes before the answer.
-            if let Some(question) = task.status.message.take() {
-                task.history.push(question);
+            // A conflict means another writer moved the task meanwhile: check again against
+            // what it wrote (a second try normally wins; a third conflict is reported).
+            let mut attempts = 0;
+            loop {
+                inner.load(&guard.key, &mut slot).await?;
+                let base = slot.version;
+                let task = slot.task.as_mut().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
+                state::check_message_for_task(task, &message)?;
+                message.context_id = task.context_id.clone();
+                let change = Change::UserMessage(message.clone());
+                apply_to(task, &change);
+                if inner.commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }]).await? {
+                    break;
+                }
+                attempts += 1;
+                if attempts == 3 {
+                    return Err(A2AError::new(
+                        ErrorKind::Unavailable,
+                        format!("task {} keeps changing under this message; try again", message.task_id),
+                    ));
+                }
             }
-            task.history.push(message.clone());
-            inner.stores.tasks.save(&tenant, task).await?;
-            let prior = task.clone();
+            let prior = (slot.task.clone(), slot.version);
             drop(slot);
             (guard, Some(prior))
         };
@@ -133,6 +153,10 @@ impl TaskManager {
 
         // Subscribe before the agent starts, so no event can be missed.
         let rx = guard.bus.subscribe();
+        let (prior, seen) = match prior {
+            Some((task, version)) => (task, version),
+            None => (None, 0),
+        };
         let ctx = RequestContext {
             task_id,
             context_id,
@@ -150,8 +174,9 @@ impl TaskManager {
         inner.clone().spawn_execution(guard.share(), ctx, message, execution);
 
         if streaming {
-            let first = prior.map(|t| StreamResponse::Task(inner.capped(t, None)));
-            return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, stream_slot, Some(execution))));
+            let first: Vec<StreamItem> =
+                prior.map(|t| item(Some(seen), StreamResponse::Task(inner.capped(t, None)))).into_iter().collect();
+            return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, seen, stream_slot, Some(execution))));
         }
         inner
             .wait(&guard, rx, execution, req.return_immediately(), req.history_length())
@@ -213,7 +238,7 @@ impl TaskManager {
                 status: TaskStatus::now(TaskState::Canceled),
                 metadata: None,
             });
-            inner.apply_locked(&guard, &mut slot, status, None).await;
+            inner.apply_locked(&guard, &mut slot, vec![status], None).await?;
         }
         let task = slot.task.clone().ok_or_else(|| A2AError::task_not_found(id))?;
         if task.status.state != TaskState::Canceled {
@@ -224,19 +249,30 @@ impl TaskManager {
     }
 
     /// SubscribeToTask: the current Task first, then every live event until the task ends.
-    pub async fn subscribe(&self, tenant: &str, id: &str) -> Result<EventStream> {
+    /// With `last_event_id` (a reconnecting SSE stream) the changes logged after that id come
+    /// first instead of the snapshot (the snapshot, if the log no longer holds them), so the
+    /// client sees no gap and no duplicate; a task that ended after that id still replays its
+    /// last events.
+    pub async fn subscribe(&self, tenant: &str, id: &str, last_event_id: Option<u64>) -> Result<EventStream> {
         let inner = &self.inner;
         let guard = inner.live.acquire(key(tenant, id));
-        let (rx, snapshot) = {
+        let (rx, snapshot, version) = {
             let mut slot = guard.slot.lock().await;
             inner.load(&guard.key, &mut slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
-            state::check_subscribe(task)?;
-            (guard.bus.subscribe(), task.clone())
+            if last_event_id.is_none_or(|after| after >= slot.version) {
+                state::check_subscribe(task)?;
+            }
+            let snapshot = last_event_id.is_none().then(|| task.clone());
+            (guard.bus.subscribe(), snapshot, slot.version)
         };
         let open = inner.open_stream(&guard)?;
-        let first = Some(StreamResponse::Task(inner.capped(snapshot, None)));
-        Ok(inner.clone().stream(guard, rx, first, Some(open), None))
+        let first = match (snapshot, last_event_id) {
+            (Some(task), _) => vec![item(Some(version), StreamResponse::Task(inner.capped(task, None)))],
+            (None, Some(after)) => inner.replay(&guard, after.min(version), version).await?,
+            (None, None) => Vec::new(),
+        };
+        Ok(inner.clone().stream(guard, rx, first, version, Some(open), None))
     }
 
     /// Ends every open stream and delivers what push notifications it can within `deadline`.
@@ -261,10 +297,37 @@ impl Inner {
     /// Reads the task from the store the first time its live entry is used.
     async fn load(&self, key: &Key, slot: &mut Slot) -> Result<()> {
         if !slot.loaded {
-            slot.task = self.stores.tasks.get(&key.0, &key.1, None).await?;
+            let found = self.stores.tasks.load(&key.0, &key.1).await?;
+            slot.unload();
+            slot.version = found.as_ref().map_or(0, |v| v.version);
+            slot.task = found.map(|v| v.task);
             slot.loaded = true;
         }
         Ok(())
+    }
+
+    /// The events logged after `after` up to `upto`, as a stream sends them; the task's
+    /// snapshot at `upto` instead when the store no longer holds all of them.
+    async fn replay(&self, guard: &LiveGuard, after: u64, upto: u64) -> Result<Vec<StreamItem>> {
+        let (tenant, id) = (&guard.key.0, &guard.key.1);
+        let mut items = Vec::new();
+        let mut last = after;
+        while last < upto {
+            let page = self.stores.tasks.log_after(tenant, id, last, LOG_PAGE).await?;
+            if !page.complete {
+                let slot = guard.slot.lock().await;
+                let Some(task) = slot.task.clone() else { return Ok(Vec::new()) };
+                return Ok(vec![item(Some(slot.version), StreamResponse::Task(self.capped(task, None)))]);
+            }
+            let Some(end) = page.entries.last().map(|e| e.seq) else { break };
+            for entry in page.entries.into_iter().filter(|e| e.seq <= upto) {
+                if let Change::Event(event) = entry.change {
+                    items.push(item(Some(entry.seq), event));
+                }
+            }
+            last = end;
+        }
+        Ok(items)
     }
 
     /// A task as replies carry it: history trimmed to the request's length and the server cap.
@@ -307,17 +370,17 @@ impl Inner {
                 // Canceled whichever branch won: an executor may return promptly when told to stop.
                 let canceled = cancelled.is_cancelled();
                 let mut slot = guard.slot.lock().await;
-                match outcome {
-                    Some(Err(e)) => {
-                        let failed = self.status_event(&guard, TaskState::Failed, Some(e.message));
-                        self.apply_locked(&guard, &mut slot, failed, Some(&user_message)).await;
+                let failed = match outcome {
+                    Some(Err(e)) => Some(e.message),
+                    Some(Ok(())) if slot.task.is_none() && !slot.replied_with_message && slot.loaded => {
+                        Some("the agent returned without a reply".to_owned())
                     }
-                    Some(Ok(())) if slot.task.is_none() && !slot.replied_with_message => {
-                        let text = "the agent returned without a reply".to_owned();
-                        let failed = self.status_event(&guard, TaskState::Failed, Some(text));
-                        self.apply_locked(&guard, &mut slot, failed, Some(&user_message)).await;
-                    }
-                    _ => {}
+                    _ => None,
+                };
+                if let Some(text) = failed {
+                    let failed = self.status_event(&guard, TaskState::Failed, Some(text));
+                    // A store failure was reported to the waiters by apply_locked.
+                    let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
                 }
                 drop(slot);
                 // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
@@ -344,7 +407,8 @@ impl Inner {
         })
     }
 
-    /// Applies the sink's events while `work` runs, then what is left in the channel.
+    /// Applies the sink's events while `work` runs, then what is left in the channel. Events
+    /// already waiting when the loop wakes are applied (and committed) as one batch.
     async fn drive(
         &self,
         guard: &LiveGuard,
@@ -356,7 +420,10 @@ impl Inner {
         let outcome = loop {
             tokio::select! {
                 biased;
-                Some(event) = rx.recv() => self.apply(guard, event, user_message).await,
+                Some(event) = rx.recv() => {
+                    let batch = drain(&mut rx, event);
+                    let _ = self.apply(guard, batch, user_message).await;
+                }
                 outcome = &mut work => break outcome,
             }
         };
@@ -364,110 +431,152 @@ impl Inner {
         // Events the agent sent just before returning are still applied, in order.
         rx.close();
         while let Some(event) = rx.recv().await {
-            self.apply(guard, event, user_message).await;
+            let batch = drain(&mut rx, event);
+            let _ = self.apply(guard, batch, user_message).await;
         }
         outcome
     }
 
-    async fn apply(&self, guard: &LiveGuard, event: StreamResponse, user_message: Option<&Message>) {
+    async fn apply(&self, guard: &LiveGuard, events: Vec<StreamResponse>, user_message: Option<&Message>) -> Result<()> {
         let mut slot = guard.slot.lock().await;
-        self.apply_locked(guard, &mut slot, event, user_message).await;
+        self.apply_locked(guard, &mut slot, events, user_message).await
     }
 
-    /// The one writer: state machine, store, bus, push, in that order, under the task's lock.
-    async fn apply_locked(&self, guard: &LiveGuard, slot: &mut Slot, event: StreamResponse, user_message: Option<&Message>) {
-        let (tenant, task_id) = (&guard.key.0, &guard.key.1);
-        if slot.replied_with_message {
-            tracing::warn!(task_id, "event after a direct Message reply ignored");
-            return;
+    /// The one writer: state machine, then one commit of every accepted event, then bus and
+    /// push, under the task's lock. A store failure is published to whoever waits on the task
+    /// (and returned); a conflict (another writer moved the task) drops these events: the
+    /// task is reloaded and what the other writer committed is published instead.
+    async fn apply_locked(
+        &self,
+        guard: &LiveGuard,
+        slot: &mut Slot,
+        events: Vec<StreamResponse>,
+        user_message: Option<&Message>,
+    ) -> Result<()> {
+        let task_id = &guard.key.1;
+        if let Err(e) = self.load(&guard.key, slot).await {
+            guard.publish(BusItem::Failed(Arc::new(e.clone())));
+            return Err(e);
         }
-        let Some(task) = slot.task.as_mut() else {
-            // The first event of a new task: a direct reply, or the task comes into being.
-            if let StreamResponse::Message(mut m) = event {
-                m.task_id.clear();
-                slot.replied_with_message = true;
-                guard.publish(BusItem::DirectReply(Arc::new(m)));
-                return;
+        let base = slot.version;
+        let mut entries: Vec<LogEntry> = Vec::with_capacity(events.len() + 1);
+        for event in events {
+            if slot.replied_with_message {
+                tracing::warn!(task_id, "event after a direct Message reply ignored");
+                continue;
             }
-            let context_id = user_message.map(|m| m.context_id.clone()).unwrap_or_default();
-            let mut task = match &event {
-                StreamResponse::Task(t) => t.clone(),
-                _ => Task {
-                    id: String::new(),
-                    context_id: String::new(),
-                    status: TaskStatus::now(TaskState::Submitted),
-                    artifacts: Vec::new(),
-                    history: Vec::new(),
-                    metadata: None,
-                },
+            let Some(task) = slot.task.as_mut() else {
+                // The first event of a new task: a direct reply, or the task comes into being.
+                if let StreamResponse::Message(mut m) = event {
+                    m.task_id.clear();
+                    slot.replied_with_message = true;
+                    guard.publish(BusItem::DirectReply(Arc::new(m)));
+                    continue;
+                }
+                let context_id = user_message.map(|m| m.context_id.clone()).unwrap_or_default();
+                let mut task = match &event {
+                    StreamResponse::Task(t) => t.clone(),
+                    _ => Task {
+                        id: String::new(),
+                        context_id: String::new(),
+                        status: TaskStatus::now(TaskState::Submitted),
+                        artifacts: Vec::new(),
+                        history: Vec::new(),
+                        metadata: None,
+                    },
+                };
+                task.id = task_id.clone();
+                task.context_id = context_id;
+                if let Some(m) = user_message
+                    && !task.history.iter().any(|h| h.message_id == m.message_id)
+                {
+                    task.history.insert(0, m.clone());
+                }
+                let seq = base + entries.len() as u64 + 1;
+                entries.push(LogEntry { seq, change: Change::Event(StreamResponse::Task(task.clone())) });
+                let created = slot.task.insert(task);
+                if matches!(event, StreamResponse::Task(_)) {
+                    continue;
+                }
+                if let Some(entry) = accept(created, event, base + entries.len() as u64 + 1) {
+                    entries.push(entry);
+                }
+                continue;
             };
-            task.id = task_id.clone();
-            task.context_id = context_id;
-            if let Some(m) = user_message
-                && !task.history.iter().any(|h| h.message_id == m.message_id)
-            {
-                task.history.insert(0, m.clone());
+            if let Some(entry) = accept(task, event, base + entries.len() as u64 + 1) {
+                entries.push(entry);
             }
-            if let Err(e) = self.stores.tasks.save(tenant, &task).await {
-                tracing::error!(task_id, error = %e, "could not store the new task");
-            }
-            let snapshot = StreamResponse::Task(task.clone());
-            self.notify(tenant, &snapshot).await;
-            guard.publish(BusItem::Event(Arc::new(snapshot)));
-            slot.task = Some(task);
-            if matches!(event, StreamResponse::Task(_)) {
-                return;
-            }
-            return Box::pin(self.apply_locked(guard, slot, event, user_message)).await;
-        };
-
-        let event = match with_ids(event, task) {
-            Ok(e) => e,
+        }
+        if entries.is_empty() {
+            return Ok(());
+        }
+        match self.commit_applied(guard, slot, base, entries).await {
+            Ok(_) => Ok(()),
             Err(e) => {
-                tracing::warn!(task_id, error = %e, "agent event refused");
-                return;
+                guard.publish(BusItem::Failed(Arc::new(e.clone())));
+                Err(e)
             }
-        };
-        let from = task.status.state;
-        let refused = match &event {
-            StreamResponse::Task(t) => state::check_transition(task_id, Some(from), t.status.state).err(),
-            StreamResponse::StatusUpdate(e) => state::check_transition(task_id, Some(from), e.status.state).err(),
-            _ if from.is_terminal() => Some(A2AError::new(
-                ErrorKind::InvalidAgentResponse,
-                format!("task {task_id} is {from}; no more artifacts or messages"),
-            )),
-            _ => None,
-        };
-        if let Some(e) = refused {
-            tracing::warn!(task_id, error = %e, "agent event refused");
-            return;
         }
-        match &event {
-            StreamResponse::Task(t) => {
-                let history = std::mem::take(&mut task.history);
-                *task = t.clone();
-                if task.history.is_empty() {
-                    task.history = history;
+    }
+
+    /// Commits `entries`, already applied to the slot's task (which moved from version `base`),
+    /// then publishes them. `Ok(false)`: another writer moved the task first; nothing of
+    /// `entries` was stored, the slot holds the stored task again, and the other writer's
+    /// changes were published. On a store failure the slot is unloaded (the next use reloads).
+    async fn commit_applied(&self, guard: &LiveGuard, slot: &mut Slot, base: u64, entries: Vec<LogEntry>) -> Result<bool> {
+        let tenant = &guard.key.0;
+        let Some(task) = slot.task.as_ref() else { return Ok(true) };
+        let snapshot = slot.snapshots.wants_snapshot(task, base == 0, entries.len());
+        let commit = Commit { task, expected: base, entries: &entries, snapshot };
+        match self.stores.tasks.commit(tenant, commit).await {
+            Ok(CommitOutcome::Committed) => {
+                slot.version = commit.version();
+                slot.snapshots.record(snapshot, entries.len());
+                for entry in entries {
+                    if let Change::Event(event) = &entry.change {
+                        self.notify(tenant, event).await;
+                    }
+                    guard.publish(BusItem::Entry(Arc::new(entry)));
+                }
+                Ok(true)
+            }
+            Ok(CommitOutcome::Conflict) => {
+                tracing::warn!(task_id = %guard.key.1, version = base, "the task moved under this writer; reloading it");
+                slot.unload();
+                self.load(&guard.key, slot).await?;
+                self.publish_logged(guard, base, slot.version).await;
+                Ok(false)
+            }
+            Err(e) => {
+                tracing::error!(task_id = %guard.key.1, error = %e, "could not store a task change");
+                slot.unload();
+                Err(e)
+            }
+        }
+    }
+
+    /// Publishes the changes logged after `after` up to `upto` (written by another writer).
+    async fn publish_logged(&self, guard: &LiveGuard, after: u64, upto: u64) {
+        let (tenant, id) = (&guard.key.0, &guard.key.1);
+        let mut last = after;
+        while last < upto {
+            match self.stores.tasks.log_after(tenant, id, last, LOG_PAGE).await {
+                Ok(page) if page.complete && !page.entries.is_empty() => {
+                    for entry in page.entries {
+                        if entry.seq > upto {
+                            return;
+                        }
+                        last = entry.seq;
+                        guard.publish(BusItem::Entry(Arc::new(entry)));
+                    }
+                }
+                Ok(_) => return,
+                Err(e) => {
+                    tracing::warn!(task_id = id, error = %e, "could not read the task's log");
+                    return;
                 }
             }
-            StreamResponse::Message(m) => task.history.push(m.clone()),
-            StreamResponse::StatusUpdate(e) => {
-                // As the official SDKs do: the status message being replaced joins the history.
-                if let Some(old) = task.status.message.take() {
-                    task.history.push(old);
-                }
-                task.status = e.status.clone();
-                if let Some(meta) = &e.metadata {
-                    task.metadata.get_or_insert_with(Default::default).extend(meta.clone());
-                }
-            }
-            StreamResponse::ArtifactUpdate(e) => merge_artifact(task, &e.artifact, e.append),
         }
-        if let Err(e) = self.stores.tasks.save(tenant, task).await {
-            tracing::error!(task_id, error = %e, "could not store a task update");
-        }
-        self.notify(tenant, &event).await;
-        guard.publish(BusItem::Event(Arc::new(event)));
     }
 
     /// Queues `event` for every push config of its task.
@@ -502,9 +611,12 @@ impl Inner {
             };
             match item {
                 Ok(BusItem::DirectReply(m)) => return Ok(SendMessageResponse::Message(Arc::unwrap_or_clone(m))),
-                Ok(BusItem::Event(_)) if return_immediately => break,
-                Ok(BusItem::Event(e)) if ends_wait(&e) => break,
-                Ok(BusItem::Event(_)) => {}
+                Ok(BusItem::Failed(e)) => return Err(Arc::unwrap_or_clone(e)),
+                Ok(BusItem::Entry(e)) => match e.change.event() {
+                    Some(_) if return_immediately => break,
+                    Some(event) if ends_wait(event) => break,
+                    _ => {}
+                },
                 Ok(BusItem::ExecutionEnded(id)) if id == execution => break,
                 // An earlier turn of this task ending late.
                 Ok(BusItem::ExecutionEnded(_)) => {}
@@ -526,55 +638,152 @@ impl Inner {
     }
 
     /// Forwards the bus to one client stream until the task ends, the client leaves, or the
-    /// server shuts down. The stream's own tokio task holds the live entry.
+    /// server shuts down. The stream's own tokio task holds the live entry. `first` goes out
+    /// first; `seen` is the last sequence number it covers: later changes go out once each,
+    /// in order, and a gap (the stream fell behind the bus) is filled from the log.
     fn stream(
         self: Arc<Self>,
         guard: LiveGuard,
         mut rx: broadcast::Receiver<BusItem>,
-        first: Option<StreamResponse>,
+        first: Vec<StreamItem>,
+        seen: u64,
         open: Option<StreamSlot>,
         execution: Option<u64>,
     ) -> EventStream {
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
         tokio::spawn(async move {
             let _open = open;
-            if let Some(first) = first
-                && tx.send(first).await.is_err()
-            {
-                return;
+            let mut seen = seen;
+            for (i, first) in first.into_iter().enumerate() {
+                // An opening Task snapshot never ends the stream; replayed events may.
+                let done = i > 0 || !matches!(first, StreamItem::Event { event: StreamResponse::Task(_), .. });
+                let done = done && matches!(&first, StreamItem::Event { event, .. } if ends_stream(event));
+                if tx.send(first).await.is_err() || done {
+                    return;
+                }
             }
             loop {
-                let item = tokio::select! {
-                    item = rx.recv() => item,
+                let received = tokio::select! {
+                    received = rx.recv() => received,
                     () = self.shutdown.cancelled() => return,
                     () = tx.closed() => return,
                 };
-                let event = match item {
+                let entry = match received {
                     Ok(BusItem::DirectReply(m)) => {
-                        let _ = tx.send(StreamResponse::Message(Arc::unwrap_or_clone(m))).await;
+                        let _ = tx.send(item_of(None, Arc::unwrap_or_clone(m))).await;
                         return;
                     }
-                    Ok(BusItem::Event(e)) => Arc::unwrap_or_clone(e),
+                    Ok(BusItem::Failed(e)) => {
+                        let _ = tx.send(StreamItem::Error(Arc::unwrap_or_clone(e))).await;
+                        return;
+                    }
+                    Ok(BusItem::Entry(e)) => e,
                     // A SendStreamingMessage stream ends with its own execution; a subscription with any.
                     Ok(BusItem::ExecutionEnded(id)) if execution.is_none_or(|e| e == id) => return,
                     Ok(BusItem::ExecutionEnded(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
-                        let slot = guard.slot.lock().await;
-                        match &slot.task {
-                            Some(t) => StreamResponse::Task(self.capped(t.clone(), None)),
-                            None => continue,
+                        // Catch up from the log up to what the task holds now.
+                        let upto = guard.slot.lock().await.version;
+                        match self.catch_up(&guard, &tx, &mut seen, upto).await {
+                            Some(true) => continue,
+                            _ => return,
                         }
                     }
                 };
-                let done = ends_stream(&event);
-                if tx.send(event).await.is_err() || done {
+                if entry.seq <= seen {
+                    continue;
+                }
+                if entry.seq > seen + 1 {
+                    match self.catch_up(&guard, &tx, &mut seen, entry.seq - 1).await {
+                        Some(true) => {}
+                        _ => return,
+                    }
+                }
+                seen = entry.seq;
+                let Some(event) = entry.change.event() else { continue };
+                let done = ends_stream(event);
+                if tx.send(item(Some(entry.seq), event.clone())).await.is_err() || done {
                     return;
                 }
             }
         });
         EventStream::new(out)
     }
+
+    /// Sends a stream what was logged after `seen` up to `upto`. `Some(true)`: go on;
+    /// `Some(false)`: the stream is over (its task ended, or the client left); `None`: the log
+    /// could not be read (the stream ends with that error).
+    async fn catch_up(&self, guard: &LiveGuard, tx: &mpsc::Sender<StreamItem>, seen: &mut u64, upto: u64) -> Option<bool> {
+        if upto <= *seen {
+            return Some(true);
+        }
+        let items = match self.replay(guard, *seen, upto).await {
+            Ok(items) => items,
+            Err(e) => {
+                let _ = tx.send(StreamItem::Error(e)).await;
+                return None;
+            }
+        };
+        *seen = upto;
+        for item in items {
+            let done = matches!(&item, StreamItem::Event { event, .. } if ends_stream(event));
+            if tx.send(item).await.is_err() || done {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+}
+
+/// The batch of events to apply: `first`, and those already queued behind it.
+fn drain(rx: &mut mpsc::Receiver<StreamResponse>, first: StreamResponse) -> Vec<StreamResponse> {
+    let mut batch = vec![first];
+    while batch.len() < BATCH {
+        match rx.try_recv() {
+            Ok(event) => batch.push(event),
+            Err(_) => break,
+        }
+    }
+    batch
+}
+
+/// Checks an agent event against the task and applies it: the log entry `seq` to commit, or
+/// `None` when the event is refused (logged; the agent is not told).
+fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> {
+    let task_id = task.id.clone();
+    let event = match with_ids(event, task) {
+        Ok(e) => e,
+        Err(e) => {
+            tracing::warn!(task_id, error = %e, "agent event refused");
+            return None;
+        }
+    };
+    let from = task.status.state;
+    let refused = match &event {
+        StreamResponse::Task(t) => state::check_transition(&task_id, Some(from), t.status.state).err(),
+        StreamResponse::StatusUpdate(e) => state::check_transition(&task_id, Some(from), e.status.state).err(),
+        _ if from.is_terminal() => Some(A2AError::new(
+            ErrorKind::InvalidAgentResponse,
+            format!("task {task_id} is {from}; no more artifacts or messages"),
+        )),
+        _ => None,
+    };
+    if let Some(e) = refused {
+        tracing::warn!(task_id, error = %e, "agent event refused");
+        return None;
+    }
+    let change = Change::Event(event);
+    apply_to(task, &change);
+    Some(LogEntry { seq, change })
+}
+
+fn item(id: Option<u64>, event: StreamResponse) -> StreamItem {
+    StreamItem::Event { id, event }
+}
+
+fn item_of(id: Option<u64>, message: Message) -> StreamItem {
+    item(id, StreamResponse::Message(message))
 }
 
 /// Whether a blocking send returns at this event.
@@ -617,13 +826,4 @@ fn with_ids(mut event: StreamResponse, task: &Task) -> Result<StreamResponse> {
         m.context_id = task.context_id.clone();
     }
     Ok(event)
-}
-
-/// Adds an artifact, or with `append` extends the one with the same id.
-fn merge_artifact(task: &mut Task, artifact: &model::Artifact, append: bool) {
-    match task.artifacts.iter_mut().find(|a| a.artifact_id == artifact.artifact_id) {
-        Some(existing) if append => existing.parts.extend(artifact.parts.iter().cloned()),
-        Some(existing) => *existing = artifact.clone(),
-        None => task.artifacts.push(artifact.clone()),
-    }
 }
