@@ -120,6 +120,42 @@ async fn a_cut_stream_resumes_with_subscribe_to_task_without_duplicates() {
     }
 }
 
+/// An SSE event with an `id:` line.
+fn with_id(id: u64, event: Vec<u8>) -> Vec<u8> {
+    [format!("id: {id}\n").into_bytes(), event].concat()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_stream_resumes_after_the_last_event_id() {
+    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+        let server = raw_server(move |req, _| match op(req).as_str() {
+            "card" => card_for(req, binding),
+            "SendStreamingMessage" => Action::stream(vec![
+                with_id(1, frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")}))),
+                with_id(2, frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z"))),
+                b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"res".to_vec(),
+            ]),
+            // A server with a log replays exactly what came after the id it is given.
+            "SubscribeToTask" if req.header("last-event-id") == Some("2") => Action::stream(vec![
+                with_id(3, frame(req, artifact())),
+                with_id(4, frame(req, status("TASK_STATE_COMPLETED", "2025-01-01T00:00:03Z"))),
+            ]),
+            other => panic!("unexpected {other} (last-event-id {:?})", req.header("last-event-id")),
+        })
+        .await;
+        let client = connect(&server.base, binding).await;
+        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        assert_eq!(
+            kinds(&events),
+            ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
+            "{binding:?}"
+        );
+        assert_eq!(server.requests().iter().map(op).collect::<Vec<_>>(), ["card", "SendStreamingMessage", "SubscribeToTask"]);
+        assert_eq!(server.requests()[1].header("last-event-id"), None, "a fresh stream sends none");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resubscription_snapshot_with_news_is_surfaced() {
     let server = raw_server(|req, _| match op(req).as_str() {

@@ -591,6 +591,91 @@ async fn idle_streams_get_keep_alive_comments() {
     s.stop().await;
 }
 
+/// The (id, data) of each SSE event in `text`.
+fn sse_events(text: &str) -> Vec<(Option<u64>, Value)> {
+    text.split("\n\n")
+        .filter(|block| block.lines().any(|l| l.starts_with("data:")))
+        .map(|block| {
+            let id = block.lines().find_map(|l| l.strip_prefix("id: ")).map(|n| n.parse().unwrap());
+            let data: String = block.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
+            (id, serde_json::from_str(&data).unwrap())
+        })
+        .collect()
+}
+
+/// The state a stream event shows, whatever its kind.
+fn event_state(event: &Value) -> Option<&str> {
+    event["statusUpdate"]["status"]["state"].as_str().or(event["task"]["status"]["state"].as_str())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_resumed_with_last_event_id_replays_what_it_missed() {
+    let s = start(Opts::default()).await;
+    let task = s
+        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+        .await["task"]
+        .clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    // A first subscription sees the snapshot (with its id), then the client drops.
+    let mut sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        text.push_str(&String::from_utf8_lossy(&sub.chunk().await.unwrap().unwrap()));
+    }
+    drop(sub);
+    let (seen, snapshot) = sse_events(&text).remove(0);
+    let seen = seen.expect("the snapshot has an id");
+    assert!(snapshot.get("task").is_some(), "{snapshot}");
+
+    // While it is away, the task moves on and ends.
+    s.rest_ok("POST", &format!("/tasks/{id}:cancel"), None).await;
+
+    // HTTP+JSON: resumed after `seen`, it gets exactly what came after, in order, then the end.
+    let last = seen.to_string();
+    let r = s
+        .client
+        .get(s.url(&format!("/tasks/{id}:subscribe")))
+        .header("A2A-Version", "1.0")
+        .header("Last-Event-ID", last.as_str())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let events = sse_events(&r.text().await.unwrap());
+    let ids: Vec<u64> = events.iter().map(|(id, _)| id.unwrap()).collect();
+    assert!(!events.is_empty() && ids.iter().all(|&i| i > seen), "{events:?}");
+    assert!(ids.windows(2).all(|w| w[1] > w[0]), "in order, once each: {ids:?}");
+    assert!(events[0].1.get("task").is_none(), "no snapshot on a resumed stream: {events:?}");
+    assert_eq!(event_state(&events.last().unwrap().1), Some("TASK_STATE_CANCELED"));
+
+    // JSON-RPC, from the start of the log: every event the task ever had, ids 1, 2, ...
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "SubscribeToTask", "params": {"id": id}});
+    let r = s
+        .client
+        .post(s.url("/"))
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .header("Last-Event-ID", "0")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let events = sse_events(&r.text().await.unwrap());
+    let ids: Vec<u64> = events.iter().map(|(id, _)| id.unwrap()).collect();
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>(), "no gap: {events:?}");
+    assert!(events[0].1["result"].get("task").is_some(), "the log starts with the task: {events:?}");
+    assert_eq!(event_state(&events.last().unwrap().1["result"]), Some("TASK_STATE_CANCELED"));
+    let final_id = *ids.last().unwrap();
+
+    // Nothing after the last event of an ended task: refused as any subscription to it.
+    let r = s.rest_with("GET", &format!("/tasks/{id}:subscribe"), None, &[("A2A-Version", "1.0"), ("Last-Event-ID", &final_id.to_string())]).await;
+    assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "UNSUPPORTED_OPERATION"), "{}", r.body);
+    // An id that is not ours is ignored: the stream starts afresh (and so is refused here).
+    let r = s.rest_with("GET", &format!("/tasks/{id}:subscribe"), None, &[("A2A-Version", "1.0"), ("Last-Event-ID", "abc")]).await;
+    assert_eq!(r.reason(), "UNSUPPORTED_OPERATION", "{}", r.body);
+    s.stop().await;
+}
+
 // ------------------------------------------------------------------------------------------
 // A2A 0.3 over JSON-RPC
 // ------------------------------------------------------------------------------------------

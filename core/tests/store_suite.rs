@@ -43,7 +43,7 @@ impl Harness {
         if let Some(store) = &self.postgres {
             let pattern = format!("{}%", self.prefix);
             for sql in
-                ["DELETE FROM a2a_tasks WHERE tenant LIKE $1", "DELETE FROM a2a_push_configs WHERE tenant LIKE $1"]
+                ["DELETE FROM a2a_tasks WHERE tenant LIKE $1", "DELETE FROM a2a_push_configs WHERE tenant LIKE $1", "DELETE FROM a2a_events WHERE tenant LIKE $1"]
             {
                 sqlx::query(sql).bind(&pattern).execute(store.pool()).await.expect("clean up");
             }
@@ -157,6 +157,11 @@ every_store!(
     push_delete_is_idempotent,
     push_delete_all,
     push_tenant_isolation,
+    log_commit_load_and_replay,
+    log_tail_is_folded_on_read,
+    log_version_conflicts_write_nothing,
+    log_concurrent_commits_one_winner,
+    log_goes_with_the_task,
 );
 
 /// Builders shared by the cases.
@@ -232,6 +237,174 @@ mod fixtures {
 mod cases {
     use super::fixtures::*;
     use super::*;
+    use a2a_native::model::{StreamResponse, TaskArtifactUpdateEvent, TaskStatusUpdateEvent};
+    use a2a_native::store::log::apply;
+    use a2a_native::store::{Change, Commit, CommitOutcome, LogEntry};
+
+    fn status(id: &str, state: TaskState) -> Change {
+        Change::Event(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: id.into(),
+            context_id: "ctx".into(),
+            status: TaskStatus { state, message: Some(message(&format!("now {state}"))), timestamp: Some(at(50)) },
+            metadata: None,
+        }))
+    }
+
+    fn chunk(id: &str, n: usize) -> Change {
+        let mut a = artifact("out");
+        a.parts = vec![Part::text(format!("chunk {n}"))];
+        Change::Event(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: id.into(),
+            context_id: "ctx".into(),
+            artifact: a,
+            append: n > 0,
+            last_chunk: false,
+            metadata: None,
+        }))
+    }
+
+    /// Applies `changes` after version `from` to `task`, as a writer does, and the entries to commit.
+    fn advance(task: &mut Option<Task>, from: u64, changes: Vec<Change>) -> Vec<LogEntry> {
+        changes
+            .into_iter()
+            .enumerate()
+            .map(|(i, change)| {
+                apply(task, &change);
+                LogEntry { seq: from + 1 + i as u64, change }
+            })
+            .collect()
+    }
+
+    async fn commit(h: &Harness, tenant: &str, task: &Task, expected: u64, entries: &[LogEntry], snapshot: bool) -> CommitOutcome {
+        h.tasks.commit(tenant, Commit { task, expected, entries, snapshot }).await.unwrap()
+    }
+
+    pub async fn log_commit_load_and_replay(h: &Harness) {
+        let tenant = h.tenant("a");
+        let mut task = None;
+        let first = advance(
+            &mut task,
+            0,
+            vec![Change::Event(StreamResponse::Task(working("t", 1))), status("t", TaskState::Working), chunk("t", 0)],
+        );
+        let t = task.clone().unwrap();
+        assert_eq!(commit(h, &tenant, &t, 0, &first, false).await, CommitOutcome::Committed);
+        let loaded = h.tasks.load(&tenant, "t").await.unwrap().unwrap();
+        assert_eq!((loaded.version, &loaded.task), (3, &t));
+
+        // More changes without a body: the store folds them on read.
+        let more = advance(&mut task, 3, vec![chunk("t", 1), Change::UserMessage(message("more")), chunk("t", 2)]);
+        let t = task.clone().unwrap();
+        assert_eq!(commit(h, &tenant, &t, 3, &more, false).await, CommitOutcome::Committed);
+        let loaded = h.tasks.load(&tenant, "t").await.unwrap().unwrap();
+        assert_eq!((loaded.version, &loaded.task), (6, &t));
+        assert_eq!(loaded.task.artifacts[0].parts.len(), 3, "appended chunks");
+        assert_eq!(h.tasks.get(&tenant, "t", None).await.unwrap(), Some(t.clone()));
+        let listed = h.tasks.list(&tenant, &ListTasksRequest { include_artifacts: Some(true), ..list_req() }).await.unwrap();
+        assert_eq!(listed.tasks, vec![t.clone()]);
+
+        let all = h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap();
+        assert!(all.complete);
+        let expected: Vec<LogEntry> = first.iter().chain(more.iter()).cloned().collect();
+        assert_eq!(all.entries, expected, "the log is every change, in order");
+        let tail = h.tasks.log_after(&tenant, "t", 4, 100).await.unwrap();
+        assert_eq!(tail.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![5, 6]);
+        let page = h.tasks.log_after(&tenant, "t", 1, 2).await.unwrap();
+        assert_eq!(page.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3], "limit");
+        assert!(h.tasks.log_after(&tenant, "t", 6, 100).await.unwrap().entries.is_empty());
+        assert!(h.tasks.log_after(&tenant, "missing", 0, 100).await.unwrap().entries.is_empty());
+        assert!(h.tasks.log_after(&h.tenant("b"), "t", 0, 100).await.unwrap().entries.is_empty(), "tenants apart");
+    }
+
+    pub async fn log_tail_is_folded_on_read(h: &Harness) {
+        let tenant = h.tenant("a");
+        let mut task = None;
+        let created = advance(&mut task, 0, vec![Change::Event(StreamResponse::Task(working("long", 1)))]);
+        commit(h, &tenant, &task.clone().unwrap(), 0, &created, true).await;
+        // 300 chunks, one commit each, a body only now and then: what a writer's policy does.
+        let mut policy = a2a_native::store::log::SnapshotPolicy::default();
+        let mut version = 1;
+        for n in 0..300 {
+            let entries = advance(&mut task, version, vec![chunk("long", n)]);
+            let t = task.clone().unwrap();
+            let snapshot = policy.wants_snapshot(&t, false, 1);
+            assert_eq!(commit(h, &tenant, &t, version, &entries, snapshot).await, CommitOutcome::Committed);
+            policy.record(snapshot, 1);
+            version += 1;
+        }
+        let t = task.unwrap();
+        assert_eq!(t.artifacts[0].parts.len(), 300);
+        assert_eq!(h.tasks.get(&tenant, "long", None).await.unwrap(), Some(t.clone()));
+        let req = ListTasksRequest { include_artifacts: Some(true), ..list_req() };
+        assert_eq!(h.tasks.list(&tenant, &req).await.unwrap().tasks, vec![t]);
+    }
+
+    pub async fn log_version_conflicts_write_nothing(h: &Harness) {
+        let tenant = h.tenant("a");
+        let mut task = None;
+        let created = advance(&mut task, 0, vec![Change::Event(StreamResponse::Task(working("t", 1)))]);
+        let t1 = task.clone().unwrap();
+        assert_eq!(commit(h, &tenant, &t1, 0, &created, true).await, CommitOutcome::Committed);
+        // Creating it again: the task exists.
+        assert_eq!(commit(h, &tenant, &t1, 0, &created, true).await, CommitOutcome::Conflict);
+        let next = advance(&mut task, 1, vec![status("t", TaskState::Completed)]);
+        let t2 = task.clone().unwrap();
+        assert_eq!(commit(h, &tenant, &t2, 1, &next, false).await, CommitOutcome::Committed);
+        // A writer still at version 1 (a zombie, a racing instance) is refused, and writes nothing.
+        let mut stale = Some(t1.clone());
+        let late = advance(&mut stale, 1, vec![status("t", TaskState::Failed), chunk("t", 0)]);
+        for snapshot in [false, true] {
+            assert_eq!(commit(h, &tenant, &stale.clone().unwrap(), 1, &late, snapshot).await, CommitOutcome::Conflict);
+        }
+        let loaded = h.tasks.load(&tenant, "t").await.unwrap().unwrap();
+        assert_eq!((loaded.version, loaded.task), (2, t2));
+        assert_eq!(h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap().entries.len(), 2);
+        // A version from the future, and a task that does not exist.
+        assert_eq!(commit(h, &tenant, &stale.clone().unwrap(), 7, &late, false).await, CommitOutcome::Conflict);
+        assert_eq!(commit(h, &h.tenant("b"), &stale.unwrap(), 1, &late, false).await, CommitOutcome::Conflict);
+        assert_eq!(h.tasks.get(&h.tenant("b"), "t", None).await.unwrap(), None);
+    }
+
+    pub async fn log_concurrent_commits_one_winner(h: &Harness) {
+        let tenant = h.tenant("a");
+        let mut task = None;
+        let created = advance(&mut task, 0, vec![Change::Event(StreamResponse::Task(working("t", 1)))]);
+        commit(h, &tenant, &task.clone().unwrap(), 0, &created, true).await;
+        let mut writers = tokio::task::JoinSet::new();
+        for w in 0..8 {
+            let (store, tenant, mut mine) = (h.tasks.clone(), tenant.clone(), task.clone());
+            writers.spawn(async move {
+                let entries = advance(&mut mine, 1, vec![status("t", TaskState::Working), chunk("t", w)]);
+                let t = mine.unwrap();
+                let outcome = store.commit(&tenant, Commit { task: &t, expected: 1, entries: &entries, snapshot: w % 2 == 0 });
+                (outcome.await.unwrap(), t)
+            });
+        }
+        let mut winners = Vec::new();
+        while let Some(done) = writers.join_next().await {
+            let (outcome, t) = done.unwrap();
+            if outcome == CommitOutcome::Committed {
+                winners.push(t);
+            }
+        }
+        assert_eq!(winners.len(), 1, "exactly one writer moves a task from one version");
+        let loaded = h.tasks.load(&tenant, "t").await.unwrap().unwrap();
+        assert_eq!((loaded.version, &loaded.task), (3, &winners[0]));
+        assert_eq!(h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap().entries.len(), 3);
+    }
+
+    pub async fn log_goes_with_the_task(h: &Harness) {
+        let tenant = h.tenant("a");
+        let mut task = None;
+        let entries = advance(&mut task, 0, vec![Change::Event(StreamResponse::Task(working("t", 1))), chunk("t", 0)]);
+        commit(h, &tenant, &task.clone().unwrap(), 0, &entries, true).await;
+        h.tasks.delete(&tenant, "t").await.unwrap();
+        assert!(h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap().entries.is_empty());
+        assert_eq!(h.tasks.load(&tenant, "t").await.unwrap(), None);
+        // A new task under the same id starts a new log.
+        assert_eq!(commit(h, &tenant, &task.unwrap(), 0, &entries, true).await, CommitOutcome::Committed);
+        assert_eq!(h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap().entries, entries);
+    }
     use a2a_native::model::AuthenticationInfo;
     use std::collections::HashSet;
 

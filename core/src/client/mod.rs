@@ -408,7 +408,7 @@ impl Client {
     async fn open_stream(&self, req: A2ARequest, task_id: &str) -> Result<EventStream> {
         let span = self.span(&req, task_id);
         let tenant = if req.tenant().is_empty() { self.tenant().to_owned() } else { req.tenant().to_owned() };
-        let source = self.transport.open_stream(req).instrument(span.clone()).await?;
+        let source = self.transport.open_stream(req, None).instrument(span.clone()).await?;
         Ok(EventStream::new(self.transport.clone(), source, tenant, Some(task_id.to_owned()), span))
     }
 

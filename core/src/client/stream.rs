@@ -25,13 +25,17 @@
 //! the meantime, the server refuses the subscription (UnsupportedOperation) and the task is
 //! read once with GetTask instead.
 //!
+//! No gap with our server: every event carries its SSE `id` (its place in the task's log), and
+//! the resubscription sends the last one as `Last-Event-ID`; the server then replays exactly
+//! the events after it. Servers that keep no log ignore the header and send a snapshot:
+//!
 //! No duplicates: a resubscription starts with the Task snapshot. It is surfaced (as a `task`
 //! event) only if it carries something not surfaced yet: a status different from the last
 //! status surfaced (state, message or timestamp), or an artifact id never seen; then it ends
 //! the stream like any event. Otherwise it is skipped (it ends nothing: its state was already
 //! surfaced), and the stream continues with the live events, which are new by construction.
-//! The server keeps no per-event replay log (the spec defines none), so intermediate status
-//! messages sent while disconnected can be missed; the snapshot carries their net effect.
+//! Such a server keeps no per-event replay log (the spec defines none), so intermediate status
+//! messages sent while disconnected can be missed there; the snapshot carries their net effect.
 
 use super::transport::{self, Config, Transport};
 use crate::error::{A2AError, ErrorKind, Result};
@@ -81,7 +85,8 @@ impl Framing {
 /// What reading a source gave.
 #[allow(clippy::large_enum_variant)]
 enum Next {
-    Event(StreamResponse, bool),
+    /// An event, its 0.3 `final` flag, and its SSE `id` if it had one.
+    Event(StreamResponse, bool, Option<String>),
     Error(A2AError),
     /// The connection broke (or went idle) before the stream's end.
     Dropped(A2AError),
@@ -93,7 +98,8 @@ enum Next {
 pub(crate) struct Source {
     resp: Option<reqwest::Response>,
     decoder: SseDecoder,
-    pending: VecDeque<Decoded>,
+    /// Decoded events with their SSE ids.
+    pending: VecDeque<(Option<String>, Decoded)>,
     framing: Framing,
     idle_timeout: Option<Duration>,
     url: String,
@@ -116,7 +122,7 @@ impl Source {
         Self {
             resp: None,
             decoder: SseDecoder::new(1),
-            pending: VecDeque::from([event]),
+            pending: VecDeque::from([(None, event)]),
             framing,
             idle_timeout: None,
             url: String::new(),
@@ -126,8 +132,8 @@ impl Source {
     async fn next(&mut self) -> Next {
         loop {
             match self.pending.pop_front() {
-                Some(Decoded::Event(event, last)) => return Next::Event(event, last),
-                Some(Decoded::Error(e)) => return Next::Error(e),
+                Some((id, Decoded::Event(event, last))) => return Next::Event(event, last, id),
+                Some((_, Decoded::Error(e))) => return Next::Error(e),
                 None => {}
             }
             let Some(resp) = self.resp.as_mut() else { return Next::Ended };
@@ -148,8 +154,8 @@ impl Source {
                         // An oversized event is an error item (InvalidAgentResponse), which ends
                         // the stream: an event is missing and nothing can say which.
                         self.pending.push_back(match item {
-                            Ok(event) => self.framing.decode(&event),
-                            Err(e) => Decoded::Error(e.into()),
+                            Ok(event) => (event.id.clone(), self.framing.decode(&event)),
+                            Err(e) => (None, Decoded::Error(e.into())),
                         });
                     }
                 }
@@ -198,6 +204,9 @@ struct Driver {
     opening: bool,
     /// Reconnections since the last surfaced event.
     reconnects: u32,
+    /// The SSE id of the last event that had one: sent as `Last-Event-ID` on resubscription,
+    /// so a server that keeps an event log (ours) replays exactly what was missed.
+    last_event_id: Option<String>,
     done: bool,
 }
 
@@ -247,7 +256,11 @@ impl Driver {
                 None => Next::Ended,
             };
             match next {
-                Next::Event(event, last) => {
+                Next::Event(event, last, id) => {
+                    if let Some(id) = id {
+                        // An empty id resets it (SSE).
+                        self.last_event_id = (!id.is_empty()).then_some(id);
+                    }
                     let opening = std::mem::take(&mut self.opening);
                     if std::mem::take(&mut self.expect_snapshot)
                         && let StreamResponse::Task(task) = &event
@@ -309,7 +322,8 @@ impl Driver {
             tracing::debug!(%task_id, attempt = self.reconnects, ?delay, error = %last, "stream dropped; resubscribing");
             tokio::time::sleep(delay).await;
             let req = SubscribeToTaskRequest { tenant: self.tenant.clone(), id: task_id.clone() };
-            match self.transport.open_stream(A2ARequest::SubscribeToTask(req)).await {
+            let resume = self.transport.open_stream(A2ARequest::SubscribeToTask(req), self.last_event_id.as_deref());
+            match resume.await {
                 Ok(source) => {
                     self.source = Some(source);
                     self.expect_snapshot = true;
@@ -375,6 +389,7 @@ impl EventStream {
             saw_task_event: false,
             expect_snapshot: false,
             reconnects: 0,
+            last_event_id: None,
             done: false,
         };
         let inner = futures_util::stream::unfold(driver, move |mut driver| {

@@ -21,6 +21,7 @@ use crate::model::{self, StreamResponse, v03};
 use crate::request::{A2ARequest, Method};
 use crate::sse::SseEvent;
 use serde_json::{Map, Value};
+use http::HeaderValue;
 
 /// The 0.3 method for a 1.0 operation, or UnsupportedOperation.
 pub(crate) fn v03_method(method: Method) -> Result<v03::Method> {
@@ -127,11 +128,14 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
     }
 }
 
-pub(super) async fn open_stream(t: &Transport, req: &A2ARequest) -> Result<Source> {
+pub(super) async fn open_stream(t: &Transport, req: &A2ARequest, resume: Option<HeaderValue>) -> Result<Source> {
     let id = t.next_id();
     let body = encode(t, req, &id)?;
-    let out =
+    let mut out =
         t.request(reqwest::Method::POST, t.endpoint.url.clone(), req.method(), EVENT_STREAM, Some((JSON, body))).await?;
+    if let Some(value) = resume {
+        out.headers.insert("last-event-id", value);
+    }
     let mut resp = t.send(&out).await?;
     let framing = Framing::JsonRpc { id: id.clone(), v03: t.endpoint.version == ProtocolVersion::V03 };
     if resp.status().is_success() && is_event_stream(&resp) {

@@ -260,11 +260,17 @@ impl Transport {
 
     /// Opens a streaming call (SendStreamingMessage or SubscribeToTask). An error before the
     /// stream starts is returned here; errors inside it become items of the stream.
-    pub async fn open_stream(&self, req: A2ARequest) -> Result<Source> {
+    /// `last_event_id`: a resumed stream's `Last-Event-ID` header.
+    pub async fn open_stream(&self, req: A2ARequest, last_event_id: Option<&str>) -> Result<Source> {
         let req = self.with_tenant(req);
+        let resume = match last_event_id.map(HeaderValue::from_str) {
+            Some(Ok(value)) => Some(value),
+            // Not a header value (a peer's odd id): resume without it, from a snapshot.
+            _ => None,
+        };
         match self.endpoint.binding {
-            Binding::JsonRpc => jsonrpc::open_stream(self, &req).await,
-            Binding::HttpJson => rest::open_stream(self, &req).await,
+            Binding::JsonRpc => jsonrpc::open_stream(self, &req, resume).await,
+            Binding::HttpJson => rest::open_stream(self, &req, resume).await,
         }
     }
 

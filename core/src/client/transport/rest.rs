@@ -10,6 +10,7 @@ use crate::model::{self, StreamResponse};
 use crate::request::A2ARequest;
 use crate::sse::SseEvent;
 use serde_json::{Map, Value};
+use http::HeaderValue;
 
 /// What a JSON answer is accepted as.
 const ACCEPT_JSON: &str = "application/a2a+json, application/json";
@@ -47,9 +48,13 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
     json_body(&body)
 }
 
-pub(super) async fn open_stream(t: &Transport, req: &A2ARequest) -> Result<Source> {
+pub(super) async fn open_stream(t: &Transport, req: &A2ARequest, resume: Option<HeaderValue>) -> Result<Source> {
     let (name, path, body) = crate::rest::request_for(req);
-    let out = t.request(verb(name), url_for(t, &path), req.method(), EVENT_STREAM, body.map(|b| (A2A_JSON, b))).await?;
+    let mut out =
+        t.request(verb(name), url_for(t, &path), req.method(), EVENT_STREAM, body.map(|b| (A2A_JSON, b))).await?;
+    if let Some(value) = resume {
+        out.headers.insert("last-event-id", value);
+    }
     let mut resp = t.send(&out).await?;
     if resp.status().is_success() && is_event_stream(&resp) {
         return Ok(Source::new(resp, Framing::Rest, t.config()));
