@@ -87,6 +87,16 @@ pub struct LogPage {
     pub complete: bool,
 }
 
+/// A task moved by some writer sharing the store (another instance), as the store heard of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Moved {
+    /// The task is now at `version`.
+    Task { tenant: String, id: String, version: u64 },
+    /// Something may have moved that was not heard of (the listening connection was lost, or
+    /// a notice was too long): whoever follows tasks should check each one.
+    Unknown,
+}
+
 /// Applies one change. A change to no task creates it only from a `Task` event; anything else
 /// on no task is ignored (a log never starts that way).
 pub fn apply(task: &mut Option<Task>, change: &Change) {

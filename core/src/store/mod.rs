@@ -19,7 +19,7 @@ use crate::model::{
 };
 use async_trait::async_trait;
 use base64::Engine;
-pub use log::{Change, Commit, CommitOutcome, LogEntry, LogPage, Versioned};
+pub use log::{Change, Commit, CommitOutcome, LogEntry, LogPage, Moved, Versioned};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 pub mod log;
@@ -60,6 +60,13 @@ pub trait TaskStore: Send + Sync {
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>>;
     /// Removes the task and its log (not its push configs). Deleting a missing task is not an error.
     async fn delete(&self, tenant: &str, id: &str) -> Result<()>;
+    /// Tasks moved by any process sharing this store, as they are committed, when the store
+    /// can tell (PostgreSQL: LISTEN/NOTIFY); `None` for a store no other process writes to.
+    /// Delivery is a wake-up, not the truth: a receiver that lags must treat it as
+    /// [`Moved::Unknown`] and read the log.
+    fn moves(&self) -> Option<tokio::sync::broadcast::Receiver<Moved>> {
+        None
+    }
     /// ListTasks (spec §2.2): filters, newest first, cursor pages, `totalSize` over all pages.
     /// `req.tenant` is ignored: `tenant` is the caller's scope.
     async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse>;

@@ -6,7 +6,7 @@
 //! `-0.0`, and a store must give back exactly what it was given. Key columns use the "C"
 //! collation, so ids sort byte-wise, as in the other stores, whatever the database locale.
 
-use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Versioned};
+use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Moved, Versioned};
 use super::rows::{
     PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
     seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
@@ -84,6 +84,62 @@ const SCHEMA: &[&str] = &[
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
     pool: PgPool,
+    /// The LISTEN side, started by [`TaskStore::moves`] when nobody listens yet.
+    moves: std::sync::Arc<std::sync::Mutex<Option<tokio::sync::broadcast::Sender<Moved>>>>,
+}
+
+/// Moves buffered for a follower that has not caught up yet (it then reads the log anyway).
+const MOVES_CAPACITY: usize = 4096;
+/// How long the listener waits before listening again after its connection failed.
+const RELISTEN_DELAY: Duration = Duration::from_millis(200);
+
+/// Forwards NOTIFY pointers to `tx` for as long as anyone holds a receiver. A lost connection
+/// is announced as [`Moved::Unknown`] (notices sent meanwhile are gone), then listened again.
+async fn listen(pool: PgPool, tx: tokio::sync::broadcast::Sender<Moved>) {
+    loop {
+        if tx.receiver_count() == 0 {
+            return;
+        }
+        let mut listener = match sqlx::postgres::PgListener::connect_with(&pool).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for task moves; retrying");
+                tokio::time::sleep(RELISTEN_DELAY).await;
+                continue;
+            }
+        };
+        if let Err(e) = listener.listen("a2a_tasks").await {
+            tracing::warn!(error = %e, "cannot listen for task moves; retrying");
+            tokio::time::sleep(RELISTEN_DELAY).await;
+            continue;
+        }
+        // Whatever happened while not listening is unknown.
+        let _ = tx.send(Moved::Unknown);
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(notice)) => {
+                    let _ = tx.send(parse_move(notice.payload()));
+                }
+                Ok(None) | Err(_) => {
+                    tracing::warn!("lost the connection that listens for task moves; listening again");
+                    let _ = tx.send(Moved::Unknown);
+                    break;
+                }
+            }
+            if tx.receiver_count() == 0 {
+                return;
+            }
+        }
+        tokio::time::sleep(RELISTEN_DELAY).await;
+    }
+}
+
+/// A NOTIFY payload `[tenant, id, version]`; anything else is [`Moved::Unknown`].
+fn parse_move(payload: &str) -> Moved {
+    match serde_json::from_str::<(String, String, i64)>(payload) {
+        Ok((tenant, id, version)) => Moved::Task { tenant, id, version: seq_u64(version) },
+        Err(_) => Moved::Unknown,
+    }
 }
 
 impl PostgresStore {
@@ -111,7 +167,7 @@ impl PostgresStore {
             sqlx::query(*statement).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
         }
         tx.commit().await.map_err(|e| db_error("schema", e))?;
-        Ok(Self { pool })
+        Ok(Self { pool, moves: Default::default() })
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -317,6 +373,22 @@ impl TaskStore for PostgresStore {
         }
         tx.commit().await.map_err(|e| db_error("list tasks", e))?;
         Ok(finish_page(req, page_size, tasks, total))
+    }
+
+    fn moves(&self) -> Option<tokio::sync::broadcast::Receiver<Moved>> {
+        let mut moves = self.moves.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(tx) = moves.as_ref().filter(|tx| tx.receiver_count() > 0) {
+            return Some(tx.subscribe());
+        }
+        // The first follower (or the first since the last one left, and its listener with it).
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no tokio runtime: task moves of other instances will not be heard");
+            return None;
+        };
+        let (tx, rx) = tokio::sync::broadcast::channel(MOVES_CAPACITY);
+        runtime.spawn(listen(self.pool.clone(), tx.clone()));
+        *moves = Some(tx);
+        Some(rx)
     }
 }
 

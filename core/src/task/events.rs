@@ -110,6 +110,17 @@ impl Registry {
         Some(LiveGuard { registry: self.clone(), live: entry.0.clone() })
     }
 
+    /// A hold on every live entry (to check each against the store).
+    pub fn all(&self) -> Vec<LiveGuard> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.values_mut()
+            .map(|entry| {
+                entry.1 += 1;
+                LiveGuard { registry: self.clone(), live: entry.0.clone() }
+            })
+            .collect()
+    }
+
     /// Number of live entries (for tests and metrics).
     pub fn len(&self) -> usize {
         self.map.lock().unwrap_or_else(|e| e.into_inner()).len()

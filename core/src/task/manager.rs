@@ -35,6 +35,9 @@ const SINK_CAPACITY: usize = 64;
 const STREAM_CAPACITY: usize = 64;
 /// How long the executor's `cancel` may take before CANCELED is set regardless.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
+/// How often open streams are checked against the store, in case a notice of another
+/// instance's change was missed (notices are only wake-ups; the log is the truth).
+const SAFETY_POLL: Duration = Duration::from_secs(5);
 /// Most events committed in one transaction.
 const BATCH: usize = 64;
 /// Log entries read per query when a stream catches up.
@@ -71,6 +74,7 @@ impl TaskManager {
     /// `push_enabled`: the card declares push notifications (configs are then delivered).
     pub fn new(agent: Arc<dyn AgentExecutor>, stores: Stores, config: &ServerConfig, push_enabled: bool) -> Self {
         let push = push_enabled.then(|| PushSender::new(config.push.clone()));
+        let moves = stores.tasks.moves();
         let inner = Inner {
             agent,
             stores,
@@ -79,7 +83,11 @@ impl TaskManager {
             live: Registry::default(),
             shutdown: CancellationToken::new(),
         };
-        Self { inner: Arc::new(inner) }
+        let inner = Arc::new(inner);
+        if let Some(moves) = moves {
+            tokio::spawn(follow_moves(Arc::downgrade(&inner), moves, inner.shutdown.clone()));
+        }
+        Self { inner }
     }
 
     /// The push sender, when push is enabled (to check webhook URLs at config creation).
@@ -280,6 +288,45 @@ impl TaskManager {
         self.inner.shutdown.cancel();
         if let Some(push) = &self.inner.push {
             push.shutdown(deadline).await;
+        }
+    }
+}
+
+/// Brings the live tasks of this instance up to date with what other instances commit: each
+/// notice of a move (and, every [`SAFETY_POLL`], each task with open streams) makes the task's
+/// live entry read the log after its version and publish what it finds.
+async fn follow_moves(
+    inner: std::sync::Weak<Inner>,
+    mut moves: broadcast::Receiver<crate::store::Moved>,
+    shutdown: CancellationToken,
+) {
+    use crate::store::Moved;
+    let mut poll = tokio::time::interval(SAFETY_POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let (moved, polled) = tokio::select! {
+            moved = moves.recv() => match moved {
+                Ok(m) => (m, false),
+                Err(broadcast::error::RecvError::Lagged(_)) => (Moved::Unknown, false),
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            _ = poll.tick() => (Moved::Unknown, true),
+            () = shutdown.cancelled() => return,
+        };
+        let Some(inner) = inner.upgrade() else { return };
+        match moved {
+            Moved::Task { tenant, id, version } => {
+                if let Some(guard) = inner.live.get(&(tenant, id)) {
+                    inner.follow(&guard, Some(version)).await;
+                }
+            }
+            Moved::Unknown => {
+                for guard in inner.live.all() {
+                    if !polled || guard.streams.load(Ordering::Acquire) > 0 {
+                        inner.follow(&guard, None).await;
+                    }
+                }
+            }
         }
     }
 }
@@ -545,12 +592,58 @@ impl Inner {
                 slot.unload();
                 self.load(&guard.key, slot).await?;
                 self.publish_logged(guard, base, slot.version).await;
+                if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
+                    // Another writer ended the task (a cancel on another instance): stop here too.
+                    guard.cancel.cancel();
+                }
                 Ok(false)
             }
             Err(e) => {
                 tracing::error!(task_id = %guard.key.1, error = %e, "could not store a task change");
                 slot.unload();
                 Err(e)
+            }
+        }
+    }
+
+    /// Applies and publishes what other writers logged after the live task's version (up to
+    /// `version` when known). A task another writer ended stops the execution running here.
+    async fn follow(&self, guard: &LiveGuard, version: Option<u64>) {
+        let (tenant, id) = (&guard.key.0, &guard.key.1);
+        let mut slot = guard.slot.lock().await;
+        if !slot.loaded || slot.task.is_none() || version.is_some_and(|v| v <= slot.version) {
+            return;
+        }
+        let from = slot.version;
+        loop {
+            let page = match self.stores.tasks.log_after(tenant, id, slot.version, LOG_PAGE).await {
+                Ok(page) if page.complete => page,
+                Ok(_) => {
+                    slot.unload();
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(task_id = id, error = %e, "could not read the task's log");
+                    return;
+                }
+            };
+            let full = page.entries.len() == LOG_PAGE;
+            for entry in page.entries {
+                if let Some(task) = slot.task.as_mut() {
+                    apply_to(task, &entry.change);
+                }
+                slot.version = entry.seq;
+                guard.publish(BusItem::Entry(Arc::new(entry)));
+            }
+            if !full {
+                break;
+            }
+        }
+        if slot.version > from {
+            slot.snapshots = Default::default();
+            if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) && !guard.cancel.is_cancelled() {
+                tracing::info!(task_id = id, "the task was ended by another instance; stopping its execution here");
+                guard.cancel.cancel();
             }
         }
     }

@@ -1,0 +1,208 @@
+//! Several server instances on one PostgreSQL database acting as one agent: two request
+//! handlers, each with its own connection pool (as two processes would have), share tasks.
+//! A subscriber on one instance sees what the other's executor does, a cancel on one stops the
+//! executor on the other and ends every stream CANCELED, and a task continues on either.
+//!
+//! Needs `A2A_TEST_POSTGRES_URL` (`tests/pg.sh start`); skipped without it unless
+//! `A2A_REQUIRE_POSTGRES=1`.
+#![cfg(feature = "postgres")]
+
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{
+    self, AgentCard, CancelTaskRequest, Message, Part, Role, SendMessageConfiguration, SendMessageRequest,
+    StreamResponse, SubscribeToTaskRequest, Task, TaskState,
+};
+use a2a_native::request::A2ARequest;
+use a2a_native::server::{CallContext, EventStream, Reply, RequestHandler, ServerConfig, Stores};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// `steps`: works, streams two chunks a moment apart, completes. `hold`: works until canceled
+/// (and records that its work stopped). `ask`: needs input; the answer completes it.
+struct Agent {
+    saw_cancel: Arc<AtomicBool>,
+}
+
+#[async_trait::async_trait]
+impl AgentExecutor for Agent {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        match ctx.text().as_str() {
+            "steps" => {
+                events.working().await?;
+                for n in 0..2 {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    events.artifact_parts("out", vec![Part::text(format!("chunk {n}"))]).await?;
+                }
+                events.complete(None).await?;
+            }
+            "hold" => {
+                // Set when the work stops: it saw its cancellation, or its future was dropped.
+                let _stopped = Stopped(self.saw_cancel.clone());
+                events.working().await?;
+                ctx.cancelled.cancelled().await;
+            }
+            "ask" => events.status_text(TaskState::InputRequired, "which city?").await?,
+            _ => events.complete(Some(Message::text(Role::Agent, "thanks"))).await?,
+        }
+        Ok(())
+    }
+}
+
+struct Stopped(Arc<AtomicBool>);
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn card() -> AgentCard {
+    model::parse_value(json!({
+        "name": "t", "description": "test agent", "version": "1",
+        "supportedInterfaces": [{"url": "http://127.0.0.1/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap()
+}
+
+struct Instance {
+    handler: RequestHandler,
+    saw_cancel: Arc<AtomicBool>,
+}
+
+async fn instance() -> Option<Instance> {
+    let url = match std::env::var("A2A_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => url,
+        _ => {
+            assert_ne!(std::env::var("A2A_REQUIRE_POSTGRES").as_deref(), Ok("1"), "A2A_TEST_POSTGRES_URL is not set");
+            eprintln!("SKIPPED: several instances need A2A_TEST_POSTGRES_URL (tests/pg.sh start)");
+            return None;
+        }
+    };
+    let stores = Stores::open(&format!("postgres:{url}")).await.expect("connect");
+    let saw_cancel = Arc::new(AtomicBool::new(false));
+    let agent = Arc::new(Agent { saw_cancel: saw_cancel.clone() });
+    Some(Instance { handler: RequestHandler::new(agent, card(), stores, ServerConfig::default()), saw_cancel })
+}
+
+async fn pair() -> Option<(Instance, Instance)> {
+    Some((instance().await?, instance().await?))
+}
+
+fn msg(text: &str) -> Message {
+    Message::text(Role::User, text)
+}
+
+/// Tasks of each test in a tenant of their own.
+fn tenant() -> String {
+    format!("instances-{}", uuid::Uuid::new_v4().simple())
+}
+
+async fn call(h: &RequestHandler, req: A2ARequest) -> Value {
+    match h.handle(&CallContext::default(), req).await.unwrap() {
+        Reply::Value(v) => v,
+        _ => panic!("expected a value"),
+    }
+}
+
+async fn open(h: &RequestHandler, req: A2ARequest) -> EventStream {
+    match h.handle(&CallContext::default(), req).await.unwrap() {
+        Reply::Stream(s) => s,
+        _ => panic!("expected a stream"),
+    }
+}
+
+fn send(tenant: &str, m: Message, return_immediately: bool) -> A2ARequest {
+    let mut req = SendMessageRequest::new(m);
+    req.tenant = tenant.to_owned();
+    req.configuration =
+        Some(SendMessageConfiguration { return_immediately, ..Default::default() });
+    A2ARequest::SendMessage(req)
+}
+
+fn subscribe(tenant: &str, id: &str) -> A2ARequest {
+    A2ARequest::SubscribeToTask(SubscribeToTaskRequest { tenant: tenant.into(), id: id.into() })
+}
+
+async fn collect(mut s: EventStream) -> Vec<StreamResponse> {
+    let mut events = Vec::new();
+    while let Some(e) = tokio::time::timeout(Duration::from_secs(10), s.next()).await.expect("stream stalled") {
+        events.push(e);
+    }
+    events
+}
+
+fn state(event: &StreamResponse) -> Option<TaskState> {
+    match event {
+        StreamResponse::Task(t) => Some(t.status.state),
+        StreamResponse::StatusUpdate(e) => Some(e.status.state),
+        _ => None,
+    }
+}
+
+fn task_of(v: Value) -> Task {
+    serde_json::from_value(v["task"].clone()).unwrap_or_else(|e| panic!("not a task: {v} ({e})"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_on_b_sees_what_runs_on_a() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    let task = task_of(call(&a.handler, send(&tenant, msg("steps"), true)).await);
+    let events = collect(open(&b.handler, subscribe(&tenant, &task.id)).await).await;
+    assert!(matches!(events[0], StreamResponse::Task(_)), "a snapshot first: {events:?}");
+    assert_eq!(state(events.last().unwrap()), Some(TaskState::Completed), "{events:?}");
+    let chunks = events.iter().filter(|e| matches!(e, StreamResponse::ArtifactUpdate(_))).count();
+    let in_snapshot = match &events[0] {
+        StreamResponse::Task(t) => t.artifacts.iter().map(|a| a.parts.len()).sum::<usize>(),
+        _ => 0,
+    };
+    assert_eq!(chunks + in_snapshot, 2, "every chunk, once: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_on_b_stops_the_executor_on_a_and_ends_every_stream() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    let task = task_of(call(&a.handler, send(&tenant, msg("hold"), true)).await);
+    let on_a = open(&a.handler, subscribe(&tenant, &task.id)).await;
+    let on_b = open(&b.handler, subscribe(&tenant, &task.id)).await;
+    let (on_a, on_b) = (tokio::spawn(collect(on_a)), tokio::spawn(collect(on_b)));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+    let canceled: Task = serde_json::from_value(call(&b.handler, A2ARequest::CancelTask(cancel)).await).unwrap();
+    assert_eq!(canceled.status.state, TaskState::Canceled);
+    for (name, stream) in [("A", on_a), ("B", on_b)] {
+        let events = stream.await.unwrap();
+        assert_eq!(state(events.last().unwrap()), Some(TaskState::Canceled), "{name}: {events:?}");
+    }
+    for _ in 0..50 {
+        if a.saw_cancel.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(a.saw_cancel.load(Ordering::SeqCst), "A's executor was told to stop");
+    assert!(!b.saw_cancel.load(Ordering::SeqCst), "B never ran it");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_asked_on_a_is_answered_on_b() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    let task = task_of(call(&a.handler, send(&tenant, msg("ask"), false)).await);
+    assert_eq!(task.status.state, TaskState::InputRequired);
+    let mut answer = msg("Paris");
+    answer.task_id = task.id.clone();
+    let done = task_of(call(&b.handler, send(&tenant, answer, false)).await);
+    assert_eq!(done.status.state, TaskState::Completed);
+    let texts: Vec<String> = done.history.iter().map(Message::text_content).collect();
+    assert_eq!(texts, ["ask", "which city?", "Paris"], "turns in order");
+    // A reads the same task.
+    let req = a2a_native::model::GetTaskRequest { tenant: tenant.clone(), id: task.id.clone(), history_length: None };
+    let read: Task = serde_json::from_value(call(&a.handler, A2ARequest::GetTask(req)).await).unwrap();
+    assert_eq!(read.status.state, TaskState::Completed);
+}
