@@ -70,6 +70,10 @@ impl AgentExecutor for Script {
                 std::future::pending::<()>().await;
             }
             "nothing" => {}
+            "hang" => {
+                events.working().await?;
+                std::future::pending::<()>().await;
+            }
             _ => events.complete(None).await?,
         }
         Ok(())
@@ -492,4 +496,64 @@ async fn a_loopback_webhook_is_refused_unless_allowed() {
     let err = call(&h, A2ARequest::SendMessage(req)).await.unwrap_err();
     assert_eq!(err.kind, ErrorKind::InvalidParams);
     settled(&h).await;
+}
+
+#[tokio::test]
+async fn graceful_shutdown_ends_what_is_still_running_failed() {
+    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let config = ServerConfig { shutdown_grace: Duration::from_millis(100), ..Default::default() };
+    let h = RequestHandler::new(agent, card(true, false), Stores::memory(), config);
+    let mut req = SendMessageRequest::new(msg("hang"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task: Task = serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
+    let sub = stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    h.shutdown().await;
+    assert!(started.elapsed() < Duration::from_secs(3), "the grace is bounded");
+    let events = collect(sub).await;
+    let last = events.last().unwrap();
+    assert!(matches!(last, StreamResponse::StatusUpdate(e) if e.status.state == TaskState::Failed), "{events:?}");
+    let ended = get(&h, &task.id).await.unwrap();
+    assert_eq!(ended.status.state, TaskState::Failed);
+    assert!(ended.status.message.unwrap().text_content().contains("shut down"));
+}
+
+#[tokio::test]
+async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
+    use a2a_native::store::{Change, Commit, LogEntry, SqliteStore, TaskStore};
+    let path = std::env::temp_dir().join(format!("a2a-restart-{}.db", uuid::Uuid::new_v4()));
+    // What a crashed run left: one task WORKING, one waiting for input.
+    let before = SqliteStore::open(&path).await.unwrap();
+    for (id, state) in [("working", TaskState::Working), ("asking", TaskState::InputRequired)] {
+        let task = Task {
+            id: id.into(),
+            context_id: "c".into(),
+            status: model::TaskStatus::now(state),
+            artifacts: vec![],
+            history: vec![msg("hi")],
+            metadata: None,
+        };
+        let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
+        before.commit("", Commit { task: &task, expected: 0, entries: &entries, snapshot: true }).await.unwrap();
+    }
+    before.close().await;
+
+    let store = Arc::new(SqliteStore::open(&path).await.unwrap());
+    let stores = Stores { tasks: store.clone(), push: store.clone() };
+    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let h = RequestHandler::new(agent, card(true, false), stores, ServerConfig::default());
+    assert_eq!(h.recover_interrupted().await, 1);
+    let ended = get(&h, "working").await.unwrap();
+    assert_eq!(ended.status.state, TaskState::Failed);
+    assert!(ended.status.message.unwrap().text_content().contains("restart"));
+    assert_eq!(get(&h, "asking").await.unwrap().status.state, TaskState::InputRequired, "an interrupted task waits on");
+    let log = store.log_after("", "working", 0, 10).await.unwrap();
+    assert_eq!(log.entries.len(), 2, "the failure is in the log");
+    assert_eq!(h.recover_interrupted().await, 0, "once");
+    store.close().await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
 }

@@ -32,11 +32,25 @@ impl Default for Limits {
 }
 
 /// Everything a server needs besides its agent, card and stores.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub limits: Limits,
     pub push: crate::push::PushSenderConfig,
     pub task_visibility: TaskVisibility,
+    /// On graceful shutdown, how long running executions may take to finish before they are
+    /// stopped and their tasks end FAILED.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            limits: Limits::default(),
+            push: Default::default(),
+            task_visibility: TaskVisibility::default(),
+            shutdown_grace: Duration::from_secs(1),
+        }
+    }
 }
 
 /// Who may see a task created by an authenticated caller.

@@ -153,6 +153,7 @@ pub struct RequestHandler {
     /// Re-signs the extended card after skills are left out of it for a caller.
     card_signer: Option<Arc<crate::signing::CardSigner>>,
     push_signer: Option<Arc<crate::push::PushSigner>>,
+    shutdown_grace: std::time::Duration,
     manager: TaskManager,
 }
 
@@ -171,6 +172,7 @@ impl RequestHandler {
             visibility: config.task_visibility,
             scopes: super::auth::RequiredScopes::default(),
             push_signer: config.push.signer.clone(),
+            shutdown_grace: config.shutdown_grace,
             manager,
         }
     }
@@ -363,9 +365,16 @@ impl RequestHandler {
         asked.map_or(cap, |n| n.min(cap))
     }
 
-    /// Ends every open stream cleanly and flushes pending push notifications (graceful shutdown).
+    /// Ends the tasks a previous run of this server left active (see
+    /// [`TaskManager::recover_interrupted`]); [`super::Server`] calls it before it accepts.
+    pub async fn recover_interrupted(&self) -> usize {
+        self.manager.recover_interrupted().await
+    }
+
+    /// Graceful shutdown: running tasks get the configured grace to finish (then end FAILED),
+    /// every open stream ends cleanly, and pending push notifications are flushed.
     pub async fn shutdown(&self) {
-        self.manager.shutdown(std::time::Duration::from_secs(5)).await;
+        self.manager.shutdown(self.shutdown_grace, std::time::Duration::from_secs(5)).await;
     }
 }
 

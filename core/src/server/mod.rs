@@ -128,6 +128,8 @@ impl Server {
         builder.http2().timer(TokioTimer::new());
         let graceful = GracefulShutdown::new();
         let mut connections = JoinSet::new();
+        // Before the first request: what a previous run left active is ended, not resumed.
+        self.handler.recover_interrupted().await;
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, "A2A server listening");
         }

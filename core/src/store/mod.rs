@@ -67,6 +67,16 @@ pub trait TaskStore: Send + Sync {
     fn moves(&self) -> Option<tokio::sync::broadcast::Receiver<Moved>> {
         None
     }
+    /// Whether one server process owns this store's tasks (an SQLite file): tasks it finds
+    /// SUBMITTED or WORKING when it starts were left by a process that is gone, and are ended.
+    fn single_process(&self) -> bool {
+        false
+    }
+    /// Up to `limit` tasks in SUBMITTED or WORKING state, as (tenant, id), over all tenants.
+    async fn active_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
+        let _ = limit;
+        Ok(Vec::new())
+    }
     /// ListTasks (spec §2.2): filters, newest first, cursor pages, `totalSize` over all pages.
     /// `req.tenant` is ignored: `tenant` is the caller's scope.
     async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse>;

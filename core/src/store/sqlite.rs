@@ -266,6 +266,20 @@ impl TaskStore for SqliteStore {
         Ok(())
     }
 
+    fn single_process(&self) -> bool {
+        true
+    }
+
+    async fn active_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
+        sqlx::query_as("SELECT tenant, id FROM a2a_tasks WHERE state IN (?, ?) LIMIT ?")
+            .bind(crate::model::TaskState::Submitted.as_str())
+            .bind(crate::model::TaskState::Working.as_str())
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| db_error("list active tasks", e))
+    }
+
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
         let Some(Versioned { mut task, .. }) = self.load(tenant, id).await? else { return Ok(None) };
         trim_history(&mut task, history_length);

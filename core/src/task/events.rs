@@ -71,6 +71,8 @@ pub(crate) struct Live {
     pub cancel: CancellationToken,
     /// Open streams on this task (SendStreamingMessage and SubscribeToTask).
     pub streams: std::sync::atomic::AtomicUsize,
+    /// Executions of this task running here.
+    pub executions: std::sync::atomic::AtomicUsize,
 }
 
 impl Live {
@@ -95,7 +97,14 @@ impl Registry {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         let entry = map.entry(key.clone()).or_insert_with(|| {
             let (bus, _) = broadcast::channel(BUS_CAPACITY);
-            let live = Live { key, slot: Default::default(), bus, cancel: CancellationToken::new(), streams: Default::default() };
+            let live = Live {
+                key,
+                slot: Default::default(),
+                bus,
+                cancel: CancellationToken::new(),
+                streams: Default::default(),
+                executions: Default::default(),
+            };
             (Arc::new(live), 0)
         });
         entry.1 += 1;

@@ -283,8 +283,71 @@ impl TaskManager {
         Ok(inner.clone().stream(guard, rx, first, version, Some(open), None))
     }
 
-    /// Ends every open stream and delivers what push notifications it can within `deadline`.
-    pub async fn shutdown(&self, deadline: Duration) {
+    /// Ends the tasks a previous process left SUBMITTED or WORKING in a store only one process
+    /// uses (SQLite): nothing runs them any more. Each ends FAILED with a status message saying
+    /// so (logged, streamed, pushed like any event). Returns how many were ended.
+    pub async fn recover_interrupted(&self) -> usize {
+        let inner = &self.inner;
+        if !inner.stores.tasks.single_process() {
+            return 0;
+        }
+        let mut ended = 0;
+        loop {
+            let found = match inner.stores.tasks.active_tasks(256).await {
+                Ok(found) => found,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not look for tasks interrupted by a restart");
+                    return ended;
+                }
+            };
+            let mut progress = false;
+            for (tenant, id) in found {
+                let guard = inner.live.acquire(key(&tenant, &id));
+                if guard.executions.load(Ordering::Acquire) > 0 {
+                    continue;
+                }
+                let mut slot = guard.slot.lock().await;
+                if inner.load(&guard.key, &mut slot).await.is_err() {
+                    continue;
+                }
+                if slot.task.as_ref().is_some_and(|t| t.status.state.is_active()) {
+                    let text = "interrupted by a restart of the server; send the message again".to_owned();
+                    let failed = inner.status_event(&guard, TaskState::Failed, Some(text));
+                    if inner.apply_locked(&guard, &mut slot, vec![failed], None).await.is_ok() {
+                        ended += 1;
+                        progress = true;
+                    }
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        if ended > 0 {
+            tracing::warn!(tasks = ended, "ended tasks left active by a previous run (FAILED: interrupted by a restart)");
+        }
+        ended
+    }
+
+    /// Graceful shutdown: running executions get `grace` to finish; those still running then
+    /// are stopped and their tasks end FAILED (said in the status message), so no task is left
+    /// active with nothing running it. Then every open stream ends, and push notifications are
+    /// delivered as far as `deadline` allows.
+    pub async fn shutdown(&self, grace: Duration, deadline: Duration) {
+        let until = tokio::time::Instant::now() + grace;
+        let running = || self.inner.live.all().into_iter().filter(|g| g.executions.load(Ordering::Acquire) > 0).collect::<Vec<_>>();
+        while !running().is_empty() && tokio::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for guard in running() {
+            guard.cancel.cancel();
+            let mut slot = guard.slot.lock().await;
+            if slot.task.as_ref().is_some_and(|t| t.status.state.is_active()) {
+                let text = "the server shut down before the task finished".to_owned();
+                let failed = self.inner.status_event(&guard, TaskState::Failed, Some(text));
+                let _ = self.inner.apply_locked(&guard, &mut slot, vec![failed], None).await;
+            }
+        }
         self.inner.shutdown.cancel();
         if let Some(push) = &self.inner.push {
             push.shutdown(deadline).await;
@@ -328,6 +391,15 @@ async fn follow_moves(
                 }
             }
         }
+    }
+}
+
+/// Counts a running execution; the count drops with the value.
+struct Running(LiveGuard);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.executions.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -401,8 +473,10 @@ impl Inner {
     /// Runs `execute` in its own tokio task; the caller's connection does not own it.
     fn spawn_execution(self: Arc<Self>, guard: LiveGuard, ctx: RequestContext, user_message: Message, execution: u64) {
         let span = tracing::info_span!("a2a.execute", task_id = %ctx.task_id, context_id = %ctx.context_id);
+        guard.executions.fetch_add(1, Ordering::AcqRel);
         tokio::spawn(
             async move {
+                let _running = Running(guard.share());
                 let (tx, rx) = mpsc::channel(SINK_CAPACITY);
                 let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone());
                 let cancelled = ctx.cancelled.clone();
