@@ -42,6 +42,14 @@ pub struct ServeArgs {
     /// get ExtensionSupportRequired (-32008).
     #[arg(long, value_name = "URI")]
     require_extension: Vec<String>,
+    /// With a store several instances share (postgres:URL): how long this instance's hold on a
+    /// task it runs lasts unless renewed (it renews every third of it). A task whose instance
+    /// stops renewing is ended FAILED by any instance's reaper.
+    #[arg(long, value_name = "MS", default_value_t = 6000, value_parser = clap::value_parser!(u64).range(30..))]
+    lease_ms: u64,
+    /// How often this instance looks for tasks whose instance was lost (their lease expired).
+    #[arg(long, value_name = "MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(10..))]
+    reap_interval_ms: u64,
     #[command(flatten)]
     security: SecurityArgs,
 }
@@ -53,7 +61,11 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     } else {
         (Arc::new(agents::echo::Echo), "a2a-native echo agent")
     };
-    let mut config = ServerConfig::default();
+    let mut config = ServerConfig {
+        lease: std::time::Duration::from_millis(args.lease_ms),
+        reap_interval: std::time::Duration::from_millis(args.reap_interval_ms),
+        ..ServerConfig::default()
+    };
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await

@@ -44,6 +44,8 @@ impl AgentExecutor for Agent {
                 ctx.cancelled.cancelled().await;
             }
             "ask" => events.status_text(TaskState::InputRequired, "which city?").await?,
+            // Leaves the task WORKING and returns: nothing runs it any more.
+            "park" => events.working().await?,
             _ => events.complete(Some(Message::text(Role::Agent, "thanks"))).await?,
         }
         Ok(())
@@ -74,6 +76,10 @@ struct Instance {
 }
 
 async fn instance() -> Option<Instance> {
+    instance_with(ServerConfig::default()).await
+}
+
+async fn instance_with(config: ServerConfig) -> Option<Instance> {
     let url = match std::env::var("A2A_TEST_POSTGRES_URL") {
         Ok(url) if !url.is_empty() => url,
         _ => {
@@ -85,7 +91,7 @@ async fn instance() -> Option<Instance> {
     let stores = Stores::open(&format!("postgres:{url}")).await.expect("connect");
     let saw_cancel = Arc::new(AtomicBool::new(false));
     let agent = Arc::new(Agent { saw_cancel: saw_cancel.clone() });
-    Some(Instance { handler: RequestHandler::new(agent, card(), stores, ServerConfig::default()), saw_cancel })
+    Some(Instance { handler: RequestHandler::new(agent, card(), stores, config), saw_cancel })
 }
 
 async fn pair() -> Option<(Instance, Instance)> {
@@ -205,4 +211,76 @@ async fn a_task_asked_on_a_is_answered_on_b() {
     let req = a2a_native::model::GetTaskRequest { tenant: tenant.clone(), id: task.id.clone(), history_length: None };
     let read: Task = serde_json::from_value(call(&a.handler, A2ARequest::GetTask(req)).await).unwrap();
     assert_eq!(read.status.state, TaskState::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_to_a_turn_running_on_another_instance_is_refused() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    let task = task_of(call(&a.handler, send(&tenant, msg("hold"), true)).await);
+    let mut more = msg("more");
+    more.task_id = task.id.clone();
+    let err = b.handler.handle(&CallContext::default(), send(&tenant, more.clone(), false)).await.err().expect("refused");
+    assert_eq!(err.kind, a2a_native::ErrorKind::UnsupportedOperation, "{err:?}");
+    assert!(err.message.contains("another instance"), "{}", err.message);
+    // A task whose execution returned with it still WORKING is held by nobody: B takes it.
+    let parked = task_of(call(&a.handler, send(&tenant, msg("park"), false)).await);
+    assert_eq!(parked.status.state, TaskState::Working);
+    let mut next = msg("thanks");
+    next.task_id = parked.id.clone();
+    for _ in 0..50 {
+        match b.handler.handle(&CallContext::default(), send(&tenant, next.clone(), false)).await {
+            Ok(Reply::Value(v)) => {
+                assert_eq!(task_of(v).status.state, TaskState::Completed);
+                let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+                call(&a.handler, A2ARequest::CancelTask(cancel)).await;
+                return;
+            }
+            // The lease is released just after the execution returns.
+            Err(e) if e.kind == a2a_native::ErrorKind::UnsupportedOperation => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            other => panic!("{:?}", other.err()),
+        }
+    }
+    panic!("the parked task stayed held");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused() {
+    use a2a_native::store::{Change, Commit, CommitOutcome, LogEntry, Owner, PostgresStore, TaskStore};
+    let fast = ServerConfig { lease: Duration::from_millis(300), reap_interval: Duration::from_millis(100), ..Default::default() };
+    let Some(b) = instance_with(fast).await else { return };
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let tenant = tenant();
+    // An instance that started a task and died: its lease runs out and is never renewed.
+    let ghost = PostgresStore::connect(&url).await.unwrap();
+    let mut task = Task {
+        id: uuid::Uuid::new_v4().to_string(),
+        context_id: "c".into(),
+        status: model::TaskStatus::now(TaskState::Working),
+        artifacts: vec![],
+        history: vec![msg("work")],
+        metadata: None,
+    };
+    let created = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
+    let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
+    let commit = Commit { task: &task, expected: 0, entries: &created, snapshot: true, owner, orphaned_only: false };
+    assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Committed);
+
+    // A subscriber on B sees the task end FAILED once the lease expired and B's reaper ran.
+    let started = std::time::Instant::now();
+    let events = collect(open(&b.handler, subscribe(&tenant, &task.id)).await).await;
+    let last = events.last().unwrap();
+    assert_eq!(state(last), Some(TaskState::Failed), "{events:?}");
+    let StreamResponse::StatusUpdate(update) = last else { panic!("{last:?}") };
+    assert!(update.status.message.as_ref().unwrap().text_content().contains("lost"), "{update:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "found within lease + reap time");
+
+    // The ghost comes back and writes as if nothing happened: fenced by the version.
+    task.status = model::TaskStatus::now(TaskState::Completed);
+    let late = [LogEntry { seq: 2, change: Change::Event(StreamResponse::Task(task.clone())) }];
+    let commit = Commit { task: &task, expected: 1, entries: &late, snapshot: true, owner, orphaned_only: false };
+    assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Conflict);
+    assert_eq!(ghost.load(&tenant, &task.id).await.unwrap().unwrap().task.status.state, TaskState::Failed);
 }

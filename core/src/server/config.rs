@@ -40,6 +40,12 @@ pub struct ServerConfig {
     /// On graceful shutdown, how long running executions may take to finish before they are
     /// stopped and their tasks end FAILED.
     pub shutdown_grace: Duration,
+    /// Stores shared by several instances (PostgreSQL): how long an instance's hold on a task
+    /// it runs lasts without renewal (it renews every third of it). When it expires, any
+    /// instance's reaper ends the task FAILED: its instance is presumed lost.
+    pub lease: Duration,
+    /// How often each instance looks for tasks whose owner's lease expired.
+    pub reap_interval: Duration,
 }
 
 impl Default for ServerConfig {
@@ -49,6 +55,9 @@ impl Default for ServerConfig {
             push: Default::default(),
             task_visibility: TaskVisibility::default(),
             shutdown_grace: Duration::from_secs(1),
+            // A dead owner is found within lease + reap_interval = 8 s.
+            lease: Duration::from_secs(6),
+            reap_interval: Duration::from_secs(2),
         }
     }
 }

@@ -45,6 +45,25 @@ pub struct LogEntry {
 pub struct Versioned {
     pub task: Task,
     pub version: u64,
+    /// Who runs the task's current turn, in stores several processes share (PostgreSQL).
+    pub lease: Option<Lease>,
+}
+
+/// The instance running a task's current turn, as the store last heard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub owner: String,
+    /// The owner renewed it in time (false: the owner is presumed dead).
+    pub live: bool,
+}
+
+/// The instance committing a change while it runs the task, and how long its hold lasts
+/// without renewal. Stores shared by several processes record it while the task is SUBMITTED
+/// or WORKING and clear it otherwise (an interrupted or ended task is held by nobody).
+#[derive(Debug, Clone, Copy)]
+pub struct Owner<'a> {
+    pub id: &'a str,
+    pub lease: std::time::Duration,
 }
 
 /// What a store is asked to write for one task, atomically.
@@ -59,6 +78,11 @@ pub struct Commit<'a> {
     /// Whether to store the whole task body now (SQL stores); otherwise only the log grows and
     /// the listing columns (state, timestamp) move. The memory store always has the whole task.
     pub snapshot: bool,
+    /// The instance that runs the task (see [`Owner`]).
+    pub owner: Option<Owner<'a>>,
+    /// Commit only if nobody holds a live lease on the task (a reaper ending a dead owner's
+    /// task must not overrule an owner that renewed meanwhile).
+    pub orphaned_only: bool,
 }
 
 impl Commit<'_> {

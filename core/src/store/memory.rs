@@ -364,7 +364,7 @@ impl TaskStore for MemoryStore {
     async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
         let inner = self.lock_purged();
         let entry = inner.tenants.get(tenant).and_then(|t| t.tasks.get(id));
-        Ok(entry.map(|e| Versioned { task: e.task.clone(), version: e.version }))
+        Ok(entry.map(|e| Versioned { task: e.task.clone(), version: e.version, lease: None }))
     }
 
     async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {

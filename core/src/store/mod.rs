@@ -19,7 +19,7 @@ use crate::model::{
 };
 use async_trait::async_trait;
 use base64::Engine;
-pub use log::{Change, Commit, CommitOutcome, LogEntry, LogPage, Moved, Versioned};
+pub use log::{Change, Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Owner, Versioned};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 pub mod log;
@@ -71,6 +71,26 @@ pub trait TaskStore: Send + Sync {
     /// SUBMITTED or WORKING when it starts were left by a process that is gone, and are ended.
     fn single_process(&self) -> bool {
         false
+    }
+    /// Whether the store records who runs each task ([`Owner`], [`Lease`]): several processes
+    /// share it, and each must renew its leases and end the tasks of owners that stopped.
+    fn leases(&self) -> bool {
+        false
+    }
+    /// Renews every lease `owner` holds (its heartbeat).
+    async fn renew_leases(&self, owner: &str, lease: std::time::Duration) -> Result<()> {
+        let _ = (owner, lease);
+        Ok(())
+    }
+    /// Gives up `owner`'s hold on a task (its execution returned with the task still active).
+    async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> Result<()> {
+        let _ = (tenant, id, owner);
+        Ok(())
+    }
+    /// Up to `limit` SUBMITTED or WORKING tasks whose owner's lease expired, as (tenant, id).
+    async fn orphaned_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
+        let _ = limit;
+        Ok(Vec::new())
     }
     /// Up to `limit` tasks in SUBMITTED or WORKING state, as (tenant, id), over all tenants.
     async fn active_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {

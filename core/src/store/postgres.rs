@@ -6,7 +6,7 @@
 //! `-0.0`, and a store must give back exactly what it was given. Key columns use the "C"
 //! collation, so ids sort byte-wise, as in the other stores, whatever the database locale.
 
-use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Moved, Versioned};
+use super::log::{Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Versioned};
 use super::rows::{
     PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
     seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
@@ -23,6 +23,17 @@ use crate::model::{
 use async_trait::async_trait;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use std::time::Duration;
+
+/// Now, in ms since the epoch, by the database's clock: every instance reads leases by the
+/// same clock, so their own clocks may disagree.
+macro_rules! now_ms {
+    () => {
+        "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
+    };
+}
+
+/// The states a lease is held in.
+const ACTIVE: [&str; 2] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"];
 
 /// Any constant unique to this crate: the advisory lock serialising schema creation.
 const SCHEMA_LOCK: i64 = 0x00A2_A5C4_E3A0_0001;
@@ -42,6 +53,11 @@ const SCHEMA: &[&str] = &[
     // Databases made before the task log (existing bodies are current).
     "ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0",
     "ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS body_seq BIGINT NOT NULL DEFAULT 0",
+    // Who runs the task's current turn, and until when (ms, the database's clock) unless renewed.
+    "ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS owner TEXT",
+    "ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS lease_until BIGINT",
+    "CREATE INDEX IF NOT EXISTS a2a_tasks_leases ON a2a_tasks (lease_until) WHERE owner IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS a2a_tasks_owner ON a2a_tasks (owner) WHERE owner IS NOT NULL",
     // The task log: one row per change, in sequence (see store::log).
     r#"CREATE TABLE IF NOT EXISTS a2a_events (
         tenant TEXT COLLATE "C" NOT NULL,
@@ -220,13 +236,20 @@ impl TaskStore for PostgresStore {
             bodies.push(change_body(&entry.change)?);
         }
         let ts = task.status.timestamp.map(|t| t.timestamp_millis());
+        // The writer says who holds the task from now (nobody: None).
+        let (owner, lease_ms) = match commit.owner {
+            Some(o) => (Some(o.id), i64::try_from(o.lease.as_millis()).unwrap_or(i64::MAX)),
+            None => (None, 0),
+        };
         let what = || format!("commit task {:?}", task.id);
         let mut tx = self.pool.begin().await.map_err(|e| db_error(&what(), e))?;
         let moved = if commit.expected == 0 {
-            sqlx::query(
-                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (tenant, id) DO NOTHING",
-            )
+            sqlx::query(concat!(
+                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq, owner, lease_until)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, CASE WHEN $8::TEXT IS NULL THEN NULL ELSE ",
+                now_ms!(),
+                " + $9 END) ON CONFLICT (tenant, id) DO NOTHING"
+            ))
             .bind(tenant)
             .bind(&task.id)
             .bind(&task.context_id)
@@ -234,14 +257,22 @@ impl TaskStore for PostgresStore {
             .bind(ts)
             .bind(body.as_deref())
             .bind(version)
+            .bind(owner)
+            .bind(lease_ms)
             .execute(&mut *tx)
             .await
         } else {
-            sqlx::query(
+            sqlx::query(concat!(
                 "UPDATE a2a_tasks SET context_id = $1, state = $2, status_ts = $3, version = $4,
-                    body = COALESCE($5, body), body_seq = CASE WHEN $5 IS NULL THEN body_seq ELSE $4 END
-                 WHERE tenant = $6 AND id = $7 AND version = $8",
-            )
+                    body = COALESCE($5, body), body_seq = CASE WHEN $5 IS NULL THEN body_seq ELSE $4 END,
+                    owner = $9, lease_until = CASE WHEN $9::TEXT IS NULL THEN NULL ELSE ",
+                now_ms!(),
+                " + $10 END
+                 WHERE tenant = $6 AND id = $7 AND version = $8
+                   AND (NOT $11 OR owner IS NULL OR lease_until < ",
+                now_ms!(),
+                ")"
+            ))
             .bind(&task.context_id)
             .bind(task.status.state.as_str())
             .bind(ts)
@@ -250,6 +281,9 @@ impl TaskStore for PostgresStore {
             .bind(tenant)
             .bind(&task.id)
             .bind(seq_i64(commit.expected))
+            .bind(owner)
+            .bind(lease_ms)
+            .bind(commit.orphaned_only)
             .execute(&mut *tx)
             .await
         }
@@ -276,20 +310,62 @@ impl TaskStore for PostgresStore {
     }
 
     async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
-        let row: Option<(String, i64, i64)> =
-            sqlx::query_as("SELECT body, body_seq, version FROM a2a_tasks WHERE tenant = $1 AND id = $2")
-                .bind(tenant)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
-        let Some((body, body_seq, version)) = row else { return Ok(None) };
+        let row: Option<(String, i64, i64, Option<String>, Option<bool>)> = sqlx::query_as(concat!(
+            "SELECT body, body_seq, version, owner, lease_until >= ",
+            now_ms!(),
+            " FROM a2a_tasks WHERE tenant = $1 AND id = $2"
+        ))
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
+        let Some((body, body_seq, version, owner, live)) = row else { return Ok(None) };
         let entries = if version > body_seq {
             Self::entries(&self.pool, tenant, id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?
         } else {
             Vec::new()
         };
-        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version) }))
+        let lease = owner.map(|owner| Lease { owner, live: live.unwrap_or(false) });
+        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version), lease }))
+    }
+
+    fn leases(&self) -> bool {
+        true
+    }
+
+    async fn renew_leases(&self, owner: &str, lease: Duration) -> Result<()> {
+        sqlx::query(concat!("UPDATE a2a_tasks SET lease_until = ", now_ms!(), " + $1 WHERE owner = $2"))
+            .bind(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX))
+            .bind(owner)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error("renew leases", e))?;
+        Ok(())
+    }
+
+    async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> Result<()> {
+        sqlx::query("UPDATE a2a_tasks SET owner = NULL, lease_until = NULL WHERE tenant = $1 AND id = $2 AND owner = $3")
+            .bind(tenant)
+            .bind(id)
+            .bind(owner)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error(&format!("release the lease of task {id:?}"), e))?;
+        Ok(())
+    }
+
+    async fn orphaned_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
+        sqlx::query_as(concat!(
+            "SELECT tenant, id FROM a2a_tasks WHERE owner IS NOT NULL AND lease_until < ",
+            now_ms!(),
+            " AND state = ANY($1) LIMIT $2"
+        ))
+        .bind(&ACTIVE[..])
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| db_error("look for orphaned tasks", e))
     }
 
     async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {

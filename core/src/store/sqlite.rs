@@ -235,7 +235,7 @@ impl TaskStore for SqliteStore {
         } else {
             Vec::new()
         };
-        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version) }))
+        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version), lease: None }))
     }
 
     async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {

@@ -52,6 +52,11 @@ pub(crate) struct Slot {
     pub version: u64,
     /// When the SQL stores get the whole body again.
     pub snapshots: SnapshotPolicy,
+    /// Who runs the task, as last loaded (stores shared by several instances).
+    pub lease: Option<crate::store::Lease>,
+    /// The execution here that holds the task's current turn, from the message that started it
+    /// until the task waits for input or ends (or the execution returns).
+    pub turn: Option<u64>,
 }
 
 impl Slot {
@@ -61,6 +66,8 @@ impl Slot {
         self.loaded = false;
         self.version = 0;
         self.snapshots = SnapshotPolicy::default();
+        self.lease = None;
+        self.turn = None;
     }
 }
 

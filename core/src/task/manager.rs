@@ -21,7 +21,7 @@ use crate::model::{
 use crate::push::PushSender;
 use crate::server::config::{Limits, ServerConfig};
 use crate::server::handler::{CallContext, EventStream, StreamItem, Stores};
-use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, apply_to};
+use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, Owner, apply_to};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -64,6 +64,9 @@ struct Inner {
     live: Registry,
     /// Fired at shutdown: open streams end cleanly.
     shutdown: CancellationToken,
+    /// This instance, as task leases name it.
+    instance: String,
+    lease: Duration,
 }
 
 fn key(tenant: &str, id: &str) -> Key {
@@ -75,6 +78,7 @@ impl TaskManager {
     pub fn new(agent: Arc<dyn AgentExecutor>, stores: Stores, config: &ServerConfig, push_enabled: bool) -> Self {
         let push = push_enabled.then(|| PushSender::new(config.push.clone()));
         let moves = stores.tasks.moves();
+        let leases = stores.tasks.leases();
         let inner = Inner {
             agent,
             stores,
@@ -82,10 +86,15 @@ impl TaskManager {
             push,
             live: Registry::default(),
             shutdown: CancellationToken::new(),
+            instance: uuid::Uuid::new_v4().to_string(),
+            lease: config.lease,
         };
         let inner = Arc::new(inner);
         if let Some(moves) = moves {
             tokio::spawn(follow_moves(Arc::downgrade(&inner), moves, inner.shutdown.clone()));
+        }
+        if leases && tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(keep_leases(Arc::downgrade(&inner), config.reap_interval, inner.shutdown.clone()));
         }
         Self { inner }
     }
@@ -113,6 +122,7 @@ impl TaskManager {
             let push = inner.push.as_ref().ok_or_else(|| A2AError::of(ErrorKind::PushNotificationNotSupported))?;
             push.check_url(&config.url, "configuration.taskPushNotificationConfig.url")?;
         }
+        let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
         let (guard, prior) = if message.task_id.is_empty() {
             let id = uuid::Uuid::new_v4().to_string();
             if message.context_id.is_empty() {
@@ -120,7 +130,10 @@ impl TaskManager {
             }
             message.task_id = id.clone();
             let guard = inner.live.acquire(key(&tenant, &id));
-            guard.slot.lock().await.loaded = true;
+            let mut slot = guard.slot.lock().await;
+            slot.loaded = true;
+            slot.turn = Some(execution);
+            drop(slot);
             (guard, None)
         } else {
             let guard = inner.live.acquire(key(&tenant, &message.task_id));
@@ -130,13 +143,19 @@ impl TaskManager {
             let mut attempts = 0;
             loop {
                 inner.load(&guard.key, &mut slot).await?;
+                let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
+                state::check_message_for_task(task, &message)?;
+                inner.check_turn_free(&guard, &mut slot).await?;
                 let base = slot.version;
                 let task = slot.task.as_mut().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
+                // Read again when the store was: the task may have ended meanwhile.
                 state::check_message_for_task(task, &message)?;
                 message.context_id = task.context_id.clone();
                 let change = Change::UserMessage(message.clone());
                 apply_to(task, &change);
-                if inner.commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }]).await? {
+                // This message's execution holds the task from now (a second message waits its turn).
+                slot.turn = Some(execution);
+                if inner.commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }], false).await? {
                     break;
                 }
                 attempts += 1;
@@ -178,7 +197,6 @@ impl TaskManager {
             skills: call.skills.clone(),
             cancelled: guard.cancel.child_token(),
         };
-        let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
         inner.clone().spawn_execution(guard.share(), ctx, message, execution);
 
         if streaming {
@@ -238,8 +256,13 @@ impl TaskManager {
         }
 
         let mut slot = guard.slot.lock().await;
-        let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
-        if !task.status.state.is_terminal() {
+        // A conflict (another instance's executor wrote first) reloads the task: try again.
+        for _ in 0..3 {
+            inner.load(&guard.key, &mut slot).await?;
+            let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
+            if task.status.state.is_terminal() {
+                break;
+            }
             let status = StreamResponse::StatusUpdate(model::TaskStatusUpdateEvent {
                 task_id: task.id.clone(),
                 context_id: task.context_id.clone(),
@@ -355,6 +378,33 @@ impl TaskManager {
     }
 }
 
+/// The lease duties of an instance on a shared store: renew the leases it holds every third
+/// of the lease, and every `reap_interval` end the tasks whose owner stopped renewing (FAILED,
+/// "the instance running it was lost"), whichever instance that owner was.
+async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shutdown: CancellationToken) {
+    let Some(lease) = inner.upgrade().map(|i| i.lease) else { return };
+    let mut renew = tokio::time::interval(lease / 3);
+    let mut reap = tokio::time::interval(reap_interval.max(Duration::from_millis(10)));
+    for timer in [&mut renew, &mut reap] {
+        timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    }
+    loop {
+        let renewing = tokio::select! {
+            _ = renew.tick() => true,
+            _ = reap.tick() => false,
+            () = shutdown.cancelled() => return,
+        };
+        let Some(inner) = inner.upgrade() else { return };
+        if renewing {
+            if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease).await {
+                tracing::warn!(error = %e, "could not renew task leases");
+            }
+        } else {
+            inner.reap().await;
+        }
+    }
+}
+
 /// Brings the live tasks of this instance up to date with what other instances commit: each
 /// notice of a move (and, every [`SAFETY_POLL`], each task with open streams) makes the task's
 /// live entry read the log after its version and publish what it finds.
@@ -419,10 +469,64 @@ impl Inner {
             let found = self.stores.tasks.load(&key.0, &key.1).await?;
             slot.unload();
             slot.version = found.as_ref().map_or(0, |v| v.version);
+            slot.lease = found.as_ref().and_then(|v| v.lease.clone());
             slot.task = found.map(|v| v.task);
             slot.loaded = true;
         }
         Ok(())
+    }
+
+    /// Refuses a message to a task whose current turn runs on another live instance of this
+    /// agent (UnsupportedOperation, saying so): two instances never run turns of one task at
+    /// once, and the running one is not interrupted. On one instance a message to an active
+    /// task is taken as before (the shared state vectors say so: a message to a SUBMITTED or
+    /// WORKING task is accepted). A task waiting for input, or whose instance died, takes it.
+    async fn check_turn_free(&self, guard: &LiveGuard, slot: &mut Slot) -> Result<()> {
+        if slot.turn.is_some() || !self.stores.tasks.leases() {
+            return Ok(());
+        }
+        // What another instance holds is only known from the store: read it fresh.
+        slot.unload();
+        self.load(&guard.key, slot).await?;
+        if slot.lease.as_ref().is_some_and(|l| l.live && l.owner != self.instance) {
+            return Err(A2AError::unsupported_operation(format!(
+                "task {} is still working on an earlier message on another instance of this agent; \
+                 send this one when it asks for input, or start a new task",
+                guard.key.1
+            ))
+            .with_meta("taskId", &guard.key.1));
+        }
+        Ok(())
+    }
+
+    /// Ends the tasks whose owner's lease expired (its instance is presumed lost): FAILED with
+    /// a status message saying so, committed only if the lease is still expired then.
+    async fn reap(&self) {
+        let orphans = match self.stores.tasks.orphaned_tasks(100).await {
+            Ok(orphans) => orphans,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look for tasks of lost instances");
+                return;
+            }
+        };
+        for (tenant, id) in orphans {
+            let guard = self.live.acquire(key(&tenant, &id));
+            let mut slot = guard.slot.lock().await;
+            slot.unload();
+            if self.load(&guard.key, &mut slot).await.is_err() {
+                continue;
+            }
+            let orphaned = slot.lease.as_ref().is_some_and(|l| !l.live);
+            if !orphaned || !slot.task.as_ref().is_some_and(|t| t.status.state.is_active()) {
+                continue;
+            }
+            let owner = slot.lease.as_ref().map(|l| l.owner.clone()).unwrap_or_default();
+            let text = "the instance of this agent that was running the task was lost; send the message again".to_owned();
+            let failed = self.status_event(&guard, TaskState::Failed, Some(text));
+            if self.apply_locked_as(&guard, &mut slot, vec![failed], None, true).await.is_ok() {
+                tracing::warn!(task_id = id, owner, "ended a task whose instance was lost (lease expired)");
+            }
+        }
     }
 
     /// The events logged after `after` up to `upto`, as a stream sends them; the task's
@@ -503,6 +607,17 @@ impl Inner {
                     // A store failure was reported to the waiters by apply_locked.
                     let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
                 }
+                if slot.turn == Some(execution) {
+                    // The execution returned with the task still active: nothing runs it now,
+                    // so the next message may start a turn (here or on any instance).
+                    slot.turn = None;
+                    if slot.lease.take().is_some() && self.stores.tasks.leases() {
+                        let (tenant, id) = (&guard.key.0, &guard.key.1);
+                        if let Err(e) = self.stores.tasks.release_lease(tenant, id, &self.instance).await {
+                            tracing::warn!(task_id = id, error = %e, "could not release the task's lease");
+                        }
+                    }
+                }
                 drop(slot);
                 // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
                 // and that terminal event is what streams and waiters must see last.
@@ -574,6 +689,19 @@ impl Inner {
         events: Vec<StreamResponse>,
         user_message: Option<&Message>,
     ) -> Result<()> {
+        self.apply_locked_as(guard, slot, events, user_message, false).await
+    }
+
+    /// [`Inner::apply_locked`]; `orphaned_only`: as a reaper, which commits only if the task's
+    /// lease is still expired.
+    async fn apply_locked_as(
+        &self,
+        guard: &LiveGuard,
+        slot: &mut Slot,
+        events: Vec<StreamResponse>,
+        user_message: Option<&Message>,
+        orphaned_only: bool,
+    ) -> Result<()> {
         let task_id = &guard.key.1;
         if let Err(e) = self.load(&guard.key, slot).await {
             guard.publish(BusItem::Failed(Arc::new(e.clone())));
@@ -631,7 +759,7 @@ impl Inner {
         if entries.is_empty() {
             return Ok(());
         }
-        match self.commit_applied(guard, slot, base, entries).await {
+        match self.commit_applied(guard, slot, base, entries, orphaned_only).await {
             Ok(_) => Ok(()),
             Err(e) => {
                 guard.publish(BusItem::Failed(Arc::new(e.clone())));
@@ -644,15 +772,33 @@ impl Inner {
     /// then publishes them. `Ok(false)`: another writer moved the task first; nothing of
     /// `entries` was stored, the slot holds the stored task again, and the other writer's
     /// changes were published. On a store failure the slot is unloaded (the next use reloads).
-    async fn commit_applied(&self, guard: &LiveGuard, slot: &mut Slot, base: u64, entries: Vec<LogEntry>) -> Result<bool> {
+    async fn commit_applied(
+        &self,
+        guard: &LiveGuard,
+        slot: &mut Slot,
+        base: u64,
+        entries: Vec<LogEntry>,
+        orphaned_only: bool,
+    ) -> Result<bool> {
         let tenant = &guard.key.0;
         let Some(task) = slot.task.as_ref() else { return Ok(true) };
         let snapshot = slot.snapshots.wants_snapshot(task, base == 0, entries.len());
-        let commit = Commit { task, expected: base, entries: &entries, snapshot };
+        // The execution running the turn holds the task while it is active (or its turn is just
+        // starting); an interrupted or ended task, or a reaper's write, holds nobody.
+        let starts_turn = entries.iter().any(|e| matches!(e.change, Change::UserMessage(_)));
+        let hold = !orphaned_only && slot.turn.is_some() && (task.status.state.is_active() || starts_turn);
+        let owner = hold.then(|| Owner { id: &self.instance, lease: self.lease });
+        let commit = Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only };
         match self.stores.tasks.commit(tenant, commit).await {
             Ok(CommitOutcome::Committed) => {
                 slot.version = commit.version();
                 slot.snapshots.record(snapshot, entries.len());
+                if hold {
+                    slot.lease = Some(crate::store::Lease { owner: self.instance.clone(), live: true });
+                } else {
+                    slot.lease = None;
+                    slot.turn = None;
+                }
                 for entry in entries {
                     if let Change::Event(event) = &entry.change {
                         self.notify(tenant, event).await;
@@ -831,6 +977,8 @@ impl Inner {
             }
             loop {
                 let received = tokio::select! {
+                    // What was published before shutdown (a final FAILED) still goes out.
+                    biased;
                     received = rx.recv() => received,
                     () = self.shutdown.cancelled() => return,
                     () = tx.closed() => return,
