@@ -265,7 +265,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     };
     let created = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
     let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
-    let commit = Commit { task: &task, expected: 0, entries: &created, snapshot: true, owner, orphaned_only: false };
+    let commit = Commit { task: &task, expected: 0, entries: &created, snapshot: true, owner, orphaned_only: false, push: false };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Committed);
 
     // A subscriber on B sees the task end FAILED once the lease expired and B's reaper ran.
@@ -280,7 +280,105 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     // The ghost comes back and writes as if nothing happened: fenced by the version.
     task.status = model::TaskStatus::now(TaskState::Completed);
     let late = [LogEntry { seq: 2, change: Change::Event(StreamResponse::Task(task.clone())) }];
-    let commit = Commit { task: &task, expected: 1, entries: &late, snapshot: true, owner, orphaned_only: false };
+    let commit = Commit { task: &task, expected: 1, entries: &late, snapshot: true, owner, orphaned_only: false, push: false };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Conflict);
     assert_eq!(ghost.load(&tenant, &task.id).await.unwrap().unwrap().task.status.state, TaskState::Failed);
+}
+
+/// A webhook receiver on loopback: the bodies it got, in arrival order.
+async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let got = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = got.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut tcp, _) = listener.accept().await.unwrap();
+            let sink = sink.clone();
+            tokio::spawn(async move {
+                // One request per connection is enough here: read the head, then the body.
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let n = tcp.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).to_string();
+                    let Some((head, body)) = text.split_once("\r\n\r\n") else { continue };
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                        .unwrap_or(0);
+                    if body.len() < length {
+                        continue;
+                    }
+                    sink.lock().unwrap().push(serde_json::from_str(&body[..length]).unwrap());
+                    let _ = tcp.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                    return;
+                }
+            });
+        }
+    });
+    (url, got)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another() {
+    use a2a_native::store::{Change, Commit, LogEntry, Owner, PostgresStore, PushConfigStore, TaskStore};
+    let url = match std::env::var("A2A_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => url,
+        _ => return,
+    };
+    let tenant = tenant();
+    let (hook, got) = webhook().await;
+    // The producer: registers a webhook, commits three events with their notifications queued,
+    // claims the first for delivery, and dies before sending anything.
+    let ghost = PostgresStore::connect(&url).await.unwrap();
+    let id = uuid::Uuid::new_v4().to_string();
+    let config = model::TaskPushNotificationConfig { task_id: id.clone(), url: hook, ..Default::default() };
+    ghost.create(&tenant, config).await.unwrap();
+    let mut task = Task {
+        id: id.clone(),
+        context_id: "c".into(),
+        status: model::TaskStatus::now(TaskState::Working),
+        artifacts: vec![],
+        history: vec![msg("work")],
+        metadata: None,
+    };
+    let mut entries = vec![LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
+    for (seq, state) in [(2, TaskState::Working), (3, TaskState::Completed)] {
+        let status = model::TaskStatus::now(state);
+        task.status = status.clone();
+        let update = model::TaskStatusUpdateEvent { task_id: id.clone(), context_id: "c".into(), status, metadata: None };
+        entries.push(LogEntry { seq, change: Change::Event(StreamResponse::StatusUpdate(update)) });
+    }
+    let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
+    let commit = Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner, orphaned_only: false, push: true };
+    ghost.commit(&tenant, commit).await.unwrap();
+    let claimed = ghost.claim_push("ghost", Duration::from_millis(500), 10).await.unwrap();
+    let claimed: Vec<_> = claimed.into_iter().filter(|d| d.tenant == tenant).collect();
+    assert_eq!(claimed.len(), 1, "one at a time per task: {claimed:?}");
+    assert!(matches!(claimed[0].event, StreamResponse::Task(_)), "the oldest first");
+
+    // Another instance, with push on: delivers all three, in order, once the claim lapsed.
+    let mut config = ServerConfig { lease: Duration::from_millis(300), ..Default::default() };
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
+    let stores = Stores::open(&format!("postgres:{url}")).await.unwrap();
+    let mut push_card = card();
+    push_card.capabilities.push_notifications = Some(true);
+    let agent = Arc::new(Agent { saw_cancel: Arc::new(AtomicBool::new(false)) });
+    let _b = RequestHandler::new(agent, push_card, stores, config);
+    for _ in 0..100 {
+        if got.lock().unwrap().len() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let got = got.lock().unwrap().clone();
+    let kinds: Vec<String> = got.iter().map(|b| b.as_object().unwrap().keys().next().unwrap().clone()).collect();
+    assert_eq!(kinds, ["task", "statusUpdate", "statusUpdate"], "{got:?}");
+    assert_eq!(got[2]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
 }

@@ -449,10 +449,24 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<(http::HeaderMap, Value)
 
 #[tokio::test]
 async fn push_notifications_follow_the_task_in_order_with_token_and_auth() {
+    push_follows_the_task(Stores::memory()).await;
+}
+
+/// The same through the SQLite store's push outbox (queued with each event, then delivered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_notifications_through_the_outbox_follow_the_task_in_order() {
+    let path = std::env::temp_dir().join(format!("a2a-outbox-{}.db", uuid::Uuid::new_v4()));
+    push_follows_the_task(Stores::open(&format!("sqlite:{}", path.display())).await.unwrap()).await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+async fn push_follows_the_task(stores: Stores) {
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
-    let h = RequestHandler::new(agent, card(true, true), Stores::memory(), config);
+    let h = RequestHandler::new(agent, card(true, true), stores, config);
     let (url, got) = webhook().await;
     let mut req = SendMessageRequest::new(msg("complete"));
     req.configuration = Some(SendMessageConfiguration {
@@ -536,7 +550,7 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
             metadata: None,
         };
         let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
-        before.commit("", Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner: None, orphaned_only: false }).await.unwrap();
+        before.commit("", Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner: None, orphaned_only: false, push: false }).await.unwrap();
     }
     before.close().await;
 

@@ -280,6 +280,32 @@ impl PushSender {
         }
     }
 
+    /// Delivers `event` to `config` now, with the configured retries, and answers when that is
+    /// settled: delivered, or given up (refused target, final error, retries exhausted). For a
+    /// caller that keeps its own durable queue (the stores' push outbox) and deletes an entry
+    /// only once it is settled. `false`: not settled (the sender is shutting down).
+    pub async fn deliver_now(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) -> bool {
+        let inner = &self.inner;
+        let task_id = event.task_id().unwrap_or(&config.task_id);
+        let job = match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
+            Ok(job) => job,
+            Err(Unsendable::Refused(reason)) => {
+                inner.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(task_id, config_id = %config.id, %reason, "push notification refused: target not allowed");
+                return true;
+            }
+            Err(Unsendable::Invalid(reason)) => {
+                inner.dropped.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(task_id, config_id = %config.id, %reason, "push notification dropped: invalid config");
+                return true;
+            }
+        };
+        tokio::select! {
+            () = inner.deliver(&job) => true,
+            () = inner.cancel.cancelled() => false,
+        }
+    }
+
     /// Waits up to `deadline` for queued notifications to go out. New ones are refused from the
     /// start; what is still undelivered at the deadline is dropped (and logged).
     pub async fn shutdown(&self, deadline: Duration) {

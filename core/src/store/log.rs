@@ -83,6 +83,9 @@ pub struct Commit<'a> {
     /// Commit only if nobody holds a live lease on the task (a reaper ending a dead owner's
     /// task must not overrule an owner that renewed meanwhile).
     pub orphaned_only: bool,
+    /// Push notifications are enabled: stores with an outbox queue each event for every push
+    /// config of the task, in the same transaction.
+    pub push: bool,
 }
 
 impl Commit<'_> {
@@ -109,6 +112,17 @@ pub struct LogPage {
     /// False when the store no longer holds some of the entries asked for (the memory store
     /// keeps a bounded tail per task): the reader must start again from a snapshot.
     pub complete: bool,
+}
+
+/// A push notification due from a store's outbox: the oldest undelivered one of its task,
+/// claimed by one instance for a while.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PushDue {
+    /// The outbox entry, to finish once delivered.
+    pub id: i64,
+    pub tenant: String,
+    pub config: crate::model::TaskPushNotificationConfig,
+    pub event: StreamResponse,
 }
 
 /// A task moved by some writer sharing the store (another instance), as the store heard of it.

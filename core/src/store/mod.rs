@@ -19,7 +19,7 @@ use crate::model::{
 };
 use async_trait::async_trait;
 use base64::Engine;
-pub use log::{Change, Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Owner, Versioned};
+pub use log::{Change, Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Owner, PushDue, Versioned};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 pub mod log;
@@ -91,6 +91,24 @@ pub trait TaskStore: Send + Sync {
     async fn orphaned_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
         let _ = limit;
         Ok(Vec::new())
+    }
+    /// Whether the store keeps a push outbox: notifications are queued by [`TaskStore::commit`]
+    /// (with `push`) in the event's own transaction, survive the process that produced them, and
+    /// are delivered by whichever instance claims them ([`TaskStore::claim_push`]).
+    fn outbox(&self) -> bool {
+        false
+    }
+    /// Claims up to `limit` due notifications for `claimer`, for `hold`: per task only the
+    /// oldest undelivered one, so a task's notifications go out in order. A claim not finished
+    /// within `hold` (its claimer died) is claimed again: at least once, not exactly once.
+    async fn claim_push(&self, claimer: &str, hold: std::time::Duration, limit: usize) -> Result<Vec<PushDue>> {
+        let _ = (claimer, hold, limit);
+        Ok(Vec::new())
+    }
+    /// Removes a settled notification from the outbox.
+    async fn finish_push(&self, id: i64) -> Result<()> {
+        let _ = id;
+        Ok(())
     }
     /// Up to `limit` tasks in SUBMITTED or WORKING state, as (tenant, id), over all tenants.
     async fn active_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {

@@ -6,7 +6,7 @@
 //! `-0.0`, and a store must give back exactly what it was given. Key columns use the "C"
 //! collation, so ids sort byte-wise, as in the other stores, whatever the database locale.
 
-use super::log::{Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Versioned};
+use super::log::{Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, PushDue, Versioned};
 use super::rows::{
     PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
     seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
@@ -66,6 +66,17 @@ const SCHEMA: &[&str] = &[
         body TEXT NOT NULL,
         PRIMARY KEY (tenant, task_id, seq)
     )"#,
+    // Push notifications to deliver, queued with the event that caused them (see claim_push).
+    r#"CREATE TABLE IF NOT EXISTS a2a_push_outbox (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tenant TEXT COLLATE "C" NOT NULL,
+        task_id TEXT COLLATE "C" NOT NULL,
+        seq BIGINT NOT NULL,
+        config_id TEXT COLLATE "C" NOT NULL,
+        claimed_by TEXT,
+        claim_until BIGINT
+    )"#,
+    "CREATE INDEX IF NOT EXISTS a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, id)",
     // Every committed move of a task wakes the other instances (NOTIFY is delivered at commit,
     // so listeners never hear of a change they cannot read). The payload is only a pointer,
     // [tenant, id, version]; the tables are the truth. A pointer too long for NOTIFY (8000
@@ -305,6 +316,22 @@ impl TaskStore for PostgresStore {
             .await
             .map_err(|e| db_error(&what(), e))?;
         }
+        let pushed: Vec<i64> =
+            commit.entries.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect();
+        if commit.push && !pushed.is_empty() {
+            // Each event, for each of the task's push configs, in event then config order.
+            sqlx::query(
+                "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
+                 SELECT $1, $2, e.s, c.id FROM UNNEST($3::BIGINT[]) AS e(s)
+                 JOIN a2a_push_configs c ON c.tenant = $1 AND c.task_id = $2 ORDER BY e.s, c.seq",
+            )
+            .bind(tenant)
+            .bind(&task.id)
+            .bind(&pushed)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| db_error(&what(), e))?;
+        }
         tx.commit().await.map_err(|e| db_error(&what(), e))?;
         Ok(CommitOutcome::Committed)
     }
@@ -355,6 +382,63 @@ impl TaskStore for PostgresStore {
         Ok(())
     }
 
+    fn outbox(&self) -> bool {
+        true
+    }
+
+    async fn claim_push(&self, claimer: &str, hold: Duration, limit: usize) -> Result<Vec<PushDue>> {
+        // Per task only its oldest entry (ids grow in commit order), and only if unclaimed or
+        // its claim lapsed; the claim condition is checked again on the row being updated, so
+        // two instances never both claim one entry.
+        let claimed: Vec<(i64, String, String, i64, String)> = sqlx::query_as(concat!(
+            "UPDATE a2a_push_outbox o SET claimed_by = $1, claim_until = ",
+            now_ms!(),
+            " + $2
+             FROM (SELECT x.id FROM a2a_push_outbox x
+                   JOIN (SELECT MIN(id) AS id FROM a2a_push_outbox GROUP BY tenant, task_id) h ON h.id = x.id
+                   WHERE x.claimed_by IS NULL OR x.claim_until < ",
+            now_ms!(),
+            " LIMIT $3) pick
+             WHERE o.id = pick.id AND (o.claimed_by IS NULL OR o.claim_until < ",
+            now_ms!(),
+            ") RETURNING o.id, o.tenant, o.task_id, o.seq, o.config_id"
+        ))
+        .bind(claimer)
+        .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| db_error("claim push notifications", e))?;
+        let mut due = Vec::with_capacity(claimed.len());
+        for (id, tenant, task_id, seq, config_id) in claimed {
+            let event: Option<String> =
+                sqlx::query_scalar("SELECT body FROM a2a_events WHERE tenant = $1 AND task_id = $2 AND seq = $3")
+                    .bind(&tenant)
+                    .bind(&task_id)
+                    .bind(seq)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(|e| db_error("read a push notification's event", e))?;
+            let config = PushConfigStore::get(self, &tenant, &task_id, &config_id).await?;
+            let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
+            match (config, event.and_then(|e| e.change.event().cloned())) {
+                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event }),
+                // The task or the config is gone: nothing to deliver.
+                _ => self.finish_push(id).await?,
+            }
+        }
+        Ok(due)
+    }
+
+    async fn finish_push(&self, id: i64) -> Result<()> {
+        sqlx::query("DELETE FROM a2a_push_outbox WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error("finish a push notification", e))?;
+        Ok(())
+    }
+
     async fn orphaned_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
         sqlx::query_as(concat!(
             "SELECT tenant, id FROM a2a_tasks WHERE owner IS NOT NULL AND lease_until < ",
@@ -402,9 +486,11 @@ impl TaskStore for PostgresStore {
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        for sql in
-            ["DELETE FROM a2a_tasks WHERE tenant = $1 AND id = $2", "DELETE FROM a2a_events WHERE tenant = $1 AND task_id = $2"]
-        {
+        for sql in [
+            "DELETE FROM a2a_tasks WHERE tenant = $1 AND id = $2",
+            "DELETE FROM a2a_events WHERE tenant = $1 AND task_id = $2",
+            "DELETE FROM a2a_push_outbox WHERE tenant = $1 AND task_id = $2",
+        ] {
             sqlx::query(sql)
                 .bind(tenant)
                 .bind(id)

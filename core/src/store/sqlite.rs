@@ -3,7 +3,7 @@
 //! schema created on open. Tasks are stored whole as JSON text; the columns beside the body are
 //! only what ListTasks filters and sorts on.
 
-use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Versioned};
+use super::log::{Commit, CommitOutcome, LogEntry, LogPage, PushDue, Versioned};
 use super::rows::{
     PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
     seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
@@ -21,6 +21,13 @@ use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::time::Duration;
+
+/// Now, in ms since the epoch (the claim clock of the push outbox).
+macro_rules! now_ms {
+    () => {
+        "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+    };
+}
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS a2a_tasks (
@@ -49,6 +56,17 @@ const SCHEMA: &[&str] = &[
         sort_key_sql!(),
         " DESC, id DESC)"
     ),
+    // Push notifications to deliver, queued with the event that caused them (see claim_push).
+    "CREATE TABLE IF NOT EXISTS a2a_push_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        config_id TEXT NOT NULL,
+        claimed_by TEXT,
+        claim_until INTEGER
+    )",
+    "CREATE INDEX IF NOT EXISTS a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, id)",
     // AUTOINCREMENT: sequence numbers are never reused, so a page cursor never skips a newcomer.
     "CREATE TABLE IF NOT EXISTS a2a_push_configs (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -217,6 +235,23 @@ impl TaskStore for SqliteStore {
             });
             qb.build().execute(&mut *tx).await.map_err(|e| db_error(&what(), e))?;
         }
+        if commit.push {
+            for entry in commit.entries.iter().filter(|e| e.change.event().is_some()) {
+                // The event, for each of the task's push configs, in config order.
+                sqlx::query(
+                    "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
+                     SELECT ?, ?, ?, id FROM a2a_push_configs WHERE tenant = ? AND task_id = ? ORDER BY seq",
+                )
+                .bind(tenant)
+                .bind(&task.id)
+                .bind(seq_i64(entry.seq))
+                .bind(tenant)
+                .bind(&task.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| db_error(&what(), e))?;
+            }
+        }
         tx.commit().await.map_err(|e| db_error(&what(), e))?;
         Ok(CommitOutcome::Committed)
     }
@@ -270,6 +305,58 @@ impl TaskStore for SqliteStore {
         true
     }
 
+    fn outbox(&self) -> bool {
+        true
+    }
+
+    async fn claim_push(&self, claimer: &str, hold: Duration, limit: usize) -> Result<Vec<PushDue>> {
+        // Per task only its oldest entry, and only if unclaimed or its claim lapsed.
+        let claimed: Vec<(i64, String, String, i64, String)> = sqlx::query_as(concat!(
+            "UPDATE a2a_push_outbox SET claimed_by = ?, claim_until = ",
+            now_ms!(),
+            " + ? WHERE id IN (SELECT MIN(id) FROM a2a_push_outbox GROUP BY tenant, task_id)
+               AND (claimed_by IS NULL OR claim_until < ",
+            now_ms!(),
+            ") AND id IN (SELECT id FROM a2a_push_outbox WHERE claimed_by IS NULL OR claim_until < ",
+            now_ms!(),
+            " ORDER BY id LIMIT ?) RETURNING id, tenant, task_id, seq, config_id"
+        ))
+        .bind(claimer)
+        .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| db_error("claim push notifications", e))?;
+        let mut due = Vec::with_capacity(claimed.len());
+        for (id, tenant, task_id, seq, config_id) in claimed {
+            let event: Option<String> =
+                sqlx::query_scalar("SELECT body FROM a2a_events WHERE tenant = ? AND task_id = ? AND seq = ?")
+                    .bind(&tenant)
+                    .bind(&task_id)
+                    .bind(seq)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(|e| db_error("read a push notification's event", e))?;
+            let config = PushConfigStore::get(self, &tenant, &task_id, &config_id).await?;
+            let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
+            match (config, event.and_then(|e| e.change.event().cloned())) {
+                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event }),
+                // The task or the config is gone: nothing to deliver.
+                _ => self.finish_push(id).await?,
+            }
+        }
+        Ok(due)
+    }
+
+    async fn finish_push(&self, id: i64) -> Result<()> {
+        sqlx::query("DELETE FROM a2a_push_outbox WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| db_error("finish a push notification", e))?;
+        Ok(())
+    }
+
     async fn active_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
         sqlx::query_as("SELECT tenant, id FROM a2a_tasks WHERE state IN (?, ?) LIMIT ?")
             .bind(crate::model::TaskState::Submitted.as_str())
@@ -288,7 +375,11 @@ impl TaskStore for SqliteStore {
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        for sql in ["DELETE FROM a2a_tasks WHERE tenant = ? AND id = ?", "DELETE FROM a2a_events WHERE tenant = ? AND task_id = ?"] {
+        for sql in [
+            "DELETE FROM a2a_tasks WHERE tenant = ? AND id = ?",
+            "DELETE FROM a2a_events WHERE tenant = ? AND task_id = ?",
+            "DELETE FROM a2a_push_outbox WHERE tenant = ? AND task_id = ?",
+        ] {
             sqlx::query(sql)
                 .bind(tenant)
                 .bind(id)

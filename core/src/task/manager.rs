@@ -67,6 +67,11 @@ struct Inner {
     /// This instance, as task leases name it.
     instance: String,
     lease: Duration,
+    /// The store keeps the push outbox (push notifications are queued with their events);
+    /// otherwise they go to the sender's in-memory queue.
+    outbox: bool,
+    /// Wakes the outbox deliverer after a commit queued notifications.
+    outbox_ready: tokio::sync::Notify,
 }
 
 fn key(tenant: &str, id: &str) -> Key {
@@ -79,6 +84,7 @@ impl TaskManager {
         let push = push_enabled.then(|| PushSender::new(config.push.clone()));
         let moves = stores.tasks.moves();
         let leases = stores.tasks.leases();
+        let outbox = push.is_some() && stores.tasks.outbox() && tokio::runtime::Handle::try_current().is_ok();
         let inner = Inner {
             agent,
             stores,
@@ -88,10 +94,15 @@ impl TaskManager {
             shutdown: CancellationToken::new(),
             instance: uuid::Uuid::new_v4().to_string(),
             lease: config.lease,
+            outbox,
+            outbox_ready: tokio::sync::Notify::new(),
         };
         let inner = Arc::new(inner);
         if let Some(moves) = moves {
             tokio::spawn(follow_moves(Arc::downgrade(&inner), moves, inner.shutdown.clone()));
+        }
+        if outbox {
+            tokio::spawn(deliver_outbox(Arc::downgrade(&inner), inner.shutdown.clone()));
         }
         if leases && tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(keep_leases(Arc::downgrade(&inner), config.reap_interval, inner.shutdown.clone()));
@@ -374,6 +385,58 @@ impl TaskManager {
         self.inner.shutdown.cancel();
         if let Some(push) = &self.inner.push {
             push.shutdown(deadline).await;
+        }
+    }
+}
+
+/// Notifications an outbox delivery round claims at most.
+const OUTBOX_BATCH: usize = 32;
+/// How often the outbox is looked at when nothing woke the deliverer (another instance's
+/// notifications, claims that lapsed).
+const OUTBOX_POLL: Duration = Duration::from_secs(1);
+
+/// Delivers the store's push outbox: claims the due notifications (the oldest of each task),
+/// sends them (tasks in parallel, each task's in order), and removes each once settled. Runs
+/// on every instance, so notifications survive the instance that produced them: a claim whose
+/// instance died lapses after twice the lease and is delivered by another (at least once).
+async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationToken) {
+    loop {
+        let Some(strong) = inner.upgrade() else { return };
+        let Some(push) = strong.push.clone() else { return };
+        let hold = (strong.lease * 2).max(Duration::from_secs(1));
+        let due = match strong.stores.tasks.claim_push(&strong.instance, hold, OUTBOX_BATCH).await {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the push outbox");
+                Vec::new()
+            }
+        };
+        if due.is_empty() {
+            let wait = async {
+                tokio::select! {
+                    () = strong.outbox_ready.notified() => {}
+                    () = tokio::time::sleep(OUTBOX_POLL) => {}
+                }
+            };
+            tokio::select! {
+                () = wait => continue,
+                () = shutdown.cancelled() => return,
+            }
+        }
+        let deliveries = due.into_iter().map(|due| {
+            let (push, store) = (push.clone(), strong.stores.tasks.clone());
+            async move {
+                if push.deliver_now(&due.config, &due.event).await
+                    && let Err(e) = store.finish_push(due.id).await
+                {
+                    tracing::warn!(error = %e, "could not remove a delivered push notification from the outbox");
+                }
+            }
+        });
+        let deliveries: Vec<_> = deliveries.collect();
+        tokio::select! {
+            _ = futures_util::future::join_all(deliveries) => {}
+            () = shutdown.cancelled() => return,
         }
     }
 }
@@ -788,7 +851,7 @@ impl Inner {
         let starts_turn = entries.iter().any(|e| matches!(e.change, Change::UserMessage(_)));
         let hold = !orphaned_only && slot.turn.is_some() && (task.status.state.is_active() || starts_turn);
         let owner = hold.then(|| Owner { id: &self.instance, lease: self.lease });
-        let commit = Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only };
+        let commit = Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only, push: self.outbox };
         match self.stores.tasks.commit(tenant, commit).await {
             Ok(CommitOutcome::Committed) => {
                 slot.version = commit.version();
@@ -799,8 +862,12 @@ impl Inner {
                     slot.lease = None;
                     slot.turn = None;
                 }
+                if self.outbox {
+                    // Queued in the same transaction; the deliverer sends them.
+                    self.outbox_ready.notify_one();
+                }
                 for entry in entries {
-                    if let Change::Event(event) = &entry.change {
+                    if let (false, Change::Event(event)) = (self.outbox, &entry.change) {
                         self.notify(tenant, event).await;
                     }
                     guard.publish(BusItem::Entry(Arc::new(entry)));
