@@ -6,6 +6,7 @@
 #   tests/run-all.sh          all suites (starts a throwaway PostgreSQL on 127.0.0.1:54329), then
 #                             the interop suites: the official Python and JS clients against
 #                             `a2a serve` (installs a2a-sdk from PyPI and @a2a-js/sdk from npm)
+#                             then tests/cluster/run.sh: two `a2a serve` on that PostgreSQL as one agent
 #   tests/run-all.sh --fuzz   also runs each cargo-fuzz target briefly (needs nightly + cargo-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,15 +72,22 @@ cargo build -p a2a-native-cli --locked --quiet
 interop_rc=0
 tests/interop/run.sh 2>&1 | tee target/interop-output.txt || interop_rc=$?
 
+echo "== cluster: two a2a serve instances on one PostgreSQL (tests/cluster/run.sh)"
+cluster_rc=0
+tests/cluster/run.sh 2>&1 | tee target/cluster-output.txt || cluster_rc=$?
+
 # One closing line over every suite, for humans and for CI's log reader.
 awk '/^test result:/ { p += $4; f += $6; s += $8 }
      /^interop: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $2; f += $4; s += $6 }
      /^python binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
      /^node binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
      /^kotlin binding: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $3; f += $5; s += $7 }
+     /^cluster: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $2; f += $4; s += $6 }
      END { printf "all suites: %d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' \
-  target/test-output.txt target/python-output.txt target/node-output.txt target/kotlin-output.txt target/interop-output.txt
+  target/test-output.txt target/python-output.txt target/node-output.txt target/kotlin-output.txt target/interop-output.txt \
+  target/cluster-output.txt
 [ "$python_rc" -eq 0 ] || exit "$python_rc"
 [ "$node_rc" -eq 0 ] || exit "$node_rc"
 [ "$kotlin_rc" -eq 0 ] || exit "$kotlin_rc"
-exit "$interop_rc"
+[ "$interop_rc" -eq 0 ] || exit "$interop_rc"
+exit "$cluster_rc"

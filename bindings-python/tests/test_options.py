@@ -3,13 +3,15 @@ retries, the task pager, and loud failures for options that do not exist."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import tempfile
 from typing import Any
 
 import pytest
 
-from a2a_native import AgentServer, Client, EventQueue, RequestContext, ServerLimits, errors, user_message
+from a2a_native import AgentExecutor, AgentServer, Client, EventQueue, RequestContext, ServerLimits, errors, user_message
 from conftest import CARD, Echo, run
 
 
@@ -126,6 +128,96 @@ def test_postgres_store_is_shared_by_two_servers() -> None:
             assert seen["status"]["state"] == "TASK_STATE_COMPLETED"
 
     go()
+
+
+class HoldOrSteps(AgentExecutor):
+    """"hold": working, then waits until canceled (records that it saw it); "steps": working,
+    waits for `go` (bounded), two artifact chunks with short sleeps, completed. Records every run."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self.cancel_hooks = 0
+        self.holding = asyncio.Event()
+        self.saw_cancel = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        text = context.get_user_input()
+        self.ran.append(text)
+        await events.working()
+        if text == "hold":
+            self.holding.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                self.saw_cancel.set()
+                raise
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.go.wait(), 10)
+        await asyncio.sleep(0.05)
+        await events.artifact("a", artifact_id="steps", name="steps", last_chunk=False)
+        await asyncio.sleep(0.05)
+        await events.artifact("b", artifact_id="steps", append=True, last_chunk=True)
+        await events.complete()
+
+    async def cancel(self, context: RequestContext, events: EventQueue) -> None:
+        self.cancel_hooks += 1
+
+
+def test_two_servers_on_postgres_stream_and_cancel_across_instances() -> None:
+    """A task runs on A: a subscriber on B sees its events to the end, and a cancel on B stops
+    A's coroutine and ends the streams on both instances CANCELED."""
+    url = os.environ.get("A2A_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("A2A_REQUIRE_POSTGRES") == "1":
+            pytest.fail("A2A_REQUIRE_POSTGRES=1 but A2A_TEST_POSTGRES_URL is not set")
+        pytest.skip("no PostgreSQL (set A2A_TEST_POSTGRES_URL)")
+
+    def state(event: Any) -> str | None:
+        for key in ("task", "statusUpdate"):
+            if key in event:
+                return str(event[key]["status"]["state"])
+        return None
+
+    @run
+    async def go() -> None:
+        on_a, on_b = HoldOrSteps(), HoldOrSteps()
+        async with AgentServer(CARD, on_a, store=url) as a, AgentServer(CARD, on_b, store=url) as b:
+            client_a, client_b = await Client.connect(a.url), await Client.connect(b.url)
+
+            # 1. A subscriber on B follows a task that runs on A to its end.
+            task = (await client_a.send("steps", configuration={"returnImmediately": True}))["task"]
+            sub_b = await client_b.subscribe(task["id"])
+            assert (await sub_b.__anext__())["task"]["id"] == task["id"]
+            on_a.go.set()
+            rest = await asyncio.wait_for(_collect(sub_b), 15)
+            assert rest and state(rest[-1]) == "TASK_STATE_COMPLETED", rest
+            chunks = [e["artifactUpdate"]["artifact"]["parts"][0]["text"] for e in rest if "artifactUpdate" in e]
+            assert chunks == ["a", "b"], rest
+            assert (await client_b.get_task(task["id"]))["status"]["state"] == "TASK_STATE_COMPLETED"
+
+            # 2. A cancel on B stops A's coroutine; the streams on A and on B end CANCELED.
+            held = (await client_a.send("hold", configuration={"returnImmediately": True}))["task"]
+            await asyncio.wait_for(on_a.holding.wait(), 10)
+            sub_a = await client_a.subscribe(held["id"])
+            sub_b = await client_b.subscribe(held["id"])
+            for sub in (sub_a, sub_b):
+                assert (await sub.__anext__())["task"]["id"] == held["id"]
+            canceled = await client_b.cancel(held["id"])
+            assert canceled["status"]["state"] == "TASK_STATE_CANCELED", canceled
+            for sub in (sub_a, sub_b):
+                rest = await asyncio.wait_for(_collect(sub), 15)
+                assert rest and state(rest[-1]) == "TASK_STATE_CANCELED", rest
+            await asyncio.wait_for(on_a.saw_cancel.wait(), 5)  # A's coroutine was canceled
+            assert (await client_a.get_task(held["id"]))["status"]["state"] == "TASK_STATE_CANCELED"
+            assert on_a.ran == ["steps", "hold"] and on_b.ran == [], (on_a.ran, on_b.ran)
+
+    go()
+
+
+async def _collect(stream: Any) -> list[Any]:
+    return [e async for e in stream]
 
 
 @run

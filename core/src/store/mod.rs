@@ -28,6 +28,8 @@ mod memory;
 mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_writer;
 
 #[doc(hidden)]
 pub use memory::MemoryStoreSizes;

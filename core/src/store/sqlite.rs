@@ -82,6 +82,8 @@ const SCHEMA: &[&str] = &[
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// Task commits go through one writer (group commit, see `sqlite_writer`).
+    writer: super::sqlite_writer::Writer,
 }
 
 impl SqliteStore {
@@ -137,7 +139,22 @@ impl SqliteStore {
             }
         }
         tx.commit().await.map_err(|e| db_error("schema", e))?;
-        Ok(Self { pool })
+        // The writer's own connection, to the same database. An in-memory database is private
+        // to its one connection: there the writer shares the pool (of one).
+        let options = (*pool.connect_options()).clone();
+        let writer_pool = if options.get_filename() == std::path::Path::new(":memory:") || pool.options().get_max_connections() == 1 {
+            pool.clone()
+        } else {
+            SqlitePoolOptions::new()
+                .max_connections(1)
+                .min_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None)
+                .connect_with(options)
+                .await
+                .map_err(|e| db_error("open the writer connection", e))?
+        };
+        Ok(Self { pool, writer: super::sqlite_writer::Writer::start(writer_pool) })
     }
 
     pub fn pool(&self) -> &SqlitePool {
@@ -180,80 +197,29 @@ impl SqliteStore {
 impl TaskStore for SqliteStore {
     async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
         let task = commit.task;
-        let version = seq_i64(commit.version());
         let snapshot = commit.snapshot || commit.expected == 0;
-        let body = if snapshot { Some(task_body(task)?) } else { None };
-        let mut bodies = Vec::with_capacity(commit.entries.len());
+        let mut entries = Vec::with_capacity(commit.entries.len());
         for entry in commit.entries {
-            bodies.push((seq_i64(entry.seq), change_body(&entry.change)?));
+            entries.push((seq_i64(entry.seq), change_body(&entry.change)?));
         }
-        let ts = task.status.timestamp.map(|t| t.timestamp_millis());
-        let what = || format!("commit task {:?}", task.id);
-        let mut tx = self.pool.begin().await.map_err(|e| db_error(&what(), e))?;
-        let moved = if commit.expected == 0 {
-            sqlx::query(
-                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING",
-            )
-            .bind(tenant)
-            .bind(&task.id)
-            .bind(&task.context_id)
-            .bind(task.status.state.as_str())
-            .bind(ts)
-            .bind(body.as_deref())
-            .bind(version)
-            .bind(version)
-            .execute(&mut *tx)
-            .await
+        let pushed = if commit.push {
+            commit.entries.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect()
         } else {
-            sqlx::query(
-                "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, version = ?,
-                    body = COALESCE(?, body), body_seq = CASE WHEN ? IS NULL THEN body_seq ELSE ? END
-                 WHERE tenant = ? AND id = ? AND version = ?",
-            )
-            .bind(&task.context_id)
-            .bind(task.status.state.as_str())
-            .bind(ts)
-            .bind(version)
-            .bind(body.as_deref())
-            .bind(body.as_deref())
-            .bind(version)
-            .bind(tenant)
-            .bind(&task.id)
-            .bind(seq_i64(commit.expected))
-            .execute(&mut *tx)
-            .await
-        }
-        .map_err(|e| db_error(&what(), e))?;
-        if moved.rows_affected() == 0 {
-            return Ok(CommitOutcome::Conflict);
-        }
-        if !bodies.is_empty() {
-            let mut qb = sqlx::QueryBuilder::new("INSERT INTO a2a_events (tenant, task_id, seq, body) ");
-            qb.push_values(&bodies, |mut row, (seq, body)| {
-                row.push_bind(tenant).push_bind(&task.id).push_bind(*seq).push_bind(body);
-            });
-            qb.build().execute(&mut *tx).await.map_err(|e| db_error(&what(), e))?;
-        }
-        if commit.push {
-            for entry in commit.entries.iter().filter(|e| e.change.event().is_some()) {
-                // The event, for each of the task's push configs, in config order.
-                sqlx::query(
-                    "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
-                     SELECT ?, ?, ?, id FROM a2a_push_configs WHERE tenant = ? AND task_id = ? ORDER BY seq",
-                )
-                .bind(tenant)
-                .bind(&task.id)
-                .bind(seq_i64(entry.seq))
-                .bind(tenant)
-                .bind(&task.id)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| db_error(&what(), e))?;
-            }
-        }
-        tx.commit().await.map_err(|e| db_error(&what(), e))?;
-        Ok(CommitOutcome::Committed)
+            Vec::new()
+        };
+        let encoded = super::sqlite_writer::Encoded {
+            tenant: tenant.to_owned(),
+            id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            state: task.status.state.as_str(),
+            status_ts: task.status.timestamp.map(|t| t.timestamp_millis()),
+            body: if snapshot { Some(task_body(task)?) } else { None },
+            expected: seq_i64(commit.expected),
+            version: seq_i64(commit.version()),
+            entries,
+            pushed,
+        };
+        self.writer.commit(encoded).await
     }
 
     async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
