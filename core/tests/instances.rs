@@ -23,6 +23,8 @@ use std::time::Duration;
 /// (and records that its work stopped). `ask`: needs input; the answer completes it.
 struct Agent {
     saw_cancel: Arc<AtomicBool>,
+    /// Its `cancel` hook was called.
+    cancel_called: Arc<AtomicBool>,
 }
 
 #[async_trait::async_trait]
@@ -50,6 +52,11 @@ impl AgentExecutor for Agent {
         }
         Ok(())
     }
+
+    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
+        self.cancel_called.store(true, Ordering::SeqCst);
+        Ok(())
+    }
 }
 
 struct Stopped(Arc<AtomicBool>);
@@ -73,6 +80,7 @@ fn card() -> AgentCard {
 struct Instance {
     handler: RequestHandler,
     saw_cancel: Arc<AtomicBool>,
+    cancel_called: Arc<AtomicBool>,
 }
 
 async fn instance() -> Option<Instance> {
@@ -89,9 +97,9 @@ async fn instance_with(config: ServerConfig) -> Option<Instance> {
         }
     };
     let stores = Stores::open(&format!("postgres:{url}")).await.expect("connect");
-    let saw_cancel = Arc::new(AtomicBool::new(false));
-    let agent = Arc::new(Agent { saw_cancel: saw_cancel.clone() });
-    Some(Instance { handler: RequestHandler::new(agent, card(), stores, config), saw_cancel })
+    let (saw_cancel, cancel_called) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let agent = Arc::new(Agent { saw_cancel: saw_cancel.clone(), cancel_called: cancel_called.clone() });
+    Some(Instance { handler: RequestHandler::new(agent, card(), stores, config), saw_cancel, cancel_called })
 }
 
 async fn pair() -> Option<(Instance, Instance)> {
@@ -193,6 +201,14 @@ async fn a_cancel_on_b_stops_the_executor_on_a_and_ends_every_stream() {
     }
     assert!(a.saw_cancel.load(Ordering::SeqCst), "A's executor was told to stop");
     assert!(!b.saw_cancel.load(Ordering::SeqCst), "B never ran it");
+    for _ in 0..50 {
+        if a.cancel_called.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(a.cancel_called.load(Ordering::SeqCst), "the cancel was routed to the executor running the task");
+    assert!(!b.cancel_called.load(Ordering::SeqCst), "not to the instance that took the request");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -369,7 +385,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     let stores = Stores::open(&format!("postgres:{url}")).await.unwrap();
     let mut push_card = card();
     push_card.capabilities.push_notifications = Some(true);
-    let agent = Arc::new(Agent { saw_cancel: Arc::new(AtomicBool::new(false)) });
+    let agent = Arc::new(Agent { saw_cancel: Default::default(), cancel_called: Default::default() });
     let _b = RequestHandler::new(agent, push_card, stores, config);
     for _ in 0..100 {
         if got.lock().unwrap().len() >= 3 {

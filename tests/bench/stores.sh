@@ -33,13 +33,13 @@ trap 'stop_all; rm -rf "$(dirname "$db")"' EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-serve() { # store -> prints the port
-  local port
+port=""
+serve() { # store -> sets $port (not in a subshell: $pids must keep the server's pid)
   port="$(free_port)"
   "$a2a" serve --echo --store "$1" --port "$port" > "$out/stores-$port.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 200); do
-    curl -sf "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null && { echo "$port"; return 0; }
+    curl -sf "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null && return 0
     sleep 0.1
   done
   echo "a2a serve --store $1 did not start" >&2
@@ -53,7 +53,7 @@ bench() { # url connections
 results="$out/stores.jsonl"
 : > "$results"
 for store in memory "sqlite:$db" "postgres:$pg"; do
-  port="$(serve "$store")"
+  serve "$store"
   r="$(bench "http://127.0.0.1:$port/" "$connections")"
   name="${store%%:*}"
   echo "$name: $r" >&2
@@ -62,8 +62,8 @@ for store in memory "sqlite:$db" "postgres:$pg"; do
 done
 
 # Two instances on one database, each given half of the connections, at the same time.
-a="$(serve "postgres:$pg")"
-b="$(serve "postgres:$pg")"
+serve "postgres:$pg"; a="$port"
+serve "postgres:$pg"; b="$port"
 bench "http://127.0.0.1:$a/" $((connections / 2)) > "$out/stores-a.json" &
 ja=$!
 bench "http://127.0.0.1:$b/" $((connections / 2)) > "$out/stores-b.json"

@@ -107,6 +107,11 @@ pub trait TaskStore: Send + Sync {
         let _ = (claimer, hold, limit);
         Ok(Vec::new())
     }
+    /// Fired when a commit of this process queued push notifications (the deliverer then
+    /// claims them at once instead of at its next poll).
+    fn outbox_queued(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
+        None
+    }
     /// Removes a settled notification from the outbox.
     async fn finish_push(&self, id: i64) -> Result<()> {
         let _ = id;

@@ -111,6 +111,8 @@ const SCHEMA: &[&str] = &[
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
     pool: PgPool,
+    /// Fired after a commit of this process queued push notifications.
+    queued: std::sync::Arc<tokio::sync::Notify>,
     /// The LISTEN side, started by [`TaskStore::moves`] when nobody listens yet.
     moves: std::sync::Arc<std::sync::Mutex<Option<tokio::sync::broadcast::Sender<Moved>>>>,
 }
@@ -194,7 +196,7 @@ impl PostgresStore {
             sqlx::query(*statement).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
         }
         tx.commit().await.map_err(|e| db_error("schema", e))?;
-        Ok(Self { pool, moves: Default::default() })
+        Ok(Self { pool, queued: Default::default(), moves: Default::default() })
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -318,9 +320,10 @@ impl TaskStore for PostgresStore {
         }
         let pushed: Vec<i64> =
             commit.entries.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect();
+        let mut queued = false;
         if commit.push && !pushed.is_empty() {
             // Each event, for each of the task's push configs, in event then config order.
-            sqlx::query(
+            let inserted = sqlx::query(
                 "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
                  SELECT $1, $2, e.s, c.id FROM UNNEST($3::BIGINT[]) AS e(s)
                  JOIN a2a_push_configs c ON c.tenant = $1 AND c.task_id = $2 ORDER BY e.s, c.seq",
@@ -331,8 +334,12 @@ impl TaskStore for PostgresStore {
             .execute(&mut *tx)
             .await
             .map_err(|e| db_error(&what(), e))?;
+            queued = inserted.rows_affected() > 0;
         }
         tx.commit().await.map_err(|e| db_error(&what(), e))?;
+        if queued {
+            self.queued.notify_one();
+        }
         Ok(CommitOutcome::Committed)
     }
 
@@ -384,6 +391,10 @@ impl TaskStore for PostgresStore {
 
     fn outbox(&self) -> bool {
         true
+    }
+
+    fn outbox_queued(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
+        Some(self.queued.clone())
     }
 
     async fn claim_push(&self, claimer: &str, hold: Duration, limit: usize) -> Result<Vec<PushDue>> {

@@ -275,6 +275,10 @@ impl TaskStore for SqliteStore {
         true
     }
 
+    fn outbox_queued(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {
+        Some(self.writer.queued.clone())
+    }
+
     async fn claim_push(&self, claimer: &str, hold: Duration, limit: usize) -> Result<Vec<PushDue>> {
         // Per task only its oldest entry, and only if unclaimed or its claim lapsed.
         let claimed: Vec<(i64, String, String, i64, String)> = sqlx::query_as(concat!(

@@ -47,6 +47,8 @@ struct Job {
 #[derive(Debug, Clone)]
 pub(super) struct Writer {
     jobs: mpsc::Sender<Job>,
+    /// Fired after a batch that queued push notifications.
+    pub queued: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Writer {
@@ -54,8 +56,9 @@ impl Writer {
     /// handle is dropped.
     pub fn start(pool: SqlitePool) -> Self {
         let (jobs, rx) = mpsc::channel(4 * BATCH);
-        tokio::spawn(run(pool, rx));
-        Self { jobs }
+        let queued = std::sync::Arc::new(tokio::sync::Notify::new());
+        tokio::spawn(run(pool, rx, queued.clone()));
+        Self { jobs, queued }
     }
 
     pub async fn commit(&self, commit: Encoded) -> Result<CommitOutcome> {
@@ -67,7 +70,7 @@ impl Writer {
     }
 }
 
-async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>) {
+async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>, queued: std::sync::Arc<tokio::sync::Notify>) {
     while let Some(first) = jobs.recv().await {
         let mut batch = vec![first];
         while batch.len() < BATCH {
@@ -78,7 +81,10 @@ async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>) {
         }
         match write(&pool, &batch).await {
             Ok(outcomes) => {
-                for (job, outcome) in batch.into_iter().zip(outcomes) {
+                if outcomes.iter().any(|(_, pushed)| *pushed) {
+                    queued.notify_one();
+                }
+                for (job, (outcome, _)) in batch.into_iter().zip(outcomes) {
                     let _ = job.reply.send(Ok(outcome));
                 }
             }
@@ -86,7 +92,10 @@ async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>) {
                 // Find the one that fails: each on its own.
                 for job in batch {
                     let outcome = write(&pool, std::slice::from_ref(&job)).await.map(|o| o[0]);
-                    let _ = job.reply.send(outcome);
+                    if outcome.as_ref().is_ok_and(|(_, pushed)| *pushed) {
+                        queued.notify_one();
+                    }
+                    let _ = job.reply.send(outcome.map(|(o, _)| o));
                 }
             }
             Err(e) => {
@@ -99,77 +108,118 @@ async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>) {
     pool.close().await;
 }
 
-/// Writes `batch` in one transaction: each commit version-checked on its own.
-async fn write(pool: &SqlitePool, batch: &[Job]) -> Result<Vec<CommitOutcome>> {
+/// Rows per multi-row INSERT: well under SQLite's 32,766 bound variables.
+const ROWS_PER_INSERT: usize = 1000;
+
+/// Writes `batch` in one transaction: each commit version-checked on its own. With each
+/// outcome, whether it queued push notifications. Statements are shared across the batch
+/// where they can be (one INSERT for all new tasks, one for all log entries, one for all push
+/// notifications): each statement is a round trip to sqlx's SQLite worker thread, and that
+/// round trip, not the disk, is what a busy writer spends its time on.
+async fn write(pool: &SqlitePool, batch: &[Job]) -> Result<Vec<(CommitOutcome, bool)>> {
     let mut tx = pool.begin().await.map_err(|e| db_error("commit", e))?;
-    let mut outcomes = Vec::with_capacity(batch.len());
-    for job in batch {
-        outcomes.push(write_one(&mut tx, &job.commit).await?);
+    let mut committed = vec![false; batch.len()];
+
+    // New tasks: one INSERT; RETURNING says which did not exist yet.
+    let new: Vec<&Encoded> = batch.iter().map(|j| &j.commit).filter(|c| c.expected == 0).collect();
+    let mut created = std::collections::HashSet::new();
+    for chunk in new.chunks(ROWS_PER_INSERT / 8) {
+        let mut qb = sqlx::QueryBuilder::new(
+            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq) ",
+        );
+        qb.push_values(chunk, |mut row, c| {
+            row.push_bind(&c.tenant)
+                .push_bind(&c.id)
+                .push_bind(&c.context_id)
+                .push_bind(c.state)
+                .push_bind(c.status_ts)
+                .push_bind(c.body.as_deref())
+                .push_bind(c.version)
+                .push_bind(c.version);
+        });
+        qb.push(" ON CONFLICT (tenant, id) DO NOTHING RETURNING tenant, id");
+        let rows: Vec<(String, String)> =
+            qb.build_query_as().fetch_all(&mut *tx).await.map_err(|e| db_error("create tasks", e))?;
+        created.extend(rows);
+    }
+    for (i, job) in batch.iter().enumerate() {
+        let c = &job.commit;
+        committed[i] = if c.expected == 0 {
+            created.contains(&(c.tenant.clone(), c.id.clone()))
+        } else {
+            update(&mut tx, c).await?
+        };
+    }
+
+    // Every committed commit's log entries: one INSERT per ROWS_PER_INSERT rows.
+    let entries: Vec<(&Encoded, &(i64, String))> = batch
+        .iter()
+        .zip(&committed)
+        .filter(|(_, ok)| **ok)
+        .flat_map(|(j, _)| j.commit.entries.iter().map(move |e| (&j.commit, e)))
+        .collect();
+    for chunk in entries.chunks(ROWS_PER_INSERT / 4) {
+        let mut qb = sqlx::QueryBuilder::new("INSERT INTO a2a_events (tenant, task_id, seq, body) ");
+        qb.push_values(chunk, |mut row, (c, (seq, body))| {
+            row.push_bind(&c.tenant).push_bind(&c.id).push_bind(*seq).push_bind(body);
+        });
+        qb.build().execute(&mut *tx).await.map_err(|e| db_error("append to task logs", e))?;
+    }
+
+    // Push notifications: each event, for each push config of its task, in order.
+    let pushed: Vec<(&Encoded, i64)> = batch
+        .iter()
+        .zip(&committed)
+        .filter(|(_, ok)| **ok)
+        .flat_map(|(j, _)| j.commit.pushed.iter().map(move |seq| (&j.commit, *seq)))
+        .collect();
+    let mut queued_for = std::collections::HashSet::new();
+    for chunk in pushed.chunks(ROWS_PER_INSERT / 4) {
+        let mut qb = sqlx::QueryBuilder::new(
+            "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
+             SELECT e.column1, e.column2, e.column3, c.id FROM (",
+        );
+        qb.push_values(chunk, |mut row, (c, seq)| {
+            row.push_bind(&c.tenant).push_bind(&c.id).push_bind(*seq);
+        });
+        qb.push(
+            ") AS e JOIN a2a_push_configs c ON c.tenant = e.column1 AND c.task_id = e.column2
+             ORDER BY e.column1, e.column2, e.column3, c.seq RETURNING tenant, task_id",
+        );
+        let rows: Vec<(String, String)> =
+            qb.build_query_as().fetch_all(&mut *tx).await.map_err(|e| db_error("queue push notifications", e))?;
+        queued_for.extend(rows);
     }
     tx.commit().await.map_err(|e| db_error("commit", e))?;
-    Ok(outcomes)
+    Ok(batch
+        .iter()
+        .zip(committed)
+        .map(|(j, ok)| {
+            let outcome = if ok { CommitOutcome::Committed } else { CommitOutcome::Conflict };
+            (outcome, queued_for.contains(&(j.commit.tenant.clone(), j.commit.id.clone())))
+        })
+        .collect())
 }
 
-async fn write_one(tx: &mut sqlx::SqliteConnection, job: &Encoded) -> Result<CommitOutcome> {
-    let what = || format!("commit task {:?}", job.id);
-    let moved = if job.expected == 0 {
-        sqlx::query(
-            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING",
-        )
-        .bind(&job.tenant)
-        .bind(&job.id)
-        .bind(&job.context_id)
-        .bind(job.state)
-        .bind(job.status_ts)
-        .bind(job.body.as_deref())
-        .bind(job.version)
-        .bind(job.version)
-        .execute(&mut *tx)
-        .await
-    } else {
-        sqlx::query(
-            "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, version = ?,
-                body = COALESCE(?, body), body_seq = CASE WHEN ? IS NULL THEN body_seq ELSE ? END
-             WHERE tenant = ? AND id = ? AND version = ?",
-        )
-        .bind(&job.context_id)
-        .bind(job.state)
-        .bind(job.status_ts)
-        .bind(job.version)
-        .bind(job.body.as_deref())
-        .bind(job.body.as_deref())
-        .bind(job.version)
-        .bind(&job.tenant)
-        .bind(&job.id)
-        .bind(job.expected)
-        .execute(&mut *tx)
-        .await
-    }
-    .map_err(|e| db_error(&what(), e))?;
-    if moved.rows_affected() == 0 {
-        return Ok(CommitOutcome::Conflict);
-    }
-    if !job.entries.is_empty() {
-        let mut qb = sqlx::QueryBuilder::new("INSERT INTO a2a_events (tenant, task_id, seq, body) ");
-        qb.push_values(&job.entries, |mut row, (seq, body)| {
-            row.push_bind(&job.tenant).push_bind(&job.id).push_bind(*seq).push_bind(body);
-        });
-        qb.build().execute(&mut *tx).await.map_err(|e| db_error(&what(), e))?;
-    }
-    if !job.pushed.is_empty() {
-        // Each event, for each of the task's push configs, in event then config order.
-        let mut qb = sqlx::QueryBuilder::new("INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id) SELECT ");
-        qb.push_bind(&job.tenant).push(", ").push_bind(&job.id).push(", e.column1, c.id FROM (");
-        qb.push_values(&job.pushed, |mut row, seq| {
-            row.push_bind(*seq);
-        });
-        qb.push(") AS e JOIN a2a_push_configs c ON c.tenant = ")
-            .push_bind(&job.tenant)
-            .push(" AND c.task_id = ")
-            .push_bind(&job.id)
-            .push(" ORDER BY e.column1, c.seq");
-        qb.build().execute(&mut *tx).await.map_err(|e| db_error(&what(), e))?;
-    }
-    Ok(CommitOutcome::Committed)
+/// The version-checked move of an existing task: `false` when it is not at the expected version.
+async fn update(tx: &mut sqlx::SqliteConnection, job: &Encoded) -> Result<bool> {
+    let moved = sqlx::query(
+        "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, version = ?,
+            body = COALESCE(?, body), body_seq = CASE WHEN ? IS NULL THEN body_seq ELSE ? END
+         WHERE tenant = ? AND id = ? AND version = ?",
+    )
+    .bind(&job.context_id)
+    .bind(job.state)
+    .bind(job.status_ts)
+    .bind(job.version)
+    .bind(job.body.as_deref())
+    .bind(job.body.as_deref())
+    .bind(job.version)
+    .bind(&job.tenant)
+    .bind(&job.id)
+    .bind(job.expected)
+    .execute(&mut *tx)
+    .await
+    .map_err(|e| db_error(&format!("commit task {:?}", job.id), e))?;
+    Ok(moved.rows_affected() == 1)
 }

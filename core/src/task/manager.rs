@@ -70,8 +70,6 @@ struct Inner {
     /// The store keeps the push outbox (push notifications are queued with their events);
     /// otherwise they go to the sender's in-memory queue.
     outbox: bool,
-    /// Wakes the outbox deliverer after a commit queued notifications.
-    outbox_ready: tokio::sync::Notify,
 }
 
 fn key(tenant: &str, id: &str) -> Key {
@@ -95,7 +93,6 @@ impl TaskManager {
             instance: uuid::Uuid::new_v4().to_string(),
             lease: config.lease,
             outbox,
-            outbox_ready: tokio::sync::Notify::new(),
         };
         let inner = Arc::new(inner);
         if let Some(moves) = moves {
@@ -235,14 +232,23 @@ impl TaskManager {
     ) -> Result<Task> {
         let inner = &self.inner;
         let guard = inner.live.acquire(key(partition, id));
-        let snapshot = {
+        let (snapshot, elsewhere) = {
             let mut slot = guard.slot.lock().await;
+            if inner.stores.tasks.leases() && slot.turn.is_none() {
+                // Who runs it is only known from the store: read it fresh.
+                slot.unload();
+            }
             inner.load(&guard.key, &mut slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
             state::check_cancel(task)?;
-            task.clone()
+            let elsewhere = slot.lease.as_ref().is_some_and(|l| l.live && l.owner != inner.instance);
+            (task.clone(), elsewhere)
         };
         guard.cancel.cancel();
+        if elsewhere {
+            // The instance running the task calls its executor's `cancel` when it sees CANCELED.
+            return inner.write_canceled(&guard, id).await;
+        }
 
         let (tx, rx) = mpsc::channel(SINK_CAPACITY);
         let sink = EventSink::new(tx, snapshot.id.clone(), snapshot.context_id.clone());
@@ -266,28 +272,7 @@ impl TaskManager {
             tracing::warn!(task_id = id, "executor cancel failed or timed out; canceling anyway");
         }
 
-        let mut slot = guard.slot.lock().await;
-        // A conflict (another instance's executor wrote first) reloads the task: try again.
-        for _ in 0..3 {
-            inner.load(&guard.key, &mut slot).await?;
-            let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
-            if task.status.state.is_terminal() {
-                break;
-            }
-            let status = StreamResponse::StatusUpdate(model::TaskStatusUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                status: TaskStatus::now(TaskState::Canceled),
-                metadata: None,
-            });
-            inner.apply_locked(&guard, &mut slot, vec![status], None).await?;
-        }
-        let task = slot.task.clone().ok_or_else(|| A2AError::task_not_found(id))?;
-        if task.status.state != TaskState::Canceled {
-            // The agent finished first (its terminal event won the lock): not cancelable.
-            return Err(A2AError::task_not_cancelable(id, task.status.state.as_str()));
-        }
-        Ok(inner.capped(task, None))
+        inner.write_canceled(&guard, id).await
     }
 
     /// SubscribeToTask: the current Task first, then every live event until the task ends.
@@ -403,6 +388,7 @@ async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationTok
     loop {
         let Some(strong) = inner.upgrade() else { return };
         let Some(push) = strong.push.clone() else { return };
+        let queued = strong.stores.tasks.outbox_queued();
         let hold = (strong.lease * 2).max(Duration::from_secs(1));
         let due = match strong.stores.tasks.claim_push(&strong.instance, hold, OUTBOX_BATCH).await {
             Ok(due) => due,
@@ -413,9 +399,12 @@ async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationTok
         };
         if due.is_empty() {
             let wait = async {
-                tokio::select! {
-                    () = strong.outbox_ready.notified() => {}
-                    () = tokio::time::sleep(OUTBOX_POLL) => {}
+                match &queued {
+                    Some(queued) => tokio::select! {
+                        () = queued.notified() => {}
+                        () = tokio::time::sleep(OUTBOX_POLL) => {}
+                    },
+                    None => tokio::time::sleep(OUTBOX_POLL).await,
                 }
             };
             tokio::select! {
@@ -526,6 +515,33 @@ impl Drop for StreamSlot {
 }
 
 impl Inner {
+    /// Writes CANCELED unless the task has ended meanwhile (then TaskNotCancelable). A conflict
+    /// (another instance's executor wrote first) reloads the task and tries again.
+    async fn write_canceled(&self, guard: &LiveGuard, id: &str) -> Result<Task> {
+        let mut slot = guard.slot.lock().await;
+        // A conflict (another instance's executor wrote first) reloads the task: try again.
+        for _ in 0..3 {
+            self.load(&guard.key, &mut slot).await?;
+            let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
+            if task.status.state.is_terminal() {
+                break;
+            }
+            let status = StreamResponse::StatusUpdate(model::TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status: TaskStatus::now(TaskState::Canceled),
+                metadata: None,
+            });
+            self.apply_locked(guard, &mut slot, vec![status], None).await?;
+        }
+        let task = slot.task.clone().ok_or_else(|| A2AError::task_not_found(id))?;
+        if task.status.state != TaskState::Canceled {
+            // The agent finished first (its terminal event won the lock): not cancelable.
+            return Err(A2AError::task_not_cancelable(id, task.status.state.as_str()));
+        }
+        Ok(self.capped(task, None))
+    }
+
     /// Reads the task from the store the first time its live entry is used.
     async fn load(&self, key: &Key, slot: &mut Slot) -> Result<()> {
         if !slot.loaded {
@@ -862,10 +878,6 @@ impl Inner {
                     slot.lease = None;
                     slot.turn = None;
                 }
-                if self.outbox {
-                    // Queued in the same transaction; the deliverer sends them.
-                    self.outbox_ready.notify_one();
-                }
                 for entry in entries {
                     if let (false, Change::Event(event)) = (self.outbox, &entry.change) {
                         self.notify(tenant, event).await;
@@ -931,8 +943,47 @@ impl Inner {
             if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) && !guard.cancel.is_cancelled() {
                 tracing::info!(task_id = id, "the task was ended by another instance; stopping its execution here");
                 guard.cancel.cancel();
+                // A cancel routed here from another instance: the executor that runs the task
+                // gets its `cancel` call (what it writes is refused: the task has ended).
+                if let Some(task) = slot.task.clone().filter(|t| t.status.state == TaskState::Canceled)
+                    && guard.executions.load(Ordering::Acquire) > 0
+                {
+                    self.spawn_agent_cancel(guard, task);
+                }
             }
         }
+    }
+
+    /// Calls the executor's `cancel` for a task canceled through another instance, in the
+    /// background and within [`CANCEL_GRACE`]. The caller of that cancel is not known here.
+    fn spawn_agent_cancel(&self, guard: &LiveGuard, task: Task) {
+        let (tx, mut rx) = mpsc::channel(SINK_CAPACITY);
+        let sink = EventSink::new(tx, task.id.clone(), task.context_id.clone());
+        let ctx = RequestContext {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            message: None,
+            tenant: guard.key.0.split('\u{1f}').next().unwrap_or_default().to_owned(),
+            task: Some(task),
+            configuration: None,
+            metadata: None,
+            principal: None,
+            extensions: Vec::new(),
+            skills: Vec::new(),
+            cancelled: guard.cancel.clone(),
+        };
+        let agent = self.agent.clone();
+        tokio::spawn(async move {
+            let cancel = tokio::time::timeout(CANCEL_GRACE, agent.cancel(ctx, sink));
+            tokio::pin!(cancel);
+            loop {
+                tokio::select! {
+                    _ = &mut cancel => return,
+                    // Its events come too late to apply: the task has ended.
+                    Some(_) = rx.recv() => {}
+                }
+            }
+        });
     }
 
     /// Publishes the changes logged after `after` up to `upto` (written by another writer).
