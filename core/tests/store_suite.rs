@@ -323,14 +323,12 @@ mod cases {
         commit(h, &tenant, &task.clone().unwrap(), 0, &created, true).await;
         // 300 chunks, one commit each, a body only now and then: what a writer's policy does.
         let mut policy = a2a_native::store::log::SnapshotPolicy::default();
-        let mut version = 1;
-        for n in 0..300 {
+        for (version, n) in (1..).zip(0..300) {
             let entries = advance(&mut task, version, vec![chunk("long", n)]);
             let t = task.clone().unwrap();
             let snapshot = policy.wants_snapshot(&t, false, 1);
             assert_eq!(commit(h, &tenant, &t, version, &entries, snapshot).await, CommitOutcome::Committed);
             policy.record(snapshot, 1);
-            version += 1;
         }
         let t = task.unwrap();
         assert_eq!(t.artifacts[0].parts.len(), 300);

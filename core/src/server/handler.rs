@@ -60,6 +60,8 @@ pub enum Reply {
 
 /// One item of a stream: an event, with its sequence number in the task's log when it has one
 /// (SSE `id:`; a direct Message reply has none), or the error that ends the stream.
+// Events are the common case and move once each; boxing them would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum StreamItem {
     Event { id: Option<u64>, event: StreamResponse },
