@@ -344,10 +344,11 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another() {
     use a2a_native::store::{Change, Commit, LogEntry, Owner, PostgresStore, PushConfigStore, TaskStore};
-    let url = match std::env::var("A2A_TEST_POSTGRES_URL") {
-        Ok(url) if !url.is_empty() => url,
-        _ => return,
-    };
+    // Skipped like every test here without a database (and failing instead under CI's rule).
+    if instance().await.is_none() {
+        return;
+    }
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
     let tenant = tenant();
     let (hook, got) = webhook().await;
     // The producer: registers a webhook, commits three events with their notifications queued,

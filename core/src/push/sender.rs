@@ -230,20 +230,7 @@ impl PushSender {
     pub fn enqueue(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) {
         let inner = &self.inner;
         let task_id = event.task_id().unwrap_or(&config.task_id);
-        let job = match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
-            Ok(job) => job,
-            Err(Unsendable::Refused(reason)) => {
-                inner.refused.fetch_add(1, Ordering::Relaxed);
-                let config_id = &config.id;
-                tracing::warn!(task_id, config_id, %reason, "push notification refused: target not allowed");
-                return;
-            }
-            Err(Unsendable::Invalid(reason)) => {
-                inner.dropped.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(task_id, config_id = %config.id, %reason, "push notification dropped: invalid config");
-                return;
-            }
-        };
+        let Some(job) = self.job(config, event, task_id) else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             inner.dropped.fetch_add(1, Ordering::Relaxed);
             let config_id = &config.id;
@@ -287,22 +274,30 @@ impl PushSender {
     pub async fn deliver_now(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) -> bool {
         let inner = &self.inner;
         let task_id = event.task_id().unwrap_or(&config.task_id);
-        let job = match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
-            Ok(job) => job,
+        // A config that can never be delivered to is settled (counted and logged by `job`).
+        let Some(job) = self.job(config, event, task_id) else { return true };
+        tokio::select! {
+            () = inner.deliver(&job) => true,
+            () = inner.cancel.cancelled() => false,
+        }
+    }
+
+    /// The notification to send, or `None` (counted and logged) when its config can never be
+    /// delivered to: a refused target or an invalid header value.
+    fn job(&self, config: &TaskPushNotificationConfig, event: &StreamResponse, task_id: &str) -> Option<Job> {
+        let inner = &self.inner;
+        match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
+            Ok(job) => Some(job),
             Err(Unsendable::Refused(reason)) => {
                 inner.refused.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(task_id, config_id = %config.id, %reason, "push notification refused: target not allowed");
-                return true;
+                None
             }
             Err(Unsendable::Invalid(reason)) => {
                 inner.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(task_id, config_id = %config.id, %reason, "push notification dropped: invalid config");
-                return true;
+                None
             }
-        };
-        tokio::select! {
-            () = inner.deliver(&job) => true,
-            () = inner.cancel.cancelled() => false,
         }
     }
 

@@ -284,7 +284,7 @@ impl MemoryStore {
             (Some(e), Some(v)) => e == v && e != 0,
             (Some(_), None) => false,
         };
-        if !fits || (current.is_none() && matches!(update, Update::Changes(_)) && expected != Some(0)) {
+        if !fits {
             return Ok(CommitOutcome::Conflict);
         }
         let exists = current.is_some();
