@@ -281,7 +281,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     };
     let created = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
     let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
-    let commit = Commit { task: &task, expected: 0, entries: &created, snapshot: true, owner, orphaned_only: false, push: false };
+    let commit = Commit { task: &task, expected: 0, entries: &created, snapshot: true, owner, orphaned_only: false, push: false, log: true };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Committed);
 
     // A subscriber on B sees the task end FAILED once the lease expired and B's reaper ran.
@@ -296,7 +296,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     // The ghost comes back and writes as if nothing happened: fenced by the version.
     task.status = model::TaskStatus::now(TaskState::Completed);
     let late = [LogEntry { seq: 2, change: Change::Event(StreamResponse::Task(task.clone())) }];
-    let commit = Commit { task: &task, expected: 1, entries: &late, snapshot: true, owner, orphaned_only: false, push: false };
+    let commit = Commit { task: &task, expected: 1, entries: &late, snapshot: true, owner, orphaned_only: false, push: false, log: true };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Conflict);
     assert_eq!(ghost.load(&tenant, &task.id).await.unwrap().unwrap().task.status.state, TaskState::Failed);
 }
@@ -373,7 +373,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
         entries.push(LogEntry { seq, change: Change::Event(StreamResponse::StatusUpdate(update)) });
     }
     let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
-    let commit = Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner, orphaned_only: false, push: true };
+    let commit = Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner, orphaned_only: false, push: true, log: true };
     ghost.commit(&tenant, commit).await.unwrap();
     let claimed = ghost.claim_push("ghost", Duration::from_millis(500), 10).await.unwrap();
     let claimed: Vec<_> = claimed.into_iter().filter(|d| d.tenant == tenant).collect();

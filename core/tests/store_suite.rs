@@ -276,7 +276,7 @@ mod cases {
     }
 
     async fn commit(h: &Harness, tenant: &str, task: &Task, expected: u64, entries: &[LogEntry], snapshot: bool) -> CommitOutcome {
-        h.tasks.commit(tenant, Commit { task, expected, entries, snapshot, owner: None, orphaned_only: false, push: false }).await.unwrap()
+        h.tasks.commit(tenant, Commit { task, expected, entries, snapshot, owner: None, orphaned_only: false, push: false, log: true }).await.unwrap()
     }
 
     pub async fn log_commit_load_and_replay(h: &Harness) {
@@ -374,7 +374,7 @@ mod cases {
             writers.spawn(async move {
                 let entries = advance(&mut mine, 1, vec![status("t", TaskState::Working), chunk("t", w)]);
                 let t = mine.unwrap();
-                let outcome = store.commit(&tenant, Commit { task: &t, expected: 1, entries: &entries, snapshot: w % 2 == 0, owner: None, orphaned_only: false, push: false });
+                let outcome = store.commit(&tenant, Commit { task: &t, expected: 1, entries: &entries, snapshot: w % 2 == 0, owner: None, orphaned_only: false, push: false, log: true });
                 (outcome.await.unwrap(), t)
             });
         }

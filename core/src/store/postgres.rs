@@ -176,7 +176,11 @@ impl PostgresStore {
     pub async fn connect(url: &str) -> Result<Self> {
         let pool = PgPoolOptions::new()
             .max_connections(10)
-            .acquire_timeout(Duration::from_secs(10))
+            // Fail promptly when the database is unreachable (the request gets Unavailable).
+            .acquire_timeout(Duration::from_secs(2))
+            // No ping before each use: a connection the database dropped fails its query once
+            // (Unavailable), and the pool replaces it.
+            .test_before_acquire(false)
             .connect(url)
             .await
             // The URL is left out of the message: it may hold a password.
@@ -242,9 +246,10 @@ impl TaskStore for PostgresStore {
         let version = seq_i64(commit.version());
         let snapshot = commit.snapshot || commit.expected == 0;
         let body = if snapshot { Some(task_body(task)?) } else { None };
-        let mut seqs = Vec::with_capacity(commit.entries.len());
-        let mut bodies = Vec::with_capacity(commit.entries.len());
-        for entry in commit.entries {
+        let logged = if commit.log { commit.entries } else { &[] };
+        let mut seqs = Vec::with_capacity(logged.len());
+        let mut bodies = Vec::with_capacity(logged.len());
+        for entry in logged {
             seqs.push(seq_i64(entry.seq));
             bodies.push(change_body(&entry.change)?);
         }
@@ -254,90 +259,75 @@ impl TaskStore for PostgresStore {
             Some(o) => (Some(o.id), i64::try_from(o.lease.as_millis()).unwrap_or(i64::MAX)),
             None => (None, 0),
         };
-        let what = || format!("commit task {:?}", task.id);
-        let mut tx = self.pool.begin().await.map_err(|e| db_error(&what(), e))?;
-        let moved = if commit.expected == 0 {
-            sqlx::query(concat!(
-                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq, owner, lease_until)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, CASE WHEN $8::TEXT IS NULL THEN NULL ELSE ",
-                now_ms!(),
-                " + $9 END) ON CONFLICT (tenant, id) DO NOTHING"
-            ))
-            .bind(tenant)
-            .bind(&task.id)
-            .bind(&task.context_id)
-            .bind(task.status.state.as_str())
-            .bind(ts)
-            .bind(body.as_deref())
-            .bind(version)
-            .bind(owner)
-            .bind(lease_ms)
-            .execute(&mut *tx)
-            .await
+        let pushed: Vec<i64> = if commit.push {
+            logged.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect()
         } else {
-            sqlx::query(concat!(
-                "UPDATE a2a_tasks SET context_id = $1, state = $2, status_ts = $3, version = $4,
-                    body = COALESCE($5, body), body_seq = CASE WHEN $5 IS NULL THEN body_seq ELSE $4 END,
-                    owner = $9, lease_until = CASE WHEN $9::TEXT IS NULL THEN NULL ELSE ",
+            Vec::new()
+        };
+        // One statement, so one round trip in autocommit: the version-checked task write, then
+        // (only if it wrote) the log entries and each event's notification for every push
+        // config of the task, in event then config order. $1..$5 are the tail's, $6.. the head's.
+        let head = if commit.expected == 0 {
+            concat!(
+                "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq, owner, lease_until)
+                 VALUES ($1, $2, $6, $7, $8, $9, $10, $10, $11, CASE WHEN $11::TEXT IS NULL THEN NULL ELSE ",
                 now_ms!(),
-                " + $10 END
-                 WHERE tenant = $6 AND id = $7 AND version = $8
-                   AND (NOT $11 OR owner IS NULL OR lease_until < ",
-                now_ms!(),
-                ")"
-            ))
-            .bind(&task.context_id)
-            .bind(task.status.state.as_str())
-            .bind(ts)
-            .bind(version)
-            .bind(body.as_deref())
-            .bind(tenant)
-            .bind(&task.id)
-            .bind(seq_i64(commit.expected))
-            .bind(owner)
-            .bind(lease_ms)
-            .bind(commit.orphaned_only)
-            .execute(&mut *tx)
-            .await
-        }
-        .map_err(|e| db_error(&what(), e))?;
-        if moved.rows_affected() == 0 {
-            return Ok(CommitOutcome::Conflict);
-        }
-        if !bodies.is_empty() {
-            // One statement for every entry: arrays unnested server-side.
-            sqlx::query(
-                "INSERT INTO a2a_events (tenant, task_id, seq, body)
-                 SELECT $1, $2, s, b FROM UNNEST($3::BIGINT[], $4::TEXT[]) AS e(s, b)",
+                " + $12 END) ON CONFLICT (tenant, id) DO NOTHING RETURNING 1"
             )
+        } else {
+            concat!(
+                "UPDATE a2a_tasks SET context_id = $6, state = $7, status_ts = $8, version = $10,
+                    body = COALESCE($9, body), body_seq = CASE WHEN $9 IS NULL THEN body_seq ELSE $10 END,
+                    owner = $11, lease_until = CASE WHEN $11::TEXT IS NULL THEN NULL ELSE ",
+                now_ms!(),
+                " + $12 END
+                 WHERE tenant = $1 AND id = $2 AND version = $13
+                   AND (NOT $14 OR owner IS NULL OR lease_until < ",
+                now_ms!(),
+                ") RETURNING 1"
+            )
+        };
+        // Only the parts this commit needs: a blocking send's first commit is the task row alone.
+        let log = if seqs.is_empty() {
+            ""
+        } else {
+            ", logged AS (INSERT INTO a2a_events (tenant, task_id, seq, body)
+                SELECT $1, $2, s, b FROM UNNEST($3::BIGINT[], $4::TEXT[]) AS e(s, b) WHERE EXISTS (SELECT 1 FROM moved))"
+        };
+        let (queue, queued) = if pushed.is_empty() {
+            ("", "0")
+        } else {
+            (
+                ", queued AS (INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
+                SELECT $1, $2, e.s, c.id FROM UNNEST($5::BIGINT[]) AS e(s)
+                JOIN a2a_push_configs c ON c.tenant = $1 AND c.task_id = $2
+                WHERE EXISTS (SELECT 1 FROM moved) ORDER BY e.s, c.seq RETURNING 1)",
+                "(SELECT COUNT(*) FROM queued)",
+            )
+        };
+        let sql = format!("WITH moved AS ({head}){log}{queue} SELECT (SELECT COUNT(*) FROM moved), {queued}::BIGINT");
+        let mut query = sqlx::query_as::<_, (i64, i64)>(sqlx::AssertSqlSafe(sql))
             .bind(tenant)
             .bind(&task.id)
             .bind(&seqs)
             .bind(&bodies)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| db_error(&what(), e))?;
-        }
-        let pushed: Vec<i64> =
-            commit.entries.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect();
-        let mut queued = false;
-        if commit.push && !pushed.is_empty() {
-            // Each event, for each of the task's push configs, in event then config order.
-            let inserted = sqlx::query(
-                "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
-                 SELECT $1, $2, e.s, c.id FROM UNNEST($3::BIGINT[]) AS e(s)
-                 JOIN a2a_push_configs c ON c.tenant = $1 AND c.task_id = $2 ORDER BY e.s, c.seq",
-            )
-            .bind(tenant)
-            .bind(&task.id)
             .bind(&pushed)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| db_error(&what(), e))?;
-            queued = inserted.rows_affected() > 0;
+            .bind(&task.context_id)
+            .bind(task.status.state.as_str())
+            .bind(ts)
+            .bind(body.as_deref())
+            .bind(version)
+            .bind(owner)
+            .bind(lease_ms);
+        if commit.expected != 0 {
+            query = query.bind(seq_i64(commit.expected)).bind(commit.orphaned_only);
         }
-        tx.commit().await.map_err(|e| db_error(&what(), e))?;
-        if queued {
+        let (moved, queued) =
+            query.fetch_one(&self.pool).await.map_err(|e| db_error(&format!("commit task {:?}", task.id), e))?;
+        if moved == 0 {
+            return Ok(CommitOutcome::Conflict);
+        }
+        if queued > 0 {
             self.queued.notify_one();
         }
         Ok(CommitOutcome::Committed)

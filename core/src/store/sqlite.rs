@@ -84,6 +84,10 @@ pub struct SqliteStore {
     pool: SqlitePool,
     /// Task commits go through one writer (group commit, see `sqlite_writer`).
     writer: super::sqlite_writer::Writer,
+    /// Whether any push config was ever stored: until then a commit queues no notification and
+    /// skips the outbox statement. Set before a config is written, so no commit after it misses it
+    /// (this store is the file's one user: `single_process`).
+    has_push_configs: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl SqliteStore {
@@ -138,23 +142,35 @@ impl SqliteStore {
                 sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
             }
         }
+        let has_push_configs: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM a2a_push_configs)")
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(|e| db_error("schema", e))?;
         tx.commit().await.map_err(|e| db_error("schema", e))?;
         // The writer's own connection, to the same database. An in-memory database is private
         // to its one connection: there the writer shares the pool (of one).
         let options = (*pool.connect_options()).clone();
-        let writer_pool = if options.get_filename() == std::path::Path::new(":memory:") || pool.options().get_max_connections() == 1 {
-            pool.clone()
+        let shared = options.get_filename() == std::path::Path::new(":memory:") || pool.options().get_max_connections() == 1;
+        let (writer_pool, checkpoints) = if shared {
+            (pool.clone(), None)
         } else {
-            SqlitePoolOptions::new()
+            // A larger page cache: the writer touches the same index pages batch after batch.
+            let options = options.pragma("wal_autocheckpoint", "0").pragma("cache_size", "-16384");
+            let writer = SqlitePoolOptions::new()
                 .max_connections(1)
                 .min_connections(1)
                 .idle_timeout(None)
                 .max_lifetime(None)
                 .connect_with(options)
                 .await
-                .map_err(|e| db_error("open the writer connection", e))?
+                .map_err(|e| db_error("open the writer connection", e))?;
+            (writer, Some(pool.clone()))
         };
-        Ok(Self { pool, writer: super::sqlite_writer::Writer::start(writer_pool) })
+        Ok(Self {
+            pool,
+            writer: super::sqlite_writer::Writer::start(writer_pool, checkpoints),
+            has_push_configs: std::sync::Arc::new(has_push_configs.into()),
+        })
     }
 
     pub fn pool(&self) -> &SqlitePool {
@@ -198,12 +214,13 @@ impl TaskStore for SqliteStore {
     async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
         let task = commit.task;
         let snapshot = commit.snapshot || commit.expected == 0;
-        let mut entries = Vec::with_capacity(commit.entries.len());
-        for entry in commit.entries {
+        let logged = if commit.log { commit.entries } else { &[] };
+        let mut entries = Vec::with_capacity(logged.len());
+        for entry in logged {
             entries.push((seq_i64(entry.seq), change_body(&entry.change)?));
         }
-        let pushed = if commit.push {
-            commit.entries.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect()
+        let pushed = if commit.push && self.has_push_configs.load(std::sync::atomic::Ordering::Acquire) {
+            logged.iter().filter(|e| e.change.event().is_some()).map(|e| seq_i64(e.seq)).collect()
         } else {
             Vec::new()
         };
@@ -397,6 +414,7 @@ impl TaskStore for SqliteStore {
 impl PushConfigStore for SqliteStore {
     async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
         let config = prepare_push_config(tenant, config)?;
+        self.has_push_configs.store(true, std::sync::atomic::Ordering::Release);
         // On conflict only the body changes: the row keeps its sequence number (list position).
         sqlx::query(
             "INSERT INTO a2a_push_configs (tenant, task_id, id, body) VALUES (?, ?, ?, ?)

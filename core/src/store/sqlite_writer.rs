@@ -53,11 +53,13 @@ pub(super) struct Writer {
 
 impl Writer {
     /// Starts the writer on `pool` (one connection: the writer's own). It stops when every
-    /// handle is dropped.
-    pub fn start(pool: SqlitePool) -> Self {
+    /// handle is dropped. `checkpoints`: where WAL checkpoints run (see [`Checkpoints`]),
+    /// when the writer's connection does not run them itself.
+    pub fn start(pool: SqlitePool, checkpoints: Option<SqlitePool>) -> Self {
         let (jobs, rx) = mpsc::channel(4 * BATCH);
         let queued = std::sync::Arc::new(tokio::sync::Notify::new());
-        tokio::spawn(run(pool, rx, queued.clone()));
+        let checkpoints = checkpoints.map(Checkpoints::new);
+        tokio::spawn(run(pool, rx, queued.clone(), checkpoints));
         Self { jobs, queued }
     }
 
@@ -70,7 +72,58 @@ impl Writer {
     }
 }
 
-async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>, queued: std::sync::Arc<tokio::sync::Notify>) {
+/// WAL checkpoints off the writer's path. SQLite's automatic checkpoint runs inside the
+/// commit that crosses the threshold, fsyncing the database file while every queued commit
+/// waits (the p99 of a busy server). The writer's connection has it off; instead, after every
+/// [`Checkpoints::EVERY`] commits, a PASSIVE checkpoint runs on a reader connection, beside
+/// the writer, which keeps committing meanwhile. The WAL file starts over only once a
+/// checkpoint has caught up with its end, which a checkpoint racing the writer never does: so
+/// when one finishes, the writer itself checkpoints the few frames written meanwhile (cheap,
+/// and the WAL stays small).
+struct Checkpoints {
+    pool: SqlitePool,
+    commits: usize,
+    running: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Checkpoints {
+    /// About SQLite's default threshold (1,000 WAL pages): a commit writes a few pages.
+    const EVERY: usize = 400;
+
+    fn new(pool: SqlitePool) -> Self {
+        Self { pool, commits: 0, running: Default::default(), done: Default::default() }
+    }
+
+    /// Whether a background checkpoint finished since the last call.
+    fn finished(&self) -> bool {
+        self.done.swap(false, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    fn committed(&mut self, commits: usize) {
+        use std::sync::atomic::Ordering;
+        self.commits += commits;
+        if self.commits < Self::EVERY || self.running.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.commits = 0;
+        let (pool, running, done) = (self.pool.clone(), self.running.clone(), self.done.clone());
+        tokio::spawn(async move {
+            match sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
+                Ok(_) => done.store(true, Ordering::Release),
+                Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed (the next one retries)"),
+            }
+            running.store(false, Ordering::Release);
+        });
+    }
+}
+
+async fn run(
+    pool: SqlitePool,
+    mut jobs: mpsc::Receiver<Job>,
+    queued: std::sync::Arc<tokio::sync::Notify>,
+    mut checkpoints: Option<Checkpoints>,
+) {
     while let Some(first) = jobs.recv().await {
         let mut batch = vec![first];
         while batch.len() < BATCH {
@@ -78,6 +131,14 @@ async fn run(pool: SqlitePool, mut jobs: mpsc::Receiver<Job>, queued: std::sync:
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
+        }
+        if let Some(c) = checkpoints.as_mut() {
+            if c.finished()
+                && let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await
+            {
+                tracing::warn!(error = %e, "SQLite WAL checkpoint failed (the next one retries)");
+            }
+            c.committed(batch.len());
         }
         match write(&pool, &batch).await {
             Ok(outcomes) => {

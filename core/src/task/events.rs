@@ -57,6 +57,9 @@ pub(crate) struct Slot {
     /// The execution here that holds the task's current turn, from the message that started it
     /// until the task waits for input or ends (or the execution returns).
     pub turn: Option<u64>,
+    /// A push config was set with the message that created the task: its first commit is
+    /// logged (the outbox refers to log entries). See [`crate::store::Commit::log`].
+    pub pushed_from_start: bool,
 }
 
 impl Slot {

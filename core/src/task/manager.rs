@@ -132,15 +132,18 @@ impl TaskManager {
         }
         let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
         let (guard, prior) = if message.task_id.is_empty() {
-            let id = uuid::Uuid::new_v4().to_string();
+            // Time-ordered ids (UUIDv7, 74 random bits): a new task's rows land at the end of
+            // the stores' indexes instead of on a random page each.
+            let id = uuid::Uuid::now_v7().to_string();
             if message.context_id.is_empty() {
-                message.context_id = uuid::Uuid::new_v4().to_string();
+                message.context_id = uuid::Uuid::now_v7().to_string();
             }
             message.task_id = id.clone();
             let guard = inner.live.acquire(key(&tenant, &id));
             let mut slot = guard.slot.lock().await;
             slot.loaded = true;
             slot.turn = Some(execution);
+            slot.pushed_from_start = push_config.is_some();
             drop(slot);
             (guard, None)
         } else {
@@ -616,12 +619,14 @@ impl Inner {
         let mut last = after;
         while last < upto {
             let page = self.stores.tasks.log_after(tenant, id, last, LOG_PAGE).await?;
-            if !page.complete {
+            // Nor can a log that does not go on from `last` (see `Commit::log`).
+            let gap = page.entries.first().is_none_or(|e| e.seq > last + 1);
+            if !page.complete || gap {
                 let slot = guard.slot.lock().await;
                 let Some(task) = slot.task.clone() else { return Ok(Vec::new()) };
                 return Ok(vec![item(Some(slot.version), StreamResponse::Task(self.capped(task, None)))]);
             }
-            let Some(end) = page.entries.last().map(|e| e.seq) else { break };
+            let end = page.entries.last().map_or(last, |e| e.seq);
             for entry in page.entries.into_iter().filter(|e| e.seq <= upto) {
                 if let Change::Event(event) = entry.change {
                     items.push(item(Some(entry.seq), event));
@@ -867,7 +872,11 @@ impl Inner {
         let starts_turn = entries.iter().any(|e| matches!(e.change, Change::UserMessage(_)));
         let hold = !orphaned_only && slot.turn.is_some() && (task.status.state.is_active() || starts_turn);
         let owner = hold.then(|| Owner { id: &self.instance, lease: self.lease });
-        let commit = Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only, push: self.outbox };
+        // A new task's first commit that nobody could watch (the streams of a streaming send
+        // are open by now) need not be logged: see `Commit::log`.
+        let log = base != 0 || slot.pushed_from_start || guard.streams.load(Ordering::Acquire) > 0;
+        let commit =
+            Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only, push: self.outbox, log };
         match self.stores.tasks.commit(tenant, commit).await {
             Ok(CommitOutcome::Committed) => {
                 slot.version = commit.version();
