@@ -709,6 +709,59 @@ class ClusterTest(unittest.TestCase):
             self.assertNotIn("exception", answer, f"{name}: {answer}")
         return task, answers
 
+    # 8 ------------------------------------------------------------------------------------
+    def test_postgres_outage_unavailable_then_recovered(self):
+        """PostgreSQL stopped mid-run: requests get a prompt Unavailable, nothing is acknowledged
+        that was not stored, a task running across the outage does not stay active forever, and
+        both instances serve again once PostgreSQL is back."""
+        pg_sh = os.path.join(ROOT, "tests", "pg.sh")
+        a, b = self.start_servers(["--lease-ms", "1500", "--reap-interval-ms", "500"])
+        before = self.track(a.send(mid("tck-complete-task"), return_immediately=False))
+        self.assertEqual(before["status"]["state"], "TASK_STATE_COMPLETED", before)
+        # Its completion falls in the outage.
+        running = self.track(a.send(mid("tck-delayed-complete"), "delay_ms=1500"))
+
+        subprocess.run([pg_sh, "stop"], check=True, capture_output=True, timeout=60)
+        self.addCleanup(lambda: subprocess.run([pg_sh, "start"], capture_output=True, timeout=120))
+        acknowledged = []
+        for server in (a, b):
+            for attempt in range(3):
+                started = time.monotonic()
+                answer = server.send(mid("tck-complete-task"), return_immediately=False)
+                took = time.monotonic() - started
+                if "result" in answer:
+                    acknowledged.append(answer["result"].get("task", answer["result"]))
+                    continue
+                self.assertEqual(answer["error"]["code"], -32603, f"{server.name}: {answer}")
+                self.assertRegex(answer["error"]["message"], r"(?i)task store", answer)
+                self.assertLess(took, 5.0, f"{server.name}: the error took {took:.1f} s")
+            status, body = server.rest("GET", f"/tasks/{before['id']}")
+            self.assertEqual(status, 503, f"{server.name} HTTP+JSON GetTask: {body}")
+            status, card = server.rest("GET", "/.well-known/agent-card.json")
+            self.assertEqual(status, 200, "the card needs no database")
+        self.assertEqual(acknowledged, [], "nothing is acknowledged while nothing can be stored")
+        time.sleep(2.0)  # the running task tries to complete meanwhile
+
+        subprocess.run([pg_sh, "start"], check=True, capture_output=True, timeout=120)
+        for server in (a, b):
+            deadline = time.monotonic() + 15
+            while True:
+                answer = server.send(mid("tck-complete-task"), return_immediately=False)
+                if "result" in answer:
+                    break
+                self.assertLess(time.monotonic(), deadline, f"{server.name} serves again within 15 s: {answer}")
+                time.sleep(0.2)
+            # And keeps serving: no request fails once it has recovered.
+            for _ in range(10):
+                done = self.track(server.send(mid("tck-complete-task"), return_immediately=False))
+                self.assertEqual(done["status"]["state"], "TASK_STATE_COMPLETED", done)
+            self.assertEqual(server.get_task(before["id"])["status"]["state"], "TASK_STATE_COMPLETED")
+        # The task whose completion could not be stored ends (its lease lapses; a reaper fails it).
+        ended = self.wait_state(b, running["id"], TERMINAL, timeout=10)
+        self.assertIn(ended["status"]["state"], ("TASK_STATE_FAILED", "TASK_STATE_COMPLETED"), ended)
+        # Cross-instance streaming works again (both LISTEN connections came back, or the poll).
+        self.delayed_task_seen_from_b(a, b, timeout=10)
+
 
 # ------------------------------------------------------------------------------------------
 # Runner

@@ -86,11 +86,11 @@ pub struct Commit<'a> {
     /// Push notifications are enabled: stores with an outbox queue each event for every push
     /// config of the task, in the same transaction.
     pub push: bool,
-    /// Append `entries` to the log. `false` only for a task's first commit that no one could
-    /// have watched (a blocking send: no stream, no push config, and no one else knows the
-    /// task's id yet): the SQL stores then write just the body, whose version says where the
-    /// log starts, and a replay from before it gets the task snapshot instead. The memory store
-    /// logs regardless (it costs it nothing).
+    /// Append `entries` to the log. `false` only for a task's first commit that ends it and that
+    /// no one could have watched (a blocking send: no stream, no push config, and no one else
+    /// knows the task's id yet): no event id of it was ever seen, so none can be resumed from.
+    /// The SQL stores then write just the body; a replay from before it gets the task snapshot.
+    /// The memory store logs regardless (it costs it nothing).
     pub log: bool,
 }
 

@@ -79,9 +79,11 @@ pub trait TaskStore: Send + Sync {
     fn leases(&self) -> bool {
         false
     }
-    /// Renews every lease `owner` holds (its heartbeat).
-    async fn renew_leases(&self, owner: &str, lease: std::time::Duration) -> Result<()> {
-        let _ = (owner, lease);
+    /// Renews `owner`'s leases on `tasks` (tenant, id): those an execution of it runs now (its
+    /// heartbeat). Its leases on other tasks lapse, so the reaper ends a task whose execution
+    /// stopped without releasing it (its last write failed: the database was down).
+    async fn renew_leases(&self, owner: &str, lease: std::time::Duration, tasks: &[(String, String)]) -> Result<()> {
+        let _ = (owner, lease, tasks);
         Ok(())
     }
     /// Gives up `owner`'s hold on a task (its execution returned with the task still active).

@@ -358,10 +358,20 @@ impl TaskStore for PostgresStore {
         true
     }
 
-    async fn renew_leases(&self, owner: &str, lease: Duration) -> Result<()> {
-        sqlx::query(concat!("UPDATE a2a_tasks SET lease_until = ", now_ms!(), " + $1 WHERE owner = $2"))
+    async fn renew_leases(&self, owner: &str, lease: Duration, tasks: &[(String, String)]) -> Result<()> {
+        if tasks.is_empty() {
+            return Ok(());
+        }
+        let (tenants, ids): (Vec<&str>, Vec<&str>) = tasks.iter().map(|(t, i)| (t.as_str(), i.as_str())).unzip();
+        sqlx::query(concat!(
+            "UPDATE a2a_tasks SET lease_until = ",
+            now_ms!(),
+            " + $1 WHERE owner = $2 AND (tenant, id) IN (SELECT * FROM UNNEST($3::TEXT[], $4::TEXT[]))"
+        ))
             .bind(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX))
             .bind(owner)
+            .bind(&tenants)
+            .bind(&ids)
             .execute(&self.pool)
             .await
             .map_err(|e| db_error("renew leases", e))?;

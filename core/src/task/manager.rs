@@ -451,7 +451,15 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
         };
         let Some(inner) = inner.upgrade() else { return };
         if renewing {
-            if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease).await {
+            // Only what runs here: a lease whose execution is gone must lapse.
+            let running: Vec<(String, String)> = inner
+                .live
+                .all()
+                .iter()
+                .filter(|g| g.executions.load(Ordering::Acquire) > 0)
+                .map(|g| g.key.clone())
+                .collect();
+            if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease, &running).await {
                 tracing::warn!(error = %e, "could not renew task leases");
             }
         } else {
@@ -873,8 +881,12 @@ impl Inner {
         let hold = !orphaned_only && slot.turn.is_some() && (task.status.state.is_active() || starts_turn);
         let owner = hold.then(|| Owner { id: &self.instance, lease: self.lease });
         // A new task's first commit that nobody could watch (the streams of a streaming send
-        // are open by now) need not be logged: see `Commit::log`.
-        let log = base != 0 || slot.pushed_from_start || guard.streams.load(Ordering::Acquire) > 0;
+        // are open by now) and that ends it need not be logged: see `Commit::log`. A task that
+        // lives on is logged from its start, so a subscriber can replay all of it.
+        let log = base != 0
+            || slot.pushed_from_start
+            || guard.streams.load(Ordering::Acquire) > 0
+            || !task.status.state.is_terminal();
         let commit =
             Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only, push: self.outbox, log };
         match self.stores.tasks.commit(tenant, commit).await {
@@ -1095,9 +1107,13 @@ impl Inner {
             let _open = open;
             let mut seen = seen;
             for (i, first) in first.into_iter().enumerate() {
-                // An opening Task snapshot never ends the stream; replayed events may.
-                let done = i > 0 || !matches!(first, StreamItem::Event { event: StreamResponse::Task(_), .. });
-                let done = done && matches!(&first, StreamItem::Event { event, .. } if ends_stream(event));
+                // An opening Task snapshot of a task waiting for input does not end the stream
+                // (its next turn is what the stream is for); a terminal one, or any replayed event, may.
+                let done = match &first {
+                    StreamItem::Event { event: StreamResponse::Task(t), .. } if i == 0 => t.status.state.is_terminal(),
+                    StreamItem::Event { event, .. } => ends_stream(event),
+                    StreamItem::Error(_) => false,
+                };
                 if tx.send(first).await.is_err() || done {
                     return;
                 }
