@@ -60,13 +60,12 @@ fn builder(options: Option<ClientOptions>) -> Result<ClientBuilder> {
         b = b.header(name, value);
     }
     if let Some(ms) = o.timeout_ms {
-        let t = Duration::try_from_secs_f64(ms / 1000.0)
-            .map_err(|e| errors::invalid("timeout", e.to_string()))?;
+        let t = Duration::try_from_secs_f64(ms / 1000.0).map_err(|e| errors::invalid("timeout", e.to_string()))?;
         b = b.timeout(t);
     }
     if let Some(name) = o.binding {
-        let binding = Binding::from_name(&name)
-            .ok_or_else(|| errors::invalid("binding", format!("unknown binding {name:?}")))?;
+        let binding =
+            Binding::from_name(&name).ok_or_else(|| errors::invalid("binding", format!("unknown binding {name:?}")))?;
         b = b.preferred_binding(binding);
     }
     if let Some(n) = o.retries {
@@ -90,11 +89,13 @@ fn builder(options: Option<ClientOptions>) -> Result<ClientBuilder> {
         b = b.credentials(Arc::new(c));
     }
     if let Some(pem) = o.ca_cert {
-        let cert = reqwest::Certificate::from_pem(pem.as_bytes()).map_err(|e| errors::invalid("caCert", e.to_string()))?;
+        let cert =
+            reqwest::Certificate::from_pem(pem.as_bytes()).map_err(|e| errors::invalid("caCert", e.to_string()))?;
         b = b.tls_root(cert);
     }
     if let Some(pem) = o.client_identity {
-        let id = reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| errors::invalid("clientIdentity", e.to_string()))?;
+        let id = reqwest::Identity::from_pem(pem.as_bytes())
+            .map_err(|e| errors::invalid("clientIdentity", e.to_string()))?;
         b = b.tls_identity(id);
     }
     Ok(b)
@@ -119,10 +120,7 @@ impl Client {
     /// Resolves the agent card at `url` and picks an interface.
     #[napi(factory)]
     pub async fn connect(url: String, options: Option<ClientOptions>) -> Result<Client> {
-        let inner = builder(options)?
-            .connect(&url)
-            .await
-            .map_err(errors::to_js)?;
+        let inner = builder(options)?.connect(&url).await.map_err(errors::to_js)?;
         Ok(Client { inner })
     }
 
@@ -183,39 +181,24 @@ impl Client {
     #[napi]
     pub async fn delete_push_config(&self, request: String) -> Result<()> {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::parse(&request)?;
-        self.inner
-            .delete_push_config(req)
-            .await
-            .map_err(errors::to_js)
+        self.inner.delete_push_config(req).await.map_err(errors::to_js)
     }
     #[napi]
     pub async fn get_extended_agent_card(&self) -> Result<String> {
-        let card = self
-            .inner
-            .get_extended_agent_card()
-            .await
-            .map_err(errors::to_js)?;
+        let card = self.inner.get_extended_agent_card().await.map_err(errors::to_js)?;
         Ok(models::text(&card))
     }
 
     #[napi]
     pub async fn send_streaming_message(&self, request: String) -> Result<EventStream> {
         let req: model::SendMessageRequest = models::parse(&request)?;
-        let stream = self
-            .inner
-            .send_streaming_message(req)
-            .await
-            .map_err(errors::to_js)?;
+        let stream = self.inner.send_streaming_message(req).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
     #[napi]
     pub async fn subscribe_to_task(&self, request: String) -> Result<EventStream> {
         let req: model::SubscribeToTaskRequest = models::parse(&request)?;
-        let stream = self
-            .inner
-            .subscribe_to_task(req)
-            .await
-            .map_err(errors::to_js)?;
+        let stream = self.inner.subscribe_to_task(req).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
 }
@@ -231,10 +214,7 @@ pub struct EventStream {
 
 impl EventStream {
     fn new(stream: core::EventStream) -> Self {
-        Self {
-            inner: tokio::sync::Mutex::new(Some(stream)),
-            closed: CancellationToken::new(),
-        }
+        Self { inner: tokio::sync::Mutex::new(Some(stream)), closed: CancellationToken::new() }
     }
 }
 

@@ -12,11 +12,8 @@ pub const MARKER: &str = "\u{1}a2a:";
 
 /// The napi error for a core error.
 pub fn to_js(e: A2AError) -> Error {
-    let violations: Vec<_> = e
-        .violations
-        .iter()
-        .map(|v| json!({"field": v.field, "description": v.description}))
-        .collect();
+    let violations: Vec<_> =
+        e.violations.iter().map(|v| json!({"field": v.field, "description": v.description})).collect();
     let body = json!({
         "name": e.kind.name(),
         "message": e.message,

@@ -95,10 +95,7 @@ impl JsExecutor {
     /// running call's AbortSignal has fired.
     pub async fn close(&self) {
         self.closed.cancel();
-        self.dispatch
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        self.dispatch.write().unwrap_or_else(|p| p.into_inner()).take();
         self.calls.close();
         self.calls.wait().await;
     }
@@ -118,10 +115,7 @@ impl JsExecutor {
             .clone()
             .ok_or_else(|| ExecutorError::new("the server is closed"))?;
         let (settled, outcome) = oneshot::channel();
-        let entry = Arc::new(Call {
-            sink: Sink::new(sink),
-            settled: Mutex::new(Some(settled)),
-        });
+        let entry = Arc::new(Call { sink: Sink::new(sink), settled: Mutex::new(Some(settled)) });
         let id = {
             let mut calls = calls();
             // Ids wrap after 2^32 calls: skip one still held by a call that never ended.
@@ -149,9 +143,7 @@ impl JsExecutor {
         );
         if status != Status::Ok {
             guard.0 = None;
-            return Err(ExecutorError::new(format!(
-                "the JavaScript executor could not be called: {status}"
-            )));
+            return Err(ExecutorError::new(format!("the JavaScript executor could not be called: {status}")));
         }
         let watch_cancel = method == "execute";
         let outcome = tokio::select! {
@@ -189,18 +181,10 @@ pub fn finish_call(call_id: u32, failure: Option<String>) {
 
 #[async_trait::async_trait]
 impl core::AgentExecutor for JsExecutor {
-    async fn execute(
-        &self,
-        ctx: RequestContext,
-        events: core::EventSink,
-    ) -> std::result::Result<(), ExecutorError> {
+    async fn execute(&self, ctx: RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
         self.run("execute", ctx, events).await
     }
-    async fn cancel(
-        &self,
-        ctx: RequestContext,
-        events: core::EventSink,
-    ) -> std::result::Result<(), ExecutorError> {
+    async fn cancel(&self, ctx: RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
         self.run("cancel", ctx, events).await
     }
 }
@@ -251,10 +235,7 @@ fn context_json(ctx: &RequestContext) -> String {
         configuration: &ctx.configuration,
         metadata: &ctx.metadata,
         tenant: &ctx.tenant,
-        principal: ctx.principal.as_ref().map(|p| Principal {
-            name: &p.name,
-            scopes: &p.scopes,
-        }),
+        principal: ctx.principal.as_ref().map(|p| Principal { name: &p.name, scopes: &p.scopes }),
         extensions: &ctx.extensions,
         skills: &ctx.skills,
     };
@@ -288,11 +269,7 @@ fn agent_message(text: Option<String>, json: Option<String>) -> Result<Option<Me
 
 impl Sink {
     fn new(inner: core::EventSink) -> Self {
-        Self {
-            inner,
-            backlog: Mutex::default(),
-            turn: tokio::sync::Mutex::new(()),
-        }
+        Self { inner, backlog: Mutex::default(), turn: tokio::sync::Mutex::new(()) }
     }
 
     fn deliver(&self, event: StreamResponse) -> Result<bool> {
@@ -335,12 +312,7 @@ impl Sink {
 /// A status update for call `callId`; `state` is a ProtoJSON name (`TASK_STATE_WORKING`); the
 /// message is given as text (one agent text part) or as Message JSON.
 #[napi_derive::napi]
-pub fn sink_status(
-    call_id: u32,
-    state: String,
-    text: Option<String>,
-    message_json: Option<String>,
-) -> Result<bool> {
+pub fn sink_status(call_id: u32, state: String, text: Option<String>, message_json: Option<String>) -> Result<bool> {
     let sink = &call(call_id)?.sink;
     let state = TaskState::from_name(&state)
         .ok_or_else(|| errors::invalid("state", format!("unknown task state {state:?}")))?;

@@ -46,12 +46,7 @@ impl AgentServer {
         let security = SecuritySpec::from_value(security).map_err(errors::to_js)?;
         // Refuse bad input now; the interfaces are filled in once the port is known.
         embedded::check(&card, None, &security).map_err(errors::to_js)?;
-        Ok(Self {
-            card,
-            store,
-            security,
-            running: Arc::default(),
-        })
+        Ok(Self { card, store, security, running: Arc::default() })
     }
 
     /// Binds `host:port` and serves in the background; resolves to the bound port. Executions
@@ -65,12 +60,11 @@ impl AgentServer {
         }
         let agent = Arc::new(JsExecutor::new(dispatch));
         let stores = Stores::open(&self.store).await.map_err(errors::to_js)?;
-        let listener = tokio::net::TcpListener::bind((host.as_str(), port))
-            .await
-            .map_err(errors::io)?;
+        let listener = tokio::net::TcpListener::bind((host.as_str(), port)).await.map_err(errors::io)?;
         let addr = listener.local_addr().map_err(errors::io)?;
-        let server = embedded::server(agent.clone(), &self.card, None, stores, ServerConfig::default(), &self.security, addr)
-            .map_err(errors::to_js)?;
+        let server =
+            embedded::server(agent.clone(), &self.card, None, stores, ServerConfig::default(), &self.security, addr)
+                .map_err(errors::to_js)?;
         let (stop, stopped) = oneshot::channel::<()>();
         let done = tokio::spawn(server.serve(listener, async move {
             let _ = stopped.await;
@@ -80,12 +74,7 @@ impl AgentServer {
             if running.is_some() {
                 Some((agent, stop))
             } else {
-                *running = Some(Running {
-                    addr,
-                    agent,
-                    stop,
-                    done,
-                });
+                *running = Some(Running { addr, agent, stop, done });
                 None
             }
         };
@@ -107,9 +96,7 @@ impl AgentServer {
             let _ = r.stop.send(());
             let served = r.done.await;
             r.agent.close().await;
-            served
-                .map_err(|e| errors::io(std::io::Error::other(e)))?
-                .map_err(errors::io)?;
+            served.map_err(|e| errors::io(std::io::Error::other(e)))?.map_err(errors::io)?;
         }
         Ok(())
     }

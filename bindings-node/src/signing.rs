@@ -53,7 +53,13 @@ pub struct PushVerifier {
 #[napi_derive::napi]
 impl PushVerifier {
     #[napi(constructor)]
-    pub fn new(jwks_json: String, audience: String, issuer: Option<String>, token: Option<String>, max_age_ms: Option<f64>) -> Result<Self> {
+    pub fn new(
+        jwks_json: String,
+        audience: String,
+        issuer: Option<String>,
+        token: Option<String>,
+        max_age_ms: Option<f64>,
+    ) -> Result<Self> {
         let mut inner = CoreVerifier::new(json(&jwks_json, "jwks")?, audience);
         if let Some(iss) = issuer {
             inner = inner.with_issuer(iss);
@@ -74,8 +80,10 @@ impl PushVerifier {
     pub fn verify(&self, headers: Vec<Vec<String>>, body: napi::bindgen_prelude::Buffer) -> Result<String> {
         let mut map = http::HeaderMap::new();
         for h in headers {
-            let [name, value] = <[String; 2]>::try_from(h).map_err(|_| errors::invalid("headers", "expected [name, value]"))?;
-            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| errors::invalid("headers", format!("header name {name:?}")))?;
+            let [name, value] =
+                <[String; 2]>::try_from(h).map_err(|_| errors::invalid("headers", "expected [name, value]"))?;
+            let name = http::HeaderName::try_from(name.as_str())
+                .map_err(|_| errors::invalid("headers", format!("header name {name:?}")))?;
             let value = http::HeaderValue::try_from(value).map_err(|_| errors::invalid("headers", "a header value"))?;
             map.append(name, value);
         }

@@ -53,9 +53,11 @@ fn builder(py: Python<'_>, options: Option<Bound<'_, PyDict>>) -> PyResult<Clien
         b = b.tls_root(cert);
     }
     if let Some((cert, key)) = o.get::<(std::path::PathBuf, std::path::PathBuf)>("client_cert")? {
-        let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| PyValueError::new_err(format!("{}: {e}", p.display())));
+        let read =
+            |p: &std::path::Path| std::fs::read(p).map_err(|e| PyValueError::new_err(format!("{}: {e}", p.display())));
         let pem = [read(&cert)?, read(&key)?].concat();
-        let identity = reqwest::Identity::from_pem(&pem).map_err(|e| PyValueError::new_err(format!("client_cert: {e}")))?;
+        let identity =
+            reqwest::Identity::from_pem(&pem).map_err(|e| PyValueError::new_err(format!("client_cert: {e}")))?;
         b = b.tls_identity(identity);
     }
     if let Some(callable) = o.get::<Py<PyAny>>("credentials")? {
@@ -65,13 +67,11 @@ fn builder(py: Python<'_>, options: Option<Bound<'_, PyDict>>) -> PyResult<Clien
         b = b.header(name, value);
     }
     if let Some(t) = o.get::<f64>("timeout")? {
-        b = b.timeout(
-            Duration::try_from_secs_f64(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))?,
-        );
+        b = b.timeout(Duration::try_from_secs_f64(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))?);
     }
     if let Some(name) = o.get::<String>("binding")? {
-        let binding = Binding::from_name(&name)
-            .ok_or_else(|| PyValueError::new_err(format!("unknown binding {name:?}")))?;
+        let binding =
+            Binding::from_name(&name).ok_or_else(|| PyValueError::new_err(format!("unknown binding {name:?}")))?;
         b = b.preferred_binding(binding);
     }
     if let Some(n) = o.get::<u32>("retries")? {
@@ -106,11 +106,7 @@ impl Client {
     /// Resolves the agent card at `url` and picks an interface.
     #[staticmethod]
     #[pyo3(signature = (url, options=None))]
-    fn connect<'py>(
-        py: Python<'py>,
-        url: String,
-        options: Option<Bound<'py, PyDict>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn connect<'py>(py: Python<'py>, url: String, options: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
         let b = builder(py, options)?;
         future_into_py(py, async move {
             let inner = b.connect(&url).await.map_err(errors::to_py)?;
@@ -121,12 +117,14 @@ impl Client {
     /// A client for an agent card, without network access.
     #[staticmethod]
     #[pyo3(signature = (card, options=None))]
-    fn from_card<'py>(py: Python<'py>, card: &Bound<'py, PyAny>, options: Option<Bound<'py, PyDict>>) -> PyResult<Self> {
+    fn from_card<'py>(
+        py: Python<'py>,
+        card: &Bound<'py, PyAny>,
+        options: Option<Bound<'py, PyDict>>,
+    ) -> PyResult<Self> {
         let card = models::from_py(card)?;
         let b = builder(py, options)?;
-        Ok(Client {
-            inner: b.from_card(card).map_err(errors::to_py)?,
-        })
+        Ok(Client { inner: b.from_card(card).map_err(errors::to_py)? })
     }
 
     #[getter]
@@ -146,73 +144,36 @@ impl Client {
         self.inner.protocol_version().as_str()
     }
 
-    fn send_message<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn send_message<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, request: model::SendMessageRequest => send_message)
     }
-    fn get_task<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn get_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, request: model::GetTaskRequest => get_task)
     }
-    fn list_tasks<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn list_tasks<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, request: model::ListTasksRequest => list_tasks)
     }
-    fn cancel_task<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn cancel_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, request: model::CancelTaskRequest => cancel_task)
     }
-    fn create_push_config<'py>(
-        &self,
-        py: Python<'py>,
-        config: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn create_push_config<'py>(&self, py: Python<'py>, config: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, config: model::TaskPushNotificationConfig => create_push_config)
     }
-    fn get_push_config<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn get_push_config<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, request: model::GetTaskPushNotificationConfigRequest => get_push_config)
     }
-    fn list_push_configs<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn list_push_configs<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         unary!(self, py, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs)
     }
-    fn delete_push_config<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn delete_push_config<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::from_py(request)?;
         let client = self.inner.clone();
-        future_into_py(py, async move {
-            client.delete_push_config(req).await.map_err(errors::to_py)
-        })
+        future_into_py(py, async move { client.delete_push_config(req).await.map_err(errors::to_py) })
     }
     fn get_extended_agent_card<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
         future_into_py(py, async move {
-            let card = client
-                .get_extended_agent_card()
-                .await
-                .map_err(errors::to_py)?;
+            let card = client.get_extended_agent_card().await.map_err(errors::to_py)?;
             Python::attach(|py| models::into_py(py, &card))
         })
     }
@@ -220,31 +181,18 @@ impl Client {
     /// Every task matching `request`, page after page, as an async iterator.
     fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<TaskPager> {
         let req: model::ListTasksRequest = models::from_py(request)?;
-        Ok(TaskPager {
-            inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))),
-        })
+        Ok(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) })
     }
 
-    fn send_streaming_message<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn send_streaming_message<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let req: model::SendMessageRequest = models::from_py(request)?;
         let client = self.inner.clone();
         future_into_py(py, async move {
-            let stream = client
-                .send_streaming_message(req)
-                .await
-                .map_err(errors::to_py)?;
+            let stream = client.send_streaming_message(req).await.map_err(errors::to_py)?;
             Ok(EventStream::new(stream))
         })
     }
-    fn subscribe_to_task<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn subscribe_to_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let req: model::SubscribeToTaskRequest = models::from_py(request)?;
         let client = self.inner.clone();
         future_into_py(py, async move {
@@ -262,9 +210,7 @@ pub struct EventStream {
 
 impl EventStream {
     fn new(stream: core::EventStream) -> Self {
-        Self {
-            inner: Arc::new(tokio::sync::Mutex::new(Some(stream))),
-        }
+        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))) }
     }
 }
 

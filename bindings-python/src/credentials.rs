@@ -35,10 +35,9 @@ fn to_headers(py: Python<'_>, value: Py<PyAny>) -> Result<Vec<(HeaderName, Heade
     let pairs: Vec<(String, String)> = if value.is_none(py) {
         Vec::new()
     } else {
-        let dict = value
-            .bind(py)
-            .cast::<pyo3::types::PyDict>()
-            .map_err(|_| A2AError::new(ErrorKind::Internal, "the credentials callable must return a dict of headers"))?;
+        let dict = value.bind(py).cast::<pyo3::types::PyDict>().map_err(|_| {
+            A2AError::new(ErrorKind::Internal, "the credentials callable must return a dict of headers")
+        })?;
         dict.iter()
             .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<String>()?)))
             .collect::<PyResult<_>>()
@@ -49,8 +48,9 @@ fn to_headers(py: Python<'_>, value: Py<PyAny>) -> Result<Vec<(HeaderName, Heade
         .map(|(name, value)| {
             let name = HeaderName::try_from(name.as_str())
                 .map_err(|_| A2AError::new(ErrorKind::InvalidParams, format!("{name:?} is not an HTTP header name")))?;
-            let mut value = HeaderValue::try_from(value)
-                .map_err(|_| A2AError::new(ErrorKind::InvalidParams, format!("the {name} value is not a valid HTTP header value")))?;
+            let mut value = HeaderValue::try_from(value).map_err(|_| {
+                A2AError::new(ErrorKind::InvalidParams, format!("the {name} value is not a valid HTTP header value"))
+            })?;
             value.set_sensitive(true);
             Ok((name, value))
         })
@@ -67,9 +67,13 @@ impl CredentialProvider for PyCredentials {
                 return Ok(Ok(out));
             }
             let locals = self.locals.as_ref().ok_or_else(|| {
-                A2AError::new(ErrorKind::Internal, "an async credentials callable needs a client made inside a running event loop")
+                A2AError::new(
+                    ErrorKind::Internal,
+                    "an async credentials callable needs a client made inside a running event loop",
+                )
             })?;
-            let fut = pyo3_async_runtimes::into_future_with_locals(locals, out.into_bound(py)).map_err(provider_error)?;
+            let fut =
+                pyo3_async_runtimes::into_future_with_locals(locals, out.into_bound(py)).map_err(provider_error)?;
             Ok(Err(fut))
         })?;
         let value = match pending {

@@ -15,52 +15,25 @@ pub fn to_py(e: A2AError) -> PyErr {
 }
 
 fn build(py: Python<'_>, e: &A2AError) -> PyResult<PyErr> {
-    let factory = FACTORY.get_or_try_init(py, || {
-        py.import("a2a_native.errors")?
-            .getattr("_from_native")
-            .map(Bound::unbind)
-    })?;
+    let factory =
+        FACTORY.get_or_try_init(py, || py.import("a2a_native.errors")?.getattr("_from_native").map(Bound::unbind))?;
     let metadata = crate::models::to_py(py, &Value::Object(e.metadata.clone()))?;
-    let violations: Vec<(&str, &str)> = e
-        .violations
-        .iter()
-        .map(|v| (v.field.as_str(), v.description.as_str()))
-        .collect();
-    let exc = factory
-        .bind(py)
-        .call1((e.kind.name(), e.message.as_str(), metadata, violations))?;
+    let violations: Vec<(&str, &str)> =
+        e.violations.iter().map(|v| (v.field.as_str(), v.description.as_str())).collect();
+    let exc = factory.bind(py).call1((e.kind.name(), e.message.as_str(), metadata, violations))?;
     Ok(PyErr::from_value(exc))
 }
 
 /// An I/O failure of the server (bind, serve), as core's Transport error.
 pub fn io(e: std::io::Error) -> PyErr {
-    to_py(A2AError::new(
-        a2a_native::ErrorKind::Transport,
-        e.to_string(),
-    ))
+    to_py(A2AError::new(a2a_native::ErrorKind::Transport, e.to_string()))
 }
 
 /// Core's error table: `(name, code, reason, http_status, grpc_status, default_message)` rows.
 #[pyfunction]
-pub fn error_table() -> Vec<(
-    &'static str,
-    i32,
-    &'static str,
-    u16,
-    &'static str,
-    &'static str,
-)> {
+pub fn error_table() -> Vec<(&'static str, i32, &'static str, u16, &'static str, &'static str)> {
     ERROR_TABLE
         .iter()
-        .map(|r| {
-            (
-                r.name,
-                r.jsonrpc_code,
-                r.reason,
-                r.http_status,
-                r.grpc_status,
-                r.default_message,
-            )
-        })
+        .map(|r| (r.name, r.jsonrpc_code, r.reason, r.http_status, r.grpc_status, r.default_message))
         .collect()
 }

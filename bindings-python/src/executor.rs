@@ -27,53 +27,25 @@ pub struct PyExecutor {
 
 #[async_trait::async_trait]
 impl core::AgentExecutor for PyExecutor {
-    async fn execute(
-        &self,
-        ctx: RequestContext,
-        events: core::EventSink,
-    ) -> Result<(), ExecutorError> {
+    async fn execute(&self, ctx: RequestContext, events: core::EventSink) -> Result<(), ExecutorError> {
         self.run("execute", ctx, events).await
     }
-    async fn cancel(
-        &self,
-        ctx: RequestContext,
-        events: core::EventSink,
-    ) -> Result<(), ExecutorError> {
+    async fn cancel(&self, ctx: RequestContext, events: core::EventSink) -> Result<(), ExecutorError> {
         self.run("cancel", ctx, events).await
     }
 }
 
 impl PyExecutor {
-    async fn run(
-        &self,
-        method: &str,
-        ctx: RequestContext,
-        sink: core::EventSink,
-    ) -> Result<(), ExecutorError> {
+    async fn run(&self, method: &str, ctx: RequestContext, sink: core::EventSink) -> Result<(), ExecutorError> {
         let cancelled = ctx.cancelled.clone();
         let (tx, mut rx) = oneshot::channel();
         let future = Python::attach(|py| -> PyResult<Py<PyAny>> {
-            let start = START.get_or_try_init(py, || {
-                py.import("a2a_native.executor")?
-                    .getattr("_start")
-                    .map(Bound::unbind)
-            })?;
+            let start =
+                START.get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_start").map(Bound::unbind))?;
             let context = context_dict(py, &ctx)?;
             let events = Py::new(py, EventSink { inner: sink })?;
-            let done = Py::new(
-                py,
-                Completion {
-                    tx: Mutex::new(Some(tx)),
-                },
-            )?;
-            let args = (
-                self.executor.bind(py),
-                method,
-                context,
-                events,
-                self.event_loop.bind(py),
-                done,
-            );
+            let done = Py::new(py, Completion { tx: Mutex::new(Some(tx)) })?;
+            let args = (self.executor.bind(py), method, context, events, self.event_loop.bind(py), done);
             Ok(start.bind(py).call1(args)?.unbind())
         })
         .map_err(|e| ExecutorError::new(e.to_string()))?;
@@ -92,9 +64,7 @@ impl PyExecutor {
         match outcome {
             Ok(None) => Ok(()),
             Ok(Some(message)) => Err(ExecutorError::new(message)),
-            Err(_) => Err(ExecutorError::new(
-                "the Python executor ended without an outcome",
-            )),
+            Err(_) => Err(ExecutorError::new("the Python executor ended without an outcome")),
         }
     }
 }
@@ -122,34 +92,10 @@ fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'p
     let d = PyDict::new(py);
     d.set_item("task_id", &ctx.task_id)?;
     d.set_item("context_id", &ctx.context_id)?;
-    d.set_item(
-        "message",
-        ctx.message
-            .as_ref()
-            .map(|m| models::into_py(py, m))
-            .transpose()?,
-    )?;
-    d.set_item(
-        "task",
-        ctx.task
-            .as_ref()
-            .map(|t| models::into_py(py, t))
-            .transpose()?,
-    )?;
-    d.set_item(
-        "configuration",
-        ctx.configuration
-            .as_ref()
-            .map(|c| models::into_py(py, c))
-            .transpose()?,
-    )?;
-    d.set_item(
-        "metadata",
-        ctx.metadata
-            .as_ref()
-            .map(|m| models::into_py(py, m))
-            .transpose()?,
-    )?;
+    d.set_item("message", ctx.message.as_ref().map(|m| models::into_py(py, m)).transpose()?)?;
+    d.set_item("task", ctx.task.as_ref().map(|t| models::into_py(py, t)).transpose()?)?;
+    d.set_item("configuration", ctx.configuration.as_ref().map(|c| models::into_py(py, c)).transpose()?)?;
+    d.set_item("metadata", ctx.metadata.as_ref().map(|m| models::into_py(py, m)).transpose()?)?;
     d.set_item("tenant", &ctx.tenant)?;
     if let Some(p) = &ctx.principal {
         let principal = PyDict::new(py);
@@ -194,9 +140,8 @@ fn parts(p: &Bound<'_, PyAny>) -> PyResult<Vec<Part>> {
 }
 
 fn state(name: &str) -> PyResult<TaskState> {
-    serde_json::from_value(serde_json::Value::String(name.to_owned())).map_err(|e| {
-        pyo3::exceptions::PyValueError::new_err(format!("unknown task state {name:?}: {e}"))
-    })
+    serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("unknown task state {name:?}: {e}")))
 }
 
 /// Core's event sink: every method returns an awaitable.
@@ -262,11 +207,7 @@ impl EventSink {
     }
 
     /// A direct reply (str or Message dict) instead of a task.
-    fn message<'py>(
-        &self,
-        py: Python<'py>,
-        message: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn message<'py>(&self, py: Python<'py>, message: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let message = self::message(message)?;
         self.deliver(py, StreamResponse::Message(message))
     }

@@ -74,9 +74,7 @@ impl<S: Subscriber> Layer<S> for ToLogging {
             let sent = py
                 .import("logging")
                 .and_then(|logging| logging.call_method1("getLogger", (name,)))
-                .and_then(|logger| {
-                    logger.call_method1("log", (python_level(meta.level()), text.0))
-                });
+                .and_then(|logger| logger.call_method1("log", (python_level(meta.level()), text.0)));
             if let Err(e) = sent {
                 e.print(py);
             }

@@ -38,31 +38,18 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::with_capacity(d.len());
         for (k, v) in d.iter() {
-            let key = k
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
+            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
             map.insert(key.to_str()?.to_owned(), to_value(&v)?);
         }
         return Ok(Value::Object(map));
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|v| to_value(&v))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return l.iter().map(|v| to_value(&v)).collect::<PyResult<_>>().map(Value::Array);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t
-            .iter()
-            .map(|v| to_value(&v))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return t.iter().map(|v| to_value(&v)).collect::<PyResult<_>>().map(Value::Array);
     }
-    Err(PyTypeError::new_err(format!(
-        "{} is not a JSON value",
-        obj.get_type().name()?
-    )))
+    Err(PyTypeError::new_err(format!("{} is not a JSON value", obj.get_type().name()?)))
 }
 
 /// JSON as Python values.

@@ -50,7 +50,6 @@ pub struct AgentServer {
     running: Arc<Mutex<Option<Running>>>,
 }
 
-
 impl AgentServer {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
         self.running.lock().unwrap_or_else(|p| p.into_inner())
@@ -77,30 +76,17 @@ impl AgentServer {
         // Refuse bad input now; the interfaces are filled in once the port is known.
         embedded::check(&card, extended_card.as_ref(), &security).map_err(errors::to_py)?;
         let config = server_config(limits)?;
-        Ok(Self {
-            card,
-            extended_card,
-            executor,
-            store: store.to_owned(),
-            security,
-            config,
-            running: Arc::default(),
-        })
+        Ok(Self { card, extended_card, executor, store: store.to_owned(), security, config, running: Arc::default() })
     }
 
     /// Binds `host:port` and serves in the background; resolves to the bound port. Python
     /// executors run on the calling event loop.
     fn start<'py>(&self, py: Python<'py>, host: String, port: u16) -> PyResult<Bound<'py, PyAny>> {
         if self.lock().is_some() {
-            return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                "the server is already running",
-            ));
+            return Err(pyo3::exceptions::PyRuntimeError::new_err("the server is already running"));
         }
         let event_loop = pyo3_async_runtimes::get_running_loop(py)?.unbind();
-        let agent = Arc::new(PyExecutor {
-            executor: self.executor.clone_ref(py),
-            event_loop,
-        });
+        let agent = Arc::new(PyExecutor { executor: self.executor.clone_ref(py), event_loop });
         let (card, extended, store, security, config, running) = (
             self.card.clone(),
             self.extended_card.clone(),
@@ -111,9 +97,7 @@ impl AgentServer {
         );
         future_into_py(py, async move {
             let stores = Stores::open(&store).await.map_err(errors::to_py)?;
-            let listener = tokio::net::TcpListener::bind((host.as_str(), port))
-                .await
-                .map_err(errors::io)?;
+            let listener = tokio::net::TcpListener::bind((host.as_str(), port)).await.map_err(errors::io)?;
             let addr = listener.local_addr().map_err(errors::io)?;
             let server = embedded::server(agent, &card, extended.as_ref(), stores, config, &security, addr)
                 .map_err(errors::to_py)?;

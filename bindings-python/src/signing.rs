@@ -21,7 +21,14 @@ pub fn canonicalize<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult
 /// The card with one more signature, made with the PEM private key `key`.
 #[pyfunction]
 #[pyo3(signature = (card, key, alg, kid, jku=None))]
-pub fn sign_card(py: Python<'_>, card: &Bound<'_, PyAny>, key: &[u8], alg: &str, kid: &str, jku: Option<String>) -> PyResult<Py<PyAny>> {
+pub fn sign_card(
+    py: Python<'_>,
+    card: &Bound<'_, PyAny>,
+    key: &[u8],
+    alg: &str,
+    kid: &str,
+    jku: Option<String>,
+) -> PyResult<Py<PyAny>> {
     let mut card: AgentCard = models::from_py(card)?;
     let mut signer = CardSigner::from_pem(key, algorithm(alg)?, kid).map_err(errors::to_py)?;
     if let Some(jku) = jku {
@@ -36,7 +43,8 @@ pub fn sign_card(py: Python<'_>, card: &Bound<'_, PyAny>, key: &[u8], alg: &str,
 #[pyfunction]
 pub fn verify_card(card: &Bound<'_, PyAny>, jwks: &Bound<'_, PyAny>, algorithms: Vec<String>) -> PyResult<String> {
     let card: AgentCard = models::from_py(card)?;
-    let keys = serde_json::from_value(models::to_value(jwks)?).map_err(|e| PyValueError::new_err(format!("jwks: {e}")))?;
+    let keys =
+        serde_json::from_value(models::to_value(jwks)?).map_err(|e| PyValueError::new_err(format!("jwks: {e}")))?;
     let algorithms = algorithms.iter().map(|a| algorithm(a)).collect::<PyResult<Vec<_>>>()?;
     Ok(signing::verify_card(&card, &keys, &algorithms).map_err(errors::to_py)?.kid)
 }

@@ -89,7 +89,8 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         b = b.tls_root(cert);
     }
     if let Some(pem) = o.client_identity_pem {
-        let identity = reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| invalid(format!("client_identity_pem: {e}")))?;
+        let identity =
+            reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| invalid(format!("client_identity_pem: {e}")))?;
         b = b.tls_identity(identity);
     }
     for (name, value) in o.headers {
@@ -185,7 +186,10 @@ impl Client {
     pub async fn create_push_config(&self, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
         unary!(self, config, model::TaskPushNotificationConfig, create_push_config)
     }
-    pub async fn get_push_config(&self, request: GetTaskPushNotificationConfigRequest) -> Result<TaskPushNotificationConfig> {
+    pub async fn get_push_config(
+        &self,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
         unary!(self, request, model::GetTaskPushNotificationConfigRequest, get_push_config)
     }
     pub async fn list_push_configs(
@@ -232,7 +236,12 @@ pub fn text_request(text: String) -> SendMessageRequest {
             context_id: String::new(),
             task_id: String::new(),
             role: Role::User,
-            parts: vec![Part { content: Some(PartContent::Text { text }), metadata: None, filename: String::new(), media_type: String::new() }],
+            parts: vec![Part {
+                content: Some(PartContent::Text { text }),
+                metadata: None,
+                filename: String::new(),
+                media_type: String::new(),
+            }],
             metadata: None,
             extensions: Vec::new(),
             reference_task_ids: Vec::new(),

@@ -32,9 +32,10 @@ impl core::CredentialProvider for ForeignCredentials {
         headers
             .into_iter()
             .map(|(name, value)| {
-                let name = HeaderName::try_from(name.as_str()).map_err(|_| bad_header(format!("{name:?} is not an HTTP header name")))?;
-                let mut value =
-                    HeaderValue::try_from(value).map_err(|_| bad_header(format!("the {name} value is not a valid HTTP header value")))?;
+                let name = HeaderName::try_from(name.as_str())
+                    .map_err(|_| bad_header(format!("{name:?} is not an HTTP header name")))?;
+                let mut value = HeaderValue::try_from(value)
+                    .map_err(|_| bad_header(format!("the {name} value is not a valid HTTP header value")))?;
                 value.set_sensitive(true);
                 Ok((name, value))
             })

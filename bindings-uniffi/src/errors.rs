@@ -28,7 +28,8 @@ impl A2aException {
 
     /// An error of the kind named `name` (a row of core's table; unknown names are Internal).
     pub fn named(name: &str, detail: impl Into<String>) -> Self {
-        let kind = a2a_native::error::ERROR_TABLE.iter().find(|r| r.name == name).map_or(ErrorKind::Internal, |r| r.kind);
+        let kind =
+            a2a_native::error::ERROR_TABLE.iter().find(|r| r.name == name).map_or(ErrorKind::Internal, |r| r.kind);
         A2AError::new(kind, detail).into()
     }
 }
@@ -50,7 +51,11 @@ impl From<A2AError> for A2aException {
             name: spec.name.to_owned(),
             reason: spec.reason.to_owned(),
             detail: e.message,
-            violations: e.violations.into_iter().map(|v| FieldViolation { field: v.field, description: v.description }).collect(),
+            violations: e
+                .violations
+                .into_iter()
+                .map(|v| FieldViolation { field: v.field, description: v.description })
+                .collect(),
         }
     }
 }
@@ -58,7 +63,8 @@ impl From<A2AError> for A2aException {
 impl From<A2aException> for A2AError {
     fn from(e: A2aException) -> Self {
         let A2aException::Failure { name, detail, violations, .. } = e;
-        let kind = a2a_native::error::ERROR_TABLE.iter().find(|r| r.name == name).map_or(ErrorKind::Internal, |r| r.kind);
+        let kind =
+            a2a_native::error::ERROR_TABLE.iter().find(|r| r.name == name).map_or(ErrorKind::Internal, |r| r.kind);
         let mut err = A2AError::new(kind, detail);
         err.violations = violations
             .into_iter()
@@ -95,6 +101,11 @@ pub struct ErrorSpec {
 pub fn error_table() -> Vec<ErrorSpec> {
     a2a_native::error::ERROR_TABLE
         .iter()
-        .map(|r| ErrorSpec { name: r.name.into(), code: r.jsonrpc_code, reason: r.reason.into(), http_status: r.http_status })
+        .map(|r| ErrorSpec {
+            name: r.name.into(),
+            code: r.jsonrpc_code,
+            reason: r.reason.into(),
+            http_status: r.http_status,
+        })
         .collect()
 }

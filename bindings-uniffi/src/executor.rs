@@ -81,7 +81,11 @@ fn failure(e: A2aException) -> ExecutorError {
 
 #[async_trait::async_trait]
 impl core::AgentExecutor for ForeignExecutor {
-    async fn execute(&self, ctx: core::RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
+    async fn execute(
+        &self,
+        ctx: core::RequestContext,
+        events: core::EventSink,
+    ) -> std::result::Result<(), ExecutorError> {
         let cancelled = ctx.cancelled.clone();
         let record = context(&ctx).map_err(failure)?;
         let sink = Arc::new(EventSink { inner: events });
@@ -92,7 +96,11 @@ impl core::AgentExecutor for ForeignExecutor {
         }
     }
 
-    async fn cancel(&self, ctx: core::RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
+    async fn cancel(
+        &self,
+        ctx: core::RequestContext,
+        events: core::EventSink,
+    ) -> std::result::Result<(), ExecutorError> {
         let record = context(&ctx).map_err(failure)?;
         self.0.cancel(record, Arc::new(EventSink { inner: events })).await.map_err(failure)
     }

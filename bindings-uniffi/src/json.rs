@@ -33,7 +33,12 @@ pub fn present<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     m.get(key).filter(|v| !v.is_null())
 }
 
-pub fn opt<T>(m: &Map<String, Value>, key: &str, path: &str, read: impl Fn(&Value, &str) -> Result<T>) -> Result<Option<T>> {
+pub fn opt<T>(
+    m: &Map<String, Value>,
+    key: &str,
+    path: &str,
+    read: impl Fn(&Value, &str) -> Result<T>,
+) -> Result<Option<T>> {
     present(m, key).map(|v| read(v, &at(path, key))).transpose()
 }
 

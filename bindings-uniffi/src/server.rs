@@ -50,7 +50,8 @@ struct Running {
 /// The security the options describe (`bearer_tokens` are the principal "bearer-token").
 fn security_spec(options: &ServerOptions) -> Result<SecuritySpec> {
     let value = match &options.security_json {
-        Some(text) => serde_json::from_str(text).map_err(|e| a2a_native::A2AError::invalid_field("securityJson", e.to_string()))?,
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| a2a_native::A2AError::invalid_field("securityJson", e.to_string()))?,
         None => serde_json::json!({}),
     };
     let mut spec = SecuritySpec::from_value(value)?;

@@ -71,7 +71,13 @@ impl PushVerifier {
     /// `jwks_json`: the agent's push keys; `audience`: your webhook URL; `token`: the push
     /// config's token; `max_age_ms`: how old a notification may be (default 5 minutes).
     #[uniffi::constructor(default(issuer = None, token = None, max_age_ms = None))]
-    pub fn new(jwks_json: String, audience: String, issuer: Option<String>, token: Option<String>, max_age_ms: Option<u64>) -> Result<Arc<Self>> {
+    pub fn new(
+        jwks_json: String,
+        audience: String,
+        issuer: Option<String>,
+        token: Option<String>,
+        max_age_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
         let mut inner = CoreVerifier::new(json(&jwks_json, "jwks")?, audience);
         if let Some(iss) = issuer {
             inner = inner.with_issuer(iss);
@@ -89,8 +95,10 @@ impl PushVerifier {
     pub fn verify(&self, headers: HashMap<String, String>, body: Vec<u8>) -> Result<VerifiedPush> {
         let mut map = http::HeaderMap::new();
         for (name, value) in headers {
-            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| A2AError::invalid_field("headers", format!("header name {name:?}")))?;
-            let value = http::HeaderValue::try_from(value).map_err(|_| A2AError::invalid_field("headers", "a header value"))?;
+            let name = http::HeaderName::try_from(name.as_str())
+                .map_err(|_| A2AError::invalid_field("headers", format!("header name {name:?}")))?;
+            let value =
+                http::HeaderValue::try_from(value).map_err(|_| A2AError::invalid_field("headers", "a header value"))?;
             map.append(name, value);
         }
         let v = self.inner.verify(&map, &body)?;

@@ -144,7 +144,8 @@ fn talk_async(work: impl std::future::Future<Output = Result<(), a2a_native::A2A
 
 /// Client commands log only warnings unless RUST_LOG says otherwise.
 fn init_client_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 

@@ -173,7 +173,11 @@ impl Progress {
     pub fn finish(&self) {
         self.clear();
         if self.on {
-            eprintln!("stream ended after {} events ({})", self.events, if self.last.is_empty() { "no task" } else { &self.last });
+            eprintln!(
+                "stream ended after {} events ({})",
+                self.events,
+                if self.last.is_empty() { "no task" } else { &self.last }
+            );
         }
     }
 }

@@ -1,9 +1,9 @@
 //! `a2a serve`: runs a built-in agent on both HTTP bindings, with the chosen task store.
 
 use crate::agents;
+use crate::security::SecurityArgs;
 use a2a_native::executor::AgentExecutor;
 use a2a_native::model::{self, AgentCard};
-use crate::security::SecurityArgs;
 use a2a_native::push::PrivateTargets;
 use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
 use clap::Args;
@@ -89,7 +89,10 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     security.apply_to_card(&mut extended).map_err(|e| e.message)?;
     let handler = security.secure(RequestHandler::new(agent, public, stores, config).with_extended_card(extended));
 
-    eprintln!("{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})", args.store);
+    eprintln!(
+        "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
+        args.store
+    );
     let mut server = Server::new(Arc::new(handler));
     if let Some(tls) = tls {
         server = server.tls(tls);

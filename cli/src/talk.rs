@@ -138,9 +138,7 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
         .preferred_binding(if conn.transport == "http-json" { Binding::HttpJson } else { Binding::JsonRpc })
         .extensions(conn.extensions.clone());
     for h in &conn.headers {
-        let (name, value) = h
-            .split_once(':')
-            .ok_or_else(|| invalid(format!("--header {h:?} is not `NAME: VALUE`")))?;
+        let (name, value) = h.split_once(':').ok_or_else(|| invalid(format!("--header {h:?} is not `NAME: VALUE`")))?;
         builder = builder.header(name.trim(), value.trim());
     }
     if let Some(token) = &conn.bearer {
@@ -222,14 +220,22 @@ pub async fn send(args: SendArgs, conn: &Connection) -> Outcome {
 pub async fn get(url: &str, task_id: String, history: Option<i32>, conn: &Connection) -> Outcome {
     let client = connect(url, conn).await?;
     let task = client.get_task(GetTaskRequest { id: task_id, history_length: history, ..Default::default() }).await?;
-    if conn.json { print::json(&model::to_value(&task)) } else { print::task(&task) }
+    if conn.json {
+        print::json(&model::to_value(&task))
+    } else {
+        print::task(&task)
+    }
     Ok(())
 }
 
 pub async fn cancel(url: &str, task_id: String, conn: &Connection) -> Outcome {
     let client = connect(url, conn).await?;
     let task = client.cancel_task(CancelTaskRequest { id: task_id, ..Default::default() }).await?;
-    if conn.json { print::json(&model::to_value(&task)) } else { print::task(&task) }
+    if conn.json {
+        print::json(&model::to_value(&task))
+    } else {
+        print::task(&task)
+    }
     Ok(())
 }
 
@@ -302,7 +308,9 @@ pub async fn push(command: PushCommand, conn: &Connection) -> Outcome {
         }
         PushCommand::List { url, task_id } => {
             let client = connect(&url, conn).await?;
-            let page = client.list_push_configs(ListTaskPushNotificationConfigsRequest { task_id, ..Default::default() }).await?;
+            let page = client
+                .list_push_configs(ListTaskPushNotificationConfigsRequest { task_id, ..Default::default() })
+                .await?;
             if conn.json {
                 print::json(&model::to_value(&page));
             } else {
@@ -328,7 +336,11 @@ async fn print_stream(mut events: a2a_native::client::EventStream, json: bool) -
     while let Some(event) = events.next().await {
         let event = event?;
         progress.clear();
-        if json { print::json_line(&model::to_value(&event)) } else { print::event(&event) }
+        if json {
+            print::json_line(&model::to_value(&event))
+        } else {
+            print::event(&event)
+        }
         progress.update(&event);
     }
     progress.finish();
@@ -339,9 +351,9 @@ async fn print_stream(mut events: a2a_native::client::EventStream, json: bool) -
 fn parse_state(name: &str) -> Result<TaskState, A2AError> {
     let upper = name.trim().to_ascii_uppercase().replace('-', "_");
     let full = if upper.starts_with("TASK_STATE_") { upper } else { format!("TASK_STATE_{upper}") };
-    TaskState::from_name(&full)
-        .filter(|s| *s != TaskState::Unspecified)
-        .ok_or_else(|| invalid(format!("--status {name:?} is not a task state (working, completed, input-required, ...)")))
+    TaskState::from_name(&full).filter(|s| *s != TaskState::Unspecified).ok_or_else(|| {
+        invalid(format!("--status {name:?} is not a task state (working, completed, input-required, ...)"))
+    })
 }
 
 fn invalid(message: impl Into<String>) -> A2AError {

@@ -114,13 +114,17 @@ fn conformance_agent_is_scripted_by_message_id() {
         server.rpc("SendMessage", json!({"message": message}))["result"].clone()
     };
     assert_eq!(send("tck-message-response-1")["message"]["parts"][0]["text"], "Direct message response");
-    assert_eq!(send("tck-artifact-data-1")["task"]["artifacts"][0]["parts"][0]["data"], json!({"key": "value", "count": 42}));
+    assert_eq!(
+        send("tck-artifact-data-1")["task"]["artifacts"][0]["parts"][0]["data"],
+        json!({"key": "value", "count": 42})
+    );
     assert_eq!(send("tck-artifact-file-url-1")["task"]["artifacts"][0]["parts"][0]["filename"], "output.txt");
     assert_eq!(send("tck-reject-task-1")["task"]["status"]["state"], "TASK_STATE_REJECTED");
     let waiting = send("tck-input-required-1");
     assert_eq!(waiting["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
     let task_id = waiting["task"]["id"].as_str().unwrap();
-    let follow = json!({"messageId": "tck-complete-task-2", "taskId": task_id, "role": "ROLE_USER", "parts": [{"text": "y"}]});
+    let follow =
+        json!({"messageId": "tck-complete-task-2", "taskId": task_id, "role": "ROLE_USER", "parts": [{"text": "y"}]});
     let done = server.rpc("SendMessage", json!({"message": follow}));
     assert_eq!(done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
     // The conformance card is strictly 1.0: no 0.3 fields merged in.
@@ -131,7 +135,10 @@ fn conformance_agent_is_scripted_by_message_id() {
 
 #[test]
 fn a_bad_store_is_refused_with_a_message() {
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(["serve", "--store", "redis://x", "--port", "0"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "redis://x", "--port", "0"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown store"), "{err}");
@@ -142,7 +149,11 @@ fn a_bad_store_is_refused_with_a_message() {
 /// Runs the `a2a` CLI; returns (exit code, stdout, stderr).
 fn a2a(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(args).env_remove("A2A_BEARER").output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn a2a_json(args: &[&str]) -> Value {
@@ -222,8 +233,20 @@ fn jwks_file(dir: &std::path::Path, key: &str, kid: &str) -> String {
 
 #[test]
 fn https_a_signed_card_and_an_api_key() {
-    let (cert, key, ca, card_key) = (fixture("tls-server.pem"), fixture("tls-server.key"), fixture("tls-ca.pem"), fixture("jwt-ec.pem"));
-    let server = serve(&["--store", "memory", "--tls-cert", &cert, "--tls-key", &key, "--card-signing-key", &card_key, "--api-key", "k3y"]);
+    let (cert, key, ca, card_key) =
+        (fixture("tls-server.pem"), fixture("tls-server.key"), fixture("tls-ca.pem"), fixture("jwt-ec.pem"));
+    let server = serve(&[
+        "--store",
+        "memory",
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--card-signing-key",
+        &card_key,
+        "--api-key",
+        "k3y",
+    ]);
     let url = server.base.as_str();
     assert!(url.starts_with("https://"), "{url}");
     let dir = std::env::temp_dir().join(format!("a2a-cli-test-{}", std::process::id()));
@@ -257,7 +280,8 @@ fn private_webhooks_all_or_an_allow_list() {
     // A push config for `url` on a fresh task: true when created, false when refused.
     let accepts = |server: &Served, url: &str| {
         let message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]});
-        let task = server.rpc("SendMessage", json!({"message": message}))["result"]["task"]["id"].as_str().unwrap().to_owned();
+        let task =
+            server.rpc("SendMessage", json!({"message": message}))["result"]["task"]["id"].as_str().unwrap().to_owned();
         let body = server.rpc("CreateTaskPushNotificationConfig", json!({"taskId": task, "url": url}));
         match body.get("error") {
             None => true,

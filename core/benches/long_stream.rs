@@ -110,7 +110,12 @@ fn main() {
         println!("| store | agent | 1,000 chunks | 8,000 chunks | ratio (linear: 8) | bytes written per event |");
         println!("|---|---|---|---|---|---|");
         for (name, spec) in stores {
-            let handler = RequestHandler::new(Arc::new(Chunks), card(), Stores::open(&spec).await.unwrap(), ServerConfig::default());
+            let handler = RequestHandler::new(
+                Arc::new(Chunks),
+                card(),
+                Stores::open(&spec).await.unwrap(),
+                ServerConfig::default(),
+            );
             for paced in [false, true] {
                 turn(&handler, 100, paced).await; // warm-up
                 let small = turn(&handler, 1000, paced).await;

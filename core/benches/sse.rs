@@ -49,8 +49,8 @@ fn codec(c: &mut Criterion) {
     // The same bytes and chunking through `eventsource-stream`, the parser behind
     // reqwest-eventsource: the reference our decoder is compared with in one run.
     group.bench_function("decode_4k_chunks eventsource-stream (reference)", |b| {
-        use futures::StreamExt;
         use eventsource_stream::Eventsource;
+        use futures::StreamExt;
         b.iter(|| {
             let chunks = black_box(&bytes).chunks(CHUNK).map(|c| Ok::<_, std::convert::Infallible>(c.to_vec()));
             let count = futures::executor::block_on(

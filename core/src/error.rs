@@ -208,11 +208,8 @@ impl A2AError {
             "metadata": self.metadata,
         })];
         if !self.violations.is_empty() {
-            let violations: Vec<Value> = self
-                .violations
-                .iter()
-                .map(|v| json!({"field": v.field, "description": v.description}))
-                .collect();
+            let violations: Vec<Value> =
+                self.violations.iter().map(|v| json!({"field": v.field, "description": v.description})).collect();
             details.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
         }
         details.extend(self.extra_details.iter().cloned());
@@ -263,11 +260,8 @@ impl A2AError {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .unwrap_or_else(|| format!("HTTP {status}: {}", String::from_utf8_lossy(&body[..body.len().min(512)])));
-        let details: Vec<Value> = status_obj
-            .and_then(|e| e.get("details"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let details: Vec<Value> =
+            status_obj.and_then(|e| e.get("details")).and_then(Value::as_array).cloned().unwrap_or_default();
         let reason_kind = details.iter().find_map(|d| {
             (d.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE))
                 .then(|| d.get("reason").and_then(Value::as_str).and_then(ErrorKind::from_reason))
@@ -326,21 +320,46 @@ mod tests {
     fn table_has_every_kind_once_and_spec_codes() {
         use ErrorKind::*;
         let all = [
-            JsonParse, InvalidRequest, MethodNotFound, InvalidParams, Internal, TaskNotFound, TaskNotCancelable,
-            PushNotificationNotSupported, UnsupportedOperation, ContentTypeNotSupported, InvalidAgentResponse,
-            ExtendedAgentCardNotConfigured, ExtensionSupportRequired, VersionNotSupported, Unauthenticated,
-            PermissionDenied, Unavailable, Transport, Timeout,
+            JsonParse,
+            InvalidRequest,
+            MethodNotFound,
+            InvalidParams,
+            Internal,
+            TaskNotFound,
+            TaskNotCancelable,
+            PushNotificationNotSupported,
+            UnsupportedOperation,
+            ContentTypeNotSupported,
+            InvalidAgentResponse,
+            ExtendedAgentCardNotConfigured,
+            ExtensionSupportRequired,
+            VersionNotSupported,
+            Unauthenticated,
+            PermissionDenied,
+            Unavailable,
+            Transport,
+            Timeout,
         ];
         assert_eq!(all.len(), ERROR_TABLE.len());
         for kind in all {
             assert_eq!(ERROR_TABLE.iter().filter(|r| r.kind == kind).count(), 1, "{kind:?}");
         }
-        let expected = [(TaskNotFound, -32001, 404), (TaskNotCancelable, -32002, 400),
-            (PushNotificationNotSupported, -32003, 400), (UnsupportedOperation, -32004, 400),
-            (ContentTypeNotSupported, -32005, 400), (InvalidAgentResponse, -32006, 500),
-            (ExtendedAgentCardNotConfigured, -32007, 400), (ExtensionSupportRequired, -32008, 400),
-            (VersionNotSupported, -32009, 400), (JsonParse, -32700, 400), (InvalidRequest, -32600, 400),
-            (MethodNotFound, -32601, 404), (InvalidParams, -32602, 400), (Internal, -32603, 500)];
+        let expected = [
+            (TaskNotFound, -32001, 404),
+            (TaskNotCancelable, -32002, 400),
+            (PushNotificationNotSupported, -32003, 400),
+            (UnsupportedOperation, -32004, 400),
+            (ContentTypeNotSupported, -32005, 400),
+            (InvalidAgentResponse, -32006, 500),
+            (ExtendedAgentCardNotConfigured, -32007, 400),
+            (ExtensionSupportRequired, -32008, 400),
+            (VersionNotSupported, -32009, 400),
+            (JsonParse, -32700, 400),
+            (InvalidRequest, -32600, 400),
+            (MethodNotFound, -32601, 404),
+            (InvalidParams, -32602, 400),
+            (Internal, -32603, 500),
+        ];
         for (kind, code, http) in expected {
             assert_eq!((kind.code(), kind.http_status()), (code, http), "{kind:?}");
         }

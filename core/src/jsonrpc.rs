@@ -245,7 +245,8 @@ pub fn parse_envelope_value(value: Value) -> Result<Envelope, ErrorResponse> {
             None => return Err(ErrorResponse::null(invalid_request("id", "must be a string, a number or null"))),
         },
     };
-    let fail = |error| Err(ErrorResponse { id: id.clone().unwrap_or(Id::Null), notification: false, error: Box::new(error) });
+    let fail =
+        |error| Err(ErrorResponse { id: id.clone().unwrap_or(Id::Null), notification: false, error: Box::new(error) });
     if obj.get("jsonrpc").and_then(Value::as_str) != Some(VERSION) {
         return fail(invalid_request("jsonrpc", "must be \"2.0\""));
     }
@@ -339,8 +340,9 @@ pub fn error_value(id: &Id, err: &A2AError) -> Value {
 /// Params that cannot be serialised (impossible for the crate's models) are written as `null`,
 /// which any server rejects as InvalidParams.
 pub fn request(id: &Id, method: &str, params: impl Serialize) -> Vec<u8> {
-    serde_json::to_vec(&RequestOut { jsonrpc: VERSION, id, method, params })
-        .unwrap_or_else(|_| serde_json::to_vec(&RequestOut { jsonrpc: VERSION, id, method, params: () }).unwrap_or_default())
+    serde_json::to_vec(&RequestOut { jsonrpc: VERSION, id, method, params }).unwrap_or_else(|_| {
+        serde_json::to_vec(&RequestOut { jsonrpc: VERSION, id, method, params: () }).unwrap_or_default()
+    })
 }
 
 /// The request body for an A2A 1.0 call.
@@ -395,7 +397,9 @@ pub fn parse_response_value(value: Value) -> Result<Response, A2AError> {
     let error = obj.remove("error").filter(|e| !e.is_null());
     let result = obj.remove("result");
     let outcome = match (result, error) {
-        (Some(r), Some(_)) if !r.is_null() => return Err(invalid_request("", "a response has either result or error, not both")),
+        (Some(r), Some(_)) if !r.is_null() => {
+            return Err(invalid_request("", "a response has either result or error, not both"));
+        }
         (_, Some(e)) => {
             if !e.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
                 return Err(invalid_request("error.code", "must be an integer"));
@@ -457,13 +461,16 @@ mod tests {
 
     #[test]
     fn ids_of_every_type_echo_back() {
-        for raw in [r#""abc""#, r#""""#, "1", "0", "-5", "1.5", "1e3", "18446744073709551615", "-9223372036854775808", "null"] {
+        for raw in
+            [r#""abc""#, r#""""#, "1", "0", "-5", "1.5", "1e3", "18446744073709551615", "-9223372036854775808", "null"]
+        {
             let call = parse_request(&body(raw, "GetTask", r#"{"id":"t"}"#)).unwrap();
             let sent: Value = serde_json::from_str(raw).unwrap();
             assert_eq!(call.response_id().to_value(), sent, "{raw}");
             let out: Value = serde_json::from_slice(&success(&call.response_id(), json!({}))).unwrap();
             assert_eq!(out["id"], sent, "{raw}");
-            let out: Value = serde_json::from_slice(&error(&call.response_id(), &A2AError::of(ErrorKind::Internal))).unwrap();
+            let out: Value =
+                serde_json::from_slice(&error(&call.response_id(), &A2AError::of(ErrorKind::Internal))).unwrap();
             assert_eq!(out["id"], sent, "{raw}");
         }
         // Integers come back digit for digit.
@@ -577,8 +584,10 @@ mod tests {
 
     #[test]
     fn extended_card_params_may_be_omitted() {
-        for b in [&br#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}"#[..],
-                  br#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard","params":null}"#] {
+        for b in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard","params":null}"#,
+        ] {
             let call = parse_request(b).unwrap();
             assert_eq!(call.request, A2ARequest::GetExtendedAgentCard(Default::default()));
         }
@@ -627,7 +636,10 @@ mod tests {
 
     #[test]
     fn reads_responses() {
-        let r = parse_response(br#"{"jsonrpc":"2.0","id":"a","result":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}}"#).unwrap();
+        let r = parse_response(
+            br#"{"jsonrpc":"2.0","id":"a","result":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}}"#,
+        )
+        .unwrap();
         assert_eq!(r.id, Id::from("a"));
         let task: Task = r.into_result().unwrap();
         assert_eq!(task.id, "t");
@@ -646,7 +658,8 @@ mod tests {
         let r = parse_response(br#"{"jsonrpc":"2.0","id":null,"result":null,"error":null}"#).unwrap();
         assert_eq!((r.id, r.outcome), (Id::Null, Ok(Value::Null)));
         // 0.3 peers put free-form data in the error.
-        let r = parse_response(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"gone","data":{"x":1}}}"#).unwrap();
+        let r = parse_response(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"gone","data":{"x":1}}}"#)
+            .unwrap();
         assert_eq!(r.outcome.unwrap_err().kind, ErrorKind::TaskNotFound);
     }
 

@@ -204,7 +204,8 @@ pub fn route(method: &str, path: &str, query: Option<&str>, body: &[u8]) -> Resu
         Some(rest) => rest.split('/').collect(),
         None => Vec::new(),
     };
-    let found = if segments.is_empty() || segments.iter().any(|s| s.is_empty()) { Vec::new() } else { match_path(&segments) };
+    let found =
+        if segments.is_empty() || segments.iter().any(|s| s.is_empty()) { Vec::new() } else { match_path(&segments) };
     for m in &found {
         if let Some(&(_, op)) = m.resource.operations().iter().find(|(verb, _)| *verb == method) {
             return build(op, method, m, query, body).map_err(RestError::Invalid);
@@ -228,7 +229,13 @@ pub fn route(method: &str, path: &str, query: Option<&str>, body: &[u8]) -> Resu
     Err(RestError::MethodNotAllowed { allowed, error: Box::new(error) })
 }
 
-fn build(op: Method, http_method: &str, m: &PathMatch<'_>, query: Option<&str>, body: &[u8]) -> Result<A2ARequest, A2AError> {
+fn build(
+    op: Method,
+    http_method: &str,
+    m: &PathMatch<'_>,
+    query: Option<&str>,
+    body: &[u8],
+) -> Result<A2ARequest, A2AError> {
     let mut fields = if http_method == "POST" { body_object(body)? } else { query_object(op, query.unwrap_or(""))? };
     if let Some(tenant) = m.tenant {
         bind(&mut fields, "tenant", tenant)?;
@@ -329,7 +336,12 @@ fn query_object(op: Method, query: &str) -> Result<Map<String, Value>, A2AError>
             Kind::Bool => match value.to_ascii_lowercase().as_str() {
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
-                _ => return Err(A2AError::invalid_field(name, format!("must be true or false, got {:?}", shown(&value)))),
+                _ => {
+                    return Err(A2AError::invalid_field(
+                        name,
+                        format!("must be true or false, got {:?}", shown(&value)),
+                    ));
+                }
             },
             Kind::Enum => match value.parse::<i64>() {
                 Ok(n) => Value::from(n),
@@ -490,15 +502,48 @@ mod tests {
             ("POST", "/message:stream", None, MSG, Method::SendStreamingMessage, json!({})),
             ("GET", "/tasks/t1", Some("historyLength=3"), "", Method::GetTask, json!({"id": "t1", "historyLength": 3})),
             ("GET", "/tasks", Some("pageSize=5"), "", Method::ListTasks, json!({"pageSize": 5})),
-            ("POST", "/tasks/t1:cancel", None, r#"{"metadata":{"a":1}}"#, Method::CancelTask, json!({"id": "t1", "metadata": {"a": 1}})),
+            (
+                "POST",
+                "/tasks/t1:cancel",
+                None,
+                r#"{"metadata":{"a":1}}"#,
+                Method::CancelTask,
+                json!({"id": "t1", "metadata": {"a": 1}}),
+            ),
             ("GET", "/tasks/t1:subscribe", None, "", Method::SubscribeToTask, json!({"id": "t1"})),
             ("POST", "/tasks/t1:subscribe", None, "", Method::SubscribeToTask, json!({"id": "t1"})),
-            ("POST", "/tasks/t1/pushNotificationConfigs", None, r#"{"url":"https://h/cb","id":"c1"}"#,
-                Method::CreateTaskPushNotificationConfig, json!({"taskId": "t1", "id": "c1", "url": "https://h/cb"})),
-            ("GET", "/tasks/t1/pushNotificationConfigs/c1", None, "", Method::GetTaskPushNotificationConfig, json!({"taskId": "t1", "id": "c1"})),
-            ("GET", "/tasks/t1/pushNotificationConfigs", Some("pageSize=2&pageToken=p"), "",
-                Method::ListTaskPushNotificationConfigs, json!({"taskId": "t1", "pageSize": 2, "pageToken": "p"})),
-            ("DELETE", "/tasks/t1/pushNotificationConfigs/c1", None, "", Method::DeleteTaskPushNotificationConfig, json!({"taskId": "t1", "id": "c1"})),
+            (
+                "POST",
+                "/tasks/t1/pushNotificationConfigs",
+                None,
+                r#"{"url":"https://h/cb","id":"c1"}"#,
+                Method::CreateTaskPushNotificationConfig,
+                json!({"taskId": "t1", "id": "c1", "url": "https://h/cb"}),
+            ),
+            (
+                "GET",
+                "/tasks/t1/pushNotificationConfigs/c1",
+                None,
+                "",
+                Method::GetTaskPushNotificationConfig,
+                json!({"taskId": "t1", "id": "c1"}),
+            ),
+            (
+                "GET",
+                "/tasks/t1/pushNotificationConfigs",
+                Some("pageSize=2&pageToken=p"),
+                "",
+                Method::ListTaskPushNotificationConfigs,
+                json!({"taskId": "t1", "pageSize": 2, "pageToken": "p"}),
+            ),
+            (
+                "DELETE",
+                "/tasks/t1/pushNotificationConfigs/c1",
+                None,
+                "",
+                Method::DeleteTaskPushNotificationConfig,
+                json!({"taskId": "t1", "id": "c1"}),
+            ),
             ("GET", "/extendedAgentCard", None, "", Method::GetExtendedAgentCard, json!({})),
         ];
         for (verb, path, query, body, method, params) in cases {
@@ -543,7 +588,10 @@ mod tests {
 
     #[test]
     fn tenant_ambiguity_prefers_the_untenanted_reading() {
-        assert_eq!(ok("GET", "/tasks/abc", None, ""), A2ARequest::GetTask(GetTaskRequest { id: "abc".into(), ..Default::default() }));
+        assert_eq!(
+            ok("GET", "/tasks/abc", None, ""),
+            A2ARequest::GetTask(GetTaskRequest { id: "abc".into(), ..Default::default() })
+        );
         let list = ok("GET", "/t1/tasks", None, "");
         assert_eq!(list, A2ARequest::ListTasks(ListTasksRequest { tenant: "t1".into(), ..Default::default() }));
         // Documented limitation: tenant "tasks" + ListTasks reads as GetTask "tasks".
@@ -561,8 +609,21 @@ mod tests {
 
     #[test]
     fn unknown_paths_are_not_found() {
-        for path in ["", "/", "tasks", "/nope", "/tasks/", "//tasks", "/tasks//x", "/v1/tasks/x/y", "/a/b/tasks",
-                     "/message:send/x", "/tasks/:cancel", "/t/tasks/x/pushNotificationConfigs/c/d", "/Tasks"] {
+        for path in [
+            "",
+            "/",
+            "tasks",
+            "/nope",
+            "/tasks/",
+            "//tasks",
+            "/tasks//x",
+            "/v1/tasks/x/y",
+            "/a/b/tasks",
+            "/message:send/x",
+            "/tasks/:cancel",
+            "/t/tasks/x/pushNotificationConfigs/c/d",
+            "/Tasks",
+        ] {
             let e = err("GET", path, None, "");
             assert!(matches!(e, RestError::NotFound(_)), "{path}: {e}");
             assert_eq!((e.http_status(), e.error().code()), (404, -32601), "{path}");
@@ -598,13 +659,20 @@ mod tests {
         let q = "contextId=c%201&status=TASK_STATE_WORKING&pageSize=10&pageToken=tok&historyLength=0\
                  &statusTimestampAfter=2025-01-02T03:04:05%2B02:00&includeArtifacts=true&A2A-Version=1.0&other=x";
         let req = ok("GET", "/tasks", Some(q), "");
-        assert_eq!(req.params(), json!({
-            "contextId": "c 1", "status": "TASK_STATE_WORKING", "pageSize": 10, "pageToken": "tok",
-            "historyLength": 0, "statusTimestampAfter": "2025-01-02T01:04:05.000Z", "includeArtifacts": true
-        }));
+        assert_eq!(
+            req.params(),
+            json!({
+                "contextId": "c 1", "status": "TASK_STATE_WORKING", "pageSize": 10, "pageToken": "tok",
+                "historyLength": 0, "statusTimestampAfter": "2025-01-02T01:04:05.000Z", "includeArtifacts": true
+            })
+        );
         // Proto (snake_case) names, enum numbers, '+' as space, empty values as absent.
-        let req = ok("GET", "/tasks", Some("context_id=a+b&status=3&page_size=7&include_artifacts=FALSE&page_token="), "");
-        assert_eq!(req.params(), json!({"contextId": "a b", "status": "TASK_STATE_COMPLETED", "pageSize": 7, "includeArtifacts": false}));
+        let req =
+            ok("GET", "/tasks", Some("context_id=a+b&status=3&page_size=7&include_artifacts=FALSE&page_token="), "");
+        assert_eq!(
+            req.params(),
+            json!({"contextId": "a b", "status": "TASK_STATE_COMPLETED", "pageSize": 7, "includeArtifacts": false})
+        );
         // UNSPECIFIED means no filter.
         assert_eq!(ok("GET", "/tasks", Some("status=TASK_STATE_UNSPECIFIED"), "").params(), json!({}));
         // A comma is part of the value: no 1.0 query field is repeated.
@@ -665,12 +733,20 @@ mod tests {
         assert_eq!(req.params(), json!({"taskId": "t1", "url": "https://h"}));
         let e = err("POST", "/tasks/t1/pushNotificationConfigs", None, r#"{"taskId":"t2","url":"https://h"}"#);
         assert_eq!(err_summary(&e), (400, -32602, Some("taskId")));
-        let e = err("POST", "/acme/message:send", None,
-                    r#"{"tenant":"other","message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#);
+        let e = err(
+            "POST",
+            "/acme/message:send",
+            None,
+            r#"{"tenant":"other","message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#,
+        );
         assert_eq!(err_summary(&e), (400, -32602, Some("tenant")));
         // A body tenant on an untenanted path is kept.
-        let req = ok("POST", "/message:send", None,
-                     r#"{"tenant":"b","message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#);
+        let req = ok(
+            "POST",
+            "/message:send",
+            None,
+            r#"{"tenant":"b","message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#,
+        );
         assert_eq!(req.tenant(), "b");
         // Syntax errors are JSONParse; other shapes and model errors are InvalidParams.
         for bad in ["{", "{\"a\":}", "\u{feff}{}", "nul"] {
@@ -678,8 +754,14 @@ mod tests {
         }
         assert_eq!(err_summary(&err("POST", "/message:send", None, "[]")), (400, -32602, Some("")));
         assert_eq!(err_summary(&err("POST", "/message:send", None, "")), (400, -32602, Some("message")));
-        assert_eq!(err_summary(&err("POST", "/message:send", None, r#"{"message":{}}"#)), (400, -32602, Some("message.messageId")));
-        assert_eq!(err_summary(&err("POST", "/tasks/t/pushNotificationConfigs", None, "{}")), (400, -32602, Some("url")));
+        assert_eq!(
+            err_summary(&err("POST", "/message:send", None, r#"{"message":{}}"#)),
+            (400, -32602, Some("message.messageId"))
+        );
+        assert_eq!(
+            err_summary(&err("POST", "/tasks/t/pushNotificationConfigs", None, "{}")),
+            (400, -32602, Some("url"))
+        );
         // GET ignores any body.
         assert_eq!(ok("GET", "/tasks/x", None, "garbage").params(), json!({"id": "x"}));
     }
@@ -693,7 +775,8 @@ mod tests {
 
     #[test]
     fn request_for_builds_http_requests() {
-        let req = A2ARequest::GetTask(GetTaskRequest { tenant: "a b".into(), id: "x/y:z".into(), history_length: Some(2) });
+        let req =
+            A2ARequest::GetTask(GetTaskRequest { tenant: "a b".into(), id: "x/y:z".into(), history_length: Some(2) });
         assert_eq!(request_for(&req), ("GET", "/a%20b/tasks/x%2Fy%3Az?historyLength=2".to_owned(), None));
         let req = A2ARequest::CancelTask(CancelTaskRequest { id: "t".into(), ..Default::default() });
         assert_eq!(request_for(&req), ("POST", "/tasks/t:cancel".to_owned(), Some(b"{}".to_vec())));
@@ -704,12 +787,25 @@ mod tests {
             ..Default::default()
         });
         let (verb, path, body) = request_for(&req);
-        assert_eq!((verb, path.as_str(), body), ("GET", "/tasks?contextId=c%26d&status=TASK_STATE_WORKING&includeArtifacts=false", None));
-        let cfg = TaskPushNotificationConfig { tenant: "t".into(), task_id: "k".into(), url: "https://h".into(), ..Default::default() };
+        assert_eq!(
+            (verb, path.as_str(), body),
+            ("GET", "/tasks?contextId=c%26d&status=TASK_STATE_WORKING&includeArtifacts=false", None)
+        );
+        let cfg = TaskPushNotificationConfig {
+            tenant: "t".into(),
+            task_id: "k".into(),
+            url: "https://h".into(),
+            ..Default::default()
+        };
         let (verb, path, body) = request_for(&A2ARequest::CreateTaskPushNotificationConfig(cfg.clone()));
         assert_eq!((verb, path.as_str()), ("POST", "/t/tasks/k/pushNotificationConfigs"));
         assert_eq!(serde_json::from_slice::<Value>(&body.unwrap()).unwrap(), json!({"url": "https://h"}));
-        let back = route(verb, &path, None, &request_for(&A2ARequest::CreateTaskPushNotificationConfig(cfg.clone())).2.unwrap());
+        let back = route(
+            verb,
+            &path,
+            None,
+            &request_for(&A2ARequest::CreateTaskPushNotificationConfig(cfg.clone())).2.unwrap(),
+        );
         assert_eq!(back.unwrap(), A2ARequest::CreateTaskPushNotificationConfig(cfg));
         let del = A2ARequest::DeleteTaskPushNotificationConfig(TaskPushNotificationConfigRef {
             tenant: String::new(),

@@ -32,7 +32,9 @@ const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// Refuses nesting deeper than `MAX_DEPTH` and integers outside the safe range.
 fn check(v: &Value, depth: usize) -> Result<()> {
     match v {
-        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => Err(invalid(format!("nesting deeper than {MAX_DEPTH}"))),
+        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => {
+            Err(invalid(format!("nesting deeper than {MAX_DEPTH}")))
+        }
         Value::Array(items) => items.iter().try_for_each(|i| check(i, depth + 1)),
         Value::Object(map) => map.values().try_for_each(|i| check(i, depth + 1)),
         Value::Number(n) if n.as_i64().map(i64::unsigned_abs).or(n.as_u64()).is_some_and(|m| m > MAX_SAFE_INTEGER) => {
@@ -151,7 +153,12 @@ pub fn verify_card(card: &AgentCard, keys: &JwkSet, algorithms: &[Algorithm]) ->
     Err(A2AError::new(ErrorKind::Unauthenticated, format!("no valid signature ({})", why.join("; "))))
 }
 
-fn verify_one(sig: &AgentCardSignature, payload: &[u8], keys: &JwkSet, algorithms: &[Algorithm]) -> std::result::Result<Verified, String> {
+fn verify_one(
+    sig: &AgentCardSignature,
+    payload: &[u8],
+    keys: &JwkSet,
+    algorithms: &[Algorithm],
+) -> std::result::Result<Verified, String> {
     let header: Value = URL_SAFE_NO_PAD
         .decode(sig.protected.trim_end_matches('='))
         .ok()
@@ -178,7 +185,10 @@ mod tests {
 
     #[test]
     fn jcs_orders_keys_by_utf16_and_formats_numbers_as_ecmascript() {
-        let v: Value = serde_json::from_str(r#"{"b": 1e21, "a": [1.0, -0.0, 1e-7, 100], "\ufb01": "x", "\ud83d\ude00": 1, "c": "\u000f"}"#).unwrap();
+        let v: Value = serde_json::from_str(
+            r#"{"b": 1e21, "a": [1.0, -0.0, 1e-7, 100], "\ufb01": "x", "\ud83d\ude00": 1, "c": "\u000f"}"#,
+        )
+        .unwrap();
         let out = String::from_utf8(canonicalize(&v).unwrap()).unwrap();
         // U+1F600 sorts before U+FB01 by UTF-16 code units (0xD83D < 0xFB01), not by code point.
         assert_eq!(out, "{\"a\":[1,0,1e-7,100],\"b\":1e+21,\"c\":\"\\u000f\",\"😀\":1,\"ﬁ\":\"x\"}");

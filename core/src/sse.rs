@@ -437,7 +437,12 @@ mod tests {
     #[test]
     fn fields_and_multi_line_data() {
         let got = events(b"event: statusUpdate\nid: 42\nretry: 3000\ndata: a\ndata: b\n\ndata: c\n\n");
-        let first = SseEvent { event: Some("statusUpdate".into()), data: "a\nb".into(), id: Some("42".into()), retry: Some(3000) };
+        let first = SseEvent {
+            event: Some("statusUpdate".into()),
+            data: "a\nb".into(),
+            id: Some("42".into()),
+            retry: Some(3000),
+        };
         assert_eq!(got, vec![first, ev("c")]);
         // A repeated field: the last one wins.
         let last = SseEvent { event: Some("b".into()), id: Some("2".into()), ..ev("x") };
@@ -533,7 +538,10 @@ mod tests {
 
     #[test]
     fn invalid_utf8_becomes_replacement_and_split_chars_survive() {
-        assert_eq!(events(b"data: a\xFFb\xE2\x82\nid: \xC3\n\n"), vec![SseEvent { id: Some("\u{FFFD}".into()), ..ev("a\u{FFFD}b\u{FFFD}") }]);
+        assert_eq!(
+            events(b"data: a\xFFb\xE2\x82\nid: \xC3\n\n"),
+            vec![SseEvent { id: Some("\u{FFFD}".into()), ..ev("a\u{FFFD}b\u{FFFD}") }]
+        );
         let text = "data: h\u{e9}llo \u{20AC} \u{1F600}\n\n".as_bytes();
         for at in 0..=text.len() {
             let got = decode_chunks(BIG, [&text[..at], &text[at..]]);
@@ -587,7 +595,8 @@ mod tests {
 
     #[test]
     fn encoding() {
-        let full = SseEvent { event: Some("status".into()), data: "{}".into(), id: Some("7".into()), retry: Some(3000) };
+        let full =
+            SseEvent { event: Some("status".into()), data: "{}".into(), id: Some("7".into()), retry: Some(3000) };
         assert_eq!(encode(&full), "event: status\nid: 7\nretry: 3000\ndata: {}\n\n");
         assert_eq!(encode(&ev("a\nb\r\nc\rd")), "data: a\ndata: b\ndata: c\ndata: d\n\n");
         assert_eq!(encode(&ev("")), "data: \n\n");
@@ -637,10 +646,25 @@ mod tests {
     /// Byte soup biased towards SSE syntax, so that fields, breaks and BOMs actually occur.
     fn soup() -> impl Strategy<Value = Vec<u8>> {
         let tokens: Vec<&[u8]> = vec![
-            b"data", b"event", b"id", b"retry", b":", b" ", b"\r", b"\n", b"\r\n", b"\xEF\xBB\xBF", b"\xEF", b"\0",
-            b"7", b"x", b"\xFF", "\u{e9}".as_bytes(),
+            b"data",
+            b"event",
+            b"id",
+            b"retry",
+            b":",
+            b" ",
+            b"\r",
+            b"\n",
+            b"\r\n",
+            b"\xEF\xBB\xBF",
+            b"\xEF",
+            b"\0",
+            b"7",
+            b"x",
+            b"\xFF",
+            "\u{e9}".as_bytes(),
         ];
-        let token = prop_oneof![any::<u8>().prop_map(|b| vec![b]), prop::sample::select(tokens).prop_map(<[u8]>::to_vec)];
+        let token =
+            prop_oneof![any::<u8>().prop_map(|b| vec![b]), prop::sample::select(tokens).prop_map(<[u8]>::to_vec)];
         prop::collection::vec(token, 0..120).prop_map(|ts| ts.concat())
     }
 

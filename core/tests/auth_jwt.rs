@@ -5,7 +5,9 @@
 
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{self, Message, Role};
-use a2a_native::server::{Authenticator, JwtBearer, JwtConfig, KeySource, RequestHandler, RequiredScopes, Server, ServerConfig, Stores};
+use a2a_native::server::{
+    Authenticator, JwtBearer, JwtConfig, KeySource, RequestHandler, RequiredScopes, Server, ServerConfig, Stores,
+};
 use async_trait::async_trait;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -54,7 +56,12 @@ fn bearer(token: &str) -> http::request::Parts {
 }
 
 fn config() -> JwtConfig {
-    JwtConfig { issuers: vec![ISS.into()], audiences: vec![AUD.into()], leeway: Duration::from_secs(30), ..JwtConfig::default() }
+    JwtConfig {
+        issuers: vec![ISS.into()],
+        audiences: vec![AUD.into()],
+        leeway: Duration::from_secs(30),
+        ..JwtConfig::default()
+    }
 }
 
 /// A JWKS endpoint on loopback whose key set can be swapped, counting fetches.
@@ -83,7 +90,10 @@ async fn jwks(keys: &[Jwk]) -> Jwks {
             }
             h.fetch_add(1, Ordering::SeqCst);
             let body = b.lock().unwrap().clone();
-            let resp = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+            let resp = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
             let _ = conn.write_all(resp.as_bytes()).await;
         }
     });
@@ -102,13 +112,22 @@ async fn each_algorithm_is_accepted_with_its_claims() {
     let ec = key("jwt-ec.pem", Algorithm::ES256);
     let ed = key("jwt-ed25519.pem", Algorithm::EdDSA);
     let set = JwkSet {
-        keys: vec![jwk(&rsa, Algorithm::RS256, "rsa"), jwk(&ec, Algorithm::ES256, "ec"), jwk(&ed, Algorithm::EdDSA, "ed")],
+        keys: vec![
+            jwk(&rsa, Algorithm::RS256, "rsa"),
+            jwk(&ec, Algorithm::ES256, "ec"),
+            jwk(&ed, Algorithm::EdDSA, "ed"),
+        ],
     };
     let auth = JwtBearer::new(config(), KeySource::Static(set));
-    for (k, alg, kid) in [(&rsa, Algorithm::RS256, "rsa"), (&ec, Algorithm::ES256, "ec"), (&ed, Algorithm::EdDSA, "ed")] {
+    for (k, alg, kid) in [(&rsa, Algorithm::RS256, "rsa"), (&ec, Algorithm::ES256, "ec"), (&ed, Algorithm::EdDSA, "ed")]
+    {
         let token = sign(k, alg, Some(kid), &claims("alice", "a2a.read a2a.write"));
         let p = auth.authenticate(&bearer(&token)).await.unwrap().unwrap();
-        assert_eq!((p.name.as_str(), p.scopes.clone()), ("alice", vec!["a2a.read".to_owned(), "a2a.write".to_owned()]), "{alg:?}");
+        assert_eq!(
+            (p.name.as_str(), p.scopes.clone()),
+            ("alice", vec!["a2a.read".to_owned(), "a2a.write".to_owned()]),
+            "{alg:?}"
+        );
     }
     // No Authorization header, or another scheme: not ours to judge.
     let none = http::Request::builder().body(()).unwrap().into_parts().0;
@@ -193,7 +212,10 @@ async fn keys_are_fetched_cached_and_rotated() {
 
     // k1 is retired: after the next refetch its tokens fail.
     server.set(&[jwk(&new, Algorithm::ES256, "k2")]);
-    let short = JwtBearer::new(JwtConfig { max_key_age: Duration::ZERO, min_refresh: Duration::ZERO, ..config() }, KeySource::Url(server.url.clone()));
+    let short = JwtBearer::new(
+        JwtConfig { max_key_age: Duration::ZERO, min_refresh: Duration::ZERO, ..config() },
+        KeySource::Url(server.url.clone()),
+    );
     assert!(short.authenticate(&bearer(&t1)).await.is_err());
     assert!(short.authenticate(&bearer(&t2)).await.is_ok());
 }
@@ -215,13 +237,18 @@ async fn flood(chunked: bool) -> (String, Arc<AtomicUsize>, tokio::task::JoinHan
                 Ok(n) => read += n,
             }
         }
-        let framing = if chunked { "transfer-encoding: chunked".to_owned() } else { format!("content-length: {}", 64 << 20) };
+        let framing =
+            if chunked { "transfer-encoding: chunked".to_owned() } else { format!("content-length: {}", 64 << 20) };
         let head = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{framing}\r\n\r\n{{\"keys\":[");
         if conn.write_all(head.as_bytes()).await.is_err() {
             return;
         }
         let block = vec![b' '; 64 * 1024];
-        let chunk = if chunked { [format!("{:x}\r\n", block.len()).into_bytes(), block, b"\r\n".to_vec()].concat() } else { block };
+        let chunk = if chunked {
+            [format!("{:x}\r\n", block.len()).into_bytes(), block, b"\r\n".to_vec()].concat()
+        } else {
+            block
+        };
         // Stops when the client hangs up (or, were the limit broken, after 256 MiB).
         while w.load(Ordering::SeqCst) < 256 << 20 && conn.write_all(&chunk).await.is_ok() {
             w.fetch_add(chunk.len(), Ordering::SeqCst);
@@ -284,7 +311,9 @@ async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
     }));
     let http = reqwest::Client::new();
     let call = |method: &str, params: Value, token: Option<String>| {
-        let mut req = http.post(format!("{base}/")).header("A2A-Version", "1.0")
+        let mut req = http
+            .post(format!("{base}/"))
+            .header("A2A-Version", "1.0")
             .header("content-type", "application/json")
             .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string());
         if let Some(t) = token {
@@ -299,7 +328,8 @@ async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
     let send = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
     let (status, body) = call("SendMessage", send.clone(), None).await;
     assert_eq!((status, body["error"]["code"].as_i64()), (401, Some(-31401)), "{body}");
-    let expired = sign(&ec, Algorithm::ES256, Some("k1"), &json!({"iss": ISS, "aud": AUD, "sub": "a", "exp": now() - 600}));
+    let expired =
+        sign(&ec, Algorithm::ES256, Some("k1"), &json!({"iss": ISS, "aud": AUD, "sub": "a", "exp": now() - 600}));
     assert_eq!(call("SendMessage", send.clone(), Some(expired)).await.0, 401);
     let reader = sign(&ec, Algorithm::ES256, Some("k1"), &claims("reader", "a2a.read"));
     let (status, body) = call("SendMessage", send.clone(), Some(reader.clone())).await;

@@ -39,9 +39,15 @@ const ALL: [Algorithm; 3] = [Algorithm::ES256, Algorithm::RS256, Algorithm::EdDS
 
 #[test]
 fn each_algorithm_signs_and_verifies() {
-    for (file, alg) in [("jwt-ec.pem", Algorithm::ES256), ("jwt-rsa.pem", Algorithm::RS256), ("jwt-ed25519.pem", Algorithm::EdDSA)] {
+    for (file, alg) in
+        [("jwt-ec.pem", Algorithm::ES256), ("jwt-rsa.pem", Algorithm::RS256), ("jwt-ed25519.pem", Algorithm::EdDSA)]
+    {
         let mut c = card();
-        CardSigner::from_pem(&pem(file), alg, "k1").unwrap().with_jku("https://agent.example/jwks.json").sign(&mut c).unwrap();
+        CardSigner::from_pem(&pem(file), alg, "k1")
+            .unwrap()
+            .with_jku("https://agent.example/jwks.json")
+            .sign(&mut c)
+            .unwrap();
         let keys = JwkSet { keys: vec![public(file, alg, "k1")] };
         let v = verify_card(&c, &keys, &ALL).unwrap();
         assert_eq!((v.kid.as_str(), v.alg), ("k1", alg));

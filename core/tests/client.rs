@@ -59,7 +59,8 @@ fn task_of(reply: SendMessageResponse) -> Task {
 }
 
 async fn collect(client_stream: a2a_native::client::EventStream) -> Vec<StreamResponse> {
-    let items: Vec<_> = tokio::time::timeout(Duration::from_secs(10), client_stream.collect::<Vec<_>>()).await.expect("stream stalled");
+    let items: Vec<_> =
+        tokio::time::timeout(Duration::from_secs(10), client_stream.collect::<Vec<_>>()).await.expect("stream stalled");
     items.into_iter().map(|i| i.expect("stream item")).collect()
 }
 
@@ -168,19 +169,27 @@ async fn cancel_and_subscribe() {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let mut stream = client.subscribe_to_task(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+        let mut stream = client
+            .subscribe_to_task(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() })
+            .await
+            .unwrap();
         let first = stream.next().await.unwrap().unwrap();
         assert!(matches!(&first, StreamResponse::Task(t) if t.id == task.id), "{binding:?}: the snapshot comes first");
 
-        let canceled = client.cancel_task(CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+        let canceled =
+            client.cancel_task(CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
         assert_eq!(canceled.status.state, TaskState::Canceled, "{binding:?}");
         let rest = collect(stream).await;
         assert_eq!(kinds(&rest).last().unwrap(), "status:TASK_STATE_CANCELED", "{binding:?}");
 
-        let err = client.cancel_task(CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap_err();
+        let err =
+            client.cancel_task(CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap_err();
         assert_eq!(err.kind, ErrorKind::TaskNotCancelable, "{binding:?}");
         // Subscribing to a terminal task is refused (before the stream, or as its only item).
-        let err = match client.subscribe_to_task(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }).await {
+        let err = match client
+            .subscribe_to_task(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() })
+            .await
+        {
             Err(e) => e,
             Ok(mut s) => s.next().await.expect("one item").unwrap_err(),
         };
@@ -188,7 +197,13 @@ async fn cancel_and_subscribe() {
 
         // A live subscription sees a task through to its end.
         let slow = task_of(client.send_message(returning_immediately("slow")).await.unwrap());
-        let events = collect(client.subscribe_to_task(SubscribeToTaskRequest { id: slow.id.clone(), ..Default::default() }).await.unwrap()).await;
+        let events = collect(
+            client
+                .subscribe_to_task(SubscribeToTaskRequest { id: slow.id.clone(), ..Default::default() })
+                .await
+                .unwrap(),
+        )
+        .await;
         let k = kinds(&events);
         assert!(k[0].starts_with("task:"), "{k:?}");
         assert_eq!(k.last().unwrap(), "status:TASK_STATE_COMPLETED", "{binding:?}: {k:?}");
@@ -209,7 +224,10 @@ async fn push_config_crud() {
             ..Default::default()
         };
         let created = client.create_push_config(config.clone()).await.unwrap();
-        assert_eq!((created.id.as_str(), created.url.as_str(), created.task_id.as_str()), ("cfg-1", config.url.as_str(), task.id.as_str()));
+        assert_eq!(
+            (created.id.as_str(), created.url.as_str(), created.task_id.as_str()),
+            ("cfg-1", config.url.as_str(), task.id.as_str())
+        );
         let r = TaskPushNotificationConfigRef { task_id: task.id.clone(), id: "cfg-1".into(), ..Default::default() };
         let got = client.get_push_config(r.clone()).await.unwrap();
         assert_eq!(got.url, config.url, "{binding:?}");
@@ -241,7 +259,12 @@ async fn extended_card_with_a_bearer_token() {
         let card = authed.get_extended_agent_card().await.unwrap();
         assert_eq!(card.description, "the extended card", "{binding:?}");
 
-        let wrong = Client::builder().preferred_binding(binding).credentials(Arc::new(StaticBearer::new("nope"))).connect(&server.base).await.unwrap();
+        let wrong = Client::builder()
+            .preferred_binding(binding)
+            .credentials(Arc::new(StaticBearer::new("nope")))
+            .connect(&server.base)
+            .await
+            .unwrap();
         assert_eq!(wrong.get_extended_agent_card().await.unwrap_err().kind, ErrorKind::Unauthenticated);
     }
 
@@ -250,7 +273,12 @@ async fn extended_card_with_a_bearer_token() {
     for binding in BINDINGS {
         let anonymous = client(&server.base, binding).await;
         assert_eq!(anonymous.send_message(send("hello")).await.unwrap_err().kind, ErrorKind::Unauthenticated);
-        let authed = Client::builder().preferred_binding(binding).credentials(Arc::new(StaticBearer::new("s3cret"))).connect(&server.base).await.unwrap();
+        let authed = Client::builder()
+            .preferred_binding(binding)
+            .credentials(Arc::new(StaticBearer::new("s3cret")))
+            .connect(&server.base)
+            .await
+            .unwrap();
         let task = task_of(authed.send_message(send("hello")).await.unwrap());
         let events = collect(authed.send_streaming_message(send("hi")).await.unwrap()).await;
         assert_eq!(kinds(&events).last().unwrap(), "status:TASK_STATE_COMPLETED");
@@ -301,7 +329,9 @@ async fn the_interface_tenant_goes_into_every_request() {
         }
         let untenanted = Client::builder().preferred_binding(binding).from_card(card).unwrap();
         assert_eq!(untenanted.get_task(get(&task.id)).await.unwrap_err().kind, ErrorKind::TaskNotFound, "{binding:?}");
-        assert!(untenanted.list_tasks(ListTasksRequest::default()).await.unwrap().tasks.iter().all(|t| t.id != task.id));
+        assert!(
+            untenanted.list_tasks(ListTasksRequest::default()).await.unwrap().tasks.iter().all(|t| t.id != task.id)
+        );
     }
 }
 
@@ -323,7 +353,9 @@ async fn every_operation_over_a2a_0_3() {
     assert_eq!(client.get_task(get(&task.id)).await.unwrap().status.state, TaskState::Completed);
     assert_eq!(client.get_task(get("nope")).await.unwrap_err().kind, ErrorKind::TaskNotFound);
     match client.send_message(send("direct")).await.unwrap() {
-        SendMessageResponse::Message(m) => assert_eq!((m.role, m.text_content().as_str()), (Role::Agent, "direct reply")),
+        SendMessageResponse::Message(m) => {
+            assert_eq!((m.role, m.text_content().as_str()), (Role::Agent, "direct reply"))
+        }
         other => panic!("{other:?}"),
     }
     // Extensions travel as X-A2A-Extensions.
@@ -347,14 +379,23 @@ async fn every_operation_over_a2a_0_3() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let mut stream = client.subscribe_to_task(SubscribeToTaskRequest { id: waiting.id.clone(), ..Default::default() }).await.unwrap();
+    let mut stream = client
+        .subscribe_to_task(SubscribeToTaskRequest { id: waiting.id.clone(), ..Default::default() })
+        .await
+        .unwrap();
     assert!(matches!(stream.next().await.unwrap().unwrap(), StreamResponse::Task(_)));
-    let canceled = client.cancel_task(CancelTaskRequest { id: waiting.id.clone(), ..Default::default() }).await.unwrap();
+    let canceled =
+        client.cancel_task(CancelTaskRequest { id: waiting.id.clone(), ..Default::default() }).await.unwrap();
     assert_eq!(canceled.status.state, TaskState::Canceled);
     assert_eq!(kinds(&collect(stream).await).last().unwrap(), "status:TASK_STATE_CANCELED");
 
     // Push configs.
-    let config = TaskPushNotificationConfig { id: "c1".into(), task_id: task.id.clone(), url: "http://127.0.0.1:9/hook".into(), ..Default::default() };
+    let config = TaskPushNotificationConfig {
+        id: "c1".into(),
+        task_id: task.id.clone(),
+        url: "http://127.0.0.1:9/hook".into(),
+        ..Default::default()
+    };
     assert_eq!(client.create_push_config(config.clone()).await.unwrap().url, config.url);
     let r = TaskPushNotificationConfigRef { task_id: task.id.clone(), id: "c1".into(), ..Default::default() };
     assert_eq!(client.get_push_config(r.clone()).await.unwrap().id, "c1");

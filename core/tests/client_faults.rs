@@ -8,7 +8,9 @@ mod client_support;
 
 use a2a_native::ErrorKind;
 use a2a_native::client::{ApiKey, Binding, CardCache, Client, ProtocolVersion, RetryPolicy};
-use a2a_native::model::{GetTaskRequest, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, TaskState};
+use a2a_native::model::{
+    GetTaskRequest, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, TaskState,
+};
 use client_support::{Action, Opts, Recorded, kinds, raw_card, raw_server, sse, start, v03_card};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -151,7 +153,10 @@ async fn a_cut_stream_resumes_after_the_last_event_id() {
             ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
             "{binding:?}"
         );
-        assert_eq!(server.requests().iter().map(op).collect::<Vec<_>>(), ["card", "SendStreamingMessage", "SubscribeToTask"]);
+        assert_eq!(
+            server.requests().iter().map(op).collect::<Vec<_>>(),
+            ["card", "SendStreamingMessage", "SubscribeToTask"]
+        );
         assert_eq!(server.requests()[1].header("last-event-id"), None, "a fresh stream sends none");
     }
 }
@@ -166,13 +171,22 @@ async fn a_resubscription_snapshot_with_news_is_surfaced() {
             b"data: {\"jsonrpc\":".to_vec(),
         ]),
         // Cut before the end; the task moved on meanwhile.
-        "SubscribeToTask" => Action::stream(vec![frame(req, json!({"task": task("TASK_STATE_INPUT_REQUIRED", "2025-01-01T00:00:05Z")}))]),
+        "SubscribeToTask" => {
+            Action::stream(vec![frame(req, json!({"task": task("TASK_STATE_INPUT_REQUIRED", "2025-01-01T00:00:05Z")}))])
+        }
         other => panic!("unexpected {other}"),
     })
     .await;
     let client = connect(&server.base, Binding::JsonRpc).await;
-    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await.into_iter().map(|i| i.unwrap()).collect();
-    assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "task:TASK_STATE_INPUT_REQUIRED"]);
+    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap())
+        .await
+        .into_iter()
+        .map(|i| i.unwrap())
+        .collect();
+    assert_eq!(
+        kinds(&events),
+        ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "task:TASK_STATE_INPUT_REQUIRED"]
+    );
     assert_eq!(server.requests().len(), 3, "the stream ended at the interrupted state");
 }
 
@@ -189,7 +203,11 @@ async fn a_task_that_ended_while_disconnected_is_read_with_get_task() {
     })
     .await;
     let client = connect(&server.base, Binding::JsonRpc).await;
-    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await.into_iter().map(|i| i.unwrap()).collect();
+    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap())
+        .await
+        .into_iter()
+        .map(|i| i.unwrap())
+        .collect();
     assert_eq!(kinds(&events), ["status:TASK_STATE_WORKING", "task:TASK_STATE_COMPLETED"]);
     let ops: Vec<String> = server.requests().iter().map(op).collect();
     assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask", "GetTask"]);
@@ -209,7 +227,11 @@ async fn a_clean_close_ends_the_stream_even_with_the_task_active() {
     })
     .await;
     let client = connect(&server.base, Binding::JsonRpc).await;
-    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await.into_iter().map(|i| i.unwrap()).collect();
+    let events: Vec<_> = collect_items(client.send_streaming_message(send("go")).await.unwrap())
+        .await
+        .into_iter()
+        .map(|i| i.unwrap())
+        .collect();
     assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING"]);
     let ops: Vec<String> = server.requests().iter().map(op).collect();
     assert_eq!(ops, ["card", "SendStreamingMessage"]);
@@ -220,8 +242,13 @@ async fn reconnection_is_bounded_and_a_cut_without_a_task_is_an_error() {
     // Every subscription is cut again before anything new: three attempts, then an error.
     let server = raw_server(|req, _| match op(req).as_str() {
         "card" => card_for(req, Binding::JsonRpc),
-        "SendStreamingMessage" => Action::stream(vec![frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")), b"data: {".to_vec()]),
-        "SubscribeToTask" => Action::stream(vec![frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")})), b"data: {".to_vec()]),
+        "SendStreamingMessage" => {
+            Action::stream(vec![frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")), b"data: {".to_vec()])
+        }
+        "SubscribeToTask" => Action::stream(vec![
+            frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")})),
+            b"data: {".to_vec(),
+        ]),
         other => panic!("unexpected {other}"),
     })
     .await;
@@ -251,12 +278,17 @@ async fn invalid_json_and_wrong_ids_are_invalid_agent_responses() {
     let server = raw_server(|req, _| match (op(req).as_str(), req.json()["params"]["id"].as_str()) {
         ("card", _) => card_for(req, Binding::JsonRpc),
         ("GetTask", Some("garbage")) => Action::text(200, "this is not json"),
-        ("GetTask", Some("wrong-id")) => Action::json(200, &json!({"jsonrpc": "2.0", "id": 424242, "result": task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z")})),
+        ("GetTask", Some("wrong-id")) => Action::json(
+            200,
+            &json!({"jsonrpc": "2.0", "id": 424242, "result": task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z")}),
+        ),
         ("GetTask", Some("bad-task")) => Action::json(200, &req.rpc_result(json!({"id": "t1"}))),
         ("SendStreamingMessage", _) if req.json()["params"]["message"]["parts"][0]["text"] == "plain" => {
             Action::json(200, &req.rpc_error(-32001, "no such task"))
         }
-        ("SendStreamingMessage", _) => Action::stream(vec![sse(&json!({"jsonrpc": "2.0", "id": 999, "result": status("TASK_STATE_WORKING", "2025-01-01T00:00:00Z")}))]),
+        ("SendStreamingMessage", _) => Action::stream(vec![sse(
+            &json!({"jsonrpc": "2.0", "id": 999, "result": status("TASK_STATE_WORKING", "2025-01-01T00:00:00Z")}),
+        )]),
         other => panic!("unexpected {other:?}"),
     })
     .await;
@@ -267,7 +299,11 @@ async fn invalid_json_and_wrong_ids_are_invalid_agent_responses() {
     assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
     assert!(err.message.contains("424242"), "{err}");
     let err = client.get_task(get("bad-task")).await.unwrap_err();
-    assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "result.status"), "{err}");
+    assert_eq!(
+        (err.kind, err.violations[0].field.as_str()),
+        (ErrorKind::InvalidAgentResponse, "result.status"),
+        "{err}"
+    );
     // A stream event with another id is an error item that ends the stream.
     let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
     assert_eq!(items.len(), 1);
@@ -279,7 +315,11 @@ async fn invalid_json_and_wrong_ids_are_invalid_agent_responses() {
     // HTTP+JSON: a body that is not JSON.
     let server = raw_server(|req, _| match op(req).as_str() {
         "card" => card_for(req, Binding::HttpJson),
-        _ => Action::Respond { status: 200, headers: vec![("content-type".into(), "application/a2a+json".into())], body: b"{".to_vec() },
+        _ => Action::Respond {
+            status: 200,
+            headers: vec![("content-type".into(), "application/a2a+json".into())],
+            body: b"{".to_vec(),
+        },
     })
     .await;
     let client = connect(&server.base, Binding::HttpJson).await;
@@ -315,7 +355,8 @@ async fn only_idempotent_calls_are_retried() {
     assert_eq!(err.kind, ErrorKind::Unavailable);
     assert_eq!(server.requests().iter().filter(|r| op(r) == "SendMessage").count(), 1, "SendMessage is never retried");
 
-    let no_retries = Client::builder().max_retries(0).card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    let no_retries =
+        Client::builder().max_retries(0).card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
     no_retries.get_task(get("busy")).await.unwrap_err();
     assert_eq!(gets(&server), 5 + 1);
 
@@ -383,7 +424,12 @@ async fn an_oversized_event_is_a_typed_error() {
         }
     })
     .await;
-    let client = Client::builder().max_event_bytes(4096).card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    let client = Client::builder()
+        .max_event_bytes(4096)
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(&server.base)
+        .await
+        .unwrap();
     let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
     assert_eq!(items.len(), 1, "{items:?}");
     let err = items[0].as_ref().unwrap_err();
@@ -404,8 +450,7 @@ async fn a_malformed_card_names_the_field() {
     assert_eq!(err.violations[0].field, "supportedInterfaces[0].protocolBinding");
     assert!(err.message.contains("supportedInterfaces[0].protocolBinding"), "{err}");
 
-    let server = raw_server(|_, _| Action::text(200, "<html>"))
-        .await;
+    let server = raw_server(|_, _| Action::text(200, "<html>")).await;
     let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
     assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
 }
@@ -492,7 +537,10 @@ async fn a2a_0_3_on_the_wire() {
         .connect(&server.base)
         .await
         .unwrap();
-    assert_eq!((client.protocol_version(), client.url()), (ProtocolVersion::V03, format!("{}/rpc", server.base).as_str()));
+    assert_eq!(
+        (client.protocol_version(), client.url()),
+        (ProtocolVersion::V03, format!("{}/rpc", server.base).as_str())
+    );
 
     let task = match client.send_message(send("hi")).await.unwrap() {
         SendMessageResponse::Task(t) => t,
@@ -508,7 +556,10 @@ async fn a2a_0_3_on_the_wire() {
 
     let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
     let events: Vec<_> = items.into_iter().map(|i| i.unwrap()).collect();
-    assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "status:TASK_STATE_INPUT_REQUIRED"]);
+    assert_eq!(
+        kinds(&events),
+        ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "status:TASK_STATE_INPUT_REQUIRED"]
+    );
     assert_eq!(client.get_task(get("t1")).await.unwrap_err().kind, ErrorKind::TaskNotFound);
 }
 
@@ -544,7 +595,10 @@ async fn credentials_and_extra_headers_on_the_wire() {
         .await
         .unwrap();
     header_key.get_task(get("t1")).await.unwrap();
-    let query_key = Client::builder().credentials(Arc::new(ApiKey::query("key", "k 2"))).from_card(header_key.card().clone()).unwrap();
+    let query_key = Client::builder()
+        .credentials(Arc::new(ApiKey::query("key", "k 2")))
+        .from_card(header_key.card().clone())
+        .unwrap();
     query_key.get_task(get("t1")).await.unwrap();
     let requests = server.requests();
     let card = &requests[0];

@@ -5,9 +5,9 @@
 use a2a_native::client::{CardCredentials, Client};
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{self, Message, Role, SendMessageRequest};
+use a2a_native::server::Authenticator;
 use a2a_native::server::auth::{ApiKeys, KeyLocation};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
-use a2a_native::server::Authenticator;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -49,14 +49,23 @@ async fn token_endpoint(expires_in: u64) -> (String, Arc<AtomicUsize>, Arc<Mutex
             let request = String::from_utf8_lossy(&buf[..n]).to_string();
             l.lock().unwrap().push(request.clone());
             // base64("id:secret") = aWQ6c2VjcmV0
-            let (status, body) = if request.to_ascii_lowercase().contains("authorization: basic aWQ6c2VjcmV0".to_ascii_lowercase().as_str()) {
+            let (status, body) = if request
+                .to_ascii_lowercase()
+                .contains("authorization: basic aWQ6c2VjcmV0".to_ascii_lowercase().as_str())
+            {
                 let n = h.fetch_add(1, Ordering::SeqCst) + 1;
-                ("200 OK", json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": expires_in}))
+                (
+                    "200 OK",
+                    json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": expires_in}),
+                )
             } else {
                 ("401 Unauthorized", json!({"error": "invalid_client"}))
             };
             let body = body.to_string();
-            let resp = format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+            let resp = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
             let _ = conn.write_all(resp.as_bytes()).await;
         }
     });
@@ -75,7 +84,8 @@ async fn agent(schemes: Value, requirement: &str, auth: Arc<dyn Authenticator>) 
         "securityRequirements": [{"schemes": {requirement: {"list": ["a2a.call"]}}}]
     }))
     .unwrap();
-    let handler = RequestHandler::new(Arc::new(Done), card, Stores::memory(), ServerConfig::default()).with_authenticator(auth);
+    let handler =
+        RequestHandler::new(Arc::new(Done), card, Stores::memory(), ServerConfig::default()).with_authenticator(auth);
     tokio::spawn(Server::new(Arc::new(handler)).serve(listener, std::future::pending()));
     base
 }
@@ -92,7 +102,9 @@ fn reply_text(r: &a2a_native::model::SendMessageResponse) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
     let (token_url, hits, log) = token_endpoint(31).await;
-    let tokens = (1..=5).fold(BearerTokens::new(), |b, n| b.with_token(format!("tok-{n}"), Principal { name: format!("svc-{n}"), scopes: vec![] }));
+    let tokens = (1..=5).fold(BearerTokens::new(), |b, n| {
+        b.with_token(format!("tok-{n}"), Principal { name: format!("svc-{n}"), scopes: vec![] })
+    });
     let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {"a2a.call": "call the agent"}}}}}});
     let base = agent(schemes, "oauth", Arc::new(tokens)).await;
 
@@ -117,7 +129,8 @@ async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_key_goes_where_the_card_says() {
-    let keys = ApiKeys::new(KeyLocation::Query("key".into())).with_key("k-1", Principal { name: "keyholder".into(), scopes: vec![] });
+    let keys = ApiKeys::new(KeyLocation::Query("key".into()))
+        .with_key("k-1", Principal { name: "keyholder".into(), scopes: vec![] });
     let schemes = json!({"apiKey": {"apiKeySecurityScheme": {"location": "query", "name": "key"}}});
     let base = agent(schemes, "apiKey", Arc::new(keys)).await;
     let creds = Arc::new(CardCredentials::new().with_bearer_token("not-asked-for").with_api_key("k-1"));

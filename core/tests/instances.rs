@@ -132,8 +132,7 @@ async fn open(h: &RequestHandler, req: A2ARequest) -> EventStream {
 fn send(tenant: &str, m: Message, return_immediately: bool) -> A2ARequest {
     let mut req = SendMessageRequest::new(m);
     req.tenant = tenant.to_owned();
-    req.configuration =
-        Some(SendMessageConfiguration { return_immediately, ..Default::default() });
+    req.configuration = Some(SendMessageConfiguration { return_immediately, ..Default::default() });
     A2ARequest::SendMessage(req)
 }
 
@@ -236,7 +235,8 @@ async fn a_message_to_a_turn_running_on_another_instance_is_refused() {
     let task = task_of(call(&a.handler, send(&tenant, msg("hold"), true)).await);
     let mut more = msg("more");
     more.task_id = task.id.clone();
-    let err = b.handler.handle(&CallContext::default(), send(&tenant, more.clone(), false)).await.err().expect("refused");
+    let err =
+        b.handler.handle(&CallContext::default(), send(&tenant, more.clone(), false)).await.err().expect("refused");
     assert_eq!(err.kind, a2a_native::ErrorKind::UnsupportedOperation, "{err:?}");
     assert!(err.message.contains("another instance"), "{}", err.message);
     // A task whose execution returned with it still WORKING is held by nobody: B takes it.
@@ -265,7 +265,11 @@ async fn a_message_to_a_turn_running_on_another_instance_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused() {
     use a2a_native::store::{Change, Commit, CommitOutcome, LogEntry, Owner, PostgresStore, TaskStore};
-    let fast = ServerConfig { lease: Duration::from_millis(300), reap_interval: Duration::from_millis(100), ..Default::default() };
+    let fast = ServerConfig {
+        lease: Duration::from_millis(300),
+        reap_interval: Duration::from_millis(100),
+        ..Default::default()
+    };
     let Some(b) = instance_with(fast).await else { return };
     let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
     let tenant = tenant();
@@ -281,7 +285,16 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     };
     let created = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
     let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
-    let commit = Commit { task: &task, expected: 0, entries: &created, snapshot: true, owner, orphaned_only: false, push: false, log: true };
+    let commit = Commit {
+        task: &task,
+        expected: 0,
+        entries: &created,
+        snapshot: true,
+        owner,
+        orphaned_only: false,
+        push: false,
+        log: true,
+    };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Committed);
 
     // A subscriber on B sees the task end FAILED once the lease expired and B's reaper ran.
@@ -296,7 +309,16 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     // The ghost comes back and writes as if nothing happened: fenced by the version.
     task.status = model::TaskStatus::now(TaskState::Completed);
     let late = [LogEntry { seq: 2, change: Change::Event(StreamResponse::Task(task.clone())) }];
-    let commit = Commit { task: &task, expected: 1, entries: &late, snapshot: true, owner, orphaned_only: false, push: false, log: true };
+    let commit = Commit {
+        task: &task,
+        expected: 1,
+        entries: &late,
+        snapshot: true,
+        owner,
+        orphaned_only: false,
+        push: false,
+        log: true,
+    };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Conflict);
     assert_eq!(ghost.load(&tenant, &task.id).await.unwrap().unwrap().task.status.state, TaskState::Failed);
 }
@@ -326,7 +348,9 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
                     let Some((head, body)) = text.split_once("\r\n\r\n") else { continue };
                     let length: usize = head
                         .lines()
-                        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                        .find_map(|l| {
+                            l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap())
+                        })
                         .unwrap_or(0);
                     if body.len() < length {
                         continue;
@@ -369,11 +393,21 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     for (seq, state) in [(2, TaskState::Working), (3, TaskState::Completed)] {
         let status = model::TaskStatus::now(state);
         task.status = status.clone();
-        let update = model::TaskStatusUpdateEvent { task_id: id.clone(), context_id: "c".into(), status, metadata: None };
+        let update =
+            model::TaskStatusUpdateEvent { task_id: id.clone(), context_id: "c".into(), status, metadata: None };
         entries.push(LogEntry { seq, change: Change::Event(StreamResponse::StatusUpdate(update)) });
     }
     let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
-    let commit = Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner, orphaned_only: false, push: true, log: true };
+    let commit = Commit {
+        task: &task,
+        expected: 0,
+        entries: &entries,
+        snapshot: true,
+        owner,
+        orphaned_only: false,
+        push: true,
+        log: true,
+    };
     ghost.commit(&tenant, commit).await.unwrap();
     let claimed = ghost.claim_push("ghost", Duration::from_millis(500), 10).await.unwrap();
     let claimed: Vec<_> = claimed.into_iter().filter(|d| d.tenant == tenant).collect();

@@ -76,18 +76,26 @@ fn request() -> impl Strategy<Value = A2ARequest> {
         prop::option::of((0i64..4_102_444_800_000).prop_map(|ms| chrono::DateTime::from_timestamp_millis(ms).unwrap())),
         prop::option::of(any::<bool>()),
     )
-        .prop_map(|(tenant, context_id, status, page_size, page_token, history_length, after, include)| ListTasksRequest {
-            tenant,
-            context_id,
-            status,
-            page_size,
-            page_token,
-            history_length,
-            status_timestamp_after: after,
-            include_artifacts: include,
+        .prop_map(|(tenant, context_id, status, page_size, page_token, history_length, after, include)| {
+            ListTasksRequest {
+                tenant,
+                context_id,
+                status,
+                page_size,
+                page_token,
+                history_length,
+                status_timestamp_after: after,
+                include_artifacts: include,
+            }
         });
-    let push = (tenant(), opt_text(), id(), "https://[a-z]{1,8}\\.example/[a-z0-9/?=&]{0,10}", opt_text(),
-                prop::option::of(("Bearer|Basic", opt_text())))
+    let push = (
+        tenant(),
+        opt_text(),
+        id(),
+        "https://[a-z]{1,8}\\.example/[a-z0-9/?=&]{0,10}",
+        opt_text(),
+        prop::option::of(("Bearer|Basic", opt_text())),
+    )
         .prop_map(|(tenant, id, task_id, url, token, auth)| TaskPushNotificationConfig {
             tenant,
             id,
@@ -99,16 +107,25 @@ fn request() -> impl Strategy<Value = A2ARequest> {
     prop_oneof![
         send_request().prop_map(A2ARequest::SendMessage),
         send_request().prop_map(A2ARequest::SendStreamingMessage),
-        (tenant(), id(), prop::option::of(0i32..100))
-            .prop_map(|(tenant, id, history_length)| A2ARequest::GetTask(GetTaskRequest { tenant, id, history_length })),
+        (tenant(), id(), prop::option::of(0i32..100)).prop_map(|(tenant, id, history_length)| A2ARequest::GetTask(
+            GetTaskRequest { tenant, id, history_length }
+        )),
         list.prop_map(A2ARequest::ListTasks),
-        (tenant(), id(), metadata())
-            .prop_map(|(tenant, id, metadata)| A2ARequest::CancelTask(CancelTaskRequest { tenant, id, metadata })),
+        (tenant(), id(), metadata()).prop_map(|(tenant, id, metadata)| A2ARequest::CancelTask(CancelTaskRequest {
+            tenant,
+            id,
+            metadata
+        })),
         (tenant(), id()).prop_map(|(tenant, id)| A2ARequest::SubscribeToTask(SubscribeToTaskRequest { tenant, id })),
         push.prop_map(A2ARequest::CreateTaskPushNotificationConfig),
         config_ref().prop_map(A2ARequest::GetTaskPushNotificationConfig),
         (tenant(), id(), 0i32..100, opt_text()).prop_map(|(tenant, task_id, page_size, page_token)| {
-            A2ARequest::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest { tenant, task_id, page_size, page_token })
+            A2ARequest::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest {
+                tenant,
+                task_id,
+                page_size,
+                page_token,
+            })
         }),
         config_ref().prop_map(A2ARequest::DeleteTaskPushNotificationConfig),
         tenant().prop_map(|tenant| A2ARequest::GetExtendedAgentCard(GetExtendedAgentCardRequest { tenant })),
@@ -138,10 +155,30 @@ fn json_value() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
             prop::collection::btree_map(
-                prop_oneof!["[a-zA-Z]{1,6}", prop::sample::select(vec![
-                    "jsonrpc", "id", "method", "params", "message", "parts", "text", "taskId", "tenant", "url",
-                    "result", "error", "code", "status", "pageSize", "historyLength", "role", "messageId"
-                ]).prop_map(str::to_owned)],
+                prop_oneof![
+                    "[a-zA-Z]{1,6}",
+                    prop::sample::select(vec![
+                        "jsonrpc",
+                        "id",
+                        "method",
+                        "params",
+                        "message",
+                        "parts",
+                        "text",
+                        "taskId",
+                        "tenant",
+                        "url",
+                        "result",
+                        "error",
+                        "code",
+                        "status",
+                        "pageSize",
+                        "historyLength",
+                        "role",
+                        "messageId"
+                    ])
+                    .prop_map(str::to_owned)
+                ],
                 inner,
                 0..5,
             )

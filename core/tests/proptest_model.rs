@@ -31,7 +31,9 @@ fn json_value() -> impl Strategy<Value = Value> {
 }
 
 fn object() -> impl Strategy<Value = Option<Map<String, Value>>> {
-    prop::option::of(prop::collection::btree_map("[a-zA-Z]{1,8}", json_value(), 0..3).prop_map(|m| m.into_iter().collect()))
+    prop::option::of(
+        prop::collection::btree_map("[a-zA-Z]{1,8}", json_value(), 0..3).prop_map(|m| m.into_iter().collect()),
+    )
 }
 
 fn part() -> impl Strategy<Value = Part> {
@@ -41,14 +43,13 @@ fn part() -> impl Strategy<Value = Part> {
         "https://[a-z]{1,10}\\.example/[a-z0-9/]{0,10}".prop_map(PartContent::Url),
         json_value().prop_map(PartContent::Data),
     ];
-    (content, object(), prop::option::of("[a-z]{1,8}\\.[a-z]{2,3}"), prop::option::of("[a-z]{2,6}/[a-z+.-]{2,10}")).prop_map(
-        |(content, metadata, filename, media_type)| Part {
+    (content, object(), prop::option::of("[a-z]{1,8}\\.[a-z]{2,3}"), prop::option::of("[a-z]{2,6}/[a-z+.-]{2,10}"))
+        .prop_map(|(content, metadata, filename, media_type)| Part {
             content,
             metadata,
             filename: filename.unwrap_or_default(),
             media_type: media_type.unwrap_or_default(),
-        },
-    )
+        })
 }
 
 fn role() -> impl Strategy<Value = Role> {
@@ -67,34 +68,61 @@ fn timestamp() -> impl Strategy<Value = Option<Timestamp>> {
 }
 
 fn message() -> impl Strategy<Value = Message> {
-    (id(), prop::option::of(id()), prop::option::of(id()), role(), prop::collection::vec(part(), 1..4), object(),
-     prop::collection::vec(id(), 0..2), prop::collection::vec(id(), 0..2))
-        .prop_map(|(message_id, context_id, task_id, role, parts, metadata, extensions, reference_task_ids)| Message {
-            message_id,
-            context_id: context_id.unwrap_or_default(),
-            task_id: task_id.unwrap_or_default(),
-            role,
-            parts,
-            metadata,
-            extensions,
-            reference_task_ids,
+    (
+        id(),
+        prop::option::of(id()),
+        prop::option::of(id()),
+        role(),
+        prop::collection::vec(part(), 1..4),
+        object(),
+        prop::collection::vec(id(), 0..2),
+        prop::collection::vec(id(), 0..2),
+    )
+        .prop_map(|(message_id, context_id, task_id, role, parts, metadata, extensions, reference_task_ids)| {
+            Message {
+                message_id,
+                context_id: context_id.unwrap_or_default(),
+                task_id: task_id.unwrap_or_default(),
+                role,
+                parts,
+                metadata,
+                extensions,
+                reference_task_ids,
+            }
         })
 }
 
 fn status() -> impl Strategy<Value = TaskStatus> {
-    (state(), prop::option::of(message()), timestamp()).prop_map(|(state, message, timestamp)| TaskStatus { state, message, timestamp })
-}
-
-fn artifact() -> impl Strategy<Value = Artifact> {
-    (id(), text(), text(), prop::collection::vec(part(), 1..3), object()).prop_map(|(artifact_id, name, description, parts, metadata)| {
-        Artifact { artifact_id, name, description, parts, metadata, extensions: vec![] }
+    (state(), prop::option::of(message()), timestamp()).prop_map(|(state, message, timestamp)| TaskStatus {
+        state,
+        message,
+        timestamp,
     })
 }
 
-fn task() -> impl Strategy<Value = Task> {
-    (id(), id(), status(), prop::collection::vec(artifact(), 0..3), prop::collection::vec(message(), 0..3), object()).prop_map(
-        |(id, context_id, status, artifacts, history, metadata)| Task { id, context_id, status, artifacts, history, metadata },
+fn artifact() -> impl Strategy<Value = Artifact> {
+    (id(), text(), text(), prop::collection::vec(part(), 1..3), object()).prop_map(
+        |(artifact_id, name, description, parts, metadata)| Artifact {
+            artifact_id,
+            name,
+            description,
+            parts,
+            metadata,
+            extensions: vec![],
+        },
     )
+}
+
+fn task() -> impl Strategy<Value = Task> {
+    (id(), id(), status(), prop::collection::vec(artifact(), 0..3), prop::collection::vec(message(), 0..3), object())
+        .prop_map(|(id, context_id, status, artifacts, history, metadata)| Task {
+            id,
+            context_id,
+            status,
+            artifacts,
+            history,
+            metadata,
+        })
 }
 
 fn stream_response() -> impl Strategy<Value = StreamResponse> {
@@ -104,9 +132,18 @@ fn stream_response() -> impl Strategy<Value = StreamResponse> {
         (id(), id(), status(), object()).prop_map(|(task_id, context_id, status, metadata)| {
             StreamResponse::StatusUpdate(TaskStatusUpdateEvent { task_id, context_id, status, metadata })
         }),
-        (id(), id(), artifact(), any::<bool>(), any::<bool>()).prop_map(|(task_id, context_id, artifact, append, last_chunk)| {
-            StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent { task_id, context_id, artifact, append, last_chunk, metadata: None })
-        }),
+        (id(), id(), artifact(), any::<bool>(), any::<bool>()).prop_map(
+            |(task_id, context_id, artifact, append, last_chunk)| {
+                StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    task_id,
+                    context_id,
+                    artifact,
+                    append,
+                    last_chunk,
+                    metadata: None,
+                })
+            }
+        ),
     ]
 }
 

@@ -56,7 +56,8 @@ async fn receiver() -> (String, Posts) {
                 let mut headers = HeaderMap::new();
                 for line in head.lines().skip(1).filter(|l| !l.is_empty()) {
                     if let Some((k, v)) = line.split_once(':') {
-                        headers.append(HeaderName::try_from(k.trim()).unwrap(), HeaderValue::try_from(v.trim()).unwrap());
+                        headers
+                            .append(HeaderName::try_from(k.trim()).unwrap(), HeaderValue::try_from(v.trim()).unwrap());
                     }
                 }
                 let len: usize = headers.get("content-length").and_then(|v| v.to_str().ok()?.parse().ok()).unwrap_or(0);
@@ -103,7 +104,14 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
         "configuration": {"taskPushNotificationConfig": {"url": hook, "token": "tok-123"}}
     }});
     let http = reqwest::Client::new();
-    let resp = http.post(format!("{base}/")).header("content-type", "application/json").header("A2A-Version", "1.0").body(send.to_string()).send().await.unwrap();
+    let resp = http
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(send.to_string())
+        .send()
+        .await
+        .unwrap();
     let reply: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
     let task_id = reply["result"]["task"]["id"].as_str().expect("a task").to_owned();
 

@@ -129,14 +129,16 @@ async fn start(opts: Opts) -> TestServer {
     let mut config = ServerConfig::default();
     config.limits.max_body_bytes = opts.max_body_bytes;
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let mut handler = RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
+    let mut handler =
+        RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };
         let other = Principal { name: "other".into(), scopes: vec![] };
         let tokens = BearerTokens::new().with_token(token, principal).with_token(OTHER_TOKEN, other);
         handler = handler.with_authenticator(Arc::new(tokens));
     }
-    let server = Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(5)).sse_keep_alive(opts.keep_alive);
+    let server =
+        Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(5)).sse_keep_alive(opts.keep_alive);
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(server.serve(listener, async {
         let _ = stopped.await;
@@ -166,7 +168,11 @@ async fn reply(resp: reqwest::Response) -> Reply {
     let status = resp.status();
     let headers = resp.headers().clone();
     let bytes = resp.bytes().await.unwrap();
-    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("not JSON ({e}): {bytes:?}")) };
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("not JSON ({e}): {bytes:?}"))
+    };
     Reply { status, headers, body }
 }
 
@@ -178,7 +184,8 @@ impl TestServer {
     /// A JSON-RPC call to `path` with the given headers (no A2A-Version unless given).
     async fn rpc_at(&self, path: &str, method: &str, params: Value, headers: &[(&str, &str)]) -> Reply {
         let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-        let mut req = self.client.post(self.url(path)).header("content-type", "application/json").body(body.to_string());
+        let mut req =
+            self.client.post(self.url(path)).header("content-type", "application/json").body(body.to_string());
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -304,7 +311,8 @@ async fn card_is_served_with_cache_headers_etag_and_0_3_fields() {
     let weak = format!("\"other\", W/{etag}");
     let r304 = s.client.get(s.url("/.well-known/agent-card.json")).header("if-none-match", weak).send().await.unwrap();
     assert_eq!(r304.status(), StatusCode::NOT_MODIFIED);
-    let changed = s.client.get(s.url("/.well-known/agent-card.json")).header("if-none-match", "\"stale\"").send().await.unwrap();
+    let changed =
+        s.client.get(s.url("/.well-known/agent-card.json")).header("if-none-match", "\"stale\"").send().await.unwrap();
     assert_eq!(changed.status(), StatusCode::OK);
 
     // The legacy path serves the same document.
@@ -331,7 +339,9 @@ async fn card_without_a_0_3_interface_has_no_0_3_fields() {
     let s = start(Opts { v03_interface: false, ..Opts::default() }).await;
     let r = reply(s.client.get(s.url("/.well-known/agent-card.json")).send().await.unwrap()).await;
     assert_eq!(r.status, StatusCode::OK);
-    for field in ["url", "preferredTransport", "protocolVersion", "additionalInterfaces", "supportsAuthenticatedExtendedCard"] {
+    for field in
+        ["url", "preferredTransport", "protocolVersion", "additionalInterfaces", "supportsAuthenticatedExtendedCard"]
+    {
         assert!(r.body.get(field).is_none(), "{field} in {}", r.body);
     }
     s.stop().await;
@@ -379,7 +389,12 @@ async fn send_message_over_both_bindings() {
 
     // application/a2a+json when the client asks for it.
     let r = s
-        .rest_with("POST", "/message:send", Some(json!({"message": msg("x")})), &[("A2A-Version", "1.0"), ("accept", "application/a2a+json")])
+        .rest_with(
+            "POST",
+            "/message:send",
+            Some(json!({"message": msg("x")})),
+            &[("A2A-Version", "1.0"), ("accept", "application/a2a+json")],
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.header("content-type"), "application/a2a+json");
@@ -436,7 +451,9 @@ async fn every_operation_over_both_bindings() {
     let hook = "http://127.0.0.1:9/hook";
     let created = s.rpc_ok("CreateTaskPushNotificationConfig", json!({"taskId": id, "id": "p1", "url": hook})).await;
     assert_eq!((created["id"].as_str(), created["taskId"].as_str()), (Some("p1"), Some(id.as_str())), "{created}");
-    let created = s.rest_ok("POST", &format!("/tasks/{id}/pushNotificationConfigs"), Some(json!({"id": "p2", "url": hook}))).await;
+    let created = s
+        .rest_ok("POST", &format!("/tasks/{id}/pushNotificationConfigs"), Some(json!({"id": "p2", "url": hook})))
+        .await;
     assert_eq!(created["id"], "p2");
     let got = s.rpc_ok("GetTaskPushNotificationConfig", json!({"taskId": id, "id": "p2"})).await;
     assert_eq!(got["url"], hook);
@@ -478,7 +495,8 @@ async fn tenant_prefixed_rest_paths_are_served() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jsonrpc_stream_frames_each_event_as_a_response() {
     let s = start(Opts::default()).await;
-    let body = json!({"jsonrpc": "2.0", "id": "s-1", "method": "SendStreamingMessage", "params": {"message": msg("hello")}});
+    let body =
+        json!({"jsonrpc": "2.0", "id": "s-1", "method": "SendStreamingMessage", "params": {"message": msg("hello")}});
     let resp = s
         .client
         .post(s.url("/"))
@@ -574,7 +592,8 @@ async fn idle_streams_get_keep_alive_comments() {
         .await["task"]
         .clone();
     let id = task["id"].as_str().unwrap().to_owned();
-    let mut sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    let mut sub =
+        s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
     let mut text = String::new();
     let collect = async {
         while !text.contains(": keep-alive") {
@@ -617,7 +636,8 @@ async fn a_stream_resumed_with_last_event_id_replays_what_it_missed() {
         .clone();
     let id = task["id"].as_str().unwrap().to_owned();
     // A first subscription sees the snapshot (with its id), then the client drops.
-    let mut sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    let mut sub =
+        s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
     let mut text = String::new();
     while !text.contains("\n\n") {
         text.push_str(&String::from_utf8_lossy(&sub.chunk().await.unwrap().unwrap()));
@@ -668,10 +688,19 @@ async fn a_stream_resumed_with_last_event_id_replays_what_it_missed() {
     let final_id = *ids.last().unwrap();
 
     // Nothing after the last event of an ended task: refused as any subscription to it.
-    let r = s.rest_with("GET", &format!("/tasks/{id}:subscribe"), None, &[("A2A-Version", "1.0"), ("Last-Event-ID", &final_id.to_string())]).await;
+    let r = s
+        .rest_with(
+            "GET",
+            &format!("/tasks/{id}:subscribe"),
+            None,
+            &[("A2A-Version", "1.0"), ("Last-Event-ID", &final_id.to_string())],
+        )
+        .await;
     assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "UNSUPPORTED_OPERATION"), "{}", r.body);
     // An id that is not ours is ignored: the stream starts afresh (and so is refused here).
-    let r = s.rest_with("GET", &format!("/tasks/{id}:subscribe"), None, &[("A2A-Version", "1.0"), ("Last-Event-ID", "abc")]).await;
+    let r = s
+        .rest_with("GET", &format!("/tasks/{id}:subscribe"), None, &[("A2A-Version", "1.0"), ("Last-Event-ID", "abc")])
+        .await;
     assert_eq!(r.reason(), "UNSUPPORTED_OPERATION", "{}", r.body);
     s.stop().await;
 }
@@ -704,16 +733,24 @@ async fn v03_calls_get_0_3_shapes() {
             json!({"taskId": id, "pushNotificationConfig": {"id": "p", "url": "http://127.0.0.1:9/hook"}}),
         )
         .await;
-    assert_eq!((set["taskId"].as_str(), set["pushNotificationConfig"]["id"].as_str()), (Some(id.as_str()), Some("p")), "{set}");
+    assert_eq!(
+        (set["taskId"].as_str(), set["pushNotificationConfig"]["id"].as_str()),
+        (Some(id.as_str()), Some("p")),
+        "{set}"
+    );
     let got = s.rpc03_ok("tasks/pushNotificationConfig/get", json!({"id": id, "pushNotificationConfigId": "p"})).await;
     assert_eq!(got["pushNotificationConfig"]["url"], "http://127.0.0.1:9/hook");
     let list = s.rpc03_ok("tasks/pushNotificationConfig/list", json!({"id": id})).await;
     assert_eq!(list.as_array().map(Vec::len), Some(1), "a bare array: {list}");
-    let deleted = s.rpc03_ok("tasks/pushNotificationConfig/delete", json!({"id": id, "pushNotificationConfigId": "p"})).await;
+    let deleted =
+        s.rpc03_ok("tasks/pushNotificationConfig/delete", json!({"id": id, "pushNotificationConfigId": "p"})).await;
     assert_eq!(deleted, Value::Null);
 
     let card = s.rpc03_ok("agent/getAuthenticatedExtendedCard", Value::Null).await;
-    assert_eq!((card["protocolVersion"].as_str(), card["description"].as_str()), (Some("0.3.0"), Some("the extended card")));
+    assert_eq!(
+        (card["protocolVersion"].as_str(), card["description"].as_str()),
+        (Some("0.3.0"), Some("the extended card"))
+    );
 
     // Explicit A2A-Version: 0.3 works too; invalid 0.3 params name the field.
     let r = s.rpc_at("/", "tasks/get", json!({}), &[("A2A-Version", "0.3")]).await;
@@ -726,7 +763,14 @@ async fn v03_calls_get_0_3_shapes() {
 async fn v03_stream_marks_the_last_status_final() {
     let s = start(Opts::default()).await;
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "message/stream", "params": {"message": msg03("hello")}});
-    let resp = s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
     let (status, headers, events) = read_sse(resp).await;
     assert_eq!(status, StatusCode::OK);
     assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
@@ -743,22 +787,45 @@ async fn v03_stream_marks_the_last_status_final() {
 
     // input-required is final for 0.3 clients too.
     let body = json!({"jsonrpc": "2.0", "id": 4, "method": "message/stream", "params": {"message": msg03("input")}});
-    let resp = s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
     let (_, _, events) = read_sse(resp).await;
     let last = &events.last().unwrap()["result"];
-    assert_eq!((last["status"]["state"].as_str(), last["final"].as_bool()), (Some("input-required"), Some(true)), "{events:?}");
+    assert_eq!(
+        (last["status"]["state"].as_str(), last["final"].as_bool()),
+        (Some("input-required"), Some(true)),
+        "{events:?}"
+    );
 
     // tasks/resubscribe: the task first, then live events; cancel ends it with a final status.
-    let task = s.rpc03_ok("message/send", json!({"message": msg03("wait"), "configuration": {"blocking": false}})).await;
+    let task =
+        s.rpc03_ok("message/send", json!({"message": msg03("wait"), "configuration": {"blocking": false}})).await;
     let id = task["id"].as_str().unwrap().to_owned();
     let body = json!({"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": id}});
-    let resp = s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
     let reading = tokio::spawn(read_sse(resp));
     tokio::time::sleep(Duration::from_millis(200)).await;
     let canceled = s.rpc03_ok("tasks/cancel", json!({"id": id})).await;
     assert_eq!(canceled["status"]["state"], "canceled");
     let (_, _, events) = reading.await.unwrap();
-    assert_eq!((events[0]["result"]["kind"].as_str(), events[0]["id"].as_str()), (Some("task"), Some("r")), "{events:?}");
+    assert_eq!(
+        (events[0]["result"]["kind"].as_str(), events[0]["id"].as_str()),
+        (Some("task"), Some("r")),
+        "{events:?}"
+    );
     let last = &events.last().unwrap()["result"];
     assert_eq!(last["status"]["state"], "canceled", "{events:?}");
     if last["kind"] == "status-update" {
@@ -820,7 +887,12 @@ async fn extensions_are_activated_and_echoed() {
     let s = start(Opts::default()).await;
     // Echoed even on an error answer; only declared URIs are activated.
     let r = s
-        .rpc_at("/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown, urn:a2a-native:test:opt")])
+        .rpc_at(
+            "/",
+            "NoSuchMethod",
+            json!({}),
+            &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown, urn:a2a-native:test:opt")],
+        )
         .await;
     assert_eq!(r.body["error"]["code"], -32601);
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
@@ -831,7 +903,8 @@ async fn extensions_are_activated_and_echoed() {
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
     assert_eq!(r.header("x-a2a-extensions"), "urn:a2a-native:test:opt");
     // None requested: no header.
-    let r = s.rpc_at("/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown")]).await;
+    let r =
+        s.rpc_at("/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown")]).await;
     assert!(r.headers.get("a2a-extensions").is_none());
     s.stop().await;
 }
@@ -840,7 +913,12 @@ async fn extensions_are_activated_and_echoed() {
 async fn activated_extensions_reach_the_agent() {
     let s = start(Opts::default()).await;
     let r = s
-        .rpc_at("/", "SendMessage", json!({"message": msg("extensions")}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:a2a-native:test:opt,urn:x")])
+        .rpc_at(
+            "/",
+            "SendMessage",
+            json!({"message": msg("extensions")}),
+            &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:a2a-native:test:opt,urn:x")],
+        )
         .await;
     assert_eq!(r.body["result"]["message"]["parts"][0]["text"], "urn:a2a-native:test:opt", "{}", r.body);
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
@@ -871,7 +949,14 @@ async fn a_required_extension_must_be_requested() {
 async fn a_requested_required_extension_passes() {
     let opts = Opts { extensions: json!([{"uri": "urn:a2a-native:test:req", "required": true}]), ..Opts::default() };
     let s = start(opts).await;
-    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:a2a-native:test:req")]).await;
+    let r = s
+        .rpc_at(
+            "/",
+            "GetTask",
+            json!({"id": "x"}),
+            &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:a2a-native:test:req")],
+        )
+        .await;
     assert_eq!(r.body["error"]["code"], -32001, "past the extension check: {}", r.body);
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:req");
     s.stop().await;
@@ -884,7 +969,8 @@ async fn a_requested_required_extension_passes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_over_the_limit_are_413_with_a_typed_error() {
     let s = start(Opts { max_body_bytes: 1024, ..Opts::default() }).await;
-    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg(&"x".repeat(4096))}});
+    let big =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg(&"x".repeat(4096))}});
     let r = reply(
         s.client
             .post(s.url("/"))
@@ -925,14 +1011,21 @@ async fn bodies_over_the_limit_are_413_with_a_typed_error() {
 async fn malformed_json_is_a_parse_error() {
     let s = start(Opts::default()).await;
     let post = |path: &str, body: &'static str| {
-        s.client.post(s.url(path)).header("content-type", "application/json").header("A2A-Version", "1.0").body(body).send()
+        s.client
+            .post(s.url(path))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(body)
+            .send()
     };
     let r = reply(post("/", "{not json").await.unwrap()).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!((r.body["error"]["code"].as_i64(), &r.body["id"]), (Some(-32700), &Value::Null), "{}", r.body);
     let r = reply(post("/", "[]").await.unwrap()).await;
     assert_eq!(r.body["error"]["code"], -32600);
-    let r = reply(post("/", r#"{"jsonrpc":"2.0","id":5,"method":"SendMessage","params":{"message":{}}}"#).await.unwrap()).await;
+    let r =
+        reply(post("/", r#"{"jsonrpc":"2.0","id":5,"method":"SendMessage","params":{"message":{}}}"#).await.unwrap())
+            .await;
     assert_eq!((r.body["error"]["code"].as_i64(), r.body["id"].as_i64()), (Some(-32602), Some(5)), "{}", r.body);
     let r = reply(post("/message:send", "{not json").await.unwrap()).await;
     assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "JSON_PARSE"), "{}", r.body);
@@ -949,7 +1042,14 @@ async fn malformed_json_is_a_parse_error() {
     ];
     for body in nasty {
         for path in ["/", "/message:send", "/tasks/x:cancel"] {
-            let resp = s.client.post(s.url(path)).header("content-type", "application/json").body(body.clone()).send().await.unwrap();
+            let resp = s
+                .client
+                .post(s.url(path))
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
             assert!(resp.status().as_u16() < 500, "{path} {body:.40}: {}", resp.status());
         }
     }
@@ -960,7 +1060,17 @@ async fn malformed_json_is_a_parse_error() {
 async fn non_json_content_types_are_415() {
     let s = start(Opts::default()).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}).to_string();
-    let r = reply(s.client.post(s.url("/")).header("content-type", "text/plain").header("A2A-Version", "1.0").body(body.clone()).send().await.unwrap()).await;
+    let r = reply(
+        s.client
+            .post(s.url("/"))
+            .header("content-type", "text/plain")
+            .header("A2A-Version", "1.0")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(r.body["error"]["code"], -32005, "{}", r.body);
     // charset and a2a+json are fine.
@@ -1080,7 +1190,8 @@ async fn graceful_shutdown_ends_open_streams() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let base = s.base.clone();
     s.stop().await;
-    let (_, _, events) = tokio::time::timeout(Duration::from_secs(10), reading).await.expect("the stream ended").unwrap();
+    let (_, _, events) =
+        tokio::time::timeout(Duration::from_secs(10), reading).await.expect("the stream ended").unwrap();
     assert_eq!(events[0]["task"]["id"], id.as_str(), "{events:?}");
     // No longer accepting.
     let refused = reqwest::Client::new().get(format!("{base}/.well-known/agent-card.json")).send().await;
@@ -1135,10 +1246,13 @@ async fn the_extended_card_needs_a_caller_authenticated_by_a_card_scheme() {
     assert!(r.header("www-authenticate").starts_with("Bearer"));
     let r = s.rest("GET", "/extendedAgentCard", None).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
-    let r = s.rpc_at("/", "GetExtendedAgentCard", json!({}), &[("A2A-Version", "1.0"), ("authorization", "Bearer t0ken")]).await;
+    let r = s
+        .rpc_at("/", "GetExtendedAgentCard", json!({}), &[("A2A-Version", "1.0"), ("authorization", "Bearer t0ken")])
+        .await;
     assert_eq!(r.body["result"]["description"], "the extended card", "{}", r.body);
     // Wrong credentials are refused even where none are needed.
-    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0"), ("authorization", "Bearer nope")]).await;
+    let r =
+        s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0"), ("authorization", "Bearer nope")]).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     s.stop().await;
 }
@@ -1192,7 +1306,14 @@ async fn a_principal_sees_only_its_own_tasks() {
     ok(&r);
     assert_eq!(r.body["result"]["task"]["status"]["message"]["parts"][0]["text"], "tester");
     let done = r.body["result"]["task"]["id"].as_str().unwrap().to_owned();
-    let r = s.rpc_at("/", "SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}), &mine).await;
+    let r = s
+        .rpc_at(
+            "/",
+            "SendMessage",
+            json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}),
+            &mine,
+        )
+        .await;
     ok(&r);
     let running = r.body["result"]["task"]["id"].as_str().unwrap().to_owned();
 
@@ -1201,7 +1322,8 @@ async fn a_principal_sees_only_its_own_tasks() {
         not_found(&s.rpc_at("/", "GetTask", json!({"id": id}), &theirs).await, "GetTask");
         not_found(&s.rest_with("GET", &format!("/tasks/{id}"), None, &theirs).await, "REST GetTask");
         not_found(&s.rpc_at("/", "CancelTask", json!({"id": id}), &theirs).await, "CancelTask");
-        let follow = json!({"message": {"messageId": "m-x", "role": "ROLE_USER", "taskId": id, "parts": [{"text": "hi"}]}});
+        let follow =
+            json!({"message": {"messageId": "m-x", "role": "ROLE_USER", "taskId": id, "parts": [{"text": "hi"}]}});
         not_found(&s.rpc_at("/", "SendMessage", follow, &theirs).await, "SendMessage on it");
         let push = json!({"taskId": id, "url": "http://127.0.0.1:9/hook"});
         not_found(&s.rpc_at("/", "CreateTaskPushNotificationConfig", push, &theirs).await, "push config");
@@ -1227,11 +1349,13 @@ async fn shared_visibility_lets_every_caller_see_the_tasks() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let opts = Opts { bearer: Some(("t0ken", true)), ..Opts::default() };
-    let config = ServerConfig { task_visibility: a2a_native::server::TaskVisibility::Shared, ..ServerConfig::default() };
+    let config =
+        ServerConfig { task_visibility: a2a_native::server::TaskVisibility::Shared, ..ServerConfig::default() };
     let tokens = BearerTokens::new()
         .with_token("t0ken", Principal { name: "a".into(), scopes: vec![] })
         .with_token(OTHER_TOKEN, Principal { name: "b".into(), scopes: vec![] });
-    let handler = RequestHandler::new(Arc::new(TestAgent), card(&base, &opts), Stores::memory(), config).with_authenticator(Arc::new(tokens));
+    let handler = RequestHandler::new(Arc::new(TestAgent), card(&base, &opts), Stores::memory(), config)
+        .with_authenticator(Arc::new(tokens));
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
         let _ = stopped.await;

@@ -46,7 +46,10 @@ fn card(base: &str, skills: Value, requirements: Value) -> AgentCard {
 }
 
 fn tokens() -> BearerTokens {
-    let who = |name: &str, scopes: &[&str]| Principal { name: name.into(), scopes: scopes.iter().map(|s| (*s).to_owned()).collect() };
+    let who = |name: &str, scopes: &[&str]| Principal {
+        name: name.into(),
+        scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+    };
     BearerTokens::new()
         .with_token("t-translate", who("translator", &["translate"]))
         .with_token("t-admin", who("admin", &["admin"]))
@@ -123,12 +126,17 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
     let skills = json!([
         skill("translate", json!([{"schemes": {"bearer": {"list": ["translate"]}}}])),
         // admin, or ops and audit together.
-        skill("admin", json!([{"schemes": {"bearer": {"list": ["admin"]}}}, {"schemes": {"bearer": {"list": ["ops", "audit"]}}}])),
+        skill(
+            "admin",
+            json!([{"schemes": {"bearer": {"list": ["admin"]}}}, {"schemes": {"bearer": {"list": ["ops", "audit"]}}}])
+        ),
     ]);
     let server = start(|base| {
         let public = card(base, skills.clone(), bearer.clone());
         let mut extended = public.clone();
-        extended.skills.push(model::parse_value(skill("reports", json!([{"schemes": {"bearer": {"list": ["reports"]}}}]))).unwrap());
+        extended.skills.push(
+            model::parse_value(skill("reports", json!([{"schemes": {"bearer": {"list": ["reports"]}}}]))).unwrap(),
+        );
         signer.sign(&mut extended).unwrap();
         RequestHandler::new(Arc::new(Skills), public, Stores::memory(), ServerConfig::default())
             .with_extended_card(extended)
@@ -165,12 +173,12 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
     assert_eq!(server.rpc("SendMessage", send_params(), None).await.0, 401);
 
     // The extended card lists the caller's skills only, and is signed for what it now says.
-    let ids = |card: &Value| card["skills"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect::<Vec<String>>();
-    for (token, expected) in [
-        ("t-translate", vec!["translate"]),
-        ("t-admin", vec!["admin"]),
-        ("t-both", vec!["translate", "reports"]),
-    ] {
+    let ids = |card: &Value| {
+        card["skills"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect::<Vec<String>>()
+    };
+    for (token, expected) in
+        [("t-translate", vec!["translate"]), ("t-admin", vec!["admin"]), ("t-both", vec!["translate", "reports"])]
+    {
         let expected: Vec<String> = expected.into_iter().map(str::to_owned).collect();
         let (status, body) = server.rpc("GetExtendedAgentCard", json!({}), Some(token)).await;
         assert_eq!((status, ids(&body["result"])), (200, expected.clone()), "{token}: {body}");
@@ -188,11 +196,19 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skills_without_requirements_stay_open() {
-    let skills = json!([skill("chat", json!([])), skill("translate", json!([{"schemes": {"bearer": {"list": ["translate"]}}}]))]);
+    let skills = json!([
+        skill("chat", json!([])),
+        skill("translate", json!([{"schemes": {"bearer": {"list": ["translate"]}}}]))
+    ]);
     // No card-level requirement: anonymous callers are admitted too.
     let server = start(|base| {
-        RequestHandler::new(Arc::new(Skills), card(base, skills.clone(), json!([])), Stores::memory(), ServerConfig::default())
-            .with_authenticator(Arc::new(tokens()))
+        RequestHandler::new(
+            Arc::new(Skills),
+            card(base, skills.clone(), json!([])),
+            Stores::memory(),
+            ServerConfig::default(),
+        )
+        .with_authenticator(Arc::new(tokens()))
     })
     .await;
     let text = |body: &Value| body["result"]["task"]["status"]["message"]["parts"][0]["text"].clone();
@@ -207,8 +223,13 @@ async fn skills_without_requirements_stay_open() {
     // Every skill scoped and no card-level requirement: an anonymous caller must sign in (401).
     let scoped = json!([skill("translate", json!([{"schemes": {"bearer": {"list": ["translate"]}}}]))]);
     let server = start(|base| {
-        RequestHandler::new(Arc::new(Skills), card(base, scoped.clone(), json!([])), Stores::memory(), ServerConfig::default())
-            .with_authenticator(Arc::new(tokens()))
+        RequestHandler::new(
+            Arc::new(Skills),
+            card(base, scoped.clone(), json!([])),
+            Stores::memory(),
+            ServerConfig::default(),
+        )
+        .with_authenticator(Arc::new(tokens()))
     })
     .await;
     let (status, body) = server.rpc("SendMessage", send_params(), None).await;

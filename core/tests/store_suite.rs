@@ -42,9 +42,11 @@ impl Harness {
         #[cfg(feature = "postgres")]
         if let Some(store) = &self.postgres {
             let pattern = format!("{}%", self.prefix);
-            for sql in
-                ["DELETE FROM a2a_tasks WHERE tenant LIKE $1", "DELETE FROM a2a_push_configs WHERE tenant LIKE $1", "DELETE FROM a2a_events WHERE tenant LIKE $1"]
-            {
+            for sql in [
+                "DELETE FROM a2a_tasks WHERE tenant LIKE $1",
+                "DELETE FROM a2a_push_configs WHERE tenant LIKE $1",
+                "DELETE FROM a2a_events WHERE tenant LIKE $1",
+            ] {
                 sqlx::query(sql).bind(&pattern).execute(store.pool()).await.expect("clean up");
             }
         }
@@ -275,8 +277,21 @@ mod cases {
             .collect()
     }
 
-    async fn commit(h: &Harness, tenant: &str, task: &Task, expected: u64, entries: &[LogEntry], snapshot: bool) -> CommitOutcome {
-        h.tasks.commit(tenant, Commit { task, expected, entries, snapshot, owner: None, orphaned_only: false, push: false, log: true }).await.unwrap()
+    async fn commit(
+        h: &Harness,
+        tenant: &str,
+        task: &Task,
+        expected: u64,
+        entries: &[LogEntry],
+        snapshot: bool,
+    ) -> CommitOutcome {
+        h.tasks
+            .commit(
+                tenant,
+                Commit { task, expected, entries, snapshot, owner: None, orphaned_only: false, push: false, log: true },
+            )
+            .await
+            .unwrap()
     }
 
     pub async fn log_commit_load_and_replay(h: &Harness) {
@@ -300,7 +315,8 @@ mod cases {
         assert_eq!((loaded.version, &loaded.task), (6, &t));
         assert_eq!(loaded.task.artifacts[0].parts.len(), 3, "appended chunks");
         assert_eq!(h.tasks.get(&tenant, "t", None).await.unwrap(), Some(t.clone()));
-        let listed = h.tasks.list(&tenant, &ListTasksRequest { include_artifacts: Some(true), ..list_req() }).await.unwrap();
+        let listed =
+            h.tasks.list(&tenant, &ListTasksRequest { include_artifacts: Some(true), ..list_req() }).await.unwrap();
         assert_eq!(listed.tasks, vec![t.clone()]);
 
         let all = h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap();
@@ -374,7 +390,19 @@ mod cases {
             writers.spawn(async move {
                 let entries = advance(&mut mine, 1, vec![status("t", TaskState::Working), chunk("t", w)]);
                 let t = mine.unwrap();
-                let outcome = store.commit(&tenant, Commit { task: &t, expected: 1, entries: &entries, snapshot: w % 2 == 0, owner: None, orphaned_only: false, push: false, log: true });
+                let outcome = store.commit(
+                    &tenant,
+                    Commit {
+                        task: &t,
+                        expected: 1,
+                        entries: &entries,
+                        snapshot: w % 2 == 0,
+                        owner: None,
+                        orphaned_only: false,
+                        push: false,
+                        log: true,
+                    },
+                );
                 (outcome.await.unwrap(), t)
             });
         }

@@ -242,7 +242,8 @@ async fn a_follow_up_waits_for_its_own_turn_not_the_end_of_the_previous_one() {
     let first = send_task(&h, msg("linger")).await;
     let mut follow = msg("linger");
     follow.task_id = first.id.clone();
-    let events = collect(stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(follow))).await.unwrap()).await;
+    let events =
+        collect(stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(follow))).await.unwrap()).await;
     match events.last() {
         Some(StreamResponse::StatusUpdate(e)) => assert_eq!(e.status.state, TaskState::Completed),
         other => panic!("{other:?}"),
@@ -347,7 +348,8 @@ async fn subscribers_each_get_the_snapshot_then_every_event_in_order() {
     let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
     let id = v["task"]["id"].as_str().unwrap().to_owned();
     let sub = || A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() });
-    let (a, b, c) = (stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap());
+    let (a, b, c) =
+        (stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap());
     drop(c); // one subscriber leaving affects nobody else
     let (a, b) = tokio::join!(collect(a), collect(b));
     assert!(matches!(a[0], StreamResponse::Task(_)));
@@ -385,7 +387,8 @@ async fn executor_error_or_silence_ends_the_task_failed() {
 
 #[tokio::test]
 async fn limits_on_parts_streams_and_history() {
-    let limits = Limits { max_parts_per_message: 2, max_streams_per_task: 1, max_history_length: 1, ..Default::default() };
+    let limits =
+        Limits { max_parts_per_message: 2, max_streams_per_task: 1, max_history_length: 1, ..Default::default() };
     let (h, _) = handler_with(limits, true);
     let mut m = msg("complete");
     m.parts = vec![Part::text("a"), Part::text("b"), Part::text("c")];
@@ -438,10 +441,14 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<(http::HeaderMap, Value)
                     let (parts, body) = req.into_parts();
                     let bytes = body.collect().await.unwrap().to_bytes();
                     sink.lock().unwrap().push((parts.headers, serde_json::from_slice(&bytes).unwrap()));
-                    Ok::<_, std::convert::Infallible>(http::Response::new(http_body_util::Full::new(bytes::Bytes::new())))
+                    Ok::<_, std::convert::Infallible>(http::Response::new(http_body_util::Full::new(
+                        bytes::Bytes::new(),
+                    )))
                 }
             });
-            tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(tcp), service));
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(tcp), service),
+            );
         }
     });
     (url, got)
@@ -519,10 +526,12 @@ async fn graceful_shutdown_ends_what_is_still_running_failed() {
     let h = RequestHandler::new(agent, card(true, false), Stores::memory(), config);
     let mut req = SendMessageRequest::new(msg("hang"));
     req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let task: Task = serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
-    let sub = stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
-        .await
-        .unwrap();
+    let task: Task =
+        serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
+    let sub =
+        stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
+            .await
+            .unwrap();
     let started = std::time::Instant::now();
     h.shutdown().await;
     assert!(started.elapsed() < Duration::from_secs(3), "the grace is bounded");
@@ -550,7 +559,22 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
             metadata: None,
         };
         let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
-        before.commit("", Commit { task: &task, expected: 0, entries: &entries, snapshot: true, owner: None, orphaned_only: false, push: false, log: true }).await.unwrap();
+        before
+            .commit(
+                "",
+                Commit {
+                    task: &task,
+                    expected: 0,
+                    entries: &entries,
+                    snapshot: true,
+                    owner: None,
+                    orphaned_only: false,
+                    push: false,
+                    log: true,
+                },
+            )
+            .await
+            .unwrap();
     }
     before.close().await;
 

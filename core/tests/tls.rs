@@ -41,7 +41,8 @@ async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
     let ca = client_ca.then(|| fixture("tls-ca.pem"));
     if client_ca {
         let fingerprint = "3d357e08807a6221e147b3057b1dd9a956e0f785b7d5b159880cbf79506df2e0";
-        let mtls = MutualTls::new().with_certificate(fingerprint, Principal { name: "client-one".into(), scopes: vec![] });
+        let mtls =
+            MutualTls::new().with_certificate(fingerprint, Principal { name: "client-one".into(), scopes: vec![] });
         handler = handler.with_authenticator(Arc::new(mtls));
     }
     let tls = server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), ca.as_deref()).unwrap();
@@ -67,7 +68,13 @@ fn client(identity: bool) -> reqwest::Client {
 async fn send(http: &reqwest::Client, base: &str) -> reqwest::Result<(http::HeaderMap, Value)> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
         "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}});
-    let resp = http.post(format!("{base}/")).header("content-type", "application/json").header("A2A-Version", "1.0").body(body.to_string()).send().await?;
+    let resp = http
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await?;
     let headers = resp.headers().clone();
     Ok((headers, serde_json::from_slice(&resp.bytes().await?).unwrap()))
 }
@@ -84,7 +91,8 @@ async fn https_with_h2_and_hsts_and_no_plain_http() {
     assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "anonymous", "{body}");
     assert!(headers.contains_key("strict-transport-security"));
     // Plain HTTP to the TLS port gets no HTTP answer.
-    let plain = reqwest::Client::new().get(base.replace("https://", "http://") + "/.well-known/agent-card.json").send().await;
+    let plain =
+        reqwest::Client::new().get(base.replace("https://", "http://") + "/.well-known/agent-card.json").send().await;
     assert!(plain.is_err() || !plain.unwrap().status().is_success());
     // A client that does not trust the CA refuses the server.
     assert!(reqwest::Client::new().get(format!("{base}/.well-known/agent-card.json")).send().await.is_err());

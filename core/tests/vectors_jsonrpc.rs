@@ -31,7 +31,10 @@ fn check_request(case: &Value) -> Result<(), String> {
         (Ok(call), None) => {
             let params = call.request.params();
             if call.method_name != expected["method"].as_str().unwrap() || params != expected["params"] {
-                return Err(format!("got {} {params}\n  expected {} {}", call.method_name, expected["method"], expected["params"]));
+                return Err(format!(
+                    "got {} {params}\n  expected {} {}",
+                    call.method_name, expected["method"], expected["params"]
+                ));
             }
             let notification = expected.get("notification").and_then(Value::as_bool).unwrap_or(false);
             let want_id = if notification { None } else { Some(id_of(&expected["id"])) };
@@ -40,7 +43,9 @@ fn check_request(case: &Value) -> Result<(), String> {
             }
             Ok(())
         }
-        (Ok(call), Some(want)) => Err(format!("accepted as {} {}; expected error {want}", call.method_name, call.request.params())),
+        (Ok(call), Some(want)) => {
+            Err(format!("accepted as {} {}; expected error {want}", call.method_name, call.request.params()))
+        }
         (Err(e), None) => Err(format!("unexpected error {e}")),
         (Err(e), Some(want)) => {
             let field = e.error.violations.first().map(|v| v.field.as_str());
@@ -52,7 +57,11 @@ fn check_request(case: &Value) -> Result<(), String> {
                 && written["error"]["code"] == want["code"]
                 && e.notification == notification
                 && want.get("field").is_none_or(|f| field == f.as_str());
-            if ok { Ok(()) } else { Err(format!("got {e} field {field:?} notification {}; expected {want}", e.notification)) }
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("got {e} field {field:?} notification {}; expected {want}", e.notification))
+            }
         }
     }
 }

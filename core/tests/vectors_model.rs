@@ -34,7 +34,8 @@ fn model_vectors() {
                     Err(e) => {
                         let field = e.violations.first().map(|v| v.field.as_str());
                         if i64::from(e.code()) != want["code"].as_i64().unwrap() || field != want["field"].as_str() {
-                            failures.push(format!("{name}: got code {} field {field:?} ({e}); expected {want}", e.code()));
+                            failures
+                                .push(format!("{name}: got code {} field {field:?} ({e}); expected {want}", e.code()));
                         }
                     }
                 }

@@ -24,7 +24,12 @@ fn check(case: &Value) -> Result<(), String> {
         (Ok(req), None) => {
             let params = req.params();
             if req.method().as_str() != expected["operation"] || params != expected["params"] {
-                return Err(format!("got {} {params}\n  expected {} {}", req.method(), expected["operation"], expected["params"]));
+                return Err(format!(
+                    "got {} {params}\n  expected {} {}",
+                    req.method(),
+                    expected["operation"],
+                    expected["params"]
+                ));
             }
             Ok(())
         }

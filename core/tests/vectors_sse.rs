@@ -72,10 +72,14 @@ fn decode_vectors() {
         };
         let limit = match case.get("max_event_bytes") {
             None => usize::MAX,
-            Some(v) => v.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or_else(|| panic!("{name}: bad max_event_bytes")),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or_else(|| panic!("{name}: bad max_event_bytes")),
         };
         let expected = case.get("expected").and_then(Value::as_array).unwrap_or_else(|| panic!("{name}: no expected"));
-        let expected_id = case.get("last_event_id").map(|v| v.as_str().unwrap_or_else(|| panic!("{name}: bad last_event_id")));
+        let expected_id =
+            case.get("last_event_id").map(|v| v.as_str().unwrap_or_else(|| panic!("{name}: bad last_event_id")));
         let check = |(outcomes, last_id): (Vec<Value>, String), how: &str| {
             assert_eq!(&outcomes, expected, "case {name:?}, input {how}");
             if let Some(id) = expected_id {

@@ -15,7 +15,14 @@ fn st(name: &str) -> TaskState {
 }
 
 fn task(state: TaskState, context: &str) -> Task {
-    Task { id: "t1".into(), context_id: context.into(), status: TaskStatus::now(state), artifacts: vec![], history: vec![], metadata: None }
+    Task {
+        id: "t1".into(),
+        context_id: context.into(),
+        status: TaskStatus::now(state),
+        artifacts: vec![],
+        history: vec![],
+        metadata: None,
+    }
 }
 
 fn outcome(r: Result<(), A2AError>) -> String {

@@ -8,7 +8,12 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Runs one conversion and compares with the expected JSON; `Err` describes the mismatch.
-fn check(convert: fn(&str, Value) -> a2a_native::Result<Value>, ty: &str, input: &Value, want: &Value) -> Result<(), String> {
+fn check(
+    convert: fn(&str, Value) -> a2a_native::Result<Value>,
+    ty: &str,
+    input: &Value,
+    want: &Value,
+) -> Result<(), String> {
     match convert(ty, input.clone()) {
         Ok(got) if &got == want => Ok(()),
         Ok(got) => Err(format!("got      {got}\n  expected {want}")),
@@ -42,7 +47,8 @@ fn v03_vectors() {
                     Err(e) => {
                         let field = e.violations.first().map(|v| v.field.as_str());
                         if i64::from(e.code()) != want["code"].as_i64().unwrap() || field != want["field"].as_str() {
-                            failures.push(format!("{name}: got code {} field {field:?} ({e}); expected {want}", e.code()));
+                            failures
+                                .push(format!("{name}: got code {} field {field:?} ({e}); expected {want}", e.code()));
                         }
                     }
                 }

@@ -146,7 +146,14 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
     if let Some(etag) = cached.as_ref().and_then(|e| e.etag.clone()) {
         headers.insert(IF_NONE_MATCH, etag);
     }
-    let out = Outgoing { verb: reqwest::Method::GET, url: url.to_owned(), headers, body: None, idempotent: true, streaming: false };
+    let out = Outgoing {
+        verb: reqwest::Method::GET,
+        url: url.to_owned(),
+        headers,
+        body: None,
+        idempotent: true,
+        streaming: false,
+    };
     let mut resp = http.send(&out).await?;
     let status = resp.status().as_u16();
     let policy = cache_policy(resp.headers());
@@ -175,9 +182,11 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
         return Err(err.with_meta("url", url));
     }
     let card = parse_card(&body, url)?;
-    let entry = policy
-        .filter(|max_age| !max_age.is_zero() || etag.is_some())
-        .map(|max_age| Entry { card: card.clone(), etag, fresh_until: Instant::now() + max_age });
+    let entry = policy.filter(|max_age| !max_age.is_zero() || etag.is_some()).map(|max_age| Entry {
+        card: card.clone(),
+        etag,
+        fresh_until: Instant::now() + max_age,
+    });
     cache.put(url, entry);
     Ok(card)
 }
@@ -249,14 +258,21 @@ mod tests {
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": skills
         });
         let card = parse_card(v03.to_string().as_bytes(), "u").unwrap();
-        let ifaces: Vec<_> = card.supported_interfaces.iter().map(|i| (i.url.as_str(), i.protocol_binding.as_str(), i.protocol_version.as_str())).collect();
+        let ifaces: Vec<_> = card
+            .supported_interfaces
+            .iter()
+            .map(|i| (i.url.as_str(), i.protocol_binding.as_str(), i.protocol_version.as_str()))
+            .collect();
         assert_eq!(ifaces, [("http://h/rpc", "JSONRPC", "0.3"), ("http://h/rest", "HTTP+JSON", "0.3")]);
         assert_eq!(card.capabilities.extended_agent_card, Some(true));
 
         let mut broken = v10.clone();
         broken["supportedInterfaces"][0].as_object_mut().unwrap().remove("url");
         let err = parse_card(broken.to_string().as_bytes(), "http://x").unwrap_err();
-        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "supportedInterfaces[0].url"));
+        assert_eq!(
+            (err.kind, err.violations[0].field.as_str()),
+            (ErrorKind::InvalidAgentResponse, "supportedInterfaces[0].url")
+        );
         assert!(err.message.contains("supportedInterfaces[0].url"), "{err}");
         let mut broken = v03;
         broken.as_object_mut().unwrap().remove("name");

@@ -32,9 +32,9 @@ pub mod stream;
 mod transport;
 
 pub use card::CardCache;
+pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer};
 pub use oauth::{CardCredentials, ClientCredentials};
 pub use push_verify::{PushVerifier, VerifiedPush, fetch_jwks};
-pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer};
 pub use retry::RetryPolicy;
 pub use stream::EventStream;
 
@@ -138,7 +138,8 @@ fn select_interface(card: &AgentCard, preferred: Binding, allow_v03: bool, prefe
                 .iter()
                 .map(|i| format!("{} {} at {}", i.protocol_binding, i.protocol_version, i.url))
                 .collect();
-            let speaks = if allow_v03 { "JSONRPC or HTTP+JSON 1.x, or JSONRPC 0.3" } else { "JSONRPC or HTTP+JSON 1.x" };
+            let speaks =
+                if allow_v03 { "JSONRPC or HTTP+JSON 1.x, or JSONRPC 0.3" } else { "JSONRPC or HTTP+JSON 1.x" };
             Err(A2AError::unsupported_operation(format!(
                 "the agent {:?} declares no interface this client speaks ({speaks}); it declares: {}",
                 card.name,
@@ -292,7 +293,10 @@ impl ClientBuilder {
 
     fn http(&mut self) -> Result<Http> {
         if let Some(name) = &self.bad_header {
-            return Err(A2AError::invalid_field("header", format!("{name:?} is not a valid HTTP header (name or value)")));
+            return Err(A2AError::invalid_field(
+                "header",
+                format!("{name:?} is not a valid HTTP header (name or value)"),
+            ));
         }
         let client = match self.http_client.take() {
             Some(c) => c,
@@ -307,7 +311,7 @@ impl ClientBuilder {
                 b
             }
             .build()
-                .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot build the HTTP client: {e}")))?,
+            .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot build the HTTP client: {e}")))?,
         };
         Ok(Http { client, config: Arc::new(self.config.clone()) })
     }
@@ -392,7 +396,8 @@ impl Client {
     }
 
     fn span(&self, req: &A2ARequest, task_id: &str) -> tracing::Span {
-        let span = tracing::info_span!("a2a.client", method = req.method().as_str(), url = %self.url(), task_id = Empty);
+        let span =
+            tracing::info_span!("a2a.client", method = req.method().as_str(), url = %self.url(), task_id = Empty);
         if !task_id.is_empty() {
             span.record("task_id", task_id);
         }
@@ -492,7 +497,10 @@ impl Client {
         self.unary(A2ARequest::CreateTaskPushNotificationConfig(config), &task_id).await
     }
 
-    pub async fn get_push_config(&self, req: GetTaskPushNotificationConfigRequest) -> Result<TaskPushNotificationConfig> {
+    pub async fn get_push_config(
+        &self,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
         let task_id = req.task_id.clone();
         self.unary(A2ARequest::GetTaskPushNotificationConfig(req), &task_id).await
     }
@@ -545,8 +553,14 @@ mod tests {
             iface("http://h/rpc", "jsonrpc", "1.0"),
         ]));
         let pick = |b, v03| select_interface(&c, b, v03, false).map(|e| (e.url, e.binding, e.version));
-        assert_eq!(pick(Binding::JsonRpc, true).unwrap(), ("http://h/rpc".into(), Binding::JsonRpc, ProtocolVersion::V10));
-        assert_eq!(pick(Binding::HttpJson, true).unwrap(), ("http://h/rest".into(), Binding::HttpJson, ProtocolVersion::V10));
+        assert_eq!(
+            pick(Binding::JsonRpc, true).unwrap(),
+            ("http://h/rpc".into(), Binding::JsonRpc, ProtocolVersion::V10)
+        );
+        assert_eq!(
+            pick(Binding::HttpJson, true).unwrap(),
+            ("http://h/rest".into(), Binding::HttpJson, ProtocolVersion::V10)
+        );
 
         // 1.0 wins over the preferred binding at 0.3; 0.3 only when nothing newer exists.
         let c = card(json!([iface("http://h/v03", "JSONRPC", "0.3.0"), iface("http://h/rest", "HTTP+JSON", "1.1")]));
@@ -574,8 +588,17 @@ mod tests {
     #[test]
     fn declared_versions() {
         use ProtocolVersion::*;
-        for (v, want) in [("1.0", Some(V10)), ("1", Some(V10)), ("1.1.0", Some(V10)), ("0.3", Some(V03)),
-                          ("0.3.0", Some(V03)), ("0.2.5", Some(V03)), ("2.0", None), ("", None), ("0.1", None)] {
+        for (v, want) in [
+            ("1.0", Some(V10)),
+            ("1", Some(V10)),
+            ("1.1.0", Some(V10)),
+            ("0.3", Some(V03)),
+            ("0.3.0", Some(V03)),
+            ("0.2.5", Some(V03)),
+            ("2.0", None),
+            ("", None),
+            ("0.1", None),
+        ] {
             assert_eq!(ProtocolVersion::from_declared(v), want, "{v}");
         }
         assert_eq!(Binding::from_name("http+json"), Some(Binding::HttpJson));
@@ -588,6 +611,9 @@ mod tests {
         let err = Client::builder().header("bad name", "x").from_card(c.clone()).unwrap_err();
         assert_eq!(err.violations[0].field, "header");
         let client = Client::builder().header("x-trace", "1").from_card(c).unwrap();
-        assert_eq!((client.url(), client.binding(), client.protocol_version()), ("http://h/", Binding::JsonRpc, ProtocolVersion::V10));
+        assert_eq!(
+            (client.url(), client.binding(), client.protocol_version()),
+            ("http://h/", Binding::JsonRpc, ProtocolVersion::V10)
+        );
     }
 }

@@ -90,7 +90,9 @@ impl ClientCredentials {
         if !self.scopes.is_empty() {
             form.push(("scope", self.scopes.join(" ")));
         }
-        let body = form.iter().map(|(k, v)| format!("{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()));
+        let body = form
+            .iter()
+            .map(|(k, v)| format!("{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()));
         let mut resp = self
             .http
             .post(&self.token_url)
@@ -119,7 +121,8 @@ impl ClientCredentials {
         }
         let lifetime = Duration::from_secs(token.expires_in.unwrap_or(3600));
         let refresh_at = Instant::now() + lifetime.saturating_sub(REFRESH_MARGIN);
-        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some(Cached { token: token.access_token.clone(), refresh_at });
+        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(Cached { token: token.access_token.clone(), refresh_at });
         Ok(token.access_token)
     }
 }
@@ -217,7 +220,9 @@ impl CardCredentials {
                         let provider = cache
                             .entry(flow.token_url.clone())
                             .or_insert_with(|| {
-                                std::sync::Arc::new(ClientCredentials::new(&flow.token_url, id, secret).with_scopes(scopes))
+                                std::sync::Arc::new(
+                                    ClientCredentials::new(&flow.token_url, id, secret).with_scopes(scopes),
+                                )
                             })
                             .clone();
                         return Some(Chosen::OAuth(provider));

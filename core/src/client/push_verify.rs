@@ -63,7 +63,8 @@ pub(crate) async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: 
         return Err(A2AError::new(ErrorKind::Transport, format!("fetching {url}: HTTP {}", resp.status())));
     }
     let body = super::transport::read_body(&mut resp, 1 << 20, timeout).await?;
-    serde_json::from_slice(&body).map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
+    serde_json::from_slice(&body)
+        .map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
 }
 
 fn fetch_error(url: &str, e: reqwest::Error) -> A2AError {
@@ -162,4 +163,3 @@ impl PushVerifier {
         Ok(())
     }
 }
-

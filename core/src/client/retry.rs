@@ -65,7 +65,9 @@ pub(crate) fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
 /// without a dependency on a random number crate.
 fn random_u64() -> u64 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64));
+    hasher.write_u64(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64),
+    );
     hasher.finish()
 }
 
@@ -75,7 +77,11 @@ mod tests {
 
     #[test]
     fn backoff_grows_is_capped_and_jittered() {
-        let p = RetryPolicy { max_retries: 5, initial_backoff: Duration::from_millis(100), max_backoff: Duration::from_secs(1) };
+        let p = RetryPolicy {
+            max_retries: 5,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(1),
+        };
         for attempt in 0..10 {
             let base = (Duration::from_millis(100) * 2u32.pow(attempt.min(16))).min(Duration::from_secs(1));
             let d = p.backoff(attempt);

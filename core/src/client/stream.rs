@@ -295,16 +295,14 @@ impl Driver {
                     self.done = true;
                     return None;
                 }
-                Next::Dropped(cause) => {
-                    match self.reconnect(cause).await {
-                        Ok(true) => {}
-                        Ok(false) => return self.final_snapshot().await,
-                        Err(e) => {
-                            self.done = true;
-                            return Some(Err(e));
-                        }
+                Next::Dropped(cause) => match self.reconnect(cause).await {
+                    Ok(true) => {}
+                    Ok(false) => return self.final_snapshot().await,
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(e));
                     }
-                }
+                },
             }
         }
     }
@@ -330,7 +328,9 @@ impl Driver {
                     return Ok(true);
                 }
                 Err(e) if e.kind == ErrorKind::UnsupportedOperation => return Ok(false),
-                Err(e) if matches!(e.kind, ErrorKind::Transport | ErrorKind::Timeout | ErrorKind::Unavailable) => last = e,
+                Err(e) if matches!(e.kind, ErrorKind::Transport | ErrorKind::Timeout | ErrorKind::Unavailable) => {
+                    last = e
+                }
                 Err(e) => return Err(e),
             }
         }

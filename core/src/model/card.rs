@@ -25,18 +25,10 @@ pub struct AgentCard {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<AgentProvider>,
     pub version: String,
-    #[serde(
-        alias = "documentation_url",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(alias = "documentation_url", default, skip_serializing_if = "Option::is_none")]
     pub documentation_url: Option<String>,
     pub capabilities: AgentCapabilities,
-    #[serde(
-        alias = "security_schemes",
-        default,
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
+    #[serde(alias = "security_schemes", default, skip_serializing_if = "BTreeMap::is_empty")]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
     /// Also read from the 0.3-style `security` key that the spec's own sample card uses.
     #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
@@ -79,19 +71,11 @@ pub struct AgentProvider {
 pub struct AgentCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<bool>,
-    #[serde(
-        alias = "push_notifications",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(alias = "push_notifications", default, skip_serializing_if = "Option::is_none")]
     pub push_notifications: Option<bool>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
-    #[serde(
-        alias = "extended_agent_card",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(alias = "extended_agent_card", default, skip_serializing_if = "Option::is_none")]
     pub extended_agent_card: Option<bool>,
 }
 
@@ -172,17 +156,9 @@ impl<'de> Deserialize<'de> for SecurityRequirement {
             let p: Proto = serde_json::from_value(value).map_err(D::Error::custom)?;
             return Ok(Self { schemes: p.schemes });
         }
-        let legacy: BTreeMap<String, Vec<String>> = serde_json::from_value(value).map_err(|e| {
-            D::Error::custom(format!(
-                "expected {{\"schemes\": {{name: {{\"list\": [...]}}}}}}: {e}"
-            ))
-        })?;
-        Ok(Self {
-            schemes: legacy
-                .into_iter()
-                .map(|(k, list)| (k, StringList { list }))
-                .collect(),
-        })
+        let legacy: BTreeMap<String, Vec<String>> = serde_json::from_value(value)
+            .map_err(|e| D::Error::custom(format!("expected {{\"schemes\": {{name: {{\"list\": [...]}}}}}}: {e}")))?;
+        Ok(Self { schemes: legacy.into_iter().map(|(k, list)| (k, StringList { list })).collect() })
     }
 }
 
@@ -214,11 +190,7 @@ pub struct HttpAuthSecurityScheme {
     pub description: String,
     /// An IANA HTTP auth scheme, e.g. `Bearer`.
     pub scheme: String,
-    #[serde(
-        alias = "bearer_format",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "bearer_format", default, skip_serializing_if = "String::is_empty")]
     pub bearer_format: String,
 }
 
@@ -228,11 +200,7 @@ pub struct OAuth2SecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     pub flows: OAuthFlows,
-    #[serde(
-        alias = "oauth2_metadata_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "oauth2_metadata_url", default, skip_serializing_if = "String::is_empty")]
     pub oauth2_metadata_url: String,
 }
 
@@ -276,11 +244,7 @@ pub struct AuthorizationCodeOAuthFlow {
     pub authorization_url: String,
     #[serde(alias = "token_url")]
     pub token_url: String,
-    #[serde(
-        alias = "refresh_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "refresh_url", default, skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     pub scopes: Scopes,
     #[serde(alias = "pkce_required", default, skip_serializing_if = "is_false")]
@@ -292,11 +256,7 @@ pub struct AuthorizationCodeOAuthFlow {
 pub struct ClientCredentialsOAuthFlow {
     #[serde(alias = "token_url")]
     pub token_url: String,
-    #[serde(
-        alias = "refresh_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "refresh_url", default, skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     pub scopes: Scopes,
 }
@@ -304,17 +264,9 @@ pub struct ClientCredentialsOAuthFlow {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
-    #[serde(
-        alias = "authorization_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "authorization_url", default, skip_serializing_if = "String::is_empty")]
     pub authorization_url: String,
-    #[serde(
-        alias = "refresh_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "refresh_url", default, skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: Scopes,
@@ -325,11 +277,7 @@ pub struct ImplicitOAuthFlow {
 pub struct PasswordOAuthFlow {
     #[serde(alias = "token_url", default, skip_serializing_if = "String::is_empty")]
     pub token_url: String,
-    #[serde(
-        alias = "refresh_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "refresh_url", default, skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scopes: Scopes,
@@ -342,11 +290,7 @@ pub struct DeviceCodeOAuthFlow {
     pub device_authorization_url: String,
     #[serde(alias = "token_url")]
     pub token_url: String,
-    #[serde(
-        alias = "refresh_url",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "refresh_url", default, skip_serializing_if = "String::is_empty")]
     pub refresh_url: String,
     pub scopes: Scopes,
 }

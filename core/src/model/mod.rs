@@ -64,10 +64,7 @@ pub fn parse_value<T: DeserializeOwned + Validate>(value: Value) -> Result<T> {
 pub fn parse_value_at<T: DeserializeOwned + Validate>(value: Value, at: &str) -> Result<T> {
     // Every model is a proto message, i.e. a JSON object; serde would also take an array.
     if !value.is_object() {
-        return Err(A2AError::invalid_field(
-            at,
-            format!("expected a JSON object, got {}", json_kind(&value)),
-        ));
+        return Err(A2AError::invalid_field(at, format!("expected a JSON object, got {}", json_kind(&value))));
     }
     let parsed: T = serde_path_to_error::deserialize(value).map_err(|e| shape_error(at, e))?;
     parsed.validate_at(at)?;
@@ -92,26 +89,15 @@ fn shape_error(at: &str, err: serde_path_to_error::Error<serde_json::Error>) -> 
     if path == "." {
         path.clear();
     }
-    if let Some(name) = inner
-        .strip_prefix("missing field `")
-        .and_then(|r| r.split('`').next())
-    {
-        path = if path.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{path}.{name}")
-        };
+    if let Some(name) = inner.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
+        path = if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
     }
     let field = match (at.is_empty(), path.is_empty()) {
         (true, _) => path,
         (false, true) => at.to_owned(),
         (false, false) => format!("{at}.{path}"),
     };
-    let description = if inner.starts_with("missing field") {
-        "is required".to_owned()
-    } else {
-        inner
-    };
+    let description = if inner.starts_with("missing field") { "is required".to_owned() } else { inner };
     A2AError::invalid_field(field, description)
 }
 
@@ -139,10 +125,9 @@ mod tests {
 
     #[test]
     fn missing_required_field_is_named() {
-        let err = parse_value::<SendMessageRequest>(
-            json!({"message": {"role": "ROLE_USER", "parts": [{"text": "hi"}]}}),
-        )
-        .unwrap_err();
+        let err =
+            parse_value::<SendMessageRequest>(json!({"message": {"role": "ROLE_USER", "parts": [{"text": "hi"}]}}))
+                .unwrap_err();
         assert_eq!(err.kind, crate::ErrorKind::InvalidParams);
         assert_eq!(err.violations[0].field, "message.messageId");
         let err = parse_value_at::<SendMessageRequest>(json!({}), "params").unwrap_err();
@@ -151,14 +136,10 @@ mod tests {
 
     #[test]
     fn empty_required_values_are_named() {
-        let err =
-            parse_value::<Message>(json!({"messageId": "m", "role": "ROLE_USER", "parts": []}))
-                .unwrap_err();
+        let err = parse_value::<Message>(json!({"messageId": "m", "role": "ROLE_USER", "parts": []})).unwrap_err();
         assert_eq!(err.violations[0].field, "parts");
-        let err = parse_value::<Message>(
-            json!({"messageId": "", "role": "ROLE_USER", "parts": [{"text": "x"}]}),
-        )
-        .unwrap_err();
+        let err = parse_value::<Message>(json!({"messageId": "", "role": "ROLE_USER", "parts": [{"text": "x"}]}))
+            .unwrap_err();
         assert_eq!(err.violations[0].field, "messageId");
         let err = parse_value::<Message>(
             json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x", "url": "u"}]}),
@@ -169,32 +150,22 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_ignored_and_enums_read_by_number() {
-        let m: Message = parse_value(json!({"messageId": "m", "role": 1, "parts": [{"text": "x", "future": 1}], "kind": "message"}))
-            .unwrap();
+        let m: Message =
+            parse_value(json!({"messageId": "m", "role": 1, "parts": [{"text": "x", "future": 1}], "kind": "message"}))
+                .unwrap();
         assert_eq!(m.role, Role::User);
-        assert_eq!(
-            to_value(&m),
-            json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]})
-        );
+        assert_eq!(to_value(&m), json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}));
     }
 
     #[test]
     fn syntax_errors_are_parse_errors() {
         use crate::ErrorKind::*;
         assert_eq!(parse::<Task>(b"{\"id\":").unwrap_err().kind, JsonParse);
-        assert_eq!(
-            parse::<Task>(b"{\"id\":\"t\",\"status\":{\"state\":2}} x")
-                .unwrap_err()
-                .kind,
-            JsonParse
-        );
+        assert_eq!(parse::<Task>(b"{\"id\":\"t\",\"status\":{\"state\":2}} x").unwrap_err().kind, JsonParse);
         assert_eq!(parse::<Task>(b" [1]").unwrap_err().kind, InvalidParams);
         assert_eq!(parse::<Task>(b"").unwrap_err().kind, JsonParse);
         let err = parse::<Task>(b"{\"id\":\"t\",\"status\":{\"state\":\"nope\"}}").unwrap_err();
-        assert_eq!(
-            (err.kind, err.violations[0].field.as_str()),
-            (InvalidParams, "status.state")
-        );
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (InvalidParams, "status.state"));
         let ok: Task = parse(b" {\"id\":\"t\",\"status\":{\"state\":2}} ").unwrap();
         assert_eq!(ok.status.state, TaskState::Working);
     }
@@ -214,13 +185,7 @@ mod tests {
         trim_history(&mut t2, None);
         assert_eq!(t2.history.len(), 5);
         trim_history(&mut task, Some(2));
-        assert_eq!(
-            task.history
-                .iter()
-                .map(Message::text_content)
-                .collect::<Vec<_>>(),
-            ["m3", "m4"]
-        );
+        assert_eq!(task.history.iter().map(Message::text_content).collect::<Vec<_>>(), ["m3", "m4"]);
         trim_history(&mut task, Some(0));
         assert!(task.history.is_empty());
         assert!(to_value(&task).get("history").is_none());

@@ -24,18 +24,11 @@ pub struct SendMessageRequest {
 
 impl SendMessageRequest {
     pub fn new(message: Message) -> Self {
-        Self {
-            tenant: String::new(),
-            message,
-            configuration: None,
-            metadata: None,
-        }
+        Self { tenant: String::new(), message, configuration: None, metadata: None }
     }
     /// Whether the caller asked not to wait for a terminal or interrupted state.
     pub fn return_immediately(&self) -> bool {
-        self.configuration
-            .as_ref()
-            .is_some_and(|c| c.return_immediately)
+        self.configuration.as_ref().is_some_and(|c| c.return_immediately)
     }
     pub fn history_length(&self) -> Option<i32> {
         self.configuration.as_ref().and_then(|c| c.history_length)
@@ -45,30 +38,13 @@ impl SendMessageRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageConfiguration {
-    #[serde(
-        alias = "accepted_output_modes",
-        default,
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(alias = "accepted_output_modes", default, skip_serializing_if = "Vec::is_empty")]
     pub accepted_output_modes: Vec<String>,
-    #[serde(
-        alias = "task_push_notification_config",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(alias = "task_push_notification_config", default, skip_serializing_if = "Option::is_none")]
     pub task_push_notification_config: Option<TaskPushNotificationConfig>,
-    #[serde(
-        alias = "history_length",
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::int32_opt"
-    )]
+    #[serde(alias = "history_length", default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
     pub history_length: Option<i32>,
-    #[serde(
-        alias = "return_immediately",
-        default,
-        skip_serializing_if = "is_false"
-    )]
+    #[serde(alias = "return_immediately", default, skip_serializing_if = "is_false")]
     pub return_immediately: bool,
 }
 
@@ -78,12 +54,7 @@ pub struct GetTaskRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
     pub id: String,
-    #[serde(
-        alias = "history_length",
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::int32_opt"
-    )]
+    #[serde(alias = "history_length", default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
     pub history_length: Option<i32>,
 }
 
@@ -92,37 +63,15 @@ pub struct GetTaskRequest {
 pub struct ListTasksRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
-    #[serde(
-        alias = "context_id",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "context_id", default, skip_serializing_if = "String::is_empty")]
     pub context_id: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "state_filter"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "state_filter")]
     pub status: Option<TaskState>,
-    #[serde(
-        alias = "page_size",
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::int32_opt"
-    )]
+    #[serde(alias = "page_size", default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
     pub page_size: Option<i32>,
-    #[serde(
-        alias = "page_token",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "page_token", default, skip_serializing_if = "String::is_empty")]
     pub page_token: String,
-    #[serde(
-        alias = "history_length",
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::int32_opt"
-    )]
+    #[serde(alias = "history_length", default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
     pub history_length: Option<i32>,
     #[serde(
         alias = "status_timestamp_after",
@@ -131,11 +80,7 @@ pub struct ListTasksRequest {
         with = "wire::timestamp::option"
     )]
     pub status_timestamp_after: Option<Timestamp>,
-    #[serde(
-        alias = "include_artifacts",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(alias = "include_artifacts", default, skip_serializing_if = "Option::is_none")]
     pub include_artifacts: Option<bool>,
 }
 
@@ -144,9 +89,7 @@ impl ListTasksRequest {
     pub const MAX_PAGE_SIZE: i32 = 100;
     /// The page size to use: the request's, or the default of 50.
     pub fn effective_page_size(&self) -> usize {
-        self.page_size
-            .unwrap_or(Self::DEFAULT_PAGE_SIZE)
-            .clamp(1, Self::MAX_PAGE_SIZE) as usize
+        self.page_size.unwrap_or(Self::DEFAULT_PAGE_SIZE).clamp(1, Self::MAX_PAGE_SIZE) as usize
     }
 }
 
@@ -230,18 +173,9 @@ pub struct ListTaskPushNotificationConfigsRequest {
     pub tenant: String,
     #[serde(alias = "task_id")]
     pub task_id: String,
-    #[serde(
-        alias = "page_size",
-        default,
-        skip_serializing_if = "is_zero",
-        with = "wire::int32"
-    )]
+    #[serde(alias = "page_size", default, skip_serializing_if = "is_zero", with = "wire::int32")]
     pub page_size: i32,
-    #[serde(
-        alias = "page_token",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "page_token", default, skip_serializing_if = "String::is_empty")]
     pub page_token: String,
 }
 

@@ -37,11 +37,7 @@ proto_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub id: String,
-    #[serde(
-        alias = "context_id",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "context_id", default, skip_serializing_if = "String::is_empty")]
     pub context_id: String,
     pub status: TaskStatus,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -58,22 +54,14 @@ pub struct TaskStatus {
     pub state: TaskState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<Message>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::timestamp::option"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::timestamp::option")]
     pub timestamp: Option<Timestamp>,
 }
 
 impl TaskStatus {
     /// A status in `state`, stamped now.
     pub fn now(state: TaskState) -> Self {
-        Self {
-            state,
-            message: None,
-            timestamp: Some(wire::now()),
-        }
+        Self { state, message: None, timestamp: Some(wire::now()) }
     }
 }
 
@@ -83,11 +71,7 @@ impl TaskStatus {
 pub struct Message {
     #[serde(alias = "message_id")]
     pub message_id: String,
-    #[serde(
-        alias = "context_id",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(alias = "context_id", default, skip_serializing_if = "String::is_empty")]
     pub context_id: String,
     #[serde(alias = "task_id", default, skip_serializing_if = "String::is_empty")]
     pub task_id: String,
@@ -97,11 +81,7 @@ pub struct Message {
     pub metadata: Option<Struct>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
-    #[serde(
-        alias = "reference_task_ids",
-        default,
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(alias = "reference_task_ids", default, skip_serializing_if = "Vec::is_empty")]
     pub reference_task_ids: Vec<String>,
 }
 
@@ -122,11 +102,7 @@ impl Message {
 
     /// The text of all text parts, joined by newlines.
     pub fn text_content(&self) -> String {
-        self.parts
-            .iter()
-            .filter_map(|p| p.as_text())
-            .collect::<Vec<_>>()
-            .join("\n")
+        self.parts.iter().filter_map(|p| p.as_text()).collect::<Vec<_>>().join("\n")
     }
 }
 
@@ -153,12 +129,7 @@ pub struct Part {
 
 impl Part {
     pub fn new(content: PartContent) -> Self {
-        Self {
-            content,
-            metadata: None,
-            filename: String::new(),
-            media_type: String::new(),
-        }
+        Self { content, metadata: None, filename: String::new(), media_type: String::new() }
     }
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(PartContent::Text(text.into()))
@@ -185,19 +156,11 @@ struct PartWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     url: Option<String>,
     /// `Some(Null)` when `"data": null` was sent: null is a valid `Value`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present_value"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present_value")]
     data: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     metadata: Option<Struct>,
-    #[serde(
-        default,
-        skip_serializing_if = "String::is_empty",
-        deserialize_with = "string_or_null"
-    )]
+    #[serde(default, skip_serializing_if = "String::is_empty", deserialize_with = "string_or_null")]
     filename: String,
     #[serde(
         alias = "media_type",
@@ -248,9 +211,7 @@ impl<'de> Deserialize<'de> for Part {
             set.push(PartContent::Text(t));
         }
         if let Some(r) = wire.raw {
-            set.push(PartContent::Raw(
-                wire::b64_decode(&r).map_err(|e| D::Error::custom(format!("raw: {e}")))?,
-            ));
+            set.push(PartContent::Raw(wire::b64_decode(&r).map_err(|e| D::Error::custom(format!("raw: {e}")))?));
         }
         if let Some(u) = wire.url {
             set.push(PartContent::Url(u));

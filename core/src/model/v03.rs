@@ -71,13 +71,7 @@ pub enum Method {
 /// (method, 0.3 name, 1.0 name, params conversion type, result conversion type). The type
 /// names are those of [`TYPE_NAMES`]; `None` where the JSON is not an object conversion
 /// (no params; list result is an array, see [`push_configs_to_v03`]; delete result is null).
-type MethodRow = (
-    Method,
-    &'static str,
-    &'static str,
-    Option<&'static str>,
-    Option<&'static str>,
-);
+type MethodRow = (Method, &'static str, &'static str, Option<&'static str>, Option<&'static str>);
 
 const METHODS: &[MethodRow] = &[
     (
@@ -87,27 +81,9 @@ const METHODS: &[MethodRow] = &[
         Some(SEND_PARAMS),
         Some("SendMessageResult/SendMessageResponse"),
     ),
-    (
-        Method::MessageStream,
-        "message/stream",
-        "SendStreamingMessage",
-        Some(SEND_PARAMS),
-        Some(STREAM_RESULT),
-    ),
-    (
-        Method::TasksGet,
-        "tasks/get",
-        "GetTask",
-        Some("TaskQueryParams/GetTaskRequest"),
-        Some("Task"),
-    ),
-    (
-        Method::TasksCancel,
-        "tasks/cancel",
-        "CancelTask",
-        Some("TaskIdParams/CancelTaskRequest"),
-        Some("Task"),
-    ),
+    (Method::MessageStream, "message/stream", "SendStreamingMessage", Some(SEND_PARAMS), Some(STREAM_RESULT)),
+    (Method::TasksGet, "tasks/get", "GetTask", Some("TaskQueryParams/GetTaskRequest"), Some("Task")),
+    (Method::TasksCancel, "tasks/cancel", "CancelTask", Some("TaskIdParams/CancelTaskRequest"), Some("Task")),
     (
         Method::TasksResubscribe,
         "tasks/resubscribe",
@@ -170,10 +146,7 @@ impl Method {
     ];
 
     fn row(self) -> &'static MethodRow {
-        METHODS
-            .iter()
-            .find(|r| r.0 == self)
-            .expect("every method has a row")
+        METHODS.iter().find(|r| r.0 == self).expect("every method has a row")
     }
     /// The 0.3 JSON-RPC method name, e.g. `message/send`.
     pub fn name(self) -> &'static str {
@@ -271,9 +244,7 @@ mod timestamp03 {
 
     pub fn parse(text: &str) -> Result<Timestamp, String> {
         wire::timestamp::parse(text).or_else(|err| {
-            chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f")
-                .map(|n| n.and_utc())
-                .map_err(|_| err)
+            chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f").map(|n| n.and_utc()).map_err(|_| err)
         })
     }
 
@@ -299,10 +270,7 @@ fn from_nested<T: DeserializeOwned, E: de::Error>(value: Value) -> Result<T, E> 
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let inner = e.into_inner().to_string();
-        match inner
-            .strip_prefix("missing field `")
-            .and_then(|r| r.split('`').next())
-        {
+        match inner.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
             Some(name) => E::custom(format!("missing field `{}`", join(&path, name))),
             None if path.is_empty() => E::custom(inner),
             None => E::custom(format!("{path}: {inner}")),
@@ -348,17 +316,9 @@ pub struct Task {
     /// REQUIRED in 0.3; a 1.0 task without one is written with `""`.
     pub context_id: String,
     pub status: TaskStatus,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<Artifact>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Message>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Struct>,
@@ -388,17 +348,9 @@ pub struct Message {
     pub parts: Vec<Part>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Struct>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub reference_task_ids: Vec<String>,
 }
 
@@ -511,21 +463,16 @@ impl<'de> Deserialize<'de> for Part {
             _ => None,
         };
         match w.kind.as_deref().or(implied) {
-            Some("text") => Ok(Part::Text(TextPart {
-                text: w.text.ok_or_else(|| missing("text"))?,
-                metadata: w.metadata,
-            })),
-            Some("file") => Ok(Part::File(FilePart {
-                file: w.file.ok_or_else(|| missing("file"))?,
-                metadata: w.metadata,
-            })),
-            Some("data") => Ok(Part::Data(DataPart {
-                data: w.data.ok_or_else(|| missing("data"))?,
-                metadata: w.metadata,
-            })),
-            Some(other) => Err(D::Error::custom(format!(
-                "unknown part kind {other:?}; expected text, file or data"
-            ))),
+            Some("text") => {
+                Ok(Part::Text(TextPart { text: w.text.ok_or_else(|| missing("text"))?, metadata: w.metadata }))
+            }
+            Some("file") => {
+                Ok(Part::File(FilePart { file: w.file.ok_or_else(|| missing("file"))?, metadata: w.metadata }))
+            }
+            Some("data") => {
+                Ok(Part::Data(DataPart { data: w.data.ok_or_else(|| missing("data"))?, metadata: w.metadata }))
+            }
+            Some(other) => Err(D::Error::custom(format!("unknown part kind {other:?}; expected text, file or data"))),
             None => Err(missing("kind")),
         }
     }
@@ -549,22 +496,12 @@ impl<'de> Deserialize<'de> for FileContent {
         use de::Error;
         let w = FileWire::deserialize(d)?;
         match (w.bytes, w.uri) {
-            (Some(B64(bytes)), None) => Ok(FileContent::Bytes(FileWithBytes {
-                bytes,
-                mime_type: w.mime_type,
-                name: w.name,
-            })),
-            (None, Some(uri)) => Ok(FileContent::Uri(FileWithUri {
-                uri,
-                mime_type: w.mime_type,
-                name: w.name,
-            })),
-            (Some(_), Some(_)) => Err(D::Error::custom(
-                "a file must have exactly one of bytes, uri (found both)",
-            )),
-            (None, None) => Err(D::Error::custom(
-                "a file must have exactly one of bytes, uri (found neither)",
-            )),
+            (Some(B64(bytes)), None) => {
+                Ok(FileContent::Bytes(FileWithBytes { bytes, mime_type: w.mime_type, name: w.name }))
+            }
+            (None, Some(uri)) => Ok(FileContent::Uri(FileWithUri { uri, mime_type: w.mime_type, name: w.name })),
+            (Some(_), Some(_)) => Err(D::Error::custom("a file must have exactly one of bytes, uri (found both)")),
+            (None, None) => Err(D::Error::custom("a file must have exactly one of bytes, uri (found neither)")),
         }
     }
 }
@@ -580,11 +517,7 @@ pub struct Artifact {
     pub parts: Vec<Part>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Struct>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<String>,
 }
 
@@ -637,25 +570,16 @@ pub enum StreamResult {
 }
 
 /// Reads `kind` first, then the member it names (the discriminator may come last).
-fn read_kind<'de, D: Deserializer<'de>>(
-    d: D,
-    allowed: &[&str],
-) -> Result<(String, Value), D::Error> {
+fn read_kind<'de, D: Deserializer<'de>>(d: D, allowed: &[&str]) -> Result<(String, Value), D::Error> {
     use de::Error;
     let value = Value::deserialize(d)?;
     if !value.is_object() {
-        return Err(D::Error::custom(format!(
-            "expected an object with \"kind\" one of {}",
-            allowed.join(", ")
-        )));
+        return Err(D::Error::custom(format!("expected an object with \"kind\" one of {}", allowed.join(", "))));
     }
     match value.get("kind") {
         None | Some(Value::Null) => Err(D::Error::custom("missing field `kind`")),
         Some(Value::String(k)) if allowed.contains(&k.as_str()) => Ok((k.clone(), value)),
-        Some(other) => Err(D::Error::custom(format!(
-            "kind: expected one of {}, got {other}",
-            allowed.join(", ")
-        ))),
+        Some(other) => Err(D::Error::custom(format!("kind: expected one of {}, got {other}", allowed.join(", ")))),
     }
 }
 
@@ -672,12 +596,7 @@ impl<'de> Deserialize<'de> for SendMessageResult {
 
 impl<'de> Deserialize<'de> for StreamResult {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let kinds = [
-            TaskKind::WIRE,
-            MessageKind::WIRE,
-            StatusUpdateKind::WIRE,
-            ArtifactUpdateKind::WIRE,
-        ];
+        let kinds = [TaskKind::WIRE, MessageKind::WIRE, StatusUpdateKind::WIRE, ArtifactUpdateKind::WIRE];
         let (kind, value) = read_kind(d, &kinds)?;
         match kind.as_str() {
             TaskKind::WIRE => from_nested(value).map(StreamResult::Task),
@@ -705,17 +624,9 @@ pub struct MessageSendParams {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSendConfiguration {
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub accepted_output_modes: Vec<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::int32_opt"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
     pub history_length: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push_notification_config: Option<PushNotificationConfig>,
@@ -728,11 +639,7 @@ pub struct MessageSendConfiguration {
 #[serde(rename_all = "camelCase")]
 pub struct TaskQueryParams {
     pub id: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "wire::int32_opt"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "wire::int32_opt")]
     pub history_length: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Struct>,
@@ -818,11 +725,7 @@ pub struct AgentCard {
     /// Absent means `JSONRPC`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preferred_transport: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub additional_interfaces: Vec<AgentInterface>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon_url: Option<String>,
@@ -832,28 +735,16 @@ pub struct AgentCard {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub documentation_url: Option<String>,
     pub capabilities: AgentCapabilities,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "BTreeMap::is_empty")]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub security: Vec<SecurityRequirement>,
     pub default_input_modes: Vec<String>,
     pub default_output_modes: Vec<String>,
     pub skills: Vec<AgentSkill>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_authenticated_extended_card: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<m::AgentCardSignature>,
 }
 
@@ -878,11 +769,7 @@ pub struct AgentCapabilities {
     /// Removed in 1.0: dropped by the conversion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_transition_history: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<AgentExtension>,
 }
 
@@ -905,29 +792,13 @@ pub struct AgentSkill {
     pub name: String,
     pub description: String,
     pub tags: Vec<String>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub input_modes: Vec<String>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
-    #[serde(
-        default,
-        deserialize_with = "nullable",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
     pub security: Vec<SecurityRequirement>,
 }
 
@@ -1093,9 +964,7 @@ impl<'de> Deserialize<'de> for SecurityScheme {
             }),
             Some("openIdConnect") => SecurityScheme::OpenIdConnect(OpenIdConnectSecurityScheme {
                 description,
-                open_id_connect_url: w
-                    .open_id_connect_url
-                    .ok_or_else(|| missing("openIdConnectUrl"))?,
+                open_id_connect_url: w.open_id_connect_url.ok_or_else(|| missing("openIdConnectUrl"))?,
             }),
             Some("mutualTLS") => SecurityScheme::MutualTls(MutualTlsSecurityScheme { description }),
             Some(other) => {
@@ -1130,11 +999,7 @@ impl Validate for Message {
 
 impl Validate for Part {
     fn validate_at(&self, at: &str) -> Result<()> {
-        if let Part::File(FilePart {
-            file: FileContent::Uri(f),
-            ..
-        }) = self
-        {
+        if let Part::File(FilePart { file: FileContent::Uri(f), .. }) = self {
             required(&join(at, "file"), "uri", &f.uri)?;
         }
         Ok(())
@@ -1233,8 +1098,7 @@ impl Validate for PushNotificationConfig {
 impl Validate for TaskPushNotificationConfig {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "taskId", &self.task_id)?;
-        self.push_notification_config
-            .validate_at(&join(at, "pushNotificationConfig"))
+        self.push_notification_config.validate_at(&join(at, "pushNotificationConfig"))
     }
 }
 
@@ -1266,11 +1130,7 @@ impl Validate for ListTaskPushNotificationConfigParams {
 impl Validate for DeleteTaskPushNotificationConfigParams {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "id", &self.id)?;
-        required(
-            at,
-            "pushNotificationConfigId",
-            &self.push_notification_config_id,
-        )
+        required(at, "pushNotificationConfigId", &self.push_notification_config_id)
     }
 }
 
@@ -1290,11 +1150,7 @@ impl Validate for AgentCard {
         }
         required(at, "version", &self.version)?;
         for (i, ext) in self.capabilities.extensions.iter().enumerate() {
-            required(
-                &format!("{}[{i}]", join(at, "capabilities.extensions")),
-                "uri",
-                &ext.uri,
-            )?;
+            required(&format!("{}[{i}]", join(at, "capabilities.extensions")), "uri", &ext.uri)?;
         }
         for (name, scheme) in &self.security_schemes {
             scheme.validate_at(&format!("{}.{name}", join(at, "securitySchemes")))?;
@@ -1317,10 +1173,7 @@ impl Validate for SecurityScheme {
         match self {
             SecurityScheme::ApiKey(s) => {
                 if !matches!(s.location.as_str(), "query" | "header" | "cookie") {
-                    return Err(A2AError::invalid_field(
-                        join(at, "in"),
-                        "must be query, header or cookie",
-                    ));
+                    return Err(A2AError::invalid_field(join(at, "in"), "must be query, header or cookie"));
                 }
                 required(at, "name", &s.name)
             }
@@ -1328,31 +1181,21 @@ impl Validate for SecurityScheme {
             SecurityScheme::OAuth2(s) => {
                 let at = join(at, "flows");
                 if let Some(f) = &s.flows.authorization_code {
-                    required(
-                        &join(&at, "authorizationCode"),
-                        "authorizationUrl",
-                        &f.authorization_url,
-                    )?;
+                    required(&join(&at, "authorizationCode"), "authorizationUrl", &f.authorization_url)?;
                     required(&join(&at, "authorizationCode"), "tokenUrl", &f.token_url)?;
                 }
                 if let Some(f) = &s.flows.client_credentials {
                     required(&join(&at, "clientCredentials"), "tokenUrl", &f.token_url)?;
                 }
                 if let Some(f) = &s.flows.implicit {
-                    required(
-                        &join(&at, "implicit"),
-                        "authorizationUrl",
-                        &f.authorization_url,
-                    )?;
+                    required(&join(&at, "implicit"), "authorizationUrl", &f.authorization_url)?;
                 }
                 if let Some(f) = &s.flows.password {
                     required(&join(&at, "password"), "tokenUrl", &f.token_url)?;
                 }
                 Ok(())
             }
-            SecurityScheme::OpenIdConnect(s) => {
-                required(at, "openIdConnectUrl", &s.open_id_connect_url)
-            }
+            SecurityScheme::OpenIdConnect(s) => required(at, "openIdConnectUrl", &s.open_id_connect_url),
             SecurityScheme::MutualTls(_) => Ok(()),
         }
     }
@@ -1410,10 +1253,9 @@ impl TryFrom<m::Role> for Role {
         match r {
             m::Role::User => Ok(Role::User),
             m::Role::Agent => Ok(Role::Agent),
-            m::Role::Unspecified => Err(A2AError::invalid_field(
-                "role",
-                "ROLE_UNSPECIFIED has no 0.3 form (user or agent)",
-            )),
+            m::Role::Unspecified => {
+                Err(A2AError::invalid_field("role", "ROLE_UNSPECIFIED has no 0.3 form (user or agent)"))
+            }
         }
     }
 }
@@ -1441,9 +1283,7 @@ fn carry_part_fields(metadata: &mut Option<Struct>, filename: String, media_type
     if !media_type.is_empty() {
         fields.insert("mediaType".to_owned(), Value::String(media_type));
     }
-    metadata
-        .get_or_insert_with(Struct::new)
-        .insert(PART_FIELDS_KEY.to_owned(), Value::Object(fields));
+    metadata.get_or_insert_with(Struct::new).insert(PART_FIELDS_KEY.to_owned(), Value::Object(fields));
 }
 
 /// Removes `key` from metadata, dropping the map when that empties it (we created it).
@@ -1458,34 +1298,22 @@ fn take_meta(metadata: &mut Option<Struct>, key: &str) -> Option<Value> {
 
 /// The inverse of [`carry_part_fields`]; a value not of our shape is left alone.
 fn restore_part_fields(metadata: &mut Option<Struct>) -> (String, String) {
-    let ours = metadata
-        .as_ref()
-        .and_then(|m| m.get(PART_FIELDS_KEY))
-        .is_some_and(|v| {
-            v.as_object().is_some_and(|f| {
-                f.iter()
-                    .all(|(k, v)| matches!(k.as_str(), "filename" | "mediaType") && v.is_string())
-            })
-        });
+    let ours = metadata.as_ref().and_then(|m| m.get(PART_FIELDS_KEY)).is_some_and(|v| {
+        v.as_object()
+            .is_some_and(|f| f.iter().all(|(k, v)| matches!(k.as_str(), "filename" | "mediaType") && v.is_string()))
+    });
     if !ours {
         return Default::default();
     }
     let fields = take_meta(metadata, PART_FIELDS_KEY).expect("checked above");
-    let get = |name: &str| {
-        fields
-            .get(name)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let get = |name: &str| fields.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
     (get("filename"), get("mediaType"))
 }
 
 /// A 0.3 data part's value in 1.0: unwraps `{"value": X}` when flagged with
 /// [`DATA_PART_COMPAT_KEY`] = true (and only that exact shape).
 fn unwrap_data(data: Struct, metadata: &mut Option<Struct>) -> Value {
-    let flagged =
-        metadata.as_ref().and_then(|m| m.get(DATA_PART_COMPAT_KEY)) == Some(&Value::Bool(true));
+    let flagged = metadata.as_ref().and_then(|m| m.get(DATA_PART_COMPAT_KEY)) == Some(&Value::Bool(true));
     if flagged && data.len() == 1 && data.contains_key("value") {
         take_meta(metadata, DATA_PART_COMPAT_KEY);
         return data.into_iter().next().expect("one member").1;
@@ -1498,22 +1326,12 @@ impl From<Part> for m::Part {
         match p {
             Part::Text(TextPart { text, mut metadata }) => {
                 let (filename, media_type) = restore_part_fields(&mut metadata);
-                m::Part {
-                    content: m::PartContent::Text(text),
-                    metadata,
-                    filename,
-                    media_type,
-                }
+                m::Part { content: m::PartContent::Text(text), metadata, filename, media_type }
             }
             Part::Data(DataPart { data, mut metadata }) => {
                 let (filename, media_type) = restore_part_fields(&mut metadata);
                 let content = m::PartContent::Data(unwrap_data(data, &mut metadata));
-                m::Part {
-                    content,
-                    metadata,
-                    filename,
-                    media_type,
-                }
+                m::Part { content, metadata, filename, media_type }
             }
             Part::File(FilePart { file, metadata }) => {
                 let (content, mime_type, name) = match file {
@@ -1535,12 +1353,7 @@ impl From<m::Part> for Part {
     /// Raw ↔ FileWithBytes, url ↔ FileWithUri (filename ↔ name, mediaType ↔ mimeType);
     /// text and data keep filename/mediaType in metadata; a non-object data value is wrapped.
     fn from(p: m::Part) -> Self {
-        let m::Part {
-            content,
-            mut metadata,
-            filename,
-            media_type,
-        } = p;
+        let m::Part { content, mut metadata, filename, media_type } = p;
         match content {
             m::PartContent::Text(text) => {
                 carry_part_fields(&mut metadata, filename, media_type);
@@ -1560,19 +1373,11 @@ impl From<m::Part> for Part {
                 Part::Data(DataPart { data, metadata })
             }
             m::PartContent::Raw(bytes) => Part::File(FilePart {
-                file: FileContent::Bytes(FileWithBytes {
-                    bytes,
-                    mime_type: opt(media_type),
-                    name: opt(filename),
-                }),
+                file: FileContent::Bytes(FileWithBytes { bytes, mime_type: opt(media_type), name: opt(filename) }),
                 metadata,
             }),
             m::PartContent::Url(uri) => Part::File(FilePart {
-                file: FileContent::Uri(FileWithUri {
-                    uri,
-                    mime_type: opt(media_type),
-                    name: opt(filename),
-                }),
+                file: FileContent::Uri(FileWithUri { uri, mime_type: opt(media_type), name: opt(filename) }),
                 metadata,
             }),
         }
@@ -1617,27 +1422,15 @@ impl TryFrom<m::Message> for Message {
 
 impl From<TaskStatus> for m::TaskStatus {
     fn from(s: TaskStatus) -> Self {
-        m::TaskStatus {
-            state: s.state.into(),
-            message: s.message.map(Into::into),
-            timestamp: s.timestamp,
-        }
+        m::TaskStatus { state: s.state.into(), message: s.message.map(Into::into), timestamp: s.timestamp }
     }
 }
 
 impl TryFrom<m::TaskStatus> for TaskStatus {
     type Error = A2AError;
     fn try_from(s: m::TaskStatus) -> Result<Self> {
-        let message = s
-            .message
-            .map(Message::try_from)
-            .transpose()
-            .map_err(|e| within("message", e))?;
-        Ok(TaskStatus {
-            state: s.state.into(),
-            message,
-            timestamp: s.timestamp,
-        })
+        let message = s.message.map(Message::try_from).transpose().map_err(|e| within("message", e))?;
+        Ok(TaskStatus { state: s.state.into(), message, timestamp: s.timestamp })
     }
 }
 
@@ -1884,12 +1677,10 @@ impl From<m::TaskPushNotificationConfig> for PushNotificationConfig {
             id: opt(c.id),
             url: c.url,
             token: opt(c.token),
-            authentication: c
-                .authentication
-                .map(|a| PushNotificationAuthenticationInfo {
-                    schemes: vec![a.scheme],
-                    credentials: opt(a.credentials),
-                }),
+            authentication: c.authentication.map(|a| PushNotificationAuthenticationInfo {
+                schemes: vec![a.scheme],
+                credentials: opt(a.credentials),
+            }),
         }
     }
 }
@@ -1909,25 +1700,18 @@ impl From<TaskPushNotificationConfig> for m::TaskPushNotificationConfig {
 
 impl From<m::TaskPushNotificationConfig> for TaskPushNotificationConfig {
     fn from(c: m::TaskPushNotificationConfig) -> Self {
-        TaskPushNotificationConfig {
-            task_id: c.task_id.clone(),
-            push_notification_config: c.into(),
-        }
+        TaskPushNotificationConfig { task_id: c.task_id.clone(), push_notification_config: c.into() }
     }
 }
 
 /// The 0.3 `tasks/pushNotificationConfig/list` result (a bare array). `nextPageToken` is
 /// dropped: 0.3 has no pagination, so a server answering 0.3 should list everything.
-pub fn push_configs_to_v03(
-    r: m::ListTaskPushNotificationConfigsResponse,
-) -> Vec<TaskPushNotificationConfig> {
+pub fn push_configs_to_v03(r: m::ListTaskPushNotificationConfigsResponse) -> Vec<TaskPushNotificationConfig> {
     r.configs.into_iter().map(Into::into).collect()
 }
 
 /// A 0.3 `tasks/pushNotificationConfig/list` result as the 1.0 response (no next page).
-pub fn push_configs_to_v10(
-    configs: Vec<TaskPushNotificationConfig>,
-) -> m::ListTaskPushNotificationConfigsResponse {
+pub fn push_configs_to_v10(configs: Vec<TaskPushNotificationConfig>) -> m::ListTaskPushNotificationConfigsResponse {
     m::ListTaskPushNotificationConfigsResponse {
         configs: configs.into_iter().map(Into::into).collect(),
         next_page_token: String::new(),
@@ -1937,105 +1721,65 @@ pub fn push_configs_to_v10(
 impl From<TaskQueryParams> for m::GetTaskRequest {
     /// `metadata` is dropped: GetTaskRequest has none.
     fn from(p: TaskQueryParams) -> Self {
-        m::GetTaskRequest {
-            tenant: String::new(),
-            id: p.id,
-            history_length: p.history_length,
-        }
+        m::GetTaskRequest { tenant: String::new(), id: p.id, history_length: p.history_length }
     }
 }
 
 impl From<m::GetTaskRequest> for TaskQueryParams {
     fn from(r: m::GetTaskRequest) -> Self {
-        TaskQueryParams {
-            id: r.id,
-            history_length: r.history_length,
-            metadata: None,
-        }
+        TaskQueryParams { id: r.id, history_length: r.history_length, metadata: None }
     }
 }
 
 impl From<TaskIdParams> for m::CancelTaskRequest {
     fn from(p: TaskIdParams) -> Self {
-        m::CancelTaskRequest {
-            tenant: String::new(),
-            id: p.id,
-            metadata: p.metadata,
-        }
+        m::CancelTaskRequest { tenant: String::new(), id: p.id, metadata: p.metadata }
     }
 }
 
 impl From<m::CancelTaskRequest> for TaskIdParams {
     fn from(r: m::CancelTaskRequest) -> Self {
-        TaskIdParams {
-            id: r.id,
-            metadata: r.metadata,
-        }
+        TaskIdParams { id: r.id, metadata: r.metadata }
     }
 }
 
 impl From<TaskIdParams> for m::SubscribeToTaskRequest {
     /// `metadata` is dropped: SubscribeToTaskRequest has none.
     fn from(p: TaskIdParams) -> Self {
-        m::SubscribeToTaskRequest {
-            tenant: String::new(),
-            id: p.id,
-        }
+        m::SubscribeToTaskRequest { tenant: String::new(), id: p.id }
     }
 }
 
 impl From<m::SubscribeToTaskRequest> for TaskIdParams {
     fn from(r: m::SubscribeToTaskRequest) -> Self {
-        TaskIdParams {
-            id: r.id,
-            metadata: None,
-        }
+        TaskIdParams { id: r.id, metadata: None }
     }
 }
 
 impl From<GetTaskPushNotificationConfigParams> for m::GetTaskPushNotificationConfigRequest {
     /// No config id → the task id (see the set conversion); `metadata` is dropped.
     fn from(p: GetTaskPushNotificationConfigParams) -> Self {
-        let id = p
-            .push_notification_config_id
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| p.id.clone());
-        m::TaskPushNotificationConfigRef {
-            tenant: String::new(),
-            task_id: p.id,
-            id,
-        }
+        let id = p.push_notification_config_id.filter(|s| !s.is_empty()).unwrap_or_else(|| p.id.clone());
+        m::TaskPushNotificationConfigRef { tenant: String::new(), task_id: p.id, id }
     }
 }
 
 impl From<m::GetTaskPushNotificationConfigRequest> for GetTaskPushNotificationConfigParams {
     fn from(r: m::GetTaskPushNotificationConfigRequest) -> Self {
-        GetTaskPushNotificationConfigParams {
-            id: r.task_id,
-            push_notification_config_id: opt(r.id),
-            metadata: None,
-        }
+        GetTaskPushNotificationConfigParams { id: r.task_id, push_notification_config_id: opt(r.id), metadata: None }
     }
 }
 
 impl From<DeleteTaskPushNotificationConfigParams> for m::DeleteTaskPushNotificationConfigRequest {
     /// `metadata` is dropped.
     fn from(p: DeleteTaskPushNotificationConfigParams) -> Self {
-        m::TaskPushNotificationConfigRef {
-            tenant: String::new(),
-            task_id: p.id,
-            id: p.push_notification_config_id,
-        }
+        m::TaskPushNotificationConfigRef { tenant: String::new(), task_id: p.id, id: p.push_notification_config_id }
     }
 }
 
 impl From<m::DeleteTaskPushNotificationConfigRequest> for DeleteTaskPushNotificationConfigParams {
     fn from(r: m::DeleteTaskPushNotificationConfigRequest) -> Self {
-        DeleteTaskPushNotificationConfigParams {
-            id: r.task_id,
-            push_notification_config_id: r.id,
-            metadata: None,
-        }
+        DeleteTaskPushNotificationConfigParams { id: r.task_id, push_notification_config_id: r.id, metadata: None }
     }
 }
 
@@ -2054,10 +1798,7 @@ impl From<ListTaskPushNotificationConfigParams> for m::ListTaskPushNotificationC
 impl From<m::ListTaskPushNotificationConfigsRequest> for ListTaskPushNotificationConfigParams {
     /// `pageSize` / `pageToken` are dropped (0.3 lists everything).
     fn from(r: m::ListTaskPushNotificationConfigsRequest) -> Self {
-        ListTaskPushNotificationConfigParams {
-            id: r.task_id,
-            metadata: None,
-        }
+        ListTaskPushNotificationConfigParams { id: r.task_id, metadata: None }
     }
 }
 
@@ -2121,10 +1862,7 @@ impl TryFrom<SecurityScheme> for m::SecurityScheme {
                         scopes: f.scopes,
                     })
                 } else {
-                    return Err(A2AError::invalid_field(
-                        "flows",
-                        "declares no flow; 1.0 needs exactly one",
-                    ));
+                    return Err(A2AError::invalid_field("flows", "declares no flow; 1.0 needs exactly one"));
                 };
                 m::SecurityScheme::OAuth2(m::OAuth2SecurityScheme {
                     description: s.description.unwrap_or_default(),
@@ -2132,17 +1870,13 @@ impl TryFrom<SecurityScheme> for m::SecurityScheme {
                     oauth2_metadata_url: s.oauth2_metadata_url.unwrap_or_default(),
                 })
             }
-            SecurityScheme::OpenIdConnect(s) => {
-                m::SecurityScheme::OpenIdConnect(m::OpenIdConnectSecurityScheme {
-                    description: s.description.unwrap_or_default(),
-                    open_id_connect_url: s.open_id_connect_url,
-                })
-            }
-            SecurityScheme::MutualTls(s) => {
-                m::SecurityScheme::MutualTls(m::MutualTlsSecurityScheme {
-                    description: s.description.unwrap_or_default(),
-                })
-            }
+            SecurityScheme::OpenIdConnect(s) => m::SecurityScheme::OpenIdConnect(m::OpenIdConnectSecurityScheme {
+                description: s.description.unwrap_or_default(),
+                open_id_connect_url: s.open_id_connect_url,
+            }),
+            SecurityScheme::MutualTls(s) => m::SecurityScheme::MutualTls(m::MutualTlsSecurityScheme {
+                description: s.description.unwrap_or_default(),
+            }),
         })
     }
 }
@@ -2202,26 +1936,19 @@ impl From<m::SecurityScheme> for SecurityScheme {
                     oauth2_metadata_url: opt(s.oauth2_metadata_url),
                 })
             }
-            m::SecurityScheme::OpenIdConnect(s) => {
-                SecurityScheme::OpenIdConnect(OpenIdConnectSecurityScheme {
-                    description: opt(s.description),
-                    open_id_connect_url: s.open_id_connect_url,
-                })
-            }
-            m::SecurityScheme::MutualTls(s) => SecurityScheme::MutualTls(MutualTlsSecurityScheme {
+            m::SecurityScheme::OpenIdConnect(s) => SecurityScheme::OpenIdConnect(OpenIdConnectSecurityScheme {
                 description: opt(s.description),
+                open_id_connect_url: s.open_id_connect_url,
             }),
+            m::SecurityScheme::MutualTls(s) => {
+                SecurityScheme::MutualTls(MutualTlsSecurityScheme { description: opt(s.description) })
+            }
         }
     }
 }
 
 fn requirement_to_v10(r: SecurityRequirement) -> m::SecurityRequirement {
-    m::SecurityRequirement {
-        schemes: r
-            .into_iter()
-            .map(|(k, list)| (k, m::StringList { list }))
-            .collect(),
-    }
+    m::SecurityRequirement { schemes: r.into_iter().map(|(k, list)| (k, m::StringList { list })).collect() }
 }
 
 fn requirement_to_v03(r: m::SecurityRequirement) -> SecurityRequirement {
@@ -2275,11 +2002,7 @@ impl From<m::AgentSkill> for AgentSkill {
             examples: s.examples,
             input_modes: s.input_modes,
             output_modes: s.output_modes,
-            security: s
-                .security_requirements
-                .into_iter()
-                .map(requirement_to_v03)
-                .collect(),
+            security: s.security_requirements.into_iter().map(requirement_to_v03).collect(),
         }
     }
 }
@@ -2296,17 +2019,12 @@ impl TryFrom<AgentCard> for m::AgentCard {
         let version = major_minor(&c.protocol_version);
         let mut interfaces = vec![m::AgentInterface {
             url: c.url,
-            protocol_binding: c
-                .preferred_transport
-                .unwrap_or_else(|| m::binding::JSONRPC.to_owned()),
+            protocol_binding: c.preferred_transport.unwrap_or_else(|| m::binding::JSONRPC.to_owned()),
             tenant: String::new(),
             protocol_version: version.clone(),
         }];
         for i in c.additional_interfaces {
-            if !interfaces
-                .iter()
-                .any(|have| have.url == i.url && have.protocol_binding == i.transport)
-            {
+            if !interfaces.iter().any(|have| have.url == i.url && have.protocol_binding == i.transport) {
                 interfaces.push(m::AgentInterface {
                     url: i.url,
                     protocol_binding: i.transport,
@@ -2319,8 +2037,7 @@ impl TryFrom<AgentCard> for m::AgentCard {
             .security_schemes
             .into_iter()
             .map(|(name, s)| {
-                let s = m::SecurityScheme::try_from(s)
-                    .map_err(|e| within(&format!("securitySchemes.{name}"), e))?;
+                let s = m::SecurityScheme::try_from(s).map_err(|e| within(&format!("securitySchemes.{name}"), e))?;
                 Ok((name, s))
             })
             .collect::<Result<_>>()?;
@@ -2334,12 +2051,7 @@ impl TryFrom<AgentCard> for m::AgentCard {
             capabilities: m::AgentCapabilities {
                 streaming: c.capabilities.streaming,
                 push_notifications: c.capabilities.push_notifications,
-                extensions: c
-                    .capabilities
-                    .extensions
-                    .into_iter()
-                    .map(Into::into)
-                    .collect(),
+                extensions: c.capabilities.extensions.into_iter().map(Into::into).collect(),
                 extended_agent_card: c.supports_authenticated_extended_card,
             },
             security_schemes,
@@ -2362,11 +2074,8 @@ impl TryFrom<m::AgentCard> for AgentCard {
     /// interface is an error. `protocolVersion` is written as [`PROTOCOL_VERSION`].
     /// `signatures` are copied, though they sign the 1.0 form and will not verify over this one.
     fn try_from(c: m::AgentCard) -> Result<Self> {
-        let v03: Vec<&m::AgentInterface> = c
-            .supported_interfaces
-            .iter()
-            .filter(|i| is_v03(&i.protocol_version))
-            .collect();
+        let v03: Vec<&m::AgentInterface> =
+            c.supported_interfaces.iter().filter(|i| is_v03(&i.protocol_version)).collect();
         let Some(first) = v03.first() else {
             return Err(A2AError::invalid_field(
                 "supportedInterfaces",
@@ -2375,12 +2084,7 @@ impl TryFrom<m::AgentCard> for AgentCard {
         };
         let (url, preferred_transport) = (first.url.clone(), Some(first.protocol_binding.clone()));
         let additional_interfaces = if v03.len() > 1 {
-            v03.iter()
-                .map(|i| AgentInterface {
-                    url: i.url.clone(),
-                    transport: i.protocol_binding.clone(),
-                })
-                .collect()
+            v03.iter().map(|i| AgentInterface { url: i.url.clone(), transport: i.protocol_binding.clone() }).collect()
         } else {
             Vec::new()
         };
@@ -2399,23 +2103,10 @@ impl TryFrom<m::AgentCard> for AgentCard {
                 streaming: c.capabilities.streaming,
                 push_notifications: c.capabilities.push_notifications,
                 state_transition_history: None,
-                extensions: c
-                    .capabilities
-                    .extensions
-                    .into_iter()
-                    .map(Into::into)
-                    .collect(),
+                extensions: c.capabilities.extensions.into_iter().map(Into::into).collect(),
             },
-            security_schemes: c
-                .security_schemes
-                .into_iter()
-                .map(|(k, s)| (k, s.into()))
-                .collect(),
-            security: c
-                .security_requirements
-                .into_iter()
-                .map(requirement_to_v03)
-                .collect(),
+            security_schemes: c.security_schemes.into_iter().map(|(k, s)| (k, s.into())).collect(),
+            security: c.security_requirements.into_iter().map(requirement_to_v03).collect(),
             default_input_modes: c.default_input_modes,
             default_output_modes: c.default_output_modes,
             skills: c.skills.into_iter().map(Into::into).collect(),
@@ -2493,50 +2184,28 @@ pub fn to_v10(type_name: &str, v03: Value) -> Result<Value> {
         "TaskStatus" => up(v03, |x: TaskStatus| Ok(m::TaskStatus::from(x))),
         "Artifact" => up(v03, |x: Artifact| Ok(m::Artifact::from(x))),
         "Task" => up(v03, |x: Task| Ok(m::Task::from(x))),
-        "TaskStatusUpdateEvent" => up(v03, |x: TaskStatusUpdateEvent| {
-            Ok(m::TaskStatusUpdateEvent::from(x))
-        }),
-        "TaskArtifactUpdateEvent" => up(v03, |x: TaskArtifactUpdateEvent| {
-            Ok(m::TaskArtifactUpdateEvent::from(x))
-        }),
-        "SendMessageResult/SendMessageResponse" => up(v03, |x: SendMessageResult| {
-            Ok(m::SendMessageResponse::from(x))
-        }),
+        "TaskStatusUpdateEvent" => up(v03, |x: TaskStatusUpdateEvent| Ok(m::TaskStatusUpdateEvent::from(x))),
+        "TaskArtifactUpdateEvent" => up(v03, |x: TaskArtifactUpdateEvent| Ok(m::TaskArtifactUpdateEvent::from(x))),
+        "SendMessageResult/SendMessageResponse" => up(v03, |x: SendMessageResult| Ok(m::SendMessageResponse::from(x))),
         STREAM_RESULT => up(v03, |x: StreamResult| Ok(m::StreamResponse::from(x))),
-        SEND_PARAMS => up(v03, |x: MessageSendParams| {
-            Ok(m::SendMessageRequest::from(x))
-        }),
-        "TaskQueryParams/GetTaskRequest" => {
-            up(v03, |x: TaskQueryParams| Ok(m::GetTaskRequest::from(x)))
-        }
-        "TaskIdParams/CancelTaskRequest" => {
-            up(v03, |x: TaskIdParams| Ok(m::CancelTaskRequest::from(x)))
-        }
-        "TaskIdParams/SubscribeToTaskRequest" => up(v03, |x: TaskIdParams| {
-            Ok(m::SubscribeToTaskRequest::from(x))
-        }),
+        SEND_PARAMS => up(v03, |x: MessageSendParams| Ok(m::SendMessageRequest::from(x))),
+        "TaskQueryParams/GetTaskRequest" => up(v03, |x: TaskQueryParams| Ok(m::GetTaskRequest::from(x))),
+        "TaskIdParams/CancelTaskRequest" => up(v03, |x: TaskIdParams| Ok(m::CancelTaskRequest::from(x))),
+        "TaskIdParams/SubscribeToTaskRequest" => up(v03, |x: TaskIdParams| Ok(m::SubscribeToTaskRequest::from(x))),
         "PushNotificationConfig/TaskPushNotificationConfig" => {
-            up(v03, |x: PushNotificationConfig| {
-                Ok(m::TaskPushNotificationConfig::from(x))
-            })
+            up(v03, |x: PushNotificationConfig| Ok(m::TaskPushNotificationConfig::from(x)))
         }
-        "TaskPushNotificationConfig" => up(v03, |x: TaskPushNotificationConfig| {
-            Ok(m::TaskPushNotificationConfig::from(x))
-        }),
+        "TaskPushNotificationConfig" => {
+            up(v03, |x: TaskPushNotificationConfig| Ok(m::TaskPushNotificationConfig::from(x)))
+        }
         "GetTaskPushNotificationConfigParams/GetTaskPushNotificationConfigRequest" => {
-            up(v03, |x: GetTaskPushNotificationConfigParams| {
-                Ok(m::GetTaskPushNotificationConfigRequest::from(x))
-            })
+            up(v03, |x: GetTaskPushNotificationConfigParams| Ok(m::GetTaskPushNotificationConfigRequest::from(x)))
         }
         "DeleteTaskPushNotificationConfigParams/DeleteTaskPushNotificationConfigRequest" => {
-            up(v03, |x: DeleteTaskPushNotificationConfigParams| {
-                Ok(m::DeleteTaskPushNotificationConfigRequest::from(x))
-            })
+            up(v03, |x: DeleteTaskPushNotificationConfigParams| Ok(m::DeleteTaskPushNotificationConfigRequest::from(x)))
         }
         "ListTaskPushNotificationConfigParams/ListTaskPushNotificationConfigsRequest" => {
-            up(v03, |x: ListTaskPushNotificationConfigParams| {
-                Ok(m::ListTaskPushNotificationConfigsRequest::from(x))
-            })
+            up(v03, |x: ListTaskPushNotificationConfigParams| Ok(m::ListTaskPushNotificationConfigsRequest::from(x)))
         }
         "SecurityScheme" => up(v03, |x: SecurityScheme| m::SecurityScheme::try_from(x)),
         "AgentCard" => up(v03, |x: AgentCard| m::AgentCard::try_from(x)),
@@ -2555,40 +2224,24 @@ pub fn to_v03(type_name: &str, v10: Value) -> Result<Value> {
         "TaskStatus" => down(v10, |x: m::TaskStatus| TaskStatus::try_from(x)),
         "Artifact" => down(v10, |x: m::Artifact| Ok(Artifact::from(x))),
         "Task" => down(v10, |x: m::Task| Task::try_from(x)),
-        "TaskStatusUpdateEvent" => down(v10, |x: m::TaskStatusUpdateEvent| {
-            TaskStatusUpdateEvent::try_from(x)
-        }),
-        "TaskArtifactUpdateEvent" => down(v10, |x: m::TaskArtifactUpdateEvent| {
-            Ok(TaskArtifactUpdateEvent::from(x))
-        }),
-        "SendMessageResult/SendMessageResponse" => down(v10, |x: m::SendMessageResponse| {
-            SendMessageResult::try_from(x)
-        }),
+        "TaskStatusUpdateEvent" => down(v10, |x: m::TaskStatusUpdateEvent| TaskStatusUpdateEvent::try_from(x)),
+        "TaskArtifactUpdateEvent" => down(v10, |x: m::TaskArtifactUpdateEvent| Ok(TaskArtifactUpdateEvent::from(x))),
+        "SendMessageResult/SendMessageResponse" => {
+            down(v10, |x: m::SendMessageResponse| SendMessageResult::try_from(x))
+        }
         STREAM_RESULT => down(v10, |x: m::StreamResponse| StreamResult::try_from(x)),
-        SEND_PARAMS => down(v10, |x: m::SendMessageRequest| {
-            MessageSendParams::try_from(x)
-        }),
-        "TaskQueryParams/GetTaskRequest" => {
-            down(v10, |x: m::GetTaskRequest| Ok(TaskQueryParams::from(x)))
-        }
-        "TaskIdParams/CancelTaskRequest" => {
-            down(v10, |x: m::CancelTaskRequest| Ok(TaskIdParams::from(x)))
-        }
-        "TaskIdParams/SubscribeToTaskRequest" => down(v10, |x: m::SubscribeToTaskRequest| {
-            Ok(TaskIdParams::from(x))
-        }),
+        SEND_PARAMS => down(v10, |x: m::SendMessageRequest| MessageSendParams::try_from(x)),
+        "TaskQueryParams/GetTaskRequest" => down(v10, |x: m::GetTaskRequest| Ok(TaskQueryParams::from(x))),
+        "TaskIdParams/CancelTaskRequest" => down(v10, |x: m::CancelTaskRequest| Ok(TaskIdParams::from(x))),
+        "TaskIdParams/SubscribeToTaskRequest" => down(v10, |x: m::SubscribeToTaskRequest| Ok(TaskIdParams::from(x))),
         "PushNotificationConfig/TaskPushNotificationConfig" => {
-            down(v10, |x: m::TaskPushNotificationConfig| {
-                Ok(PushNotificationConfig::from(x))
-            })
+            down(v10, |x: m::TaskPushNotificationConfig| Ok(PushNotificationConfig::from(x)))
         }
-        "TaskPushNotificationConfig" => down(v10, |x: m::TaskPushNotificationConfig| {
-            Ok(TaskPushNotificationConfig::from(x))
-        }),
+        "TaskPushNotificationConfig" => {
+            down(v10, |x: m::TaskPushNotificationConfig| Ok(TaskPushNotificationConfig::from(x)))
+        }
         "GetTaskPushNotificationConfigParams/GetTaskPushNotificationConfigRequest" => {
-            down(v10, |x: m::GetTaskPushNotificationConfigRequest| {
-                Ok(GetTaskPushNotificationConfigParams::from(x))
-            })
+            down(v10, |x: m::GetTaskPushNotificationConfigRequest| Ok(GetTaskPushNotificationConfigParams::from(x)))
         }
         "DeleteTaskPushNotificationConfigParams/DeleteTaskPushNotificationConfigRequest" => {
             down(v10, |x: m::DeleteTaskPushNotificationConfigRequest| {
@@ -2596,9 +2249,7 @@ pub fn to_v03(type_name: &str, v10: Value) -> Result<Value> {
             })
         }
         "ListTaskPushNotificationConfigParams/ListTaskPushNotificationConfigsRequest" => {
-            down(v10, |x: m::ListTaskPushNotificationConfigsRequest| {
-                Ok(ListTaskPushNotificationConfigParams::from(x))
-            })
+            down(v10, |x: m::ListTaskPushNotificationConfigsRequest| Ok(ListTaskPushNotificationConfigParams::from(x)))
         }
         "SecurityScheme" => down(v10, |x: m::SecurityScheme| Ok(SecurityScheme::from(x))),
         "AgentCard" => down(v10, |x: m::AgentCard| AgentCard::try_from(x)),
@@ -2613,10 +2264,7 @@ mod tests {
     use serde_json::json;
 
     fn field_of(err: &A2AError) -> &str {
-        err.violations
-            .first()
-            .map(|v| v.field.as_str())
-            .unwrap_or("<none>")
+        err.violations.first().map(|v| v.field.as_str()).unwrap_or("<none>")
     }
 
     fn v03_err<T: DeserializeOwned + Validate + std::fmt::Debug>(value: Value) -> String {
@@ -2653,10 +2301,7 @@ mod tests {
                 json!({"kind": "file", "file": {"uri": "https://x.example/a.pdf", "mimeType": "application/pdf"}, "metadata": {"k": 1}}),
                 json!({"url": "https://x.example/a.pdf", "mediaType": "application/pdf", "metadata": {"k": 1}}),
             ),
-            (
-                json!({"kind": "data", "data": {"a": [1, 2]}}),
-                json!({"data": {"a": [1, 2]}}),
-            ),
+            (json!({"kind": "data", "data": {"a": [1, 2]}}), json!({"data": {"a": [1, 2]}})),
             (
                 json!({"kind": "data", "data": {"value": [1, 2]}, "metadata": {"data_part_compat": true}}),
                 json!({"data": [1, 2]}),
@@ -2679,13 +2324,10 @@ mod tests {
     #[test]
     fn foreign_uses_of_reserved_keys_are_left_alone() {
         // Not our shape: kept as plain metadata.
-        let odd =
-            json!({"kind": "text", "text": "x", "metadata": {"a2a_native_part": {"other": 1}}});
-        assert_eq!(
-            to_v10("Part", odd).unwrap(),
-            json!({"text": "x", "metadata": {"a2a_native_part": {"other": 1}}})
-        );
-        let not_wrapped = json!({"kind": "data", "data": {"value": 1, "more": 2}, "metadata": {"data_part_compat": true}});
+        let odd = json!({"kind": "text", "text": "x", "metadata": {"a2a_native_part": {"other": 1}}});
+        assert_eq!(to_v10("Part", odd).unwrap(), json!({"text": "x", "metadata": {"a2a_native_part": {"other": 1}}}));
+        let not_wrapped =
+            json!({"kind": "data", "data": {"value": 1, "more": 2}, "metadata": {"data_part_compat": true}});
         assert_eq!(
             to_v10("Part", not_wrapped).unwrap(),
             json!({"data": {"value": 1, "more": 2}, "metadata": {"data_part_compat": true}})
@@ -2695,7 +2337,8 @@ mod tests {
     #[test]
     fn required_members_and_values_are_named() {
         let msg = |m: Value| json!({"message": m});
-        let good = json!({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "x"}]});
+        let good =
+            json!({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "x"}]});
         let with = |key: &str, v: Value| {
             let mut m = good.clone();
             m[key] = v;
@@ -2708,78 +2351,38 @@ mod tests {
         };
         assert!(parse_value::<MessageSendParams>(msg(good.clone())).is_ok());
         assert_eq!(v03_err::<MessageSendParams>(json!({})), "message");
-        assert!(
-            parse_value::<MessageSendParams>(without("kind")).is_ok(),
-            "kind is implied"
-        );
-        assert_eq!(
-            v03_err::<MessageSendParams>(with("kind", json!("task"))),
-            "message.kind"
-        );
-        assert_eq!(
-            v03_err::<MessageSendParams>(without("messageId")),
-            "message.messageId"
-        );
-        assert_eq!(
-            v03_err::<MessageSendParams>(with("messageId", json!(""))),
-            "message.messageId"
-        );
-        assert_eq!(
-            v03_err::<MessageSendParams>(with("role", json!("ROLE_USER"))),
-            "message.role"
-        );
-        assert_eq!(
-            v03_err::<MessageSendParams>(with("parts", json!([]))),
-            "message.parts"
-        );
-        assert!(
-            parse_value::<MessageSendParams>(with("parts", json!([{"text": "x"}]))).is_ok(),
-            "kind is implied"
-        );
+        assert!(parse_value::<MessageSendParams>(without("kind")).is_ok(), "kind is implied");
+        assert_eq!(v03_err::<MessageSendParams>(with("kind", json!("task"))), "message.kind");
+        assert_eq!(v03_err::<MessageSendParams>(without("messageId")), "message.messageId");
+        assert_eq!(v03_err::<MessageSendParams>(with("messageId", json!(""))), "message.messageId");
+        assert_eq!(v03_err::<MessageSendParams>(with("role", json!("ROLE_USER"))), "message.role");
+        assert_eq!(v03_err::<MessageSendParams>(with("parts", json!([]))), "message.parts");
+        assert!(parse_value::<MessageSendParams>(with("parts", json!([{"text": "x"}]))).is_ok(), "kind is implied");
         assert_eq!(
             v03_err::<MessageSendParams>(with("parts", json!([{"text": "x", "data": {}}]))),
             "message.parts[0].kind"
         );
-        assert_eq!(
-            v03_err::<MessageSendParams>(with("parts", json!([{"kind": "image"}]))),
-            "message.parts[0]"
-        );
-        assert_eq!(
-            v03_err::<MessageSendParams>(with("parts", json!([{"kind": "text"}]))),
-            "message.parts[0].text"
-        );
+        assert_eq!(v03_err::<MessageSendParams>(with("parts", json!([{"kind": "image"}]))), "message.parts[0]");
+        assert_eq!(v03_err::<MessageSendParams>(with("parts", json!([{"kind": "text"}]))), "message.parts[0].text");
         assert_eq!(
             v03_err::<MessageSendParams>(with("parts", json!([{"kind": "data", "data": [1]}]))),
             "message.parts[0].data"
         );
         assert_eq!(
-            v03_err::<MessageSendParams>(with(
-                "parts",
-                json!([{"kind": "file", "file": {"bytes": "***"}}])
-            )),
+            v03_err::<MessageSendParams>(with("parts", json!([{"kind": "file", "file": {"bytes": "***"}}]))),
             "message.parts[0].file.bytes"
         );
         assert_eq!(
-            v03_err::<MessageSendParams>(with(
-                "parts",
-                json!([{"kind": "file", "file": {"bytes": "", "uri": "u"}}])
-            )),
+            v03_err::<MessageSendParams>(with("parts", json!([{"kind": "file", "file": {"bytes": "", "uri": "u"}}]))),
             "message.parts[0].file"
         );
         assert_eq!(
-            v03_err::<MessageSendParams>(with(
-                "parts",
-                json!([{"kind": "file", "file": {"uri": ""}}])
-            )),
+            v03_err::<MessageSendParams>(with("parts", json!([{"kind": "file", "file": {"uri": ""}}]))),
             "message.parts[0].file.uri"
         );
-        let task =
-            json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "done"}});
+        let task = json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "done"}});
         assert_eq!(v03_err::<Task>(task), "status.state");
-        assert_eq!(
-            v03_err::<Task>(json!({"kind": "task", "id": "t", "status": {"state": "working"}})),
-            "contextId"
-        );
+        assert_eq!(v03_err::<Task>(json!({"kind": "task", "id": "t", "status": {"state": "working"}})), "contextId");
         let bad_ts = json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "working", "timestamp": "yesterday"}});
         assert_eq!(v03_err::<Task>(bad_ts), "status.timestamp");
     }
@@ -2787,9 +2390,7 @@ mod tests {
     #[test]
     fn results_dispatch_on_kind() {
         let ev = json!({"kind": "status-update", "taskId": "t", "contextId": "c", "final": true, "status": {"state": "completed"}});
-        assert!(
-            matches!(parse_value::<StreamResult>(ev).unwrap(), StreamResult::StatusUpdate(e) if e.r#final)
-        );
+        assert!(matches!(parse_value::<StreamResult>(ev).unwrap(), StreamResult::StatusUpdate(e) if e.r#final));
         assert_eq!(v03_err::<StreamResult>(json!({"taskId": "t"})), "kind");
         assert_eq!(
             v03_err::<StreamResult>(
@@ -2803,47 +2404,25 @@ mod tests {
             ),
             "status.state"
         );
-        assert_eq!(
-            v03_err::<SendMessageResult>(json!({"kind": "status-update"})),
-            ""
-        );
-        let msg = json!({"kind": "message", "messageId": "m", "role": "agent", "parts": [{"kind": "text", "text": "hi"}]});
-        assert_eq!(
-            to_v10("SendMessageResult/SendMessageResponse", msg).unwrap()["message"]["role"],
-            "ROLE_AGENT"
-        );
+        assert_eq!(v03_err::<SendMessageResult>(json!({"kind": "status-update"})), "");
+        let msg =
+            json!({"kind": "message", "messageId": "m", "role": "agent", "parts": [{"kind": "text", "text": "hi"}]});
+        assert_eq!(to_v10("SendMessageResult/SendMessageResponse", msg).unwrap()["message"]["role"], "ROLE_AGENT");
     }
 
     #[test]
     fn final_follows_the_state_unless_given() {
         use m::TaskState as S;
         let finals: Vec<S> = S::ALL.iter().copied().filter(|s| is_final(*s)).collect();
-        assert_eq!(
-            finals,
-            [
-                S::Completed,
-                S::Failed,
-                S::Canceled,
-                S::InputRequired,
-                S::Rejected
-            ]
-        );
+        assert_eq!(finals, [S::Completed, S::Failed, S::Canceled, S::InputRequired, S::Rejected]);
         let ev = m::TaskStatusUpdateEvent {
             task_id: "t".into(),
             context_id: "c".into(),
-            status: m::TaskStatus {
-                state: S::Working,
-                message: None,
-                timestamp: None,
-            },
+            status: m::TaskStatus { state: S::Working, message: None, timestamp: None },
             metadata: None,
         };
         assert!(!TaskStatusUpdateEvent::try_from(ev.clone()).unwrap().r#final);
-        assert!(
-            TaskStatusUpdateEvent::from_v10(ev.clone(), true)
-                .unwrap()
-                .r#final
-        );
+        assert!(TaskStatusUpdateEvent::from_v10(ev.clone(), true).unwrap().r#final);
         let streamed = StreamResult::from_v10(m::StreamResponse::StatusUpdate(ev), true).unwrap();
         assert_eq!(to_value(&streamed)["final"], true);
     }
@@ -2855,9 +2434,7 @@ mod tests {
                    "configuration": config})
         };
         let ri = |config: Value| {
-            to_v10(SEND_PARAMS, params(config)).unwrap()["configuration"]
-                .get("returnImmediately")
-                .cloned()
+            to_v10(SEND_PARAMS, params(config)).unwrap()["configuration"].get("returnImmediately").cloned()
         };
         assert_eq!(ri(json!({})), None);
         assert_eq!(ri(json!({"blocking": true})), None);
@@ -2868,15 +2445,10 @@ mod tests {
                                               "configuration": {"historyLength": 2}}),
         )
         .unwrap();
-        assert_eq!(
-            back["configuration"],
-            json!({"historyLength": 2, "blocking": true})
-        );
-        let none = to_v03(
-            SEND_PARAMS,
-            json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}),
-        )
-        .unwrap();
+        assert_eq!(back["configuration"], json!({"historyLength": 2, "blocking": true}));
+        let none =
+            to_v03(SEND_PARAMS, json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}))
+                .unwrap();
         assert!(none.get("configuration").is_none());
     }
 
@@ -2896,10 +2468,7 @@ mod tests {
         .unwrap();
         assert_eq!(get, json!({"taskId": "t1", "id": "t1"}));
         let bad = json!({"taskId": "t1", "pushNotificationConfig": {"url": "u", "authentication": {"schemes": []}}});
-        assert_eq!(
-            v03_err::<TaskPushNotificationConfig>(bad),
-            "pushNotificationConfig.authentication.schemes"
-        );
+        assert_eq!(v03_err::<TaskPushNotificationConfig>(bad), "pushNotificationConfig.authentication.schemes");
     }
 
     fn card_v03() -> Value {
@@ -2929,10 +2498,7 @@ mod tests {
             json!([{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
                    {"url": "https://a.example/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"}])
         );
-        assert_eq!(
-            v10["capabilities"],
-            json!({"streaming": true, "extendedAgentCard": true})
-        );
+        assert_eq!(v10["capabilities"], json!({"streaming": true, "extendedAgentCard": true}));
         // clientCredentials outranks password.
         assert_eq!(
             v10["securitySchemes"]["o"],
@@ -2946,24 +2512,14 @@ mod tests {
             v10["securityRequirements"],
             json!([{"schemes": {"o": {"list": ["r"]}}}, {"schemes": {"k": {"list": []}}}])
         );
-        assert_eq!(
-            v10["skills"][0]["securityRequirements"],
-            json!([{"schemes": {"k": {"list": []}}}])
-        );
+        assert_eq!(v10["skills"][0]["securityRequirements"], json!([{"schemes": {"k": {"list": []}}}]));
         // And back: preferredTransport written, the dropped password flow and flag stay dropped.
         let back = to_v03("AgentCard", v10).unwrap();
         assert_eq!(back["preferredTransport"], "JSONRPC");
-        assert_eq!(
-            back["additionalInterfaces"],
-            card_v03()["additionalInterfaces"]
-        );
+        assert_eq!(back["additionalInterfaces"], card_v03()["additionalInterfaces"]);
         assert_eq!(back["capabilities"], json!({"streaming": true}));
         assert_eq!(back["supportsAuthenticatedExtendedCard"], true);
-        assert!(
-            back["securitySchemes"]["o"]["flows"]
-                .get("password")
-                .is_none()
-        );
+        assert!(back["securitySchemes"]["o"]["flows"].get("password").is_none());
     }
 
     #[test]
@@ -2976,34 +2532,21 @@ mod tests {
         assert_eq!(field_of(&err), "supportedInterfaces");
         let mut empty_flows = card_v03();
         empty_flows["securitySchemes"]["o"]["flows"] = json!({});
-        assert_eq!(
-            field_of(&to_v10("AgentCard", empty_flows).unwrap_err()),
-            "securitySchemes.o.flows"
-        );
+        assert_eq!(field_of(&to_v10("AgentCard", empty_flows).unwrap_err()), "securitySchemes.o.flows");
         let mut bad_in = card_v03();
         bad_in["securitySchemes"]["k"]["in"] = json!("body");
-        assert_eq!(
-            field_of(&to_v10("AgentCard", bad_in).unwrap_err()),
-            "securitySchemes.k.in"
-        );
+        assert_eq!(field_of(&to_v10("AgentCard", bad_in).unwrap_err()), "securitySchemes.k.in");
     }
 
     #[test]
     fn device_code_and_pkce_have_no_03_form() {
         let v10 = json!({"oauth2SecurityScheme": {"flows": {"deviceCode": {
             "deviceAuthorizationUrl": "https://id.example/d", "tokenUrl": "https://id.example/t", "scopes": {}}}}});
-        assert_eq!(
-            to_v03("SecurityScheme", v10).unwrap(),
-            json!({"type": "oauth2", "flows": {}})
-        );
+        assert_eq!(to_v03("SecurityScheme", v10).unwrap(), json!({"type": "oauth2", "flows": {}}));
         let pkce = json!({"oauth2SecurityScheme": {"flows": {"authorizationCode": {
             "authorizationUrl": "https://id.example/a", "tokenUrl": "https://id.example/t", "scopes": {}, "pkceRequired": true}}}});
         let v03 = to_v03("SecurityScheme", pkce).unwrap();
-        assert!(
-            v03["flows"]["authorizationCode"]
-                .get("pkceRequired")
-                .is_none()
-        );
+        assert!(v03["flows"]["authorizationCode"].get("pkceRequired").is_none());
     }
 
     #[test]
@@ -3015,37 +2558,18 @@ mod tests {
             ("2025-07-30T10:00:00", "2025-07-30T10:00:00.000Z"),
         ] {
             let v10 = to_v10("TaskStatus", json!({"state": "working", "timestamp": text})).unwrap();
-            assert_eq!(
-                v10,
-                json!({"state": "TASK_STATE_WORKING", "timestamp": want}),
-                "{text}"
-            );
+            assert_eq!(v10, json!({"state": "TASK_STATE_WORKING", "timestamp": want}), "{text}");
         }
     }
 
     #[test]
     fn enums_map_both_ways() {
-        assert_eq!(
-            to_v10("TaskState", json!("unknown")).unwrap(),
-            json!("TASK_STATE_UNSPECIFIED")
-        );
-        assert_eq!(
-            to_v03("TaskState", json!("TASK_STATE_UNSPECIFIED")).unwrap(),
-            json!("unknown")
-        );
-        assert_eq!(
-            to_v03("TaskState", json!("TASK_STATE_INPUT_REQUIRED")).unwrap(),
-            json!("input-required")
-        );
+        assert_eq!(to_v10("TaskState", json!("unknown")).unwrap(), json!("TASK_STATE_UNSPECIFIED"));
+        assert_eq!(to_v03("TaskState", json!("TASK_STATE_UNSPECIFIED")).unwrap(), json!("unknown"));
+        assert_eq!(to_v03("TaskState", json!("TASK_STATE_INPUT_REQUIRED")).unwrap(), json!("input-required"));
         assert_eq!(to_v10("Role", json!("agent")).unwrap(), json!("ROLE_AGENT"));
-        assert_eq!(
-            field_of(&to_v03("Role", json!("ROLE_UNSPECIFIED")).unwrap_err()),
-            "role"
-        );
-        assert_eq!(
-            to_v10("TaskState", json!("cancelled")).unwrap_err().kind,
-            ErrorKind::InvalidParams
-        );
+        assert_eq!(field_of(&to_v03("Role", json!("ROLE_UNSPECIFIED")).unwrap_err()), "role");
+        assert_eq!(to_v10("TaskState", json!("cancelled")).unwrap_err().kind, ErrorKind::InvalidParams);
     }
 
     #[test]
@@ -3055,16 +2579,10 @@ mod tests {
             context_id: "c".into(),
             status: m::TaskStatus::now(m::TaskState::Working),
             artifacts: vec![],
-            history: vec![
-                m::Message::text(m::Role::User, "a"),
-                m::Message::text(m::Role::Unspecified, "b"),
-            ],
+            history: vec![m::Message::text(m::Role::User, "a"), m::Message::text(m::Role::Unspecified, "b")],
             metadata: None,
         };
-        assert_eq!(
-            field_of(&Task::try_from(task).unwrap_err()),
-            "history[1].role"
-        );
+        assert_eq!(field_of(&Task::try_from(task).unwrap_err()), "history[1].role");
     }
 
     #[test]
@@ -3077,10 +2595,7 @@ mod tests {
                 assert!(TYPE_NAMES.contains(&t), "{t}");
             }
         }
-        assert_eq!(
-            Method::from_name("tasks/resubscribe").map(Method::v10_name),
-            Some("SubscribeToTask")
-        );
+        assert_eq!(Method::from_name("tasks/resubscribe").map(Method::v10_name), Some("SubscribeToTask"));
         assert_eq!(Method::from_name("tasks/list"), None);
         assert!(Method::MessageStream.is_streaming() && !Method::MessageSend.is_streaming());
     }
@@ -3095,14 +2610,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(
-            to_v10("Nope", json!({})).unwrap_err().kind,
-            ErrorKind::InvalidRequest
-        );
-        assert_eq!(
-            to_v03("Nope", json!({})).unwrap_err().kind,
-            ErrorKind::InvalidRequest
-        );
+        assert_eq!(to_v10("Nope", json!({})).unwrap_err().kind, ErrorKind::InvalidRequest);
+        assert_eq!(to_v03("Nope", json!({})).unwrap_err().kind, ErrorKind::InvalidRequest);
     }
 
     mod roundtrip {
@@ -3111,11 +2620,7 @@ mod tests {
         use proptest::prelude::*;
 
         fn text() -> impl Strategy<Value = String> {
-            prop_oneof![
-                ".{0,16}",
-                "[a-z0-9-]{1,10}",
-                Just("\"\\\n\u{0}é😀".to_owned())
-            ]
+            prop_oneof![".{0,16}", "[a-z0-9-]{1,10}", Just("\"\\\n\u{0}é😀".to_owned())]
         }
 
         fn id() -> impl Strategy<Value = String> {
@@ -3171,8 +2676,7 @@ mod tests {
 
         fn timestamp() -> impl Strategy<Value = Option<Timestamp>> {
             prop::option::of((0i64..4_102_444_800_000, 0u32..1000).prop_map(|(ms, us)| {
-                chrono::DateTime::from_timestamp_millis(ms).unwrap()
-                    + chrono::Duration::microseconds(i64::from(us))
+                chrono::DateTime::from_timestamp_millis(ms).unwrap() + chrono::Duration::microseconds(i64::from(us))
             }))
         }
 
@@ -3189,39 +2693,24 @@ mod tests {
                 prop::collection::vec(id(), 0..2),
             )
                 .prop_map(
-                    |(
-                        message_id,
-                        context_id,
-                        task_id,
-                        role,
-                        parts,
-                        metadata,
-                        extensions,
-                        reference_task_ids,
-                    )| m::Message {
-                        message_id,
-                        context_id: context_id.unwrap_or_default(),
-                        task_id: task_id.unwrap_or_default(),
-                        role,
-                        parts,
-                        metadata,
-                        extensions,
-                        reference_task_ids,
+                    |(message_id, context_id, task_id, role, parts, metadata, extensions, reference_task_ids)| {
+                        m::Message {
+                            message_id,
+                            context_id: context_id.unwrap_or_default(),
+                            task_id: task_id.unwrap_or_default(),
+                            role,
+                            parts,
+                            metadata,
+                            extensions,
+                            reference_task_ids,
+                        }
                     },
                 )
         }
 
         fn status() -> impl Strategy<Value = m::TaskStatus> {
-            (
-                prop::sample::select(m::TaskState::ALL.to_vec()),
-                prop::option::of(message()),
-                timestamp(),
-            )
-                .prop_map(|(state, message, timestamp)| m::TaskStatus {
-                    state,
-                    message,
-                    timestamp,
-                })
+            (prop::sample::select(m::TaskState::ALL.to_vec()), prop::option::of(message()), timestamp())
+                .prop_map(|(state, message, timestamp)| m::TaskStatus { state, message, timestamp })
         }
 
         fn artifact() -> impl Strategy<Value = m::Artifact> {
@@ -3233,16 +2722,14 @@ mod tests {
                 object(0),
                 prop::collection::vec(id(), 0..2),
             )
-                .prop_map(
-                    |(artifact_id, name, description, parts, metadata, extensions)| m::Artifact {
-                        artifact_id,
-                        name: name.unwrap_or_default(),
-                        description: description.unwrap_or_default(),
-                        parts,
-                        metadata,
-                        extensions,
-                    },
-                )
+                .prop_map(|(artifact_id, name, description, parts, metadata, extensions)| m::Artifact {
+                    artifact_id,
+                    name: name.unwrap_or_default(),
+                    description: description.unwrap_or_default(),
+                    parts,
+                    metadata,
+                    extensions,
+                })
         }
 
         fn task() -> impl Strategy<Value = m::Task> {
@@ -3254,15 +2741,13 @@ mod tests {
                 prop::collection::vec(message(), 0..2),
                 object(0),
             )
-                .prop_map(|(id, context_id, status, artifacts, history, metadata)| {
-                    m::Task {
-                        id,
-                        context_id: context_id.unwrap_or_default(),
-                        status,
-                        artifacts,
-                        history,
-                        metadata,
-                    }
+                .prop_map(|(id, context_id, status, artifacts, history, metadata)| m::Task {
+                    id,
+                    context_id: context_id.unwrap_or_default(),
+                    status,
+                    artifacts,
+                    history,
+                    metadata,
                 })
         }
 
@@ -3270,36 +2755,21 @@ mod tests {
             prop_oneof![
                 task().prop_map(m::StreamResponse::Task),
                 message().prop_map(m::StreamResponse::Message),
-                (id(), id(), status(), object(0)).prop_map(
-                    |(task_id, context_id, status, metadata)| {
-                        m::StreamResponse::StatusUpdate(m::TaskStatusUpdateEvent {
+                (id(), id(), status(), object(0)).prop_map(|(task_id, context_id, status, metadata)| {
+                    m::StreamResponse::StatusUpdate(m::TaskStatusUpdateEvent { task_id, context_id, status, metadata })
+                }),
+                (id(), id(), artifact(), any::<bool>(), any::<bool>(), object(0)).prop_map(
+                    |(task_id, context_id, artifact, append, last_chunk, metadata)| {
+                        m::StreamResponse::ArtifactUpdate(m::TaskArtifactUpdateEvent {
                             task_id,
                             context_id,
-                            status,
+                            artifact,
+                            append,
+                            last_chunk,
                             metadata,
                         })
                     }
                 ),
-                (
-                    id(),
-                    id(),
-                    artifact(),
-                    any::<bool>(),
-                    any::<bool>(),
-                    object(0)
-                )
-                    .prop_map(
-                        |(task_id, context_id, artifact, append, last_chunk, metadata)| {
-                            m::StreamResponse::ArtifactUpdate(m::TaskArtifactUpdateEvent {
-                                task_id,
-                                context_id,
-                                artifact,
-                                append,
-                                last_chunk,
-                                metadata,
-                            })
-                        }
-                    ),
             ]
         }
 

@@ -28,20 +28,14 @@ pub(super) fn join(at: &str, field: &str) -> String {
 
 pub(super) fn required(at: &str, field: &str, value: &str) -> Result<()> {
     if value.is_empty() {
-        return Err(A2AError::invalid_field(
-            join(at, field),
-            "is required and must not be empty",
-        ));
+        return Err(A2AError::invalid_field(join(at, field), "is required and must not be empty"));
     }
     Ok(())
 }
 
 pub(super) fn non_empty_list<T>(at: &str, field: &str, list: &[T]) -> Result<()> {
     if list.is_empty() {
-        return Err(A2AError::invalid_field(
-            join(at, field),
-            "is required and must have at least one element",
-        ));
+        return Err(A2AError::invalid_field(join(at, field), "is required and must have at least one element"));
     }
     Ok(())
 }
@@ -55,10 +49,7 @@ pub(super) fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()>
 
 pub(super) fn non_negative(at: &str, field: &str, value: Option<i32>) -> Result<()> {
     match value {
-        Some(n) if n < 0 => Err(A2AError::invalid_field(
-            join(at, field),
-            format!("must not be negative (got {n})"),
-        )),
+        Some(n) if n < 0 => Err(A2AError::invalid_field(join(at, field), format!("must not be negative (got {n})"))),
         _ => Ok(()),
     }
 }
@@ -67,10 +58,7 @@ impl Validate for Message {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "messageId", &self.message_id)?;
         if self.role == Role::Unspecified {
-            return Err(A2AError::invalid_field(
-                join(at, "role"),
-                "must be ROLE_USER or ROLE_AGENT",
-            ));
+            return Err(A2AError::invalid_field(join(at, "role"), "must be ROLE_USER or ROLE_AGENT"));
         }
         non_empty_list(at, "parts", &self.parts)?;
         each(at, "parts", &self.parts)
@@ -97,10 +85,7 @@ impl Validate for Artifact {
 impl Validate for TaskStatus {
     fn validate_at(&self, at: &str) -> Result<()> {
         if self.state == TaskState::Unspecified {
-            return Err(A2AError::invalid_field(
-                join(at, "state"),
-                "must not be TASK_STATE_UNSPECIFIED",
-            ));
+            return Err(A2AError::invalid_field(join(at, "state"), "must not be TASK_STATE_UNSPECIFIED"));
         }
         if let Some(m) = &self.message {
             m.validate_at(&join(at, "message"))?;
@@ -213,18 +198,13 @@ impl Validate for SecurityScheme {
         match self {
             SecurityScheme::ApiKey(s) => {
                 if !matches!(s.location.as_str(), "query" | "header" | "cookie") {
-                    return Err(A2AError::invalid_field(
-                        join(&at, "location"),
-                        "must be query, header or cookie",
-                    ));
+                    return Err(A2AError::invalid_field(join(&at, "location"), "must be query, header or cookie"));
                 }
                 required(&at, "name", &s.name)
             }
             SecurityScheme::HttpAuth(s) => required(&at, "scheme", &s.scheme),
             SecurityScheme::OAuth2(s) => s.flows.validate_at(&join(&at, "flows")),
-            SecurityScheme::OpenIdConnect(s) => {
-                required(&at, "openIdConnectUrl", &s.open_id_connect_url)
-            }
+            SecurityScheme::OpenIdConnect(s) => required(&at, "openIdConnectUrl", &s.open_id_connect_url),
             SecurityScheme::MutualTls(_) => Ok(()),
         }
     }
@@ -274,10 +254,7 @@ impl Validate for ListTasksRequest {
         if let Some(n) = self.page_size
             && !(1..=ListTasksRequest::MAX_PAGE_SIZE).contains(&n)
         {
-            return Err(A2AError::invalid_field(
-                join(at, "pageSize"),
-                format!("must be between 1 and 100 (got {n})"),
-            ));
+            return Err(A2AError::invalid_field(join(at, "pageSize"), format!("must be between 1 and 100 (got {n})")));
         }
         non_negative(at, "historyLength", self.history_length)
     }
@@ -322,10 +299,7 @@ impl Validate for ListTaskPushNotificationConfigsRequest {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "taskId", &self.task_id)?;
         if self.page_size < 0 {
-            return Err(A2AError::invalid_field(
-                join(at, "pageSize"),
-                "must not be negative",
-            ));
+            return Err(A2AError::invalid_field(join(at, "pageSize"), "must not be negative"));
         }
         Ok(())
     }

@@ -90,26 +90,19 @@ pub fn b64_encode(bytes: &[u8]) -> String {
 
 /// Decodes `bytes` fields written with either alphabet, padded or not.
 pub fn b64_decode(text: &str) -> Result<Vec<u8>, String> {
-    STANDARD_LENIENT
-        .decode(text)
-        .or_else(|_| URL_SAFE_LENIENT.decode(text))
-        .map_err(|e| format!("invalid base64: {e}"))
+    STANDARD_LENIENT.decode(text).or_else(|_| URL_SAFE_LENIENT.decode(text)).map_err(|e| format!("invalid base64: {e}"))
 }
 
 /// Reads an int32 written as a JSON number or a decimal string (both are valid ProtoJSON).
 pub fn int32_from_value(value: &serde_json::Value) -> Result<i32, String> {
     let as_i64 = match value {
-        serde_json::Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
-                .map(|f| f as i64)
-        }),
+        serde_json::Value::Number(n) => {
+            n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64))
+        }
         serde_json::Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     };
-    as_i64
-        .and_then(|n| i32::try_from(n).ok())
-        .ok_or_else(|| format!("expected a 32-bit integer, got {value}"))
+    as_i64.and_then(|n| i32::try_from(n).ok()).ok_or_else(|| format!("expected a 32-bit integer, got {value}"))
 }
 
 pub mod int32_opt {

@@ -56,7 +56,8 @@ impl AllowedTarget {
         if let Some((addr, bits)) = entry.split_once('/') {
             let ip = addr.parse::<IpAddr>().map_err(|_| bad("is not an address/prefix"))?;
             let max = if ip.is_ipv4() { 32 } else { 128 };
-            let bits = bits.parse::<u8>().ok().filter(|b| *b <= max).ok_or_else(|| bad("has an invalid prefix length"))?;
+            let bits =
+                bits.parse::<u8>().ok().filter(|b| *b <= max).ok_or_else(|| bad("has an invalid prefix length"))?;
             // An IPv4-mapped range (::ffff:10.0.0.0/104) is the IPv4 range it maps (10.0.0.0/8).
             return match ip {
                 IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -79,7 +80,10 @@ impl AllowedTarget {
         }
         // Anything else is read as the host of a URL, exactly as webhook URLs are.
         let url = Url::parse(&format!("http://{entry}/")).map_err(|_| bad("is not a valid host"))?;
-        let host = url.host_str().filter(|h| url.as_str() == format!("http://{h}/")).ok_or_else(|| bad("is not a bare host"))?;
+        let host = url
+            .host_str()
+            .filter(|h| url.as_str() == format!("http://{h}/"))
+            .ok_or_else(|| bad("is not a bare host"))?;
         Ok(match host.parse::<Ipv4Addr>() {
             Ok(v4) => AllowedTarget::net(IpAddr::V4(v4)),
             Err(_) => AllowedTarget::Name(host.trim_end_matches('.').to_owned()),
@@ -94,7 +98,9 @@ impl AllowedTarget {
     fn contains(&self, ip: IpAddr) -> bool {
         let AllowedTarget::Net(net, bits) = self else { return false };
         match (net, ip.to_canonical()) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => prefix_eq(u128::from(net.to_bits()) << 96, u128::from(ip.to_bits()) << 96, *bits),
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                prefix_eq(u128::from(net.to_bits()) << 96, u128::from(ip.to_bits()) << 96, *bits)
+            }
             (IpAddr::V6(net), IpAddr::V6(ip)) => prefix_eq(net.to_bits(), ip.to_bits(), *bits),
             _ => false,
         }

@@ -925,7 +925,8 @@ mod tests {
 
     #[test]
     fn check_url_allows_private_targets_when_configured() {
-        let sender = PushSender::new(PushSenderConfig { allow_private_targets: PrivateTargets::All, ..Default::default() });
+        let sender =
+            PushSender::new(PushSenderConfig { allow_private_targets: PrivateTargets::All, ..Default::default() });
         for url in ["http://127.0.0.1:9000/hook", "http://localhost", "http://[::1]", "http://10.0.0.1"] {
             sender.check_url(url, "url").unwrap_or_else(|e| panic!("{url}: {e}"));
         }
@@ -969,7 +970,17 @@ mod tests {
         assert_eq!(read(serde_json::json!(false)), Ok(PrivateTargets::Blocked));
         assert_eq!(read(serde_json::json!([])), Ok(PrivateTargets::Blocked));
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        let entries = ["127.0.0.1", "10.0.0.0/8", "::1", "[fd00::]", "fd00::/8", "Hooks.Internal.", "0177.1", "::ffff:10.0.0.1", "::ffff:172.16.0.0/108"];
+        let entries = [
+            "127.0.0.1",
+            "10.0.0.0/8",
+            "::1",
+            "[fd00::]",
+            "fd00::/8",
+            "Hooks.Internal.",
+            "0177.1",
+            "::ffff:10.0.0.1",
+            "::ffff:172.16.0.0/108",
+        ];
         assert_eq!(
             allow_list(&entries),
             PrivateTargets::Only(vec![
@@ -1001,7 +1012,8 @@ mod tests {
         ] {
             assert!(read(serde_json::json!([bad])).is_err(), "{bad:?} was accepted");
         }
-        for bad in [serde_json::json!("127.0.0.1"), serde_json::json!(1), serde_json::json!([1]), serde_json::json!({})] {
+        for bad in [serde_json::json!("127.0.0.1"), serde_json::json!(1), serde_json::json!([1]), serde_json::json!({})]
+        {
             let e = read(bad.clone()).unwrap_err();
             assert!(e.contains("true, false, or a list") || e.contains("expected a string"), "{bad}: {e}");
         }
@@ -1108,7 +1120,11 @@ mod tests {
             sender.enqueue(&push_config(url, "t"), &event("t", 0));
             sender.shutdown(WAIT).await;
             let stats = sender.stats();
-            assert_eq!((stats.delivered, stats.refused), (u64::from(delivered), u64::from(!delivered)), "{entries:?} {url}");
+            assert_eq!(
+                (stats.delivered, stats.refused),
+                (u64::from(delivered), u64::from(!delivered)),
+                "{entries:?} {url}"
+            );
         }
         assert_eq!(receiver.count(), 3);
     }
@@ -1182,7 +1198,10 @@ mod tests {
             ..Default::default()
         };
         let lookups = resolver.lookups.clone();
-        let sender = PushSender::with_resolver(PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() }, resolver);
+        let sender = PushSender::with_resolver(
+            PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() },
+            resolver,
+        );
         let url = format!("http://rebind.test:{}/hook", receiver.port);
         sender.check_url(&url, "url").expect("a name passes the synchronous check");
         sender.enqueue(&push_config(&url, "t"), &event("t", 0));

@@ -30,7 +30,11 @@ pub struct PushSigner {
 
 impl std::fmt::Debug for PushSigner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PushSigner").field("alg", &self.alg).field("kid", &self.kid).field("issuer", &self.issuer).finish()
+        f.debug_struct("PushSigner")
+            .field("alg", &self.alg)
+            .field("kid", &self.kid)
+            .field("issuer", &self.issuer)
+            .finish()
     }
 }
 
@@ -40,7 +44,8 @@ impl PushSigner {
     pub fn from_pem(pem: &[u8], alg: Algorithm, kid: impl Into<String>, issuer: impl Into<String>) -> Result<Self> {
         let key = crate::signing::private_key(pem, alg)?;
         let kid = kid.into();
-        let mut public = Jwk::from_encoding_key(&key, alg).map_err(|e| A2AError::internal(format!("public key: {e}")))?;
+        let mut public =
+            Jwk::from_encoding_key(&key, alg).map_err(|e| A2AError::internal(format!("public key: {e}")))?;
         public.common.key_id = Some(kid.clone());
         public.common.public_key_use = Some(PublicKeyUse::Signature);
         Ok(Self { key, alg, kid, issuer: issuer.into(), ttl: Duration::from_secs(300), public })
@@ -72,7 +77,7 @@ impl PushSigner {
         });
         let mut header = Header::new(self.alg);
         header.kid = Some(self.kid.clone());
-        jsonwebtoken::encode(&header, &claims, &self.key).map_err(|e| A2AError::internal(format!("signing a notification: {e}")))
+        jsonwebtoken::encode(&header, &claims, &self.key)
+            .map_err(|e| A2AError::internal(format!("signing a notification: {e}")))
     }
 }
-

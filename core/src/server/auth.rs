@@ -83,14 +83,14 @@ impl Authenticator for BearerTokens {
 /// scheme (not ours to judge).
 pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>> {
     let Some(value) = request.headers.get(http::header::AUTHORIZATION) else { return Ok(None) };
-        let value = value.to_str().map_err(|_| unauthenticated("the Authorization header is not ASCII"))?;
-        let Some((scheme, token)) = value.split_once(' ') else {
-            return Err(unauthenticated("the Authorization header is not `Bearer <token>`"));
-        };
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            // Another scheme's credentials: not ours to judge.
-            return Ok(None);
-        }
+    let value = value.to_str().map_err(|_| unauthenticated("the Authorization header is not ASCII"))?;
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return Err(unauthenticated("the Authorization header is not `Bearer <token>`"));
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        // Another scheme's credentials: not ours to judge.
+        return Ok(None);
+    }
     Ok(Some(token.trim()))
 }
 
@@ -98,7 +98,12 @@ pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>> {
 fn lookup(known: &HashMap<String, Principal>, secret: &str) -> Option<Principal> {
     known
         .iter()
-        .fold(None, |found, (k, p)| if crate::signing::secrets_equal(k.as_bytes(), secret.as_bytes()) { Some(p) } else { found })
+        .fold(
+            None,
+            |found, (k, p)| {
+                if crate::signing::secrets_equal(k.as_bytes(), secret.as_bytes()) { Some(p) } else { found }
+            },
+        )
         .cloned()
 }
 
@@ -292,7 +297,8 @@ impl SkillScopes {
         self.skills
             .iter()
             .filter(|s| {
-                s.requirements.is_empty() || s.requirements.iter().any(|r| missing(r, principal).is_some_and(|m| m.is_empty()))
+                s.requirements.is_empty()
+                    || s.requirements.iter().any(|r| missing(r, principal).is_some_and(|m| m.is_empty()))
             })
             .map(|s| s.id.clone())
             .collect()
@@ -308,7 +314,9 @@ impl SkillScopes {
             return Ok(permitted);
         }
         if principal.is_none() {
-            return Err(unauthenticated(&format!("{method} needs an authenticated caller: every skill of this agent has security requirements")));
+            return Err(unauthenticated(&format!(
+                "{method} needs an authenticated caller: every skill of this agent has security requirements"
+            )));
         }
         let needs: Vec<String> = self
             .skills
@@ -367,7 +375,10 @@ mod tests {
     #[tokio::test]
     async fn api_keys_in_header_query_and_cookie() {
         let header = ApiKeys::new(KeyLocation::Header("X-API-Key".into())).with_key("k1", who("svc", &[]));
-        assert_eq!(header.authenticate(&request("/", &[("x-api-key", Some("k1"))])).await.unwrap(), Some(who("svc", &[])));
+        assert_eq!(
+            header.authenticate(&request("/", &[("x-api-key", Some("k1"))])).await.unwrap(),
+            Some(who("svc", &[]))
+        );
         assert_eq!(header.authenticate(&request("/", &[])).await.unwrap(), None);
         assert!(header.authenticate(&request("/", &[("x-api-key", Some("k2"))])).await.is_err());
 
@@ -401,7 +412,10 @@ mod tests {
         let policy = RequiredScopes::new().require("*", &["a2a"]).require("CancelTask", &["a2a.write"]);
         assert!(policy.check("GetTask", Some(&who("r", &["a2a"]))).is_ok());
         let e = policy.check("CancelTask", Some(&who("r", &["a2a"]))).unwrap_err();
-        assert_eq!((e.kind, e.message.as_str()), (ErrorKind::PermissionDenied, "CancelTask needs the scopes: a2a.write"));
+        assert_eq!(
+            (e.kind, e.message.as_str()),
+            (ErrorKind::PermissionDenied, "CancelTask needs the scopes: a2a.write")
+        );
         assert!(policy.check("CancelTask", Some(&who("w", &["a2a", "a2a.write"]))).is_ok());
         assert_eq!(policy.check("GetTask", None).unwrap_err().kind, ErrorKind::Unauthenticated);
         assert!(RequiredScopes::new().check("GetTask", None).is_ok());
@@ -437,7 +451,10 @@ mod tests {
         let e = translate_only.check("SendMessage", Some(&who("o", &["admin"]))).unwrap_err();
         assert_eq!(
             (e.kind, e.message.as_str()),
-            (ErrorKind::PermissionDenied, "SendMessage needs the scopes of one of the agent's skills (translate: translate or ops)")
+            (
+                ErrorKind::PermissionDenied,
+                "SendMessage needs the scopes of one of the agent's skills (translate: translate or ops)"
+            )
         );
         // No skills, or skills without requirements: nothing to refuse.
         assert!(SkillScopes::default().check("SendMessage", None).unwrap().is_empty());

@@ -205,7 +205,10 @@ mod tests {
         assert_eq!(served.etag(), again.etag(), "stable across instances");
         let mut h = HeaderMap::new();
         assert_eq!(served.respond(&Method::GET, &h).status(), StatusCode::OK);
-        h.insert(IF_NONE_MATCH, HeaderValue::from_str(&format!("\"x\", W/{}", served.etag().to_str().unwrap())).unwrap());
+        h.insert(
+            IF_NONE_MATCH,
+            HeaderValue::from_str(&format!("\"x\", W/{}", served.etag().to_str().unwrap())).unwrap(),
+        );
         let resp = served.respond(&Method::GET, &h);
         assert_eq!(resp.status(), StatusCode::NOT_MODIFIED);
         assert_eq!(resp.headers()[CACHE_CONTROL], "public, max-age=300");

@@ -9,9 +9,9 @@ use crate::model::{self, AgentCard, SendMessageRequest, StreamResponse};
 use crate::request::A2ARequest;
 use crate::store::{PushConfigStore, TaskStore};
 use crate::task::manager::{Sent, TaskManager};
-use std::sync::Arc;
 use serde_json::Value;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
@@ -279,8 +279,7 @@ impl RequestHandler {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
                 let config = self.stores.push.get(&tenant, &r.task_id, &r.id).await?;
                 let config = config.ok_or_else(|| {
-                    A2AError::task_not_found(&r.task_id)
-                        .with_meta("pushNotificationConfigId", r.id.as_str())
+                    A2AError::task_not_found(&r.task_id).with_meta("pushNotificationConfigId", r.id.as_str())
                 })?;
                 Ok(Reply::Value(model::to_value(&config)))
             }
@@ -305,7 +304,10 @@ impl RequestHandler {
                 if !self.card.security_schemes.is_empty() && ctx.principal.is_none() {
                     return Err(super::auth::unauthenticated("the extended agent card needs an authenticated caller"));
                 }
-                let card = self.extended_card.as_ref().ok_or_else(|| A2AError::of(ErrorKind::ExtendedAgentCardNotConfigured))?;
+                let card = self
+                    .extended_card
+                    .as_ref()
+                    .ok_or_else(|| A2AError::of(ErrorKind::ExtendedAgentCardNotConfigured))?;
                 Ok(Reply::Value(model::to_value(&self.extended_card_for(card, ctx.principal.as_ref())?)))
             }
         }
@@ -338,7 +340,10 @@ impl RequestHandler {
         let mut card = card.clone();
         card.skills.retain(|s| permitted.contains(&s.id));
         if card.skills.is_empty() {
-            return Err(A2AError::new(ErrorKind::PermissionDenied, "none of the extended agent card's skills is open to the caller"));
+            return Err(A2AError::new(
+                ErrorKind::PermissionDenied,
+                "none of the extended agent card's skills is open to the caller",
+            ));
         }
         card.signatures.clear();
         if let Some(signer) = &self.card_signer {

@@ -129,7 +129,10 @@ impl ExtensionPolicy {
         }
         Err(A2AError::new(
             ErrorKind::ExtensionSupportRequired,
-            format!("this agent requires the extension(s) {}; list them in the A2A-Extensions header", missing.join(", ")),
+            format!(
+                "this agent requires the extension(s) {}; list them in the A2A-Extensions header",
+                missing.join(", ")
+            ),
         )
         .with_meta("extensions", missing.join(",")))
     }

@@ -50,7 +50,13 @@ where
     resp
 }
 
-async fn answer<B>(app: &App, parts: &Parts, body: B, requested: &[String], activated: Vec<String>) -> Response<ResponseBody>
+async fn answer<B>(
+    app: &App,
+    parts: &Parts,
+    body: B,
+    requested: &[String],
+    activated: Vec<String>,
+) -> Response<ResponseBody>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
@@ -148,7 +154,8 @@ async fn serve_v03(
 ) -> Response<ResponseBody> {
     let notification = envelope.is_notification();
     let id = envelope.id.clone().unwrap_or(Id::Null);
-    let fail = |err: A2AError| if notification { no_content() } else { rpc_error(handler_error_status(&err), &id, &err) };
+    let fail =
+        |err: A2AError| if notification { no_content() } else { rpc_error(handler_error_status(&err), &id, &err) };
     let request = match super::v03::request_from_v03(method, envelope.params) {
         Ok(r) => r,
         Err(e) => return fail(e),
@@ -191,7 +198,9 @@ fn ok(body: Vec<u8>) -> Response<ResponseBody> {
 /// HTTP client's retry-with-credentials logic) expects 401 / 403.
 fn handler_error_status(err: &A2AError) -> StatusCode {
     match err.kind {
-        crate::ErrorKind::Unauthenticated | crate::ErrorKind::PermissionDenied => super::service::status(err.http_status()),
+        crate::ErrorKind::Unauthenticated | crate::ErrorKind::PermissionDenied => {
+            super::service::status(err.http_status())
+        }
         _ => StatusCode::OK,
     }
 }

@@ -150,7 +150,8 @@ impl JwtBearer {
 impl Authenticator for JwtBearer {
     async fn authenticate(&self, request: &Parts) -> Result<Option<Principal>> {
         let Some(token) = bearer_token(request)? else { return Ok(None) };
-        let header = jsonwebtoken::decode_header(token).map_err(|_| unauthenticated("the bearer token is not a JWT"))?;
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|_| unauthenticated("the bearer token is not a JWT"))?;
         if !self.config.algorithms.contains(&header.alg) {
             return Err(unauthenticated("the token's signature algorithm is not accepted"));
         }

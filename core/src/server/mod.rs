@@ -22,21 +22,21 @@ pub mod config;
 pub mod embedded;
 pub mod handler;
 pub mod headers;
+mod jsonrpc_binding;
 pub mod jwt;
+mod rest_binding;
 pub mod security;
 pub mod service;
 pub mod tls;
-mod jsonrpc_binding;
-mod rest_binding;
 mod v03;
 
 pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes, SkillScopes};
 pub use body::ResponseBody;
-pub use jwt::{JwtBearer, JwtConfig, KeySource};
-pub use tls::{MutualTls, PeerCertificate};
 pub use config::{Limits, ServerConfig, TaskVisibility};
 pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};
+pub use jwt::{JwtBearer, JwtConfig, KeySource};
 pub use service::{A2AService, HttpOptions};
+pub use tls::{MutualTls, PeerCertificate};
 
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -195,7 +195,10 @@ impl Server {
         };
         if tokio::time::timeout_at(deadline, drained).await.is_err() {
             streams_done.cancel();
-            tracing::warn!(remaining = connections.len(), "shutdown deadline passed; closing the remaining connections");
+            tracing::warn!(
+                remaining = connections.len(),
+                "shutdown deadline passed; closing the remaining connections"
+            );
             connections.abort_all();
         }
         while connections.join_next().await.is_some() {}

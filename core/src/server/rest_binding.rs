@@ -66,12 +66,14 @@ where
     let fail = |e: A2AError| (status(e.http_status()), e);
     let version = headers::requested_version(&parts.headers, parts.uri.query()).map_err(fail)?;
     if version.explicit && version.version == Version::V03 {
-        return Err(fail(A2AError::new(
-            ErrorKind::VersionNotSupported,
-            "A2A 0.3 is served over JSON-RPC only; send A2A-Version: 1.0 to use HTTP+JSON",
-        )
-        .with_meta("requestedVersion", "0.3")
-        .with_meta("supportedVersions", "1.0")));
+        return Err(fail(
+            A2AError::new(
+                ErrorKind::VersionNotSupported,
+                "A2A 0.3 is served over JSON-RPC only; send A2A-Version: 1.0 to use HTTP+JSON",
+            )
+            .with_meta("requestedVersion", "0.3")
+            .with_meta("supportedVersions", "1.0"),
+        ));
     }
     tracing::Span::current().record("version", "1.0");
     let bytes = read_body(&parts.headers, body, app.max_body_bytes()).await.map_err(|e| (e.status, e.error))?;

@@ -4,10 +4,10 @@
 //! notifications. From it come the card's `securitySchemes` / `securityRequirements` (any one
 //! scheme admits a caller), the authenticator that enforces them, and the TLS config.
 
+use super::RequestHandler;
 use super::auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes};
 use super::jwt::{JwtBearer, JwtConfig, KeySource};
 use super::tls::MutualTls;
-use super::RequestHandler;
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::AgentCard;
 use crate::push::{PrivateTargets, PushSigner};
@@ -65,7 +65,9 @@ impl SecurityConfig {
     /// Refuses combinations that cannot work.
     pub fn check(&self) -> Result<()> {
         if !self.bearer_tokens.is_empty() && self.jwt.is_some() {
-            return Err(Self::invalid("static bearer tokens and JWT validation both read `Authorization: Bearer`; choose one"));
+            return Err(Self::invalid(
+                "static bearer tokens and JWT validation both read `Authorization: Bearer`; choose one",
+            ));
         }
         Ok(())
     }
@@ -103,7 +105,8 @@ impl SecurityConfig {
             schemes.clear();
         }
         for (name, scheme) in schemes {
-            let scheme = serde_json::from_value(scheme).map_err(|e| A2AError::internal(format!("scheme {name}: {e}")))?;
+            let scheme =
+                serde_json::from_value(scheme).map_err(|e| A2AError::internal(format!("scheme {name}: {e}")))?;
             card.security_schemes.insert(name.to_owned(), scheme);
             let requirement = serde_json::from_value(json!({"schemes": {name: {"list": []}}}))
                 .map_err(|e| A2AError::internal(e.to_string()))?;
@@ -120,14 +123,16 @@ impl SecurityConfig {
         let who = |name: &str| Principal { name: name.into(), scopes: Vec::new() };
         let mut schemes: Vec<Arc<dyn Authenticator>> = Vec::new();
         if !self.bearer_tokens.is_empty() {
-            let tokens = self.bearer_tokens.iter().fold(BearerTokens::new(), |b, (t, n)| b.with_token(t.clone(), who(n)));
+            let tokens =
+                self.bearer_tokens.iter().fold(BearerTokens::new(), |b, (t, n)| b.with_token(t.clone(), who(n)));
             schemes.push(Arc::new(tokens));
         }
         if let Some((config, source)) = &self.jwt {
             schemes.push(Arc::new(JwtBearer::new(config.clone(), source.clone())));
         }
         if !self.api_keys.is_empty() {
-            let keys = self.api_keys.iter().fold(ApiKeys::new(self.location()), |k, (key, n)| k.with_key(key.clone(), who(n)));
+            let keys =
+                self.api_keys.iter().fold(ApiKeys::new(self.location()), |k, (key, n)| k.with_key(key.clone(), who(n)));
             schemes.push(Arc::new(keys));
         }
         if self.tls.as_ref().is_some_and(|t| t.client_ca.is_some()) {
@@ -142,10 +147,7 @@ impl SecurityConfig {
 
     /// The TLS config, when TLS is on.
     pub fn tls_config(&self) -> Result<Option<Arc<rustls::ServerConfig>>> {
-        self.tls
-            .as_ref()
-            .map(|t| super::tls::server_config(&t.cert, &t.key, t.client_ca.as_deref()))
-            .transpose()
+        self.tls.as_ref().map(|t| super::tls::server_config(&t.cert, &t.key, t.client_ca.as_deref())).transpose()
     }
 
     /// `handler` with this authenticator, these required scopes and the card signer.
@@ -261,7 +263,9 @@ impl SecuritySpec {
         match self.task_visibility.as_deref() {
             None | Some("principal") => Ok(super::TaskVisibility::PerPrincipal),
             Some("shared") => Ok(super::TaskVisibility::Shared),
-            Some(other) => Err(A2AError::invalid_field("taskVisibility", format!("{other:?}: \"principal\" or \"shared\""))),
+            Some(other) => {
+                Err(A2AError::invalid_field("taskVisibility", format!("{other:?}: \"principal\" or \"shared\"")))
+            }
         }
     }
 
@@ -277,15 +281,22 @@ impl SecuritySpec {
                 "header" => KeyLocation::Header(l.name.clone()),
                 "query" => KeyLocation::Query(l.name.clone()),
                 "cookie" => KeyLocation::Cookie(l.name.clone()),
-                other => return Err(A2AError::invalid_field("apiKeyLocation.in", format!("{other:?}: header, query or cookie"))),
+                other => {
+                    return Err(A2AError::invalid_field(
+                        "apiKeyLocation.in",
+                        format!("{other:?}: header, query or cookie"),
+                    ));
+                }
             }),
         };
         let jwt = match &self.jwt {
             None => None,
             Some(j) => {
-                let mut config = JwtConfig { issuers: j.issuers.clone(), audiences: j.audiences.clone(), ..JwtConfig::default() };
+                let mut config =
+                    JwtConfig { issuers: j.issuers.clone(), audiences: j.audiences.clone(), ..JwtConfig::default() };
                 if let Some(secs) = j.leeway {
-                    config.leeway = Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("jwt.leeway", e.to_string()))?;
+                    config.leeway = Duration::try_from_secs_f64(secs)
+                        .map_err(|e| A2AError::invalid_field("jwt.leeway", e.to_string()))?;
                 }
                 if let Some(algs) = &j.algorithms {
                     config.algorithms = algs.clone();
@@ -306,7 +317,11 @@ impl SecuritySpec {
             api_keys: self.api_keys.iter().map(|(k, p)| (k.clone(), p.clone())).collect(),
             api_key_location: location,
             jwt,
-            tls: self.tls.as_ref().map(|t| TlsFiles { cert: t.cert.clone(), key: t.key.clone(), client_ca: t.client_ca.clone() }),
+            tls: self.tls.as_ref().map(|t| TlsFiles {
+                cert: t.cert.clone(),
+                key: t.key.clone(),
+                client_ca: t.client_ca.clone(),
+            }),
             required_scopes: scopes,
             card_signer: self
                 .card_signing_key
@@ -355,10 +370,13 @@ mod tests {
 
     #[test]
     fn private_webhooks_are_all_or_a_list() {
-        let targets = |v| SecuritySpec::from_value(json!({"allowPrivateWebhooks": v})).map(|s| s.allow_private_webhooks);
+        let targets =
+            |v| SecuritySpec::from_value(json!({"allowPrivateWebhooks": v})).map(|s| s.allow_private_webhooks);
         assert_eq!(targets(json!(true)).unwrap(), PrivateTargets::All);
         assert_eq!(targets(json!(false)).unwrap(), PrivateTargets::Blocked);
-        assert!(matches!(targets(json!(["127.0.0.1", "10.0.0.0/8", "hooks.internal"])).unwrap(), PrivateTargets::Only(l) if l.len() == 3));
+        assert!(
+            matches!(targets(json!(["127.0.0.1", "10.0.0.0/8", "hooks.internal"])).unwrap(), PrivateTargets::Only(l) if l.len() == 3)
+        );
         let e = targets(json!(["10.0.0.0/40"])).unwrap_err();
         assert_eq!(e.violations[0].field, "allowPrivateWebhooks", "{e}");
         assert!(e.message.contains("10.0.0.0/40"), "{e}");

@@ -16,9 +16,9 @@
 //! Every request runs inside a `tracing` span `a2a.request` with `binding`, `method`, `version`,
 //! `task_id` and `context_id` filled in as they become known; SSE bodies re-enter it per event.
 
+use super::auth::Principal;
 use super::body::{Framing, ResponseBody, SseOptions};
 use super::card::{LEGACY_WELL_KNOWN_PATH, ServedCard, WELL_KNOWN_PATH};
-use super::auth::Principal;
 use super::handler::{CallContext, EventStream, Reply, RequestHandler};
 use super::headers::{self, ExtensionPolicy};
 use crate::error::{A2AError, Result};
@@ -89,7 +89,11 @@ impl A2AService {
         Self::with_shutdown(handler, options, CancellationToken::new())
     }
 
-    pub(crate) fn with_shutdown(handler: Arc<RequestHandler>, options: HttpOptions, shutdown: CancellationToken) -> Self {
+    pub(crate) fn with_shutdown(
+        handler: Arc<RequestHandler>,
+        options: HttpOptions,
+        shutdown: CancellationToken,
+    ) -> Self {
         let card = handler.card();
         let (jsonrpc_paths, rest_prefixes) = routes(card);
         let app = App {
@@ -163,7 +167,9 @@ impl App {
             span.record("binding", "card");
             return self.card.respond(&parts.method, &parts.headers);
         }
-        if path == crate::push::JWKS_PATH && let Some(jwks) = &self.push_jwks {
+        if path == crate::push::JWKS_PATH
+            && let Some(jwks) = &self.push_jwks
+        {
             // Public, like the card: receivers fetch it to check notification signatures.
             return bytes_response(StatusCode::OK, headers::JSON, jwks.clone());
         }
@@ -187,7 +193,9 @@ impl App {
         let Some(authenticator) = self.handler.authenticator() else { return Ok(None) };
         let principal = authenticator.authenticate(request).await?;
         if principal.is_none() && !self.handler.card().security_requirements.is_empty() {
-            return Err(super::auth::unauthenticated("this agent requires authentication (see the agent card's securitySchemes)"));
+            return Err(super::auth::unauthenticated(
+                "this agent requires authentication (see the agent card's securitySchemes)",
+            ));
         }
         Ok(principal)
     }
@@ -214,7 +222,13 @@ impl App {
         resp
     }
 
-    async fn route<B>(&self, parts: http::request::Parts, body: B, path: &str, is_jsonrpc: bool) -> Response<ResponseBody>
+    async fn route<B>(
+        &self,
+        parts: http::request::Parts,
+        body: B,
+        path: &str,
+        is_jsonrpc: bool,
+    ) -> Response<ResponseBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -241,7 +255,8 @@ impl App {
             }
         }
         let shown: String = path.chars().take(200).collect();
-        let err = A2AError::new(crate::ErrorKind::MethodNotFound, format!("no A2A endpoint at {shown}")).with_meta("path", shown);
+        let err = A2AError::new(crate::ErrorKind::MethodNotFound, format!("no A2A endpoint at {shown}"))
+            .with_meta("path", shown);
         json_response(StatusCode::NOT_FOUND, headers::JSON, &err.to_http_body())
     }
 

@@ -62,7 +62,8 @@ impl PeerCertificate {
 
 /// `service` with the connection's client certificate (if any) added to every request.
 pub(crate) fn with_peer_certificate<S: Clone>(service: S, conn: &rustls::ServerConnection) -> WithPeer<S> {
-    let cert = conn.peer_certificates().and_then(|c| c.first()).map(|c| PeerCertificate(Arc::new(c.clone().into_owned())));
+    let cert =
+        conn.peer_certificates().and_then(|c| c.first()).map(|c| PeerCertificate(Arc::new(c.clone().into_owned())));
     WithPeer { inner: service, cert }
 }
 

@@ -19,8 +19,8 @@ use crate::model::{
 };
 use async_trait::async_trait;
 use base64::Engine;
-pub use log::{Change, Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Owner, PushDue, Versioned};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+pub use log::{Change, Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, Owner, PushDue, Versioned};
 
 pub mod log;
 mod memory;

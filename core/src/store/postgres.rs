@@ -8,8 +8,8 @@
 
 use super::log::{Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, PushDue, Versioned};
 use super::rows::{
-    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
-    seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
+    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold, seq_i64,
+    seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
 };
 use super::{
     PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
@@ -368,24 +368,26 @@ impl TaskStore for PostgresStore {
             now_ms!(),
             " + $1 WHERE owner = $2 AND (tenant, id) IN (SELECT * FROM UNNEST($3::TEXT[], $4::TEXT[]))"
         ))
-            .bind(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX))
-            .bind(owner)
-            .bind(&tenants)
-            .bind(&ids)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error("renew leases", e))?;
+        .bind(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX))
+        .bind(owner)
+        .bind(&tenants)
+        .bind(&ids)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| db_error("renew leases", e))?;
         Ok(())
     }
 
     async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> Result<()> {
-        sqlx::query("UPDATE a2a_tasks SET owner = NULL, lease_until = NULL WHERE tenant = $1 AND id = $2 AND owner = $3")
-            .bind(tenant)
-            .bind(id)
-            .bind(owner)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("release the lease of task {id:?}"), e))?;
+        sqlx::query(
+            "UPDATE a2a_tasks SET owner = NULL, lease_until = NULL WHERE tenant = $1 AND id = $2 AND owner = $3",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(owner)
+        .execute(&self.pool)
+        .await
+        .map_err(|e| db_error(&format!("release the lease of task {id:?}"), e))?;
         Ok(())
     }
 

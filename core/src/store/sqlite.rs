@@ -5,8 +5,8 @@
 
 use super::log::{Commit, CommitOutcome, LogEntry, LogPage, PushDue, Versioned};
 use super::rows::{
-    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold,
-    seq_i64, seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
+    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold, seq_i64,
+    seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
 };
 use super::{
     PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
@@ -131,12 +131,11 @@ impl SqliteStore {
         }
         // Databases made before the task log: add its columns (existing bodies are current).
         for column in ["version", "body_seq"] {
-            let present: i64 =
-                sqlx::query_scalar("SELECT COUNT(*) FROM pragma_table_info('a2a_tasks') WHERE name = ?")
-                    .bind(column)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(|e| db_error("schema", e))?;
+            let present: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM pragma_table_info('a2a_tasks') WHERE name = ?")
+                .bind(column)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| db_error("schema", e))?;
             if present == 0 {
                 let sql = format!("ALTER TABLE a2a_tasks ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0");
                 sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
@@ -150,7 +149,8 @@ impl SqliteStore {
         // The writer's own connection, to the same database. An in-memory database is private
         // to its one connection: there the writer shares the pool (of one).
         let options = (*pool.connect_options()).clone();
-        let shared = options.get_filename() == std::path::Path::new(":memory:") || pool.options().get_max_connections() == 1;
+        let shared =
+            options.get_filename() == std::path::Path::new(":memory:") || pool.options().get_max_connections() == 1;
         let (writer_pool, checkpoints) = if shared {
             (pool.clone(), None)
         } else {

@@ -20,7 +20,7 @@ use crate::model::{
 };
 use crate::push::PushSender;
 use crate::server::config::{Limits, ServerConfig};
-use crate::server::handler::{CallContext, EventStream, StreamItem, Stores};
+use crate::server::handler::{CallContext, EventStream, Stores, StreamItem};
 use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, Owner, apply_to};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -120,7 +120,13 @@ impl TaskManager {
     /// SendMessage / SendStreamingMessage (spec §2.2). `streaming` picks the reply shape.
     /// `partition` is the store partition (see [`CallContext::partition`]); the executor sees
     /// the request's own tenant.
-    pub async fn send(&self, call: &CallContext, partition: &str, req: SendMessageRequest, streaming: bool) -> Result<Sent> {
+    pub async fn send(
+        &self,
+        call: &CallContext,
+        partition: &str,
+        req: SendMessageRequest,
+        streaming: bool,
+    ) -> Result<Sent> {
         let inner = &self.inner;
         let tenant = partition.to_owned();
         let mut message = req.message.clone();
@@ -166,7 +172,10 @@ impl TaskManager {
                 apply_to(task, &change);
                 // This message's execution holds the task from now (a second message waits its turn).
                 slot.turn = Some(execution);
-                if inner.commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }], false).await? {
+                if inner
+                    .commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }], false)
+                    .await?
+                {
                     break;
                 }
                 attempts += 1;
@@ -346,7 +355,10 @@ impl TaskManager {
             }
         }
         if ended > 0 {
-            tracing::warn!(tasks = ended, "ended tasks left active by a previous run (FAILED: interrupted by a restart)");
+            tracing::warn!(
+                tasks = ended,
+                "ended tasks left active by a previous run (FAILED: interrupted by a restart)"
+            );
         }
         ended
     }
@@ -357,7 +369,9 @@ impl TaskManager {
     /// delivered as far as `deadline` allows.
     pub async fn shutdown(&self, grace: Duration, deadline: Duration) {
         let until = tokio::time::Instant::now() + grace;
-        let running = || self.inner.live.all().into_iter().filter(|g| g.executions.load(Ordering::Acquire) > 0).collect::<Vec<_>>();
+        let running = || {
+            self.inner.live.all().into_iter().filter(|g| g.executions.load(Ordering::Acquire) > 0).collect::<Vec<_>>()
+        };
         while !running().is_empty() && tokio::time::Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -611,7 +625,8 @@ impl Inner {
                 continue;
             }
             let owner = slot.lease.as_ref().map(|l| l.owner.clone()).unwrap_or_default();
-            let text = "the instance of this agent that was running the task was lost; send the message again".to_owned();
+            let text =
+                "the instance of this agent that was running the task was lost; send the message again".to_owned();
             let failed = self.status_event(&guard, TaskState::Failed, Some(text));
             if self.apply_locked_as(&guard, &mut slot, vec![failed], None, true).await.is_ok() {
                 tracing::warn!(task_id = id, owner, "ended a task whose instance was lost (lease expired)");
@@ -765,7 +780,12 @@ impl Inner {
         outcome
     }
 
-    async fn apply(&self, guard: &LiveGuard, events: Vec<StreamResponse>, user_message: Option<&Message>) -> Result<()> {
+    async fn apply(
+        &self,
+        guard: &LiveGuard,
+        events: Vec<StreamResponse>,
+        user_message: Option<&Message>,
+    ) -> Result<()> {
         let mut slot = guard.slot.lock().await;
         self.apply_locked(guard, &mut slot, events, user_message).await
     }
@@ -1172,7 +1192,13 @@ impl Inner {
     /// Sends a stream what was logged after `seen` up to `upto`. `Some(true)`: go on;
     /// `Some(false)`: the stream is over (its task ended, or the client left); `None`: the log
     /// could not be read (the stream ends with that error).
-    async fn catch_up(&self, guard: &LiveGuard, tx: &mpsc::Sender<StreamItem>, seen: &mut u64, upto: u64) -> Option<bool> {
+    async fn catch_up(
+        &self,
+        guard: &LiveGuard,
+        tx: &mpsc::Sender<StreamItem>,
+        seen: &mut u64,
+        upto: u64,
+    ) -> Option<bool> {
         if upto <= *seen {
             return Some(true);
         }

@@ -130,7 +130,8 @@ pub async fn start(opts: Opts) -> TestServer {
     extended.description = "the extended card".into();
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let mut handler = RequestHandler::new(Arc::new(TestAgent), card.clone(), Stores::memory(), config).with_extended_card(extended);
+    let mut handler =
+        RequestHandler::new(Arc::new(TestAgent), card.clone(), Stores::memory(), config).with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };
         handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
@@ -216,7 +217,11 @@ impl Action {
         }
     }
     pub fn text(status: u16, body: &str) -> Self {
-        Action::Respond { status, headers: vec![("content-type".into(), "text/plain".into())], body: body.as_bytes().to_vec() }
+        Action::Respond {
+            status,
+            headers: vec![("content-type".into(), "text/plain".into())],
+            body: body.as_bytes().to_vec(),
+        }
     }
     pub fn stream(parts: Vec<Vec<u8>>) -> Self {
         Action::Stream { parts: parts.into_iter().map(|p| (Duration::ZERO, p)).collect() }
@@ -270,7 +275,11 @@ pub async fn raw_server(handler: impl Fn(&Recorded, usize) -> Action + Send + Sy
     RawServer { base, requests, task }
 }
 
-async fn serve_one(mut stream: TcpStream, handler: Arc<Handler>, recorded: Arc<Mutex<Vec<Recorded>>>) -> std::io::Result<()> {
+async fn serve_one(
+    mut stream: TcpStream,
+    handler: Arc<Handler>,
+    recorded: Arc<Mutex<Vec<Recorded>>>,
+) -> std::io::Result<()> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -287,10 +296,8 @@ async fn serve_one(mut stream: TcpStream, handler: Arc<Handler>, recorded: Arc<M
     let mut lines = head.split("\r\n");
     let mut first = lines.next().unwrap_or("").split(' ');
     let (method, target) = (first.next().unwrap_or("").to_owned(), first.next().unwrap_or("").to_owned());
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())).collect();
     let length: usize = headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))

@@ -20,8 +20,8 @@ use crate::jsonrpc::{self, Id};
 use crate::model::{self, StreamResponse, v03};
 use crate::request::{A2ARequest, Method};
 use crate::sse::SseEvent;
-use serde_json::{Map, Value};
 use http::HeaderValue;
+use serde_json::{Map, Value};
 
 /// The 0.3 method for a 1.0 operation, or UnsupportedOperation.
 pub(crate) fn v03_method(method: Method) -> Result<v03::Method> {
@@ -69,7 +69,9 @@ fn v03_result(method: v03::Method, value: Value) -> Result<Value> {
             Value::Array(items) => items
                 .into_iter()
                 .enumerate()
-                .map(|(i, item)| model::parse_value_at::<v03::TaskPushNotificationConfig>(item, &format!("result[{i}]")))
+                .map(|(i, item)| {
+                    model::parse_value_at::<v03::TaskPushNotificationConfig>(item, &format!("result[{i}]"))
+                })
                 .collect::<Result<Vec<_>>>()
                 .map(|configs| model::to_value(&v03::push_configs_to_v10(configs))),
             _ => Err(A2AError::invalid_field("result", "expected an array of push notification configs")),
@@ -131,8 +133,9 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
 pub(super) async fn open_stream(t: &Transport, req: &A2ARequest, resume: Option<HeaderValue>) -> Result<Source> {
     let id = t.next_id();
     let body = encode(t, req, &id)?;
-    let mut out =
-        t.request(reqwest::Method::POST, t.endpoint.url.clone(), req.method(), EVENT_STREAM, Some((JSON, body))).await?;
+    let mut out = t
+        .request(reqwest::Method::POST, t.endpoint.url.clone(), req.method(), EVENT_STREAM, Some((JSON, body)))
+        .await?;
     if let Some(value) = resume {
         out.headers.insert("last-event-id", value);
     }
@@ -159,7 +162,10 @@ pub(crate) fn decode_event(id: &Id, v03: bool, event: &SseEvent) -> Decoded {
             {
                 return Decoded::Error(A2AError::from_jsonrpc(&value));
             }
-            return Decoded::Error(invalid_response(format!("a stream event is not a JSON-RPC response: {}", e.message)));
+            return Decoded::Error(invalid_response(format!(
+                "a stream event is not a JSON-RPC response: {}",
+                e.message
+            )));
         }
     };
     if let Err(e) = check_id(&response, id) {
@@ -201,7 +207,8 @@ mod tests {
         let sent = Id::from(7i64);
         let ok = jsonrpc::parse_response(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap();
         assert!(check_id(&ok, &sent).is_ok());
-        let null_err = jsonrpc::parse_response(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+        let null_err =
+            jsonrpc::parse_response(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
         assert!(check_id(&null_err, &sent).is_ok());
         let other = jsonrpc::parse_response(br#"{"jsonrpc":"2.0","id":8,"result":{}}"#).unwrap();
         assert_eq!(check_id(&other, &sent).unwrap_err().kind, ErrorKind::InvalidAgentResponse);
@@ -220,21 +227,36 @@ mod tests {
         }
         let v03 = json!({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "input-required"}, "final": true});
         match decode_event(&id, true, &ev(json!({"jsonrpc": "2.0", "id": 1, "result": v03}))) {
-            Decoded::Event(StreamResponse::StatusUpdate(e), true) => assert_eq!(e.status.state, model::TaskState::InputRequired),
+            Decoded::Event(StreamResponse::StatusUpdate(e), true) => {
+                assert_eq!(e.status.state, model::TaskState::InputRequired)
+            }
             other => panic!("{other:?}"),
         }
-        match decode_event(&id, false, &ev(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "gone"}}))) {
+        match decode_event(
+            &id,
+            false,
+            &ev(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "gone"}})),
+        ) {
             Decoded::Error(e) => assert_eq!(e.kind, ErrorKind::TaskNotFound),
             other => panic!("{other:?}"),
         }
-        match decode_event(&id, false, &ev(json!({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "t"}}}))) {
+        match decode_event(
+            &id,
+            false,
+            &ev(json!({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {"taskId": "t"}}})),
+        ) {
             Decoded::Error(e) => {
                 assert_eq!(e.kind, ErrorKind::InvalidAgentResponse);
                 assert!(e.violations[0].field.starts_with("result.statusUpdate"), "{e}");
             }
             other => panic!("{other:?}"),
         }
-        let bare = SseEvent { event: Some("error".into()), data: r#"{"code":-32603,"message":"boom"}"#.into(), id: None, retry: None };
+        let bare = SseEvent {
+            event: Some("error".into()),
+            data: r#"{"code":-32603,"message":"boom"}"#.into(),
+            id: None,
+            retry: None,
+        };
         match decode_event(&id, false, &bare) {
             Decoded::Error(e) => assert_eq!((e.kind, e.message.as_str()), (ErrorKind::Internal, "boom")),
             other => panic!("{other:?}"),
@@ -250,7 +272,10 @@ mod tests {
         let v = v03_result(v03::Method::PushConfigList, list).unwrap();
         assert_eq!(v["configs"][0]["id"], "p");
         let err = v03_result(v03::Method::PushConfigList, json!([{"taskId": "t"}])).unwrap_err();
-        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "result[0].pushNotificationConfig"));
+        assert_eq!(
+            (err.kind, err.violations[0].field.as_str()),
+            (ErrorKind::InvalidAgentResponse, "result[0].pushNotificationConfig")
+        );
         let err = v03_result(v03::Method::TasksGet, json!({"kind": "task", "id": "t"})).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidAgentResponse);
         assert!(err.violations[0].field.starts_with("result"), "{err}");

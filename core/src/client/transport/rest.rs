@@ -9,8 +9,8 @@ use crate::error::{A2AError, Result};
 use crate::model::{self, StreamResponse};
 use crate::request::A2ARequest;
 use crate::sse::SseEvent;
-use serde_json::{Map, Value};
 use http::HeaderValue;
+use serde_json::{Map, Value};
 
 /// What a JSON answer is accepted as.
 const ACCEPT_JSON: &str = "application/a2a+json, application/json";
@@ -108,7 +108,9 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match decode_event(&ev(json!({"task": {"id": "t"}}))) {
-            Decoded::Error(e) => assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "task.status")),
+            Decoded::Error(e) => {
+                assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidAgentResponse, "task.status"))
+            }
             other => panic!("{other:?}"),
         }
     }
