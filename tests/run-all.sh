@@ -33,6 +33,22 @@ cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 echo "== fuzz targets type-check"
 cargo check --manifest-path core/fuzz/Cargo.toml --quiet || { echo "fuzz targets do not build"; exit 1; }
 
+echo "== style, lints, and the server-only and client-only builds of core"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all --check || { echo "cargo fmt --check: run cargo fmt --all"; exit 1; }
+else
+  echo "rustfmt is not installed: format check skipped"
+fi
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --workspace --all-targets --locked --quiet -- -D warnings || { echo "clippy found warnings"; exit 1; }
+else
+  echo "clippy is not installed: lint check skipped"
+fi
+for features in server client; do
+  cargo check -p a2a-native --no-default-features --features "$features" --locked --quiet \
+    || { echo "core does not build with only the $features feature"; exit 1; }
+done
+
 if [ "$fuzz" = 1 ]; then
   for target in jsonrpc_request sse_decoder jws_verify; do
     (cd core/fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30)

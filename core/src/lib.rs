@@ -6,6 +6,8 @@
 //! (feature `server`), the client (feature `client`) and the bindings build on these modules and
 //! never re-decide protocol semantics.
 
+#[cfg(any(feature = "server", feature = "client"))]
+pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod error;

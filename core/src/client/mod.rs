@@ -31,10 +31,11 @@ pub mod retry;
 pub mod stream;
 mod transport;
 
+pub use crate::auth::fetch_jwks;
 pub use card::CardCache;
 pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer};
 pub use oauth::{CardCredentials, ClientCredentials};
-pub use push_verify::{PushVerifier, VerifiedPush, fetch_jwks};
+pub use push_verify::{PushVerifier, VerifiedPush};
 pub use retry::RetryPolicy;
 pub use stream::EventStream;
 

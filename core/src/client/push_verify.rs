@@ -46,31 +46,6 @@ fn refused(why: impl Into<String>) -> A2AError {
     A2AError::new(ErrorKind::Unauthenticated, why)
 }
 
-/// A JSON Web Key Set fetched from `url` (an agent's push keys, a card signer's keys), read with
-/// the client's body limit (1 MiB) and timeout (10 s).
-pub async fn fetch_jwks(url: &str) -> Result<JwkSet> {
-    let timeout = Duration::from_secs(10);
-    let http = reqwest::Client::builder().timeout(timeout).build().map_err(|e| fetch_error(url, e))?;
-    fetch_jwks_with(&http, url, timeout).await
-}
-
-/// [`fetch_jwks`] with the caller's HTTP client (the server's JWT verifier has its own, which
-/// follows no redirects). The body is read in chunks and refused as soon as it passes 1 MiB, so
-/// an endless or oversized answer costs at most that much memory.
-pub(crate) async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: Duration) -> Result<JwkSet> {
-    let mut resp = http.get(url).send().await.map_err(|e| fetch_error(url, e))?;
-    if !resp.status().is_success() {
-        return Err(A2AError::new(ErrorKind::Transport, format!("fetching {url}: HTTP {}", resp.status())));
-    }
-    let body = super::transport::read_body(&mut resp, 1 << 20, timeout).await?;
-    serde_json::from_slice(&body)
-        .map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
-}
-
-fn fetch_error(url: &str, e: reqwest::Error) -> A2AError {
-    A2AError::new(ErrorKind::Transport, format!("fetching {url}: {e}"))
-}
-
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
 }

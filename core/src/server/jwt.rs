@@ -108,8 +108,8 @@ impl JwtBearer {
         }
         let recently = self.cache.read().await.fetched.is_some_and(|t| t.elapsed() < self.config.min_refresh);
         if !recently {
-            // Read with the client's bounded reader: at most 1 MiB, however much is served.
-            let fetched = crate::client::push_verify::fetch_jwks_with(&self.http, url, FETCH_TIMEOUT).await;
+            // Read with a bounded reader: at most 1 MiB, however much is served.
+            let fetched = crate::auth::fetch_jwks_with(&self.http, url, FETCH_TIMEOUT).await;
             let mut cache = self.cache.write().await;
             cache.fetched = Some(Instant::now()); // paces retries after a failure too
             match fetched {
