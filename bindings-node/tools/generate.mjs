@@ -3,7 +3,7 @@
 // tools/generate.py does for Python):
 //
 // - models.d.ts: one interface per message and one string-literal union per enum of the A2A 1.0
-//   proto (shared/spec/1.0.1/a2a.proto), in their ProtoJSON form (camelCase keys, enums by name,
+//   proto (spec/1.0.1/a2a.proto), in their ProtoJSON form (camelCase keys, enums by name,
 //   int64 as string, bytes as base64 string), with the proto's comments. REQUIRED fields are
 //   required; the rest may be left out. Members of a `oneof` are optional, and say so.
 // - errors.js + errors.d.ts: `A2AError` and one subclass per row of core's error table (the
@@ -20,7 +20,7 @@ const REPO = resolve(PKG, '..');
 const args = process.argv.slice(2);
 const check = args.includes('--check');
 const protoAt = args.indexOf('--proto');
-const PROTO = protoAt >= 0 ? resolve(args[protoAt + 1]) : resolve(REPO, '..', 'shared', 'spec', '1.0.1', 'a2a.proto');
+const PROTO = protoAt >= 0 ? resolve(args[protoAt + 1]) : resolve(REPO, 'spec', '1.0.1', 'a2a.proto');
 const ERROR_RS = join(REPO, 'core', 'src', 'error.rs');
 
 const SCALARS = {

@@ -2,7 +2,7 @@
 """Generates the typed Python surface that must never be kept by hand:
 
 - ``python/a2a_native/models.py``: one ``TypedDict`` per message and one ``Literal`` alias per
-  enum of the A2A 1.0 proto (``shared/spec/1.0.1/a2a.proto``), in their ProtoJSON form (camelCase
+  enum of the A2A 1.0 proto (``spec/1.0.1/a2a.proto``), in their ProtoJSON form (camelCase
   keys, enums by name, int64 as str, bytes as base64 str). REQUIRED fields are ``Required``; the
   rest may be left out.
 - ``python/a2a_native/errors.py``: ``A2AError`` and one subclass per row of core's error table
@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PKG = HERE.parent / "python" / "a2a_native"
 REPO = HERE.parent.parent
-DEFAULT_PROTO = REPO.parent / "shared" / "spec" / "1.0.1" / "a2a.proto"
+DEFAULT_PROTO = REPO / "spec" / "1.0.1" / "a2a.proto"
 ERROR_RS = REPO / "core" / "src" / "error.rs"
 
 SCALARS = {

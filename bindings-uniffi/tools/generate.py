@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates ``src/models_gen.rs``: the A2A 1.0 models as uniffi records and enums, and their
-ProtoJSON conversions, from the spec's proto (``shared/spec/1.0.1/a2a.proto``).
+ProtoJSON conversions, from the spec's proto (``spec/1.0.1/a2a.proto``).
 
 Kotlin and Swift types are in turn generated from these records by uniffi, so the proto is the
 only hand-kept definition. Mapping (proto -> Rust record field):
@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CRATE = HERE.parent
 OUT = CRATE / "src" / "models_gen.rs"
-DEFAULT_PROTO = CRATE.parent.parent / "shared" / "spec" / "1.0.1" / "a2a.proto"
+DEFAULT_PROTO = CRATE.parent / "spec" / "1.0.1" / "a2a.proto"
 
 # Foreign-facing renames: Swift's concurrency `Task` would be shadowed by a record named Task.
 RENAMES = {"Task": "A2ATask"}
@@ -322,7 +322,7 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="fail when src/models_gen.rs is stale")
     args = ap.parse_args()
     messages, enums = parse(args.proto.read_text())
-    text = Gen(messages, enums).render("shared/spec/1.0.1/a2a.proto")
+    text = Gen(messages, enums).render("spec/1.0.1/a2a.proto")
     if args.check:
         if not OUT.exists() or OUT.read_text() != text:
             print(f"{OUT.relative_to(CRATE)} is stale: run python3 tools/generate.py", file=sys.stderr)
