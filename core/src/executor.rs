@@ -70,7 +70,7 @@ pub struct RequestContext {
     pub metadata: Option<Struct>,
     pub tenant: String,
     /// The authenticated caller (`None` for an anonymous call). The task belongs to it.
-    pub principal: Option<crate::server::Principal>,
+    pub principal: Option<crate::auth::Principal>,
     /// Extension URIs the client asked for and the agent declares (the activated ones).
     pub extensions: Vec<String>,
     /// The ids of the card's skills the caller may use, in card order: skills without

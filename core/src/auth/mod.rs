@@ -1,7 +1,16 @@
-//! JOSE shared by both sides: fetching a JSON Web Key Set (a card signer's keys, an agent's push
-//! keys, an identity provider's JWT keys). Needs neither the server nor the client module, so
-//! a server-only or a client-only build has it.
+//! Auth shared by both sides, below the server and the client: who a caller is ([`Principal`]),
+//! and JOSE: fetching a JSON Web Key Set (a card signer's keys, an agent's push keys, an
+//! identity provider's JWT keys). A server-only or a client-only build has all of it.
 
 mod jwks;
 
 pub use jwks::{fetch_jwks, fetch_jwks_with};
+
+/// An authenticated caller, as the executor and the stores see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// A stable name for the caller (user, client id, key name).
+    pub name: String,
+    /// Scopes or roles granted to the caller.
+    pub scopes: Vec<String>,
+}

@@ -5,7 +5,7 @@
 //! notification, kept across its retries so a receiver can drop duplicates), `taskId`, and
 //! `bodySha256` (base64url SHA-256 of the exact body), which binds the token to the body: a
 //! captured token cannot carry another body. Receivers check it with
-//! [`crate::client::push_verify::PushVerifier`].
+//! `client::PushVerifier` (client feature).
 
 use crate::error::{A2AError, Result};
 use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};

@@ -21,14 +21,7 @@ use http::request::Parts;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// An authenticated caller, as the executor and the stores see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Principal {
-    /// A stable name for the caller (user, client id, key name).
-    pub name: String,
-    /// Scopes or roles granted to the caller.
-    pub scopes: Vec<String>,
-}
+pub use crate::auth::Principal;
 
 /// Authenticates requests from their headers.
 #[async_trait]

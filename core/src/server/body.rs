@@ -9,11 +9,11 @@
 //! ends its streams itself first). Dropping the body (client gone) drops the subscription,
 //! which never cancels the task.
 
-use super::handler::{EventStream, StreamItem};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Id};
 use crate::model::v03;
 use crate::sse::{self, SseEvent};
+use crate::task::call::{EventStream, StreamItem};
 use bytes::Bytes;
 use futures_core::Stream;
 use hyper::body::{Body, Frame, SizeHint};

@@ -2,51 +2,16 @@
 //! Both HTTP bindings (and the 0.3 adapter) call [`RequestHandler::handle`]; protocol
 //! semantics (SPEC.md §2.2) are decided here and in [`crate::task::manager`], never in a binding.
 
-use super::config::{Limits, ServerConfig};
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::executor::AgentExecutor;
-use crate::model::{self, AgentCard, SendMessageRequest, StreamResponse};
+use crate::model::{self, AgentCard, SendMessageRequest};
 use crate::request::A2ARequest;
-use crate::store::{PushConfigStore, TaskStore};
+use crate::store::Stores;
+use crate::task::call::{CallContext, EventStream};
+use crate::task::config::{Limits, ServerConfig};
 use crate::task::manager::{Sent, TaskManager};
 use serde_json::Value;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use tokio::sync::mpsc;
-
-/// What the transport learned about the caller, beyond the request itself.
-#[derive(Debug, Clone, Default)]
-pub struct CallContext {
-    /// Extension URIs the client asked for (`A2A-Extensions`) that the agent declares.
-    pub extensions: Vec<String>,
-    /// The authenticated caller, if the server has an authenticator and the request carried
-    /// valid credentials.
-    pub principal: Option<super::auth::Principal>,
-    /// The ids of the card's skills the caller may use (see [`super::auth::SkillScopes`]); set
-    /// by the handler for the operations that run the executor.
-    pub skills: Vec<String>,
-    /// The SSE `Last-Event-ID` of a reconnecting stream (a sequence number this server sent):
-    /// SubscribeToTask then replays what came after it instead of sending a snapshot.
-    pub last_event_id: Option<u64>,
-}
-
-impl CallContext {
-    /// The store partition this call's tasks live in: the tenant, narrowed to the caller when
-    /// tasks are private (the default), so a task of another principal is simply not found
-    /// (spec §7: never reveal that it exists). Anonymous calls share the tenant's partition.
-    pub fn partition(&self, tenant: &str, visibility: super::TaskVisibility) -> String {
-        match (&self.principal, visibility) {
-            (Some(p), super::TaskVisibility::PerPrincipal) => format!("{tenant}\u{1f}{}", p.name),
-            _ => tenant.to_owned(),
-        }
-    }
-
-    /// This context with the skills the caller may use, for the executor.
-    fn with_skills(&self, skills: Vec<String>) -> Self {
-        Self { skills, ..self.clone() }
-    }
-}
 
 /// The outcome of one request.
 pub enum Reply {
@@ -56,89 +21,6 @@ pub enum Reply {
     Empty,
     /// Server-sent events, closed by the server when the task ends.
     Stream(EventStream),
-}
-
-/// One item of a stream: an event, with its sequence number in the task's log when it has one
-/// (SSE `id:`; a direct Message reply has none), or the error that ends the stream.
-// Events are the common case and move once each; boxing them would only add an allocation.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone)]
-pub enum StreamItem {
-    Event { id: Option<u64>, event: StreamResponse },
-    Error(A2AError),
-}
-
-/// The events of one stream, in order. Dropping it unsubscribes; it never cancels the task.
-pub struct EventStream {
-    rx: mpsc::Receiver<StreamItem>,
-}
-
-impl EventStream {
-    pub(crate) fn new(rx: mpsc::Receiver<StreamItem>) -> Self {
-        Self { rx }
-    }
-    /// The next event; `None` when the stream is over (or ended with an error).
-    pub async fn next(&mut self) -> Option<StreamResponse> {
-        match self.rx.recv().await? {
-            StreamItem::Event { event, .. } => Some(event),
-            StreamItem::Error(_) => None,
-        }
-    }
-    /// The next item, with its id or error; `None` when the stream is over.
-    pub async fn next_item(&mut self) -> Option<StreamItem> {
-        self.rx.recv().await
-    }
-}
-
-impl futures_core::Stream for EventStream {
-    type Item = StreamItem;
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamItem>> {
-        self.rx.poll_recv(cx)
-    }
-}
-
-/// The task and push-config stores a server works on.
-#[derive(Clone)]
-pub struct Stores {
-    pub tasks: Arc<dyn TaskStore>,
-    pub push: Arc<dyn PushConfigStore>,
-}
-
-impl Stores {
-    /// A bounded in-memory store for both.
-    pub fn memory() -> Self {
-        let store = Arc::new(crate::store::MemoryStore::new(Default::default()));
-        Self { tasks: store.clone(), push: store }
-    }
-
-    /// The stores a spec names: `memory`, `sqlite:PATH`, `postgres:URL` (or a bare
-    /// `postgres://…` / `postgresql://…` URL), as `a2a serve --store` and the bindings take it.
-    pub async fn open(spec: &str) -> Result<Self> {
-        if spec == "memory" {
-            return Ok(Self::memory());
-        }
-        #[cfg(feature = "sqlite")]
-        if let Some(path) = spec.strip_prefix("sqlite:") {
-            let store = Arc::new(crate::store::SqliteStore::open(path).await?);
-            return Ok(Self { tasks: store.clone(), push: store });
-        }
-        #[cfg(feature = "postgres")]
-        {
-            let url = if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-                Some(spec)
-            } else {
-                spec.strip_prefix("postgres:")
-            };
-            if let Some(url) = url {
-                let store = Arc::new(crate::store::PostgresStore::connect(url).await?);
-                return Ok(Self { tasks: store.clone(), push: store });
-            }
-        }
-        Err(A2AError::new(
-            ErrorKind::InvalidParams,
-            format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL (as built)"),
-        ))
-    }
 }
 
 /// Answers A2A requests for one agent.

@@ -24,13 +24,14 @@
 //!   request's id; an error before the stream starts is an ordinary JSON response.
 
 use super::body::{Framing, ResponseBody};
-use super::handler::{CallContext, Reply};
+use super::handler::Reply;
 use super::headers::{self, Version};
 use super::service::{App, BoxError, bytes_response, call_context, echo_extensions, no_content, read_body};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
 use crate::model::v03;
 use crate::request::Method;
+use crate::task::call::CallContext;
 use bytes::Bytes;
 use http::request::Parts;
 use http::{Response, StatusCode};

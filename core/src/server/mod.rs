@@ -18,7 +18,6 @@
 pub mod auth;
 pub mod body;
 pub mod card;
-pub mod config;
 pub mod embedded;
 pub mod handler;
 pub mod headers;
@@ -30,10 +29,12 @@ pub mod service;
 pub mod tls;
 mod v03;
 
+pub use crate::store::Stores;
+pub use crate::task::call::{CallContext, EventStream, StreamItem};
+pub use crate::task::config::{Limits, ServerConfig, TaskVisibility};
 pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes, SkillScopes};
 pub use body::ResponseBody;
-pub use config::{Limits, ServerConfig, TaskVisibility};
-pub use handler::{CallContext, EventStream, Reply, RequestHandler, Stores};
+pub use handler::{Reply, RequestHandler};
 pub use jwt::{JwtBearer, JwtConfig, KeySource};
 pub use service::{A2AService, HttpOptions};
 pub use tls::{MutualTls, PeerCertificate};

@@ -19,11 +19,12 @@
 use super::auth::Principal;
 use super::body::{Framing, ResponseBody, SseOptions};
 use super::card::{LEGACY_WELL_KNOWN_PATH, ServedCard, WELL_KNOWN_PATH};
-use super::handler::{CallContext, EventStream, Reply, RequestHandler};
+use super::handler::{Reply, RequestHandler};
 use super::headers::{self, ExtensionPolicy};
 use crate::error::{A2AError, Result};
 use crate::model::{AgentCard, binding};
 use crate::request::A2ARequest;
+use crate::task::call::{CallContext, EventStream};
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http::header::HeaderValue;

@@ -13,7 +13,7 @@
 //! it never hides a task that matches). Page tokens are opaque cursors: the sort key of the last
 //! task returned, so pages stay stable while tasks are added or removed.
 
-use crate::error::{A2AError, Result};
+use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
 };
@@ -465,5 +465,49 @@ mod tests {
         assert_eq!(push_page_size(-3), PUSH_CONFIG_DEFAULT_PAGE_SIZE);
         assert_eq!(push_page_size(7), 7);
         assert_eq!(push_page_size(100_000), PUSH_CONFIG_MAX_PAGE_SIZE);
+    }
+}
+
+/// The task and push-config stores a server works on.
+#[derive(Clone)]
+pub struct Stores {
+    pub tasks: std::sync::Arc<dyn TaskStore>,
+    pub push: std::sync::Arc<dyn PushConfigStore>,
+}
+
+impl Stores {
+    /// A bounded in-memory store for both.
+    pub fn memory() -> Self {
+        let store = std::sync::Arc::new(crate::store::MemoryStore::new(Default::default()));
+        Self { tasks: store.clone(), push: store }
+    }
+
+    /// The stores a spec names: `memory`, `sqlite:PATH`, `postgres:URL` (or a bare
+    /// `postgres://…` / `postgresql://…` URL), as `a2a serve --store` and the bindings take it.
+    pub async fn open(spec: &str) -> Result<Self> {
+        if spec == "memory" {
+            return Ok(Self::memory());
+        }
+        #[cfg(feature = "sqlite")]
+        if let Some(path) = spec.strip_prefix("sqlite:") {
+            let store = std::sync::Arc::new(crate::store::SqliteStore::open(path).await?);
+            return Ok(Self { tasks: store.clone(), push: store });
+        }
+        #[cfg(feature = "postgres")]
+        {
+            let url = if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+                Some(spec)
+            } else {
+                spec.strip_prefix("postgres:")
+            };
+            if let Some(url) = url {
+                let store = std::sync::Arc::new(crate::store::PostgresStore::connect(url).await?);
+                return Ok(Self { tasks: store.clone(), push: store });
+            }
+        }
+        Err(A2AError::new(
+            ErrorKind::InvalidParams,
+            format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL (as built)"),
+        ))
     }
 }

@@ -11,6 +11,8 @@
 //! executor's `cancel`, and sets CANCELED; anything the agent sends afterwards is refused by
 //! the state machine, because terminal states are final.
 
+use super::call::{CallContext, EventStream, StreamItem};
+use super::config::{Limits, ServerConfig};
 use super::events::{BusItem, Key, LiveGuard, Registry, Slot};
 use super::state;
 use crate::error::{A2AError, ErrorKind, Result};
@@ -19,8 +21,7 @@ use crate::model::{
     self, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Struct, Task, TaskState, TaskStatus,
 };
 use crate::push::PushSender;
-use crate::server::config::{Limits, ServerConfig};
-use crate::server::handler::{CallContext, EventStream, Stores, StreamItem};
+use crate::store::Stores;
 use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, Owner, apply_to};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

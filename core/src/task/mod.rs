@@ -2,6 +2,10 @@
 //! executors and applies their events (`manager`) and the per-task event fan-out (`events`).
 
 #[cfg(feature = "server")]
+pub mod call;
+#[cfg(feature = "server")]
+pub mod config;
+#[cfg(feature = "server")]
 pub(crate) mod events;
 #[cfg(feature = "server")]
 pub mod manager;

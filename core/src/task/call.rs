@@ -1,0 +1,80 @@
+//! What a call brings to the task layer (the caller, as the transport learned it) and what a
+//! stream gives back: the seam between the transports (server) and the task manager.
+
+use crate::error::A2AError;
+use crate::model::StreamResponse;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::sync::mpsc;
+
+/// What the transport learned about the caller, beyond the request itself.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// Extension URIs the client asked for (`A2A-Extensions`) that the agent declares.
+    pub extensions: Vec<String>,
+    /// The authenticated caller, if the server has an authenticator and the request carried
+    /// valid credentials.
+    pub principal: Option<crate::auth::Principal>,
+    /// The ids of the card's skills the caller may use (see `server::auth::SkillScopes`); set
+    /// by the handler for the operations that run the executor.
+    pub skills: Vec<String>,
+    /// The SSE `Last-Event-ID` of a reconnecting stream (a sequence number this server sent):
+    /// SubscribeToTask then replays what came after it instead of sending a snapshot.
+    pub last_event_id: Option<u64>,
+}
+
+impl CallContext {
+    /// The store partition this call's tasks live in: the tenant, narrowed to the caller when
+    /// tasks are private (the default), so a task of another principal is simply not found
+    /// (spec §7: never reveal that it exists). Anonymous calls share the tenant's partition.
+    pub fn partition(&self, tenant: &str, visibility: super::config::TaskVisibility) -> String {
+        match (&self.principal, visibility) {
+            (Some(p), super::config::TaskVisibility::PerPrincipal) => format!("{tenant}\u{1f}{}", p.name),
+            _ => tenant.to_owned(),
+        }
+    }
+
+    /// This context with the skills the caller may use, for the executor.
+    pub(crate) fn with_skills(&self, skills: Vec<String>) -> Self {
+        Self { skills, ..self.clone() }
+    }
+}
+
+/// One item of a stream: an event, with its sequence number in the task's log when it has one
+/// (SSE `id:`; a direct Message reply has none), or the error that ends the stream.
+// Events are the common case and move once each; boxing them would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum StreamItem {
+    Event { id: Option<u64>, event: StreamResponse },
+    Error(A2AError),
+}
+
+/// The events of one stream, in order. Dropping it unsubscribes; it never cancels the task.
+pub struct EventStream {
+    rx: mpsc::Receiver<StreamItem>,
+}
+
+impl EventStream {
+    pub(crate) fn new(rx: mpsc::Receiver<StreamItem>) -> Self {
+        Self { rx }
+    }
+    /// The next event; `None` when the stream is over (or ended with an error).
+    pub async fn next(&mut self) -> Option<StreamResponse> {
+        match self.rx.recv().await? {
+            StreamItem::Event { event, .. } => Some(event),
+            StreamItem::Error(_) => None,
+        }
+    }
+    /// The next item, with its id or error; `None` when the stream is over.
+    pub async fn next_item(&mut self) -> Option<StreamItem> {
+        self.rx.recv().await
+    }
+}
+
+impl futures_core::Stream for EventStream {
+    type Item = StreamItem;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamItem>> {
+        self.rx.poll_recv(cx)
+    }
+}
