@@ -129,12 +129,31 @@ export interface SecurityOptions {
   allowPrivateWebhooks?: boolean | string[];
 }
 
+/** Limits on what one client can make the server hold (absent: core's defaults). */
+export interface ServerLimits {
+  /** Largest request body (default 8 MiB; 413 / -32600 beyond it). */
+  maxBodyBytes?: number;
+  /** Most parts in one message (default 256). */
+  maxPartsPerMessage?: number;
+  /** Most history messages any read returns (default 1000). */
+  maxHistoryLength?: number;
+  /** Most concurrent streams on one task (default 64). */
+  maxStreamsPerTask?: number;
+  /** Seconds a blocking SendMessage waits before it returns the task as it stands (default 600). */
+  blockingTimeout?: number;
+}
+
+/** Read by core, strictly: an unknown or mistyped option is refused (InvalidParamsError naming it). */
 export interface AgentServerOptions {
   /** "memory" (default), "sqlite:PATH" or a PostgreSQL URL. */
   store?: string;
   /** When given, every request must carry one of these as `Authorization: Bearer …`; an
-   * object maps each token to the principal it authenticates (tasks belong to principals). */
-  bearerTokens?: string[] | { [token: string]: string };
+   * object maps each token to the principal it authenticates (tasks belong to principals);
+   * `[token, principal]` pairs too. */
+  bearerTokens?: string[] | [string, string][] | { [token: string]: string };
+  /** The card GetExtendedAgentCard returns to authenticated callers. */
+  extendedCard?: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>;
+  limits?: ServerLimits;
   security?: SecurityOptions;
 }
 

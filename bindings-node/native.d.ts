@@ -3,12 +3,10 @@
 
 export declare class AgentServer {
   /**
-   * `cardJson`: the AgentCard (validated now); `store`: "memory", "sqlite:PATH" or a
-   * PostgreSQL URL; `bearerTokens`: `[token, principal name]` pairs.
-   * `securityJson`: core's `SecuritySpec` (bearerTokens, apiKeys, jwt, tls, requiredScopes,
-   * cardSigningKey, pushSigningKey, taskVisibility, allowPrivateWebhooks).
+   * `cardJson`: the AgentCard; `optionsJson`: core's `ServerOptions` (store, bearerTokens,
+   * extendedCard, limits, security). Both are checked now.
    */
-  constructor(cardJson: string, store: string, securityJson: string)
+  constructor(cardJson: string, optionsJson: string)
   /**
    * Binds `host:port` and serves in the background; resolves to the bound port. Executions
    * go through `dispatch` until `close()`.

@@ -324,7 +324,7 @@ test('the native seam survives a dispatch function that throws or returns a valu
     [() => { throw new Error('thrown at the seam'); }, /thrown at the seam/],
     [() => 42, /JavaScript executor failed/],
   ]) {
-    const server = new native.AgentServer(JSON.stringify(CARD), 'memory', '{}');
+    const server = new native.AgentServer(JSON.stringify(CARD), '{}');
     const port = await server.listen('127.0.0.1', 0, dispatch);
     try {
       const client = await Client.connect(`http://127.0.0.1:${port}`);

@@ -1,6 +1,7 @@
 // An A2A client on the Rust core: card resolution, JSON-RPC or HTTP+JSON (1.0, or 0.3 for
 // agents that only speak it), streams as async iterables, credentials.
 import { randomUUID } from 'node:crypto';
+import { InvalidParamsError } from '../errors.js';
 import { call, fromNative, json, native, settle } from './native.js';
 
 /** A user message with a fresh id: a string becomes one text part. */
@@ -25,10 +26,20 @@ function sendRequest(message, { taskId, contextId, configuration, metadata } = {
   return req;
 }
 
-function nativeOptions({
-  bearerToken, apiKey, headers, timeout, binding, retries, streamReconnects,
-  cardBearerToken, cardApiKey, clientCredentials, caCert, clientIdentity,
-} = {}) {
+const CLIENT_OPTIONS = new Set([
+  'bearerToken', 'apiKey', 'headers', 'timeout', 'binding', 'retries', 'streamReconnects',
+  'cardBearerToken', 'cardApiKey', 'clientCredentials', 'caCert', 'clientIdentity',
+]);
+
+function nativeOptions(options = {}) {
+  // A mistyped option fails loudly (as the server's do), instead of silently doing nothing.
+  for (const key of Object.keys(options ?? {})) {
+    if (!CLIENT_OPTIONS.has(key)) throw new InvalidParamsError(`unknown client option ${JSON.stringify(key)}`);
+  }
+  const {
+    bearerToken, apiKey, headers, timeout, binding, retries, streamReconnects,
+    cardBearerToken, cardApiKey, clientCredentials, caCert, clientIdentity,
+  } = options ?? {};
   const o = {};
   if (retries !== undefined) o.retries = Number(retries);
   if (streamReconnects !== undefined) o.streamReconnects = Number(streamReconnects);

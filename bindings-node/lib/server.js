@@ -13,24 +13,22 @@ export class AgentServer {
 
   /**
    * `card` is the agent card; when it declares no `supportedInterfaces`, the server's own
-   * (JSON-RPC and HTTP+JSON at the bound address) are filled in. `store` is "memory" or
-   * "sqlite:PATH" or a PostgreSQL URL (several servers may share one database). With `bearerTokens`, every request must carry one of
-   * them: an object maps each token to the principal it authenticates (an array: all are the
-   * principal "bearer-token"). A task belongs to the principal that created it: other
-   * principals get TaskNotFoundError. `security` adds API keys, JWTs, TLS / mutual TLS, scopes
-   * per operation and signing keys (see `SecurityOptions` in index.d.ts); the card declares each
-   * scheme, and any one admits a caller.
+   * (JSON-RPC and HTTP+JSON at the bound address) are filled in. `options` (see
+   * `AgentServerOptions` in index.d.ts): `store` ("memory", "sqlite:PATH" or a PostgreSQL URL;
+   * several servers may share one database), `bearerTokens` (every request must then carry one:
+   * an object maps each token to the principal it authenticates; an array of tokens: all are the
+   * principal "bearer-token"), `extendedCard`, `limits`, and `security` (API keys, JWTs, TLS /
+   * mutual TLS, scopes per operation, signing keys; the card declares each scheme, and any one
+   * admits a caller). A task belongs to the principal that created it: other principals get
+   * TaskNotFoundError.
    */
-  constructor(card, executor, { store = 'memory', bearerTokens = [], security = {} } = {}) {
+  constructor(card, executor, options = {}) {
     if (!executor || typeof executor.execute !== 'function') {
       throw new TypeError('executor must be an object with an execute(context, events) method');
     }
     this.#executor = executor;
-    const tokens = Array.isArray(bearerTokens)
-      ? Object.fromEntries(bearerTokens.map((t) => [String(t), 'bearer-token']))
-      : Object.fromEntries(Object.entries(bearerTokens ?? {}).map(([t, name]) => [t, String(name)]));
-    const spec = { ...security, bearerTokens: { ...(security?.bearerTokens ?? {}), ...tokens } };
-    this.#native = call(() => new native.AgentServer(json(card, 'card'), String(store), json(spec, 'security')));
+    // Every option is read by core, strictly: a mistyped one is refused, naming it.
+    this.#native = call(() => new native.AgentServer(json(card, 'card'), json(options ?? {}, 'options')));
   }
 
   /** Binds and serves in the background; resolves to the bound port (0 picks a free one). */

@@ -2,7 +2,6 @@
 //! `ERROR_TABLE`) live in `errors.js`, generated from that table; a native failure carries the
 //! error as JSON after a marker, and `lib/native.js` rebuilds an instance of the right class.
 
-use a2a_native::ErrorKind;
 use a2a_native::error::{A2AError, ERROR_TABLE};
 use napi::{Error, Status};
 use serde_json::json;
@@ -21,11 +20,6 @@ pub fn to_js(e: A2AError) -> Error {
         "violations": violations,
     });
     Error::new(Status::GenericFailure, format!("{MARKER}{body}"))
-}
-
-/// An I/O failure of the server (bind, serve), as core's Transport error.
-pub fn io(e: std::io::Error) -> Error {
-    to_js(A2AError::new(ErrorKind::Transport, e.to_string()))
 }
 
 /// Bad input from JavaScript that is not a protocol value (an unknown option, a bad state name).

@@ -21,6 +21,7 @@ pub mod card;
 pub mod embedded;
 pub mod handler;
 pub mod headers;
+pub mod host;
 mod jsonrpc_binding;
 pub mod jwt;
 mod rest_binding;

@@ -1,0 +1,262 @@
+//! What a binding's `AgentServer` is made of, decided once here: the options (one strict JSON
+//! form, read the same in every language: an unknown or mistyped option is refused, naming
+//! it), and the running server (start, stop, address), safe against concurrent calls.
+//!
+//! Options, camelCase (snake_case accepted too):
+//! ```json
+//! {"store": "sqlite:agent.db",
+//!  "bearerTokens": {"secret": "alice"},
+//!  "extendedCard": {...},
+//!  "limits": {"maxBodyBytes": 8388608, "maxPartsPerMessage": 256, "maxHistoryLength": 1000,
+//!             "maxStreamsPerTask": 64, "blockingTimeout": 600},
+//!  "security": {... see SecuritySpec ...}}
+//! ```
+//! `bearerTokens` may also be a list of `[token, principal]` pairs, or of tokens (each then
+//! authenticates the principal `bearer-token`). `blockingTimeout` is in seconds.
+
+use super::embedded;
+use super::security::SecuritySpec;
+use super::{ServerConfig, Stores};
+use crate::error::{A2AError, ErrorKind, Result};
+use crate::executor::AgentExecutor;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// A hosted server's options (see the module's doc).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerOptions {
+    /// `memory` (the default), `sqlite:PATH`, `postgres:URL`.
+    #[serde(default)]
+    pub store: Option<String>,
+    #[serde(default, alias = "bearer_tokens")]
+    pub bearer_tokens: Option<BearerTokens>,
+    #[serde(default, alias = "extended_card")]
+    pub extended_card: Option<Value>,
+    #[serde(default)]
+    pub limits: LimitsSpec,
+    #[serde(default)]
+    pub security: SecuritySpec,
+}
+
+/// The forms `bearerTokens` takes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum BearerTokens {
+    /// token -> principal name.
+    Map(BTreeMap<String, String>),
+    /// `[token, principal]` pairs.
+    Pairs(Vec<(String, String)>),
+    /// Tokens that all authenticate the principal `bearer-token`.
+    Tokens(Vec<String>),
+}
+
+/// [`super::Limits`], every field optional (absent: core's default).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LimitsSpec {
+    #[serde(default, alias = "max_body_bytes")]
+    pub max_body_bytes: Option<usize>,
+    #[serde(default, alias = "max_parts_per_message")]
+    pub max_parts_per_message: Option<usize>,
+    #[serde(default, alias = "max_history_length")]
+    pub max_history_length: Option<usize>,
+    #[serde(default, alias = "max_streams_per_task")]
+    pub max_streams_per_task: Option<usize>,
+    /// Seconds.
+    #[serde(default, alias = "blocking_timeout")]
+    pub blocking_timeout: Option<f64>,
+}
+
+impl ServerOptions {
+    /// Reads the JSON form; InvalidParams naming what is wrong (an unknown key included).
+    pub fn from_value(value: Value) -> Result<Self> {
+        let mut options: Self = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            A2AError::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
+        })?;
+        // One place for the tokens: the security's.
+        let tokens = match options.bearer_tokens.take() {
+            None => Vec::new(),
+            Some(BearerTokens::Map(m)) => m.into_iter().collect(),
+            Some(BearerTokens::Pairs(p)) => p,
+            Some(BearerTokens::Tokens(t)) => t.into_iter().map(|t| (t, "bearer-token".to_owned())).collect(),
+        };
+        options.security.bearer_tokens.extend(tokens);
+        options.config()?;
+        Ok(options)
+    }
+
+    /// The store spec (`memory` when none was given).
+    pub fn store(&self) -> &str {
+        self.store.as_deref().unwrap_or("memory")
+    }
+
+    /// The server settings the limits describe.
+    pub fn config(&self) -> Result<ServerConfig> {
+        let mut config = ServerConfig::default();
+        let (l, s) = (&mut config.limits, &self.limits);
+        l.max_body_bytes = s.max_body_bytes.unwrap_or(l.max_body_bytes);
+        l.max_parts_per_message = s.max_parts_per_message.unwrap_or(l.max_parts_per_message);
+        l.max_history_length = s.max_history_length.unwrap_or(l.max_history_length);
+        l.max_streams_per_task = s.max_streams_per_task.unwrap_or(l.max_streams_per_task);
+        if let Some(secs) = s.blocking_timeout {
+            l.blocking_timeout = Duration::try_from_secs_f64(secs)
+                .map_err(|e| A2AError::invalid_field("limits.blockingTimeout", e.to_string()))?;
+        }
+        Ok(config)
+    }
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+enum State {
+    Stopped,
+    /// Between a start's check and its bind: a second start is refused, not raced.
+    Starting,
+    Running(Running),
+}
+
+/// A server for a binding's agent: its card and options checked at creation, started on a
+/// host and port, stopped gracefully. One start at a time; a second is refused.
+pub struct HostedServer {
+    card: Value,
+    options: ServerOptions,
+    state: Mutex<State>,
+}
+
+fn already() -> A2AError {
+    A2AError::new(ErrorKind::InvalidParams, "the server is already running")
+}
+
+impl HostedServer {
+    /// Checks the card and the options now; the interfaces are filled in once the port is known.
+    pub fn new(card: Value, options: ServerOptions) -> Result<Self> {
+        embedded::check(&card, options.extended_card.as_ref(), &options.security)?;
+        Ok(Self { card, options, state: Mutex::new(State::Stopped) })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Opens the store, binds `host:port` (0: any free port) and serves in the background;
+    /// the bound address.
+    pub async fn start(&self, agent: Arc<dyn AgentExecutor>, host: &str, port: u16) -> Result<SocketAddr> {
+        {
+            let mut state = self.lock();
+            if !matches!(*state, State::Stopped) {
+                return Err(already());
+            }
+            *state = State::Starting;
+        }
+        let started = self.bind_and_serve(agent, host, port).await;
+        let mut state = self.lock();
+        match started {
+            Ok(running) => {
+                let addr = running.addr;
+                *state = State::Running(running);
+                Ok(addr)
+            }
+            Err(e) => {
+                *state = State::Stopped;
+                Err(e)
+            }
+        }
+    }
+
+    async fn bind_and_serve(&self, agent: Arc<dyn AgentExecutor>, host: &str, port: u16) -> Result<Running> {
+        let stores = Stores::open(self.options.store()).await?;
+        let listener = tokio::net::TcpListener::bind((host, port))
+            .await
+            .map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("cannot listen on {host}:{port}: {e}")))?;
+        let addr = listener.local_addr().map_err(|e| A2AError::internal(e.to_string()))?;
+        let o = &self.options;
+        let server =
+            embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, addr)?;
+        let (stop, stopped) = oneshot::channel::<()>();
+        let done = tokio::spawn(server.serve(listener, async move {
+            let _ = stopped.await;
+        }));
+        Ok(Running { addr, stop, done })
+    }
+
+    /// Stops accepting, ends open streams, lets running requests finish, and waits for the
+    /// server to be done. Stopping a stopped server does nothing.
+    pub async fn stop(&self) -> Result<()> {
+        let running = {
+            let mut state = self.lock();
+            // A start in progress keeps its claim (stop it once it has started).
+            if !matches!(*state, State::Running(_)) {
+                return Ok(());
+            }
+            match std::mem::replace(&mut *state, State::Stopped) {
+                State::Running(r) => r,
+                _ => return Ok(()),
+            }
+        };
+        let _ = running.stop.send(());
+        let served = running.done.await.map_err(|e| A2AError::internal(e.to_string()))?;
+        served.map_err(|e| A2AError::internal(format!("the server stopped with an error: {e}")))
+    }
+
+    /// The bound address, while running.
+    pub fn addr(&self) -> Option<SocketAddr> {
+        match &*self.lock() {
+            State::Running(r) => Some(r.addr),
+            _ => None,
+        }
+    }
+
+    /// `http(s)://host:port`, while running.
+    pub fn url(&self) -> Option<String> {
+        self.addr().map(|a| embedded::base_url(a, &self.options.security))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_mistyped_option_is_refused_by_name() {
+        for (options, field) in [
+            (json!({"bearerToken": "secret"}), "bearerToken"),
+            (json!({"limits": {"maxBodyByte": 10}}), "maxBodyByte"),
+            (json!({"security": {"apiKey": {}}}), "apiKey"),
+            (json!({"store": 5}), "store"),
+        ] {
+            let e = ServerOptions::from_value(options.clone()).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::InvalidParams, "{options}");
+            assert!(e.message.contains(field), "{options}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn both_spellings_and_every_token_form_are_read_alike() {
+        let camel =
+            ServerOptions::from_value(json!({"bearerTokens": {"t": "alice"}, "limits": {"maxBodyBytes": 10}})).unwrap();
+        let snake =
+            ServerOptions::from_value(json!({"bearer_tokens": [["t", "alice"]], "limits": {"max_body_bytes": 10}}))
+                .unwrap();
+        for o in [&camel, &snake] {
+            assert_eq!(o.security.bearer_tokens.get("t").map(String::as_str), Some("alice"));
+            assert_eq!(o.config().unwrap().limits.max_body_bytes, 10);
+            assert_eq!(o.store(), "memory");
+        }
+        let list = ServerOptions::from_value(json!({"bearerTokens": ["t"]})).unwrap();
+        assert_eq!(list.security.bearer_tokens.get("t").map(String::as_str), Some("bearer-token"));
+        let e = ServerOptions::from_value(json!({"limits": {"blockingTimeout": -1}})).unwrap_err();
+        assert!(e.message.contains("blockingTimeout"), "{}", e.message);
+    }
+}
