@@ -82,11 +82,6 @@ impl From<uniffi::UnexpectedUniFFICallbackError> for A2aException {
     }
 }
 
-/// An I/O failure of the server (bind, serve), as core's Transport error.
-pub fn io(e: std::io::Error) -> A2aException {
-    A2AError::new(ErrorKind::Transport, e.to_string()).into()
-}
-
 /// One row of core's error table.
 #[derive(Debug, Clone, PartialEq, uniffi::Record)]
 pub struct ErrorSpec {

@@ -178,8 +178,8 @@ impl HostedServer {
         let stores = Stores::open(self.options.store()).await?;
         let listener = tokio::net::TcpListener::bind((host, port))
             .await
-            .map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("cannot listen on {host}:{port}: {e}")))?;
-        let addr = listener.local_addr().map_err(|e| A2AError::internal(e.to_string()))?;
+            .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot listen on {host}:{port}: {e}")))?;
+        let addr = listener.local_addr().map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
         let o = &self.options;
         let server =
             embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, addr)?;
@@ -206,7 +206,7 @@ impl HostedServer {
         };
         let _ = running.stop.send(());
         let served = running.done.await.map_err(|e| A2AError::internal(e.to_string()))?;
-        served.map_err(|e| A2AError::internal(format!("the server stopped with an error: {e}")))
+        served.map_err(|e| A2AError::new(ErrorKind::Transport, format!("the server stopped with an error: {e}")))
     }
 
     /// The bound address, while running.

@@ -942,6 +942,7 @@ public protocol AgentServerProtocol: AnyObject, Sendable {
     
     /**
      * Binds `host:port` (0 picks a free port) and serves in the background; returns the port.
+     * A second start while running is refused.
      */
     func start(host: String, port: UInt16) async throws  -> UInt16
     
@@ -1040,6 +1041,7 @@ open func port() -> UInt16?  {
     
     /**
      * Binds `host:port` (0 picks a free port) and serves in the background; returns the port.
+     * A second start while running is refused.
      */
 open func start(host: String = "127.0.0.1", port: UInt16 = UInt16(0))async throws  -> UInt16  {
     return
@@ -5226,9 +5228,14 @@ public struct ServerOptions: Equatable, Hashable {
      */
     public var store: String?
     /**
-     * When set, every call needs `Authorization: Bearer <one of these>` (the card says so).
+     * When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
+     * each authenticates the principal `bearer-token`.
      */
     public var bearerTokens: [String]
+    /**
+     * Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
+     */
+    public var bearerTokenPrincipals: [String: String]
     /**
      * Served to authenticated callers by GetExtendedAgentCard.
      */
@@ -5238,6 +5245,9 @@ public struct ServerOptions: Equatable, Hashable {
      */
     public var blockingTimeoutMs: UInt64?
     public var maxBodyBytes: UInt64?
+    public var maxPartsPerMessage: UInt64?
+    public var maxHistoryLength: UInt64?
+    public var maxStreamsPerTask: UInt64?
     /**
      * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
      * visibility, private webhook targets: the core's `SecuritySpec` as JSON
@@ -5254,14 +5264,18 @@ public struct ServerOptions: Equatable, Hashable {
          * `memory` (default), `sqlite:PATH` or a `postgres://` URL.
          */store: String? = nil, 
         /**
-         * When set, every call needs `Authorization: Bearer <one of these>` (the card says so).
+         * When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
+         * each authenticates the principal `bearer-token`.
          */bearerTokens: [String] = [], 
+        /**
+         * Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
+         */bearerTokenPrincipals: [String: String] = [:], 
         /**
          * Served to authenticated callers by GetExtendedAgentCard.
          */extendedCard: AgentCard? = nil, 
         /**
          * How long a blocking SendMessage waits for the task to settle.
-         */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil, 
+         */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
         /**
          * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
          * visibility, private webhook targets: the core's `SecuritySpec` as JSON
@@ -5271,9 +5285,13 @@ public struct ServerOptions: Equatable, Hashable {
          */securityJson: String? = nil) {
         self.store = store
         self.bearerTokens = bearerTokens
+        self.bearerTokenPrincipals = bearerTokenPrincipals
         self.extendedCard = extendedCard
         self.blockingTimeoutMs = blockingTimeoutMs
         self.maxBodyBytes = maxBodyBytes
+        self.maxPartsPerMessage = maxPartsPerMessage
+        self.maxHistoryLength = maxHistoryLength
+        self.maxStreamsPerTask = maxStreamsPerTask
         self.securityJson = securityJson
     }
 
@@ -5295,9 +5313,13 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
             try ServerOptions(
                 store: FfiConverterOptionString.read(from: &buf), 
                 bearerTokens: FfiConverterSequenceString.read(from: &buf), 
+                bearerTokenPrincipals: FfiConverterDictionaryStringString.read(from: &buf), 
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
                 blockingTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
+                maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
+                maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf)
         )
     }
@@ -5305,9 +5327,13 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
     public static func write(_ value: ServerOptions, into buf: inout [UInt8]) {
         FfiConverterOptionString.write(value.store, into: &buf)
         FfiConverterSequenceString.write(value.bearerTokens, into: &buf)
+        FfiConverterDictionaryStringString.write(value.bearerTokenPrincipals, into: &buf)
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
         FfiConverterOptionUInt64.write(value.blockingTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxBodyBytes, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)
     }
 }
@@ -7901,7 +7927,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_agentserver_port() != 45330) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_method_agentserver_start() != 38599) {
+    if (uniffi_a2a_native_uniffi_checksum_method_agentserver_start() != 45982) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_agentserver_stop() != 45113) {

@@ -123,4 +123,26 @@ class SecurityTest {
         val e = assertThrows<A2aException> { AgentServer(agentCard("a", "d"), WhoAmI(), ServerOptions(securityJson = """{"apiKeyz": {}}""")) }
         assertEquals(-32602, e.code)
     }
+
+    @Test
+    fun `bearer tokens name their principals, and a second start is refused`() = test {
+        serving(WhoAmI(), ServerOptions(bearerTokenPrincipals = mapOf("t-ada" to "ada"), bearerTokens = listOf("t-any"))) { server ->
+            val ada = Client.connect(server.url()!!, ClientOptions(bearerToken = "t-ada"))
+            assertEquals("ada", ada.sendText("x").task!!.answer())
+            val any = Client.connect(server.url()!!, ClientOptions(bearerToken = "t-any"))
+            assertEquals("bearer-token", any.sendText("x").task!!.answer())
+            val e = assertThrows<A2aException> { server.start() }
+            assertEquals(-32602, e.code)
+            assertTrue(e.message!!.contains("already running"), e.message)
+        }
+    }
+
+    @Test
+    fun `limits are enforced`() = test {
+        serving(WhoAmI(), ServerOptions(maxBodyBytes = 2000uL)) { server ->
+            val client = Client.connect(server.url()!!)
+            assertEquals("anonymous", client.sendText("x").task!!.answer())
+            assertThrows<A2aException> { client.sendText("x".repeat(5000)) }
+        }
+    }
 }
