@@ -67,11 +67,6 @@ export class RequestContext {
   }
 }
 
-/** `"working"`, `"input-required"`, `"input_required"` or `"TASK_STATE_WORKING"`. */
-function stateName(state) {
-  if (typeof state !== 'string') return String(state);
-  return state.startsWith('TASK_STATE_') ? state : 'TASK_STATE_' + state.toUpperCase().replaceAll('-', '_');
-}
 
 /** `[text, messageJson]` for the sink: a string is one agent text part. */
 function messageArgs(message) {
@@ -107,7 +102,7 @@ export class EventQueue {
   status(state, message) {
     return this.#deliver((call) => {
       const [text, messageJson] = messageArgs(message);
-      return native.sinkStatus(call, stateName(state), text, messageJson);
+      return native.sinkStatus(call, String(state), text, messageJson);
     });
   }
 

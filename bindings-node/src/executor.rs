@@ -309,12 +309,12 @@ impl Sink {
     }
 }
 
-/// A status update for call `callId`; `state` is a ProtoJSON name (`TASK_STATE_WORKING`); the
-/// message is given as text (one agent text part) or as Message JSON.
+/// A status update for call `callId`; `state` as core's table reads it (`TaskState::from_short_name`);
+/// the message is given as text (one agent text part) or as Message JSON.
 #[napi_derive::napi]
 pub fn sink_status(call_id: u32, state: String, text: Option<String>, message_json: Option<String>) -> Result<bool> {
     let sink = &call(call_id)?.sink;
-    let state = TaskState::from_name(&state)
+    let state = TaskState::from_short_name(&state)
         .ok_or_else(|| errors::invalid("state", format!("unknown task state {state:?}")))?;
     let message = agent_message(text, message_json)?;
     sink.deliver(sink.inner.status_event(state, message))

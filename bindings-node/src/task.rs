@@ -7,7 +7,7 @@ use a2a_native::task::state;
 use napi::Result;
 
 fn parse(name: &str) -> Result<TaskState> {
-    TaskState::from_name(name).ok_or_else(|| errors::invalid("state", format!("unknown task state {name:?}")))
+    TaskState::from_short_name(name).ok_or_else(|| errors::invalid("state", format!("unknown task state {name:?}")))
 }
 
 /// Whether a task may move from `from` (`null`: a task being created) to `to`.

@@ -120,6 +120,17 @@ pub fn trim_history(task: &mut Task, history_length: Option<i32>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn task_state_names_in_one_table() {
+        for name in ["TASK_STATE_INPUT_REQUIRED", "input_required", "input-required", "INPUT_REQUIRED"] {
+            assert_eq!(TaskState::from_short_name(name), Some(TaskState::InputRequired), "{name}");
+        }
+        for name in ["", "unspecified", "TASK_STATE_UNSPECIFIED_X", "inputrequired", "done"] {
+            assert_eq!(TaskState::from_short_name(name), None, "{name}");
+        }
+        assert_eq!(TaskState::AuthRequired.short_name(), "auth_required");
+    }
+
     use super::*;
     use serde_json::json;
 

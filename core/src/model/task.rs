@@ -23,6 +23,24 @@ proto_enum! {
     }
 }
 
+impl TaskState {
+    /// The one table of the names the bindings accept for a state: its ProtoJSON name
+    /// (`TASK_STATE_INPUT_REQUIRED`), or its short form in any case with `_` or `-`
+    /// (`input_required`, `input-required`, `INPUT_REQUIRED`). Unspecified is no state to set.
+    pub fn from_short_name(name: &str) -> Option<Self> {
+        if let Some(state) = Self::from_name(name) {
+            return Some(state);
+        }
+        let wire = format!("TASK_STATE_{}", name.to_ascii_uppercase().replace('-', "_"));
+        Self::from_name(&wire).filter(|s| *s != TaskState::Unspecified)
+    }
+
+    /// The short form: `input_required`.
+    pub fn short_name(self) -> String {
+        self.as_str().trim_start_matches("TASK_STATE_").to_ascii_lowercase()
+    }
+}
+
 proto_enum! {
     /// Who sent a message.
     Role {
