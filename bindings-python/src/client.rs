@@ -2,13 +2,13 @@
 //! as awaitables; streams are async iterators over StreamResponse dicts.
 
 use crate::options::Options;
+use crate::runtime::future_into_py;
 use crate::{credentials, errors, models};
 use a2a_native::client::{self as core, ApiKey, Binding, CardCredentials, ClientBuilder, StaticBearer};
 use a2a_native::model;
 use pyo3::exceptions::{PyStopAsyncIteration, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pyo3_async_runtimes::tokio::future_into_py;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -94,10 +94,7 @@ macro_rules! unary {
     ($self:ident, $py:ident, $req:ident : $ty:ty => $call:ident) => {{
         let req: $ty = models::from_py($req)?;
         let client = $self.inner.clone();
-        future_into_py($py, async move {
-            let reply = client.$call(req).await.map_err(errors::to_py)?;
-            Python::attach(|py| models::into_py(py, &reply))
-        })
+        future_into_py($py, async move { client.$call(req).await.map(|r| models::Json::of(&r)).map_err(errors::to_py) })
     }};
 }
 
@@ -173,8 +170,7 @@ impl Client {
     fn get_extended_agent_card<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
         future_into_py(py, async move {
-            let card = client.get_extended_agent_card().await.map_err(errors::to_py)?;
-            Python::attach(|py| models::into_py(py, &card))
+            client.get_extended_agent_card().await.map(|c| models::Json::of(&c)).map_err(errors::to_py)
         })
     }
 
@@ -229,7 +225,7 @@ impl EventStream {
                 None => None,
             };
             match next {
-                Some(Ok(event)) => Python::attach(|py| models::into_py(py, &event)),
+                Some(Ok(event)) => Ok(models::Json::of(&event)),
                 Some(Err(e)) => {
                     *guard = None;
                     Err(errors::to_py(e))
@@ -271,7 +267,7 @@ impl TaskPager {
         future_into_py(py, async move {
             use futures_util::StreamExt;
             match inner.lock().await.next().await {
-                Some(Ok(task)) => Python::attach(|py| models::into_py(py, &task)),
+                Some(Ok(task)) => Ok(models::Json::of(&task)),
                 Some(Err(e)) => Err(errors::to_py(e)),
                 None => Err(PyStopAsyncIteration::new_err(())),
             }

@@ -5,13 +5,16 @@ use a2a_native::client::{CredentialContext, CredentialProvider};
 use a2a_native::error::{A2AError, ErrorKind, Result};
 use async_trait::async_trait;
 use http::header::{HeaderName, HeaderValue};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3_async_runtimes::TaskLocals;
+use std::sync::{Mutex, PoisonError};
+use tokio::sync::oneshot;
 
 pub struct PyCredentials {
     callable: Py<PyAny>,
-    /// The loop an `async` provider runs on; none when the client was made outside one.
-    locals: Option<TaskLocals>,
+    /// The loop an `async` provider runs on, and the `contextvars` context it runs in (the
+    /// client maker's); none when the client was made outside a running loop.
+    event_loop: Option<(Py<PyAny>, Py<PyAny>)>,
 }
 
 impl PyCredentials {
@@ -21,13 +24,17 @@ impl PyCredentials {
                 "credentials must be a callable (method, url) -> dict of headers",
             ));
         }
-        let locals = pyo3_async_runtimes::tokio::get_current_locals(py).ok();
-        Ok(Self { callable, locals })
+        let event_loop = match crate::runtime::asyncio(py)?.call_method0("get_running_loop") {
+            Ok(l) => Some((l.unbind(), py.import("contextvars")?.call_method0("copy_context")?.unbind())),
+            Err(_) => None,
+        };
+        Ok(Self { callable, event_loop })
     }
 }
 
-/// A failure inside the provider: the call is not sent, and the caller sees why.
-fn provider_error(e: PyErr) -> A2AError {
+/// A failure inside the provider: the call is not sent, and the caller sees why. (Formatting a
+/// `PyErr` uses Python: attached only.)
+fn provider_error(e: impl std::fmt::Display) -> A2AError {
     A2AError::new(ErrorKind::Internal, format!("the credentials callable failed: {e}"))
 }
 
@@ -57,29 +64,73 @@ fn to_headers(py: Python<'_>, value: Py<PyAny>) -> Result<Vec<(HeaderName, Heade
         .collect()
 }
 
+/// The Python side of the process is exiting: no provider runs any more.
+fn exiting() -> A2AError {
+    A2AError::new(ErrorKind::Internal, "the credentials callable cannot run: Python is exiting")
+}
+
 #[async_trait]
 impl CredentialProvider for PyCredentials {
     async fn headers(&self, ctx: &CredentialContext<'_>) -> Result<Vec<(HeaderName, HeaderValue)>> {
         let (method, url) = (ctx.method.to_owned(), ctx.url.to_owned());
-        let pending = Python::attach(|py| -> Result<std::result::Result<Py<PyAny>, _>> {
+        // On a runtime thread: Python only through the gate.
+        let pending = crate::runtime::attach(|py| -> Result<std::result::Result<Py<PyAny>, _>> {
             let out = self.callable.call1(py, (method, url)).map_err(provider_error)?;
             if !out.bind(py).hasattr("__await__").unwrap_or(false) {
                 return Ok(Ok(out));
             }
-            let locals = self.locals.as_ref().ok_or_else(|| {
+            let (event_loop, context) = self.event_loop.as_ref().ok_or_else(|| {
                 A2AError::new(
                     ErrorKind::Internal,
                     "an async credentials callable needs a client made inside a running event loop",
                 )
             })?;
-            let fut =
-                pyo3_async_runtimes::into_future_with_locals(locals, out.into_bound(py)).map_err(provider_error)?;
-            Ok(Err(fut))
-        })?;
+            let (tx, rx) = oneshot::channel();
+            let kwargs = pyo3::types::PyDict::new(py);
+            kwargs.set_item(intern!(py, "context"), context).map_err(provider_error)?;
+            let start = wrap_pyfunction!(start, py).map_err(provider_error)?;
+            let done = Awaited(Mutex::new(Some(tx)));
+            event_loop
+                .bind(py)
+                .call_method(intern!(py, "call_soon_threadsafe"), (start, out, done), Some(&kwargs))
+                .map_err(provider_error)?;
+            Ok(Err(rx))
+        })
+        .ok_or_else(exiting)??;
         let value = match pending {
             Ok(value) => value,
-            Err(fut) => fut.await.map_err(provider_error)?,
+            Err(rx) => rx
+                .await
+                .map_err(|_| provider_error("its event loop closed before it finished"))?
+                .map_err(provider_error)?,
         };
-        Python::attach(|py| to_headers(py, value))
+        crate::runtime::attach(|py| to_headers(py, value)).ok_or_else(exiting)?
+    }
+}
+
+/// On the client's loop: awaits the provider's awaitable as a task, reporting to `done`.
+#[pyfunction]
+fn start(awaitable: &Bound<'_, PyAny>, done: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = awaitable.py();
+    let task = crate::runtime::asyncio(py)?.call_method1(intern!(py, "ensure_future"), (awaitable,))?;
+    task.call_method1(intern!(py, "add_done_callback"), (done,))?;
+    Ok(())
+}
+
+/// The provider's headers, or its failure's message.
+type Outcome = std::result::Result<Py<PyAny>, String>;
+
+/// The provider task's done callback: its result (or exception) back to the Rust side.
+#[pyclass(frozen, module = "a2a_native._native")]
+struct Awaited(Mutex<Option<oneshot::Sender<Outcome>>>);
+
+#[pymethods]
+impl Awaited {
+    fn __call__(&self, task: &Bound<'_, PyAny>) {
+        // A failure as its message, made here while attached.
+        let result = task.call_method0(intern!(task.py(), "result")).map(Bound::unbind).map_err(|e| e.to_string());
+        if let Some(tx) = self.0.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = tx.send(result);
+        }
     }
 }

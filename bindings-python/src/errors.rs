@@ -9,9 +9,12 @@ use serde_json::Value;
 
 static FACTORY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// The Python exception for a core error.
+/// The Python exception for a core error. Also made on runtime threads (a failed call), so it
+/// goes through the gate; when Python is exiting, a RuntimeError with the same text, made
+/// without touching Python.
 pub fn to_py(e: A2AError) -> PyErr {
-    Python::attach(|py| build(py, &e).unwrap_or_else(|failed| failed))
+    crate::runtime::attach(|py| build(py, &e).unwrap_or_else(|failed| failed))
+        .unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
 }
 
 fn build(py: Python<'_>, e: &A2AError) -> PyResult<PyErr> {

@@ -6,13 +6,13 @@
 //! task is canceled, or core drops the work, the asyncio task is canceled, so the coroutine
 //! sees `asyncio.CancelledError`. An exception fails the task with its message (core's rule).
 
+use crate::runtime::future_into_py;
 use crate::{errors, models};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
 use a2a_native::model::{Artifact, Message, Part, Role, StreamResponse, TaskState};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString};
-use pyo3_async_runtimes::tokio::future_into_py;
 use std::sync::Mutex;
 use tokio::sync::oneshot;
 
@@ -39,16 +39,21 @@ impl PyExecutor {
     async fn run(&self, method: &str, ctx: RequestContext, sink: core::EventSink) -> Result<(), ExecutorError> {
         let cancelled = ctx.cancelled.clone();
         let (tx, mut rx) = oneshot::channel();
-        let future = Python::attach(|py| -> PyResult<Py<PyAny>> {
-            let start =
-                START.get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_start").map(Bound::unbind))?;
-            let context = context_dict(py, &ctx)?;
-            let events = Py::new(py, EventSink { inner: sink })?;
-            let done = Py::new(py, Completion { tx: Mutex::new(Some(tx)) })?;
-            let args = (self.executor.bind(py), method, context, events, self.event_loop.bind(py), done);
-            Ok(start.bind(py).call1(args)?.unbind())
+        // On a runtime thread: Python only through the gate. (A `PyErr` is formatted there too:
+        // that uses Python.)
+        let future = crate::runtime::attach(|py| {
+            let start = || -> PyResult<Py<PyAny>> {
+                let start = START
+                    .get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_start").map(Bound::unbind))?;
+                let context = context_dict(py, &ctx)?;
+                let events = Py::new(py, EventSink { inner: sink })?;
+                let done = Py::new(py, Completion { tx: Mutex::new(Some(tx)) })?;
+                let args = (self.executor.bind(py), method, context, events, self.event_loop.bind(py), done);
+                Ok(start.bind(py).call1(args)?.unbind())
+            };
+            start().map_err(|e| ExecutorError::new(e.to_string()))
         })
-        .map_err(|e| ExecutorError::new(e.to_string()))?;
+        .unwrap_or_else(|| Err(ExecutorError::new("the Python interpreter is exiting")))?;
         let mut guard = CancelOnDrop(Some(future));
         let watch_cancel = method == "execute";
         let outcome = tokio::select! {
@@ -69,13 +74,14 @@ impl PyExecutor {
     }
 }
 
-/// Cancels the asyncio task (a `concurrent.futures.Future`) unless it finished.
+/// Cancels the asyncio task (a `concurrent.futures.Future`) unless it finished. Dropped on a
+/// runtime thread, perhaps at exit: through the gate (when Python is exiting, the task is too).
 struct CancelOnDrop(Option<Py<PyAny>>);
 
 impl CancelOnDrop {
     fn cancel(&mut self) {
         if let Some(f) = self.0.take() {
-            Python::attach(|py| {
+            crate::runtime::attach(|py| {
                 let _ = f.call_method0(py, "cancel");
             });
         }

@@ -7,9 +7,10 @@
 //! [`logging`] forwards Rust `tracing` events to Python's `logging`. The public, typed API is the
 //! hand-written Python layer in `python/a2a_native/`.
 //!
-//! The one tokio runtime is pyo3-async-runtimes' (the core never creates one). Every call that
-//! waits returns an asyncio awaitable: Rust works on the runtime without the GIL, and Python
-//! executors run as asyncio tasks on the loop that started the server.
+//! The one tokio runtime is [`runtime`]'s (the core never creates one). Every call that waits
+//! returns an asyncio awaitable: Rust works on the runtime without the GIL, and Python executors
+//! run as asyncio tasks on the loop that started the server. Runtime threads use Python only
+//! through [`runtime::attach`], which is closed at exit (the package's `atexit` hook).
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,7 @@ mod logging;
 mod models;
 mod options;
 mod push_verify;
+mod runtime;
 mod security;
 mod server;
 mod signing;
@@ -41,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(signing::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(signing::sign_card, m)?)?;
     m.add_function(wrap_pyfunction!(signing::verify_card, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::shutdown, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

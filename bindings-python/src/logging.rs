@@ -70,7 +70,9 @@ impl<S: Subscriber> Layer<S> for ToLogging {
         let mut text = Text::default();
         event.record(&mut text);
         let name = meta.target().replace("::", ".");
-        Python::attach(|py| {
+        // Events come from any thread, runtime threads included: through the gate (an event
+        // while Python exits is dropped).
+        crate::runtime::attach(|py| {
             let sent = py
                 .import("logging")
                 .and_then(|logging| logging.call_method1("getLogger", (name,)))

@@ -90,6 +90,26 @@ pub fn into_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     Ok(to_py(py, &model::to_value(value))?.unbind())
 }
 
+/// A core model on its way to Python as an awaitable's result: serialized on the runtime
+/// thread, without the GIL, and made a dict only when the awaitable completes (one attach).
+pub struct Json(Value);
+
+impl Json {
+    pub fn of<T: Serialize>(value: &T) -> Self {
+        Json(model::to_value(value))
+    }
+}
+
+impl<'py> IntoPyObject<'py> for Json {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Self::Output> {
+        to_py(py, &self.0)
+    }
+}
+
 /// Reads `value` as the model `type_name` (any of core's `model::dynamic::TYPE_NAMES`) and
 /// returns it in canonical ProtoJSON (defaults dropped, enums by name); raises
 /// `InvalidParamsError` naming the offending field.

@@ -3,12 +3,12 @@
 
 use crate::executor::PyExecutor;
 use crate::options::Options;
+use crate::runtime::future_into_py;
 use crate::{errors, models};
 use a2a_native::server::security::SecuritySpec;
 use a2a_native::server::{ServerConfig, Stores, embedded};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pyo3_async_runtimes::tokio::future_into_py;
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

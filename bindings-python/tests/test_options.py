@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import tempfile
 from typing import Any
@@ -87,6 +88,27 @@ async def test_async_credentials_callable_and_retries() -> None:
 
         with pytest.raises(errors.InternalError, match="vault is sealed"):
             await Client.from_card(client.card, credentials=broken).send("hi")
+
+
+TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("TENANT", default="none")
+
+
+@run
+async def test_async_credentials_run_in_the_client_makers_context_and_fail_with_their_message() -> None:
+    async def credentials(method: str, url: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {TENANT.get()}"}
+
+    async def failing(method: str, url: str) -> dict[str, str]:
+        await asyncio.sleep(0)
+        raise RuntimeError("vault is sealed")
+
+    async with AgentServer(CARD, Echo(), bearer_tokens=["tok-acme"]) as server:
+        TENANT.set("tok-acme")  # seen by the provider: the context the client was made in
+        client = await Client.connect(server.url, credentials=credentials, retries=0, timeout=5)
+        TENANT.set("tok-other")
+        assert (await client.send("hi"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        with pytest.raises(errors.InternalError, match="vault is sealed"):
+            await Client.from_card(client.card, credentials=failing).send("hi")
 
 
 @run

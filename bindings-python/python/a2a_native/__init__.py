@@ -10,7 +10,9 @@
 - :mod:`a2a_native.errors`: :class:`A2AError` and one subclass per spec error (generated)
 """
 
-from . import errors, models, signing
+import atexit
+
+from . import _native, errors, models, signing
 from ._native import __version__, convert, validate
 from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
@@ -42,3 +44,8 @@ __all__ = [
     "validate",
 ]
 __all__ += errors.__all__  # A2AError and its subclasses
+
+# The native runtime's threads are not Python's: one that touches Python while the interpreter
+# finalizes crashes the process. Close their way in (and stop the runtime) while the interpreter
+# is still whole; see bindings-python/src/runtime.rs.
+atexit.register(_native._shutdown)

@@ -11,6 +11,7 @@ __all__ = [
     "PushVerifier",
     "TaskPager",
     "__version__",
+    "_shutdown",
     "canonicalize",
     "convert",
     "error_table",
@@ -29,6 +30,7 @@ def sync_level() -> None: ...
 def canonicalize(value: Any) -> bytes: ...
 def sign_card(card: Any, key: bytes, alg: str, kid: str, jku: str | None = None) -> Any: ...
 def verify_card(card: Any, jwks: Any, algorithms: list[str]) -> str: ...
+def _shutdown() -> None: ...  # registered with atexit by the package
 
 @final
 class EventSink:

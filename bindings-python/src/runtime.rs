@@ -1,0 +1,178 @@
+//! The binding's tokio runtime, and the one gate through which its threads use Python.
+//!
+//! Runtime threads are not Python threads: CPython does not wait for them at exit. One that
+//! attaches while the interpreter finalizes is killed inside Python (`PyThread_exit_thread`
+//! unwinding through Rust: SIGABRT) or trips `Fatal Python error: PyGILState_Release`. So every
+//! use of Python from a runtime thread goes through [`attach`], and the package's `atexit` hook
+//! ([`shutdown`]) closes the gate before the interpreter starts finalizing: it waits for the
+//! threads already inside, and after it nothing gets in. Then it shuts the runtime down.
+//!
+//! [`future_into_py`] is the awaitable every async method returns; it replaces
+//! pyo3-async-runtimes' (which completes futures from runtime threads outside this gate).
+
+use futures_util::FutureExt;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::panic::PanicException;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::{IntoPyObjectExt, intern};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, TryLockError};
+use std::time::Duration;
+use tokio::runtime::{Handle, Runtime};
+use tokio::sync::oneshot;
+
+/// `true` until [`shutdown`]. Runtime threads hold a read lock while they use Python, so the
+/// write lock in `shutdown` waits for them.
+static OPEN: RwLock<bool> = RwLock::new(true);
+/// Built on first use; taken (and shut down) by [`shutdown`].
+static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
+
+/// Runs `f` attached to Python, unless the interpreter is exiting (then `None`).
+pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
+    let _open = open()?;
+    // `try_attach` also refuses a finalizing interpreter that skipped `atexit` (embedding).
+    Python::try_attach(f)
+}
+
+/// The read lock, while Python is open. Only tried, never waited for: a thread holding the GIL
+/// (the loop's, or a runtime thread already inside) must not block on it while `shutdown` waits
+/// for the GIL's holders; and a waiting writer means Python is closing anyway.
+fn open() -> Option<RwLockReadGuard<'static, bool>> {
+    let open = match OPEN.try_read() {
+        Ok(open) => open,
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(TryLockError::WouldBlock) => return None,
+    };
+    if *open { Some(open) } else { None }
+}
+
+/// The error of a call made, or completed, while the interpreter exits. Lazy: building it
+/// touches no Python object.
+pub fn exiting() -> PyErr {
+    PyRuntimeError::new_err("a2a_native is shut down: the Python interpreter is exiting")
+}
+
+fn handle() -> PyResult<Handle> {
+    let mut runtime = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner);
+    // Checked under the runtime's lock, so a runtime is never built after `shutdown` took it.
+    if open().is_none() {
+        return Err(exiting());
+    }
+    if let Some(runtime) = runtime.as_ref() {
+        return Ok(runtime.handle().clone());
+    }
+    let built = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("a2a-native")
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
+    Ok(runtime.insert(built).handle().clone())
+}
+
+/// Closes the gate and stops the runtime; registered with `atexit` by the package, so it runs
+/// while the interpreter is still whole. Idempotent.
+#[pyfunction]
+#[pyo3(name = "_shutdown")]
+pub fn shutdown(py: Python<'_>) {
+    // Without the GIL: a thread inside the gate may be waiting for it.
+    py.detach(|| {
+        *OPEN.write().unwrap_or_else(PoisonError::into_inner) = false;
+        let runtime = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner).take();
+        // Spawned work is dropped at once (nothing of it can reach Python now); blocking work
+        // already running (a file write, a DNS lookup) gets a moment to finish.
+        if let Some(runtime) = runtime {
+            runtime.shutdown_timeout(Duration::from_secs(1));
+        }
+    });
+}
+
+static ASYNCIO: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+static SETTLE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+pub fn asyncio(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    Ok(ASYNCIO.get_or_try_init(py, || py.import("asyncio").map(Bound::unbind))?.bind(py))
+}
+
+/// An asyncio future on the running loop that resolves to `fut`'s output. `fut` runs on the
+/// runtime; canceling the asyncio future drops it.
+pub fn future_into_py<'py, F, T>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    let handle = handle()?;
+    let event_loop = asyncio(py)?.call_method0(intern!(py, "get_running_loop"))?;
+    let py_future = event_loop.call_method0(intern!(py, "create_future"))?;
+    let (cancel, canceled) = oneshot::channel();
+    py_future.call_method1(intern!(py, "add_done_callback"), (OnDone(Mutex::new(Some(cancel))),))?;
+    let (event_loop, future) = (event_loop.unbind(), py_future.clone().unbind());
+    handle.spawn(async move {
+        let outcome = tokio::select! {
+            outcome = AssertUnwindSafe(fut).catch_unwind() => outcome,
+            // Done before `fut` is: canceled. (Our own result arrives after `fut` is.)
+            _ = canceled => return,
+        };
+        let result = outcome.unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            Err(PanicException::new_err(message))
+        });
+        // Waiting for the GIL on a worker would stall the other tasks on it.
+        tokio::task::spawn_blocking(move || {
+            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result));
+        });
+    });
+    Ok(py_future)
+}
+
+/// Hands `result` to the loop's thread (asyncio futures are not thread-safe).
+fn complete<T: for<'a> IntoPyObject<'a>>(
+    py: Python<'_>,
+    event_loop: &Bound<'_, PyAny>,
+    future: &Bound<'_, PyAny>,
+    result: PyResult<T>,
+) {
+    let (ok, value) = match result.and_then(|v| v.into_py_any(py)) {
+        Ok(v) => (true, v),
+        Err(e) => (false, e.into_value(py).into_any()),
+    };
+    let sent = SETTLE
+        .get_or_try_init(py, || wrap_pyfunction!(settle, py).map(|f| f.into_any().unbind()))
+        .and_then(|settle| event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value)));
+    match sent {
+        // The loop is closed: nobody is waiting for this result.
+        Err(e) if e.is_instance_of::<PyRuntimeError>(py) => {}
+        Err(e) => e.print(py),
+        Ok(_) => {}
+    }
+}
+
+/// On the loop: sets the result unless the future was canceled meanwhile.
+#[pyfunction]
+fn settle(future: &Bound<'_, PyAny>, ok: bool, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = future.py();
+    if future.call_method0(intern!(py, "done"))?.is_truthy()? {
+        return Ok(());
+    }
+    let method = if ok { intern!(py, "set_result") } else { intern!(py, "set_exception") };
+    future.call_method1(method, (value,))?;
+    Ok(())
+}
+
+/// The asyncio future's done callback: tells the Rust side it need not go on.
+#[pyclass(frozen, module = "a2a_native._native")]
+struct OnDone(Mutex<Option<oneshot::Sender<()>>>);
+
+#[pymethods]
+impl OnDone {
+    fn __call__(&self, _future: &Bound<'_, PyAny>) {
+        if let Some(tx) = self.0.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = tx.send(());
+        }
+    }
+}

@@ -1,0 +1,112 @@
+"""Exit: a script exits cleanly whatever the native runtime's threads are doing when the
+interpreter finalizes. (A runtime thread that touched Python then killed the process: SIGABRT,
+SIGSEGV or "Fatal Python error: PyGILState_Release", about 1 run in 5 with 4 run at once.)
+
+Each script runs many times, several at once: the race needs a busy machine to show."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+# Exits with the runtime busy: requests in flight, streams open, the server never stopped, and
+# tracing events forwarded to `logging` throughout.
+MID_FLIGHT = """
+import asyncio, logging
+from a2a_native import AgentExecutor, AgentServer, Client, EventQueue, RequestContext
+
+class Slow(AgentExecutor):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        await events.working()
+        for i in range(1000):
+            await events.artifact(f"chunk {i}", artifact_id="a", append=i > 0)
+            await asyncio.sleep(0.001)
+        await events.complete()
+
+CARD = {"name": "slow", "description": "slow", "version": "1.0.0", "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "S", "description": "s", "tags": ["s"]}]}
+
+async def consume(client: Client) -> None:
+    async for _ in client.stream("go"):
+        pass
+
+async def main() -> None:
+    logging.basicConfig(level=logging.DEBUG)
+    server = AgentServer(CARD, Slow())
+    await server.start()
+    client = await Client.connect(server.url)
+    for _ in range(8):
+        asyncio.ensure_future(consume(client))
+        asyncio.ensure_future(client.send("go"))
+    await asyncio.sleep(0.2)
+
+asyncio.run(main())
+"""
+
+# After the exit hook, calls fail at once instead of waiting for a runtime that is gone.
+AFTER_SHUTDOWN = """
+import asyncio
+from a2a_native import Client, _native
+
+_native._shutdown()
+_native._shutdown()
+try:
+    asyncio.run(Client.connect("http://127.0.0.1:9"))
+except RuntimeError as e:
+    print(e)
+"""
+
+
+def quick_start() -> str:
+    """The README's quick start (its first Python block), as a script."""
+    block = re.search(r"```python\n(.*?)```", README.read_text(), re.S)
+    assert block and "asyncio.run(main())" in block.group(1), "README.md: no runnable quick start"
+    return block.group(1)
+
+
+def run(script: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+
+
+def failures(script: Path, runs: int, parallel: int = 4) -> list[str]:
+    """How the runs that did not exit cleanly ended."""
+
+    def one(_: int) -> str | None:
+        try:
+            p = run(script)
+        except subprocess.TimeoutExpired:
+            return "timed out"
+        if p.returncode != 0 or "Fatal Python error" in p.stderr:
+            return f"exit status {p.returncode}: {p.stderr[-2000:]}"
+        return None
+
+    with ThreadPoolExecutor(parallel) as pool:
+        return [f for f in pool.map(one, range(runs)) if f is not None]
+
+
+def test_readme_quick_start_exits_cleanly(tmp_path: Path) -> None:
+    script = tmp_path / "quick_start.py"
+    script.write_text(quick_start())
+    failed = failures(script, 32)
+    assert not failed, f"{len(failed)} of 32 runs failed; the first: {failed[0]}"
+
+
+def test_exit_mid_flight_is_clean(tmp_path: Path) -> None:
+    script = tmp_path / "mid_flight.py"
+    script.write_text(MID_FLIGHT)
+    failed = failures(script, 16)
+    assert not failed, f"{len(failed)} of 16 runs failed; the first: {failed[0]}"
+
+
+def test_calls_after_shutdown_fail_at_once(tmp_path: Path) -> None:
+    script = tmp_path / "after_shutdown.py"
+    script.write_text(AFTER_SHUTDOWN)
+    p = run(script)
+    assert p.returncode == 0, p.stderr
+    assert "the Python interpreter is exiting" in p.stdout
