@@ -27,11 +27,6 @@ fn build(py: Python<'_>, e: &A2AError) -> PyResult<PyErr> {
     Ok(PyErr::from_value(exc))
 }
 
-/// An I/O failure of the server (bind, serve), as core's Transport error.
-pub fn io(e: std::io::Error) -> PyErr {
-    to_py(A2AError::new(a2a_native::ErrorKind::Transport, e.to_string()))
-}
-
 /// Core's error table: `(name, code, reason, http_status, grpc_status, default_message)` rows.
 #[pyfunction]
 pub fn error_table() -> Vec<(&'static str, i32, &'static str, u16, &'static str, &'static str)> {

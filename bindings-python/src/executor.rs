@@ -145,9 +145,10 @@ fn parts(p: &Bound<'_, PyAny>) -> PyResult<Vec<Part>> {
     }
 }
 
+/// By core's one table of state names (`TaskState::from_short_name`).
 fn state(name: &str) -> PyResult<TaskState> {
-    serde_json::from_value(serde_json::Value::String(name.to_owned()))
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("unknown task state {name:?}: {e}")))
+    TaskState::from_short_name(name)
+        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown task state {name:?}")))
 }
 
 /// Core's event sink: every method returns an awaitable.

@@ -266,3 +266,27 @@ async def test_tasks_belong_to_the_principal_that_made_them() -> None:
             await bob.get_task(task["id"])
         assert (await bob.list_tasks()).get("tasks", []) == []
         assert [t["id"] for t in (await ada.list_tasks())["tasks"]] == [task["id"]]
+
+
+def test_import_star_does_not_shadow_the_builtin_timeout_error() -> None:
+    scope: dict[str, Any] = {}
+    exec("from a2a_native import *", scope)
+    assert "TimeoutError" not in scope
+    assert scope["A2ATimeoutError"] is errors.A2ATimeoutError
+    assert errors.A2ATimeoutError.name == "TimeoutError" and errors.A2ATimeoutError.code == -31504
+    assert errors.TimeoutError is errors.A2ATimeoutError  # the spec's name, as an alias
+
+
+@run
+async def test_a_second_start_is_refused_not_raced() -> None:
+    server = AgentServer(CARD, Echo())
+    first, second = await asyncio.gather(server.start(), server.start(), return_exceptions=True)
+    try:
+        ports = [r for r in (first, second) if isinstance(r, int)]
+        refused = [r for r in (first, second) if isinstance(r, errors.A2AError)]
+        assert len(ports) == 1 and len(refused) == 1, (first, second)
+        assert "already running" in str(refused[0])
+        assert server.port == ports[0]
+    finally:
+        await server.stop()
+    assert not server.running

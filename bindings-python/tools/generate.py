@@ -15,6 +15,7 @@ file is out of date.
 from __future__ import annotations
 
 import argparse
+import builtins
 import re
 import sys
 from pathlib import Path
@@ -164,12 +165,15 @@ def render_errors(rows) -> str:
         '        return f"{type(self).__name__}(code={self.code}, message={self.message!r})"',
         "",
     ]
-    names = []
+    names = []  # (spec name, Python class name)
     for kind, name, code, http, grpc, reason, msg in rows:
-        names.append(name)
+        # A spec name that is also a Python built-in (TimeoutError) gets the A2A prefix, so that
+        # `from a2a_native import *` never shadows the built-in.
+        cls = f"A2A{name}" if hasattr(builtins, name) else name
+        names.append((name, cls))
         out += [
             "",
-            f"class {name}(A2AError):",
+            f"class {cls}(A2AError):",
             f'    """{msg} ({code}, {reason})."""',
             "",
             f"    code: ClassVar[int] = {code}",
@@ -182,8 +186,11 @@ def render_errors(rows) -> str:
     out += [
         "",
         "_BY_NAME: dict[str, type[A2AError]] = {",
-        *[f'    "{n}": {n},' for n in names],
+        *[f'    "{n}": {c},' for n, c in names],
         "}",
+        "",
+        "# The spec's names of the prefixed classes, as aliases (not exported by `import *`).",
+        *[f"{n} = {c}  # noqa: A001" for n, c in names if n != c],
         "",
         "",
         "def _from_native(",
@@ -195,7 +202,7 @@ def render_errors(rows) -> str:
         "",
         "__all__ = [",
         '    "A2AError",',
-        *[f'    "{n}",' for n in names],
+        *[f'    "{c}",' for _, c in names],
         "]",
     ]
     return "\n".join(out) + "\n"

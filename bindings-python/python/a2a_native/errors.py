@@ -213,7 +213,7 @@ class TransportError(A2AError):
     default_message: ClassVar[str] = "The agent could not be reached"
 
 
-class TimeoutError(A2AError):
+class A2ATimeoutError(A2AError):
     """The agent did not answer in time (-31504, TIMEOUT)."""
 
     code: ClassVar[int] = -31504
@@ -242,8 +242,11 @@ _BY_NAME: dict[str, type[A2AError]] = {
     "PermissionDeniedError": PermissionDeniedError,
     "UnavailableError": UnavailableError,
     "TransportError": TransportError,
-    "TimeoutError": TimeoutError,
+    "TimeoutError": A2ATimeoutError,
 }
+
+# The spec's names of the prefixed classes, as aliases (not exported by `import *`).
+TimeoutError = A2ATimeoutError  # noqa: A001
 
 
 def _from_native(
@@ -273,5 +276,5 @@ __all__ = [
     "PermissionDeniedError",
     "UnavailableError",
     "TransportError",
-    "TimeoutError",
+    "A2ATimeoutError",
 ]

@@ -80,9 +80,9 @@ class EventQueue:
         return self._sink.context_id
 
     async def status(self, state: StateName, message: str | Message | None = None) -> None:
-        """A new status (``"working"`` or ``"TASK_STATE_WORKING"``), with an optional message."""
-        name = state if state.startswith("TASK_STATE_") else "TASK_STATE_" + state.upper()
-        await _settled(self._sink.status(name, message))
+        """A new status (``"working"`` or ``"TASK_STATE_WORKING"``; core's one table of state
+        names reads it), with an optional message."""
+        await _settled(self._sink.status(state, message))
 
     async def working(self, message: str | Message | None = None) -> None:
         await self.status("working", message)
