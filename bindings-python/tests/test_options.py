@@ -290,3 +290,10 @@ async def test_a_second_start_is_refused_not_raced() -> None:
     finally:
         await server.stop()
     assert not server.running
+
+
+def test_a_bad_store_is_refused_when_the_server_is_made() -> None:
+    # Not at start, as an InternalError: at once, naming the option.
+    for store in ("sqlite:/no/such/dir/agent.db", "mongodb://x", "postgres"):
+        with pytest.raises(errors.InvalidParamsError, match="store"):
+            AgentServer(CARD, Echo(), store=store)

@@ -141,6 +141,7 @@ fn already() -> A2AError {
 impl HostedServer {
     /// Checks the card and the options now; the interfaces are filled in once the port is known.
     pub fn new(card: Value, options: ServerOptions) -> Result<Self> {
+        Stores::check(options.store())?;
         embedded::check(&card, options.extended_card.as_ref(), &options.security)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }
@@ -258,5 +259,23 @@ mod tests {
         assert_eq!(list.security.bearer_tokens.get("t").map(String::as_str), Some("bearer-token"));
         let e = ServerOptions::from_value(json!({"limits": {"blockingTimeout": -1}})).unwrap_err();
         assert!(e.message.contains("blockingTimeout"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_bad_store_is_refused_when_the_server_is_made() {
+        let card = json!({"name": "a", "description": "d", "version": "1", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]});
+        for store in ["sqlite:/no/such/dir/a.db", "sqlite:", "mongo://x", "memroy"] {
+            let options = ServerOptions { store: Some(store.into()), ..Default::default() };
+            let Err(e) = HostedServer::new(card.clone(), options) else { panic!("{store} accepted") };
+            assert_eq!(e.kind, ErrorKind::InvalidParams, "{store}");
+            assert_eq!(e.violations[0].field, "store", "{store}");
+        }
+        let dir = std::env::temp_dir().join("a.db");
+        for store in ["memory".to_owned(), format!("sqlite:{}", dir.display()), "sqlite:relative.db".into()] {
+            let options = ServerOptions { store: Some(store.clone()), ..Default::default() };
+            HostedServer::new(card.clone(), options).unwrap_or_else(|e| panic!("{store}: {e}"));
+        }
     }
 }

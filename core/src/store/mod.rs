@@ -13,7 +13,7 @@
 //! it never hides a task that matches). Page tokens are opaque cursors: the sort key of the last
 //! task returned, so pages stay stable while tasks are added or removed.
 
-use crate::error::{A2AError, ErrorKind, Result};
+use crate::error::{A2AError, Result};
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
 };
@@ -485,29 +485,65 @@ impl Stores {
     /// The stores a spec names: `memory`, `sqlite:PATH`, `postgres:URL` (or a bare
     /// `postgres://…` / `postgresql://…` URL), as `a2a serve --store` and the bindings take it.
     pub async fn open(spec: &str) -> Result<Self> {
-        if spec == "memory" {
-            return Ok(Self::memory());
-        }
-        #[cfg(feature = "sqlite")]
-        if let Some(path) = spec.strip_prefix("sqlite:") {
-            let store = std::sync::Arc::new(crate::store::SqliteStore::open(path).await?);
-            return Ok(Self { tasks: store.clone(), push: store });
-        }
-        #[cfg(feature = "postgres")]
-        {
-            let url = if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-                Some(spec)
-            } else {
-                spec.strip_prefix("postgres:")
-            };
-            if let Some(url) = url {
+        match StoreSpec::parse(spec)? {
+            StoreSpec::Memory => Ok(Self::memory()),
+            #[cfg(feature = "sqlite")]
+            StoreSpec::Sqlite(path) => {
+                let store = std::sync::Arc::new(crate::store::SqliteStore::open(path).await?);
+                Ok(Self { tasks: store.clone(), push: store })
+            }
+            #[cfg(feature = "postgres")]
+            StoreSpec::Postgres(url) => {
                 let store = std::sync::Arc::new(crate::store::PostgresStore::connect(url).await?);
-                return Ok(Self { tasks: store.clone(), push: store });
+                Ok(Self { tasks: store.clone(), push: store })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Err(A2AError::invalid_field("store", format!("{spec:?}: this build has no such store"))),
+        }
+    }
+
+    /// Checks a spec without opening anything (a server refuses a bad one when it is made,
+    /// not when it starts): its form, and for SQLite that the file's directory exists.
+    pub fn check(spec: &str) -> Result<()> {
+        let bad = |why: String| A2AError::invalid_field("store", why);
+        if let StoreSpec::Sqlite(path) = StoreSpec::parse(spec)? {
+            let dir = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty());
+            if path.is_empty() || path.ends_with('/') {
+                return Err(bad(format!("{spec:?}: sqlite:PATH needs a file path")));
+            }
+            if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+                return Err(bad(format!("{spec:?}: the directory {} does not exist", dir.display())));
             }
         }
-        Err(A2AError::new(
-            ErrorKind::InvalidParams,
-            format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL (as built)"),
+        StoreSpec::parse(spec).map(|_| ())
+    }
+}
+
+/// A store spec, read.
+enum StoreSpec<'a> {
+    Memory,
+    Sqlite(&'a str),
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Postgres(&'a str),
+}
+
+impl<'a> StoreSpec<'a> {
+    fn parse(spec: &'a str) -> Result<Self> {
+        if spec == "memory" {
+            return Ok(Self::Memory);
+        }
+        if let Some(path) = spec.strip_prefix("sqlite:") {
+            return Ok(Self::Sqlite(path));
+        }
+        if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+            return Ok(Self::Postgres(spec));
+        }
+        if let Some(url) = spec.strip_prefix("postgres:") {
+            return Ok(Self::Postgres(url));
+        }
+        Err(A2AError::invalid_field(
+            "store",
+            format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL"),
         ))
     }
 }
