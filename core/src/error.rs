@@ -66,6 +66,25 @@ macro_rules! table {
     };
 }
 
+/// [`ERROR_TABLE`] as JSON, the form the bindings' generators read (`core/error-table.json`,
+/// kept current by a core test): one object per row, in table order.
+pub fn table_json() -> serde_json::Value {
+    ERROR_TABLE
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "kind": format!("{:?}", r.kind),
+                "name": r.name,
+                "jsonrpcCode": r.jsonrpc_code,
+                "httpStatus": r.http_status,
+                "grpcStatus": r.grpc_status,
+                "reason": r.reason,
+                "defaultMessage": r.default_message,
+            })
+        })
+        .collect()
+}
+
 // Transport / Timeout are the client's own failures: no peer ever sends them, but the bindings
 // expose `.code`, so they get codes beside the auth ones, outside the JSON-RPC reserved range.
 // Unauthenticated / PermissionDenied have no JSON-RPC code in the spec; they normally never reach
