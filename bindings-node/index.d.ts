@@ -173,14 +173,16 @@ export declare class AgentServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** Read by core's `ClientOptions`, strictly: an unknown or mistyped option is refused
+ * (InvalidParamsError naming it), as in every binding. */
 export interface ClientOptions {
   /** Sent as `Authorization: Bearer …`. */
   bearerToken?: string;
   /** `[headerName, value]`. */
   apiKey?: [string, string];
   /** Extra headers on every request. */
-  headers?: Record<string, string>;
-  /** Per-request timeout in milliseconds. */
+  headers?: Record<string, string> | [string, string][];
+  /** Per-request timeout in seconds (as in every binding). */
   timeout?: number;
   /** "JSONRPC" (default) or "HTTP+JSON". */
   binding?: 'JSONRPC' | 'HTTP+JSON';
@@ -197,6 +199,10 @@ export interface ClientOptions {
   caCert?: string;
   /** A client certificate and its key (PEM text) for agents that require mutual TLS. */
   clientIdentity?: string;
+  /** Whether an agent that only speaks A2A 0.3 may be used, through 0.3 (default true). */
+  allowV03?: boolean;
+  /** Extension URIs asked for on every call (`A2A-Extensions`). */
+  extensions?: string[];
 }
 
 export interface SendOptions {
@@ -235,6 +241,8 @@ export declare class Client {
   subscribe(taskId: string): EventStream;
   getTask(taskId: string, options?: { historyLength?: number }): Promise<Task>;
   listTasks(request?: ListTasksRequest): Promise<ListTasksResponse>;
+  /** Every task ListTasks finds, page after page. */
+  listAllTasks(request?: ListTasksRequest): AsyncIterable<Task>;
   cancel(taskId: string, options?: { metadata?: { [key: string]: unknown } }): Promise<Task>;
   createPushConfig(config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
   getPushConfig(taskId: string, configId: string): Promise<TaskPushNotificationConfig>;

@@ -25,9 +25,9 @@ export declare class AgentServer {
 
 export declare class Client {
   /** Resolves the agent card at `url` and picks an interface. */
-  static connect(url: string, options?: ClientOptions | undefined | null): Promise<Client>
+  static connect(url: string, optionsJson?: string | undefined | null): Promise<Client>
   /** A client for an agent card (JSON), without network access. */
-  static fromCard(cardJson: string, options?: ClientOptions | undefined | null): Client
+  static fromCard(cardJson: string, optionsJson?: string | undefined | null): Client
   /** The agent card, as JSON. */
   get card(): string
   get url(): string
@@ -71,35 +71,6 @@ export declare function canonicalize(jsonText: string): string
 
 /** Whether a task may move from `from` (`null`: a task being created) to `to`. */
 export declare function canTransition(from: string | undefined | null, to: string): boolean
-
-/** How to reach and authenticate to an agent (all optional). */
-export interface ClientOptions {
-  /** Sent as `Authorization: Bearer …`. */
-  bearerToken?: string
-  /** `[headerName, value]`. */
-  apiKey?: Array<string>
-  /** Extra headers on every request. */
-  headers?: Array<Array<string>>
-  /** Per-request timeout in milliseconds. */
-  timeoutMs?: number
-  /** "JSONRPC" (default) or "HTTP+JSON". */
-  binding?: string
-  /** Retries of idempotent calls on connection errors and 502/503/504 (default 2). */
-  retries?: number
-  /** How often a dropped stream is resubscribed. */
-  streamReconnects?: number
-  /**
-   * Secrets used the way the agent card asks, per call: a bearer token, an API key (sent
-   * where the card says), OAuth 2.0 client credentials `[clientId, clientSecret]`.
-   */
-  cardBearerToken?: string
-  cardApiKey?: string
-  clientCredentials?: Array<string>
-  /** A CA certificate (PEM text) to trust besides the system's. */
-  caCert?: string
-  /** A client certificate and its key (PEM text) for agents that require mutual TLS. */
-  clientIdentity?: string
-}
 
 /** One row of core's error table. */
 export interface ErrorRow {

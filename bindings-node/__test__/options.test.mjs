@@ -45,3 +45,28 @@ test('limits are enforced and the extended card is served', async () => {
     await server.close();
   }
 });
+
+test('allowV03, extensions and timeout (seconds) are client options; listAllTasks pages', async () => {
+  const seen = [];
+  const agent = {
+    async execute(context, events) {
+      seen.push(context.extensions);
+      await events.complete();
+    },
+  };
+  const card = { ...CARD, capabilities: { ...CARD.capabilities, extensions: [{ uri: 'urn:ext:a' }] } };
+  const server = new AgentServer(card, agent);
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url, { allowV03: false, extensions: ['urn:ext:a'], timeout: 5 });
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await client.send(`t${i}`)).task.id);
+    assert.deepEqual(seen[0], ['urn:ext:a'], 'the extension reached the executor');
+    const all = [];
+    for await (const task of client.listAllTasks({ pageSize: 2 })) all.push(task.id);
+    assert.equal(all.length, 5);
+    assert.deepEqual(new Set(all), new Set(ids));
+  } finally {
+    await server.close();
+  }
+});

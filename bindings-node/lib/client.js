@@ -1,7 +1,6 @@
 // An A2A client on the Rust core: card resolution, JSON-RPC or HTTP+JSON (1.0, or 0.3 for
 // agents that only speak it), streams as async iterables, credentials.
 import { randomUUID } from 'node:crypto';
-import { InvalidParamsError } from '../errors.js';
 import { call, fromNative, json, native, settle } from './native.js';
 
 /** A user message with a fresh id: a string becomes one text part. */
@@ -26,34 +25,9 @@ function sendRequest(message, { taskId, contextId, configuration, metadata } = {
   return req;
 }
 
-const CLIENT_OPTIONS = new Set([
-  'bearerToken', 'apiKey', 'headers', 'timeout', 'binding', 'retries', 'streamReconnects',
-  'cardBearerToken', 'cardApiKey', 'clientCredentials', 'caCert', 'clientIdentity',
-]);
-
-function nativeOptions(options = {}) {
-  // A mistyped option fails loudly (as the server's do), instead of silently doing nothing.
-  for (const key of Object.keys(options ?? {})) {
-    if (!CLIENT_OPTIONS.has(key)) throw new InvalidParamsError(`unknown client option ${JSON.stringify(key)}`);
-  }
-  const {
-    bearerToken, apiKey, headers, timeout, binding, retries, streamReconnects,
-    cardBearerToken, cardApiKey, clientCredentials, caCert, clientIdentity,
-  } = options ?? {};
-  const o = {};
-  if (retries !== undefined) o.retries = Number(retries);
-  if (streamReconnects !== undefined) o.streamReconnects = Number(streamReconnects);
-  if (cardBearerToken !== undefined) o.cardBearerToken = String(cardBearerToken);
-  if (cardApiKey !== undefined) o.cardApiKey = String(cardApiKey);
-  if (clientCredentials !== undefined) o.clientCredentials = [String(clientCredentials[0]), String(clientCredentials[1])];
-  if (caCert !== undefined) o.caCert = String(caCert);
-  if (clientIdentity !== undefined) o.clientIdentity = String(clientIdentity);
-  if (bearerToken !== undefined) o.bearerToken = String(bearerToken);
-  if (apiKey !== undefined) o.apiKey = [String(apiKey[0]), String(apiKey[1])];
-  if (headers !== undefined) o.headers = Object.entries(headers).map(([k, v]) => [k, String(v)]);
-  if (timeout !== undefined) o.timeoutMs = Number(timeout);
-  if (binding !== undefined) o.binding = String(binding);
-  return o;
+// Every option is read by core's ClientOptions, strictly: a mistyped one is refused, naming it.
+function nativeOptions(options) {
+  return json(options ?? {}, 'options');
 }
 
 /**
@@ -113,8 +87,9 @@ export class Client {
   }
 
   /**
-   * Resolves the agent card at `url` and picks an interface. Options: `bearerToken`,
-   * `apiKey: [headerName, value]`, `headers`, `timeout` (ms), `binding` ("JSONRPC" | "HTTP+JSON").
+   * Resolves the agent card at `url` and picks an interface. Options (core's `ClientOptions`):
+   * `bearerToken`, `apiKey: [headerName, value]`, `headers`, `timeout` (seconds), `binding`
+   * ("JSONRPC" | "HTTP+JSON"), `retries`, `streamReconnects`, `allowV03`, `extensions`, ...
    */
   static async connect(url, options) {
     return new Client(await settle(native.Client.connect(String(url), nativeOptions(options))));
@@ -168,6 +143,16 @@ export class Client {
 
   listTasks(request = {}) {
     return this.#unary('listTasks', request, 'request');
+  }
+
+  /** Every task ListTasks finds, page after page (`for await (const task of client.listAllTasks())`). */
+  async *listAllTasks(request = {}) {
+    let pageToken = request.pageToken;
+    do {
+      const page = await this.listTasks({ ...request, pageToken });
+      yield* page.tasks ?? [];
+      pageToken = page.nextPageToken;
+    } while (pageToken);
   }
 
   cancel(taskId, { metadata } = {}) {

@@ -2,103 +2,18 @@
 //! Promises; streams are [`EventStream`]s that the JS layer makes async iterables.
 
 use crate::{errors, models};
-use a2a_native::client::{self as core, ApiKey, Binding, ClientBuilder, StaticBearer};
+use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::model;
 use napi::Result;
-use std::sync::Arc;
-use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// How to reach and authenticate to an agent (all optional).
-#[napi_derive::napi(object)]
-#[derive(Default)]
-pub struct ClientOptions {
-    /// Sent as `Authorization: Bearer …`.
-    pub bearer_token: Option<String>,
-    /// `[headerName, value]`.
-    pub api_key: Option<Vec<String>>,
-    /// Extra headers on every request.
-    pub headers: Option<Vec<Vec<String>>>,
-    /// Per-request timeout in milliseconds.
-    pub timeout_ms: Option<f64>,
-    /// "JSONRPC" (default) or "HTTP+JSON".
-    pub binding: Option<String>,
-    /// Retries of idempotent calls on connection errors and 502/503/504 (default 2).
-    pub retries: Option<u32>,
-    /// How often a dropped stream is resubscribed.
-    pub stream_reconnects: Option<u32>,
-    /// Secrets used the way the agent card asks, per call: a bearer token, an API key (sent
-    /// where the card says), OAuth 2.0 client credentials `[clientId, clientSecret]`.
-    pub card_bearer_token: Option<String>,
-    pub card_api_key: Option<String>,
-    pub client_credentials: Option<Vec<String>>,
-    /// A CA certificate (PEM text) to trust besides the system's.
-    pub ca_cert: Option<String>,
-    /// A client certificate and its key (PEM text) for agents that require mutual TLS.
-    pub client_identity: Option<String>,
-}
-
-fn pair(v: Vec<String>, field: &str) -> Result<(String, String)> {
-    match <[String; 2]>::try_from(v) {
-        Ok([name, value]) => Ok((name, value)),
-        Err(_) => Err(errors::invalid(field, "expected [name, value]")),
-    }
-}
-
-fn builder(options: Option<ClientOptions>) -> Result<ClientBuilder> {
-    let o = options.unwrap_or_default();
-    let mut b = core::Client::builder();
-    if let Some(token) = o.bearer_token {
-        b = b.credentials(Arc::new(StaticBearer::new(token)));
-    }
-    if let Some(key) = o.api_key {
-        let (name, value) = pair(key, "apiKey")?;
-        b = b.credentials(Arc::new(ApiKey::header(name, value)));
-    }
-    for h in o.headers.unwrap_or_default() {
-        let (name, value) = pair(h, "headers")?;
-        b = b.header(name, value);
-    }
-    if let Some(ms) = o.timeout_ms {
-        let t = Duration::try_from_secs_f64(ms / 1000.0).map_err(|e| errors::invalid("timeout", e.to_string()))?;
-        b = b.timeout(t);
-    }
-    if let Some(name) = o.binding {
-        let binding =
-            Binding::from_name(&name).ok_or_else(|| errors::invalid("binding", format!("unknown binding {name:?}")))?;
-        b = b.preferred_binding(binding);
-    }
-    if let Some(n) = o.retries {
-        b = b.max_retries(n);
-    }
-    if let Some(n) = o.stream_reconnects {
-        b = b.stream_reconnects(n);
-    }
-    if o.card_bearer_token.is_some() || o.card_api_key.is_some() || o.client_credentials.is_some() {
-        let mut c = core::CardCredentials::new();
-        if let Some(t) = o.card_bearer_token {
-            c = c.with_bearer_token(t);
-        }
-        if let Some(k) = o.card_api_key {
-            c = c.with_api_key(k);
-        }
-        if let Some(pair_) = o.client_credentials {
-            let (id, secret) = pair(pair_, "clientCredentials")?;
-            c = c.with_client_credentials(id, secret);
-        }
-        b = b.credentials(Arc::new(c));
-    }
-    if let Some(pem) = o.ca_cert {
-        let cert =
-            reqwest::Certificate::from_pem(pem.as_bytes()).map_err(|e| errors::invalid("caCert", e.to_string()))?;
-        b = b.tls_root(cert);
-    }
-    if let Some(pem) = o.client_identity {
-        let id = reqwest::Identity::from_pem(pem.as_bytes())
-            .map_err(|e| errors::invalid("clientIdentity", e.to_string()))?;
-        b = b.tls_identity(id);
-    }
-    Ok(b)
+/// The builder core's `ClientOptions` (JSON, read strictly there) describe.
+fn builder(options_json: Option<String>) -> Result<ClientBuilder> {
+    let value = match options_json {
+        Some(text) => serde_json::from_str(&text).map_err(|e| errors::to_js(e.into()))?,
+        None => serde_json::json!({}),
+    };
+    ClientOptions::from_value(value).and_then(|o| o.builder()).map_err(errors::to_js)
 }
 
 #[napi_derive::napi]
@@ -119,16 +34,16 @@ macro_rules! unary {
 impl Client {
     /// Resolves the agent card at `url` and picks an interface.
     #[napi(factory)]
-    pub async fn connect(url: String, options: Option<ClientOptions>) -> Result<Client> {
-        let inner = builder(options)?.connect(&url).await.map_err(errors::to_js)?;
+    pub async fn connect(url: String, options_json: Option<String>) -> Result<Client> {
+        let inner = builder(options_json)?.connect(&url).await.map_err(errors::to_js)?;
         Ok(Client { inner })
     }
 
     /// A client for an agent card (JSON), without network access.
     #[napi(factory)]
-    pub fn from_card(card_json: String, options: Option<ClientOptions>) -> Result<Client> {
+    pub fn from_card(card_json: String, options_json: Option<String>) -> Result<Client> {
         let card = models::parse(&card_json)?;
-        let inner = builder(options)?.from_card(card).map_err(errors::to_js)?;
+        let inner = builder(options_json)?.from_card(card).map_err(errors::to_js)?;
         Ok(Client { inner })
     }
 

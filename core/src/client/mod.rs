@@ -26,6 +26,7 @@
 pub mod card;
 pub mod credentials;
 pub mod oauth;
+pub mod options;
 pub mod push_verify;
 pub mod retry;
 pub mod stream;
@@ -35,6 +36,7 @@ pub use crate::auth::fetch_jwks;
 pub use card::CardCache;
 pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer};
 pub use oauth::{CardCredentials, ClientCredentials};
+pub use options::ClientOptions;
 pub use push_verify::{PushVerifier, VerifiedPush};
 pub use retry::RetryPolicy;
 pub use stream::EventStream;

@@ -1,0 +1,165 @@
+//! A client's options in one strict JSON form, read the same in every language (an unknown or
+//! mistyped option is refused, naming it), and the [`ClientBuilder`] they describe.
+//!
+//! ```json
+//! {"bearerToken": "…", "apiKey": ["X-API-Key", "…"], "headers": [["x-trace", "1"]],
+//!  "timeout": 30, "binding": "HTTP+JSON", "retries": 2, "streamReconnects": 5,
+//!  "cardBearerToken": "…", "cardApiKey": "…", "clientCredentials": ["id", "secret"],
+//!  "caCert": "-----BEGIN CERTIFICATE-----…", "clientIdentity": "-----BEGIN …",
+//!  "allowV03": true, "extensions": ["https://example.com/ext/v1"]}
+//! ```
+//! `timeout` is in seconds, in every language. `headers` may also be an object.
+
+use super::{ApiKey, Binding, CardCredentials, Client, ClientBuilder, StaticBearer};
+use crate::error::{A2AError, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// See the module's doc.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClientOptions {
+    #[serde(default, alias = "bearer_token")]
+    pub bearer_token: Option<String>,
+    /// `[header name, value]`.
+    #[serde(default, alias = "api_key")]
+    pub api_key: Option<(String, String)>,
+    #[serde(default)]
+    pub headers: Option<Headers>,
+    /// Seconds.
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// `JSONRPC` (default) or `HTTP+JSON`.
+    #[serde(default)]
+    pub binding: Option<String>,
+    #[serde(default)]
+    pub retries: Option<u32>,
+    #[serde(default, alias = "stream_reconnects")]
+    pub stream_reconnects: Option<u32>,
+    #[serde(default, alias = "card_bearer_token")]
+    pub card_bearer_token: Option<String>,
+    #[serde(default, alias = "card_api_key")]
+    pub card_api_key: Option<String>,
+    /// `[client id, client secret]`.
+    #[serde(default, alias = "client_credentials")]
+    pub client_credentials: Option<(String, String)>,
+    /// A CA certificate (PEM) to trust besides the system's.
+    #[serde(default, alias = "ca_cert")]
+    pub ca_cert: Option<String>,
+    /// A client certificate and its key (PEM), for mutual TLS.
+    #[serde(default, alias = "client_identity")]
+    pub client_identity: Option<String>,
+    #[serde(default, alias = "allow_v03")]
+    pub allow_v03: Option<bool>,
+    #[serde(default)]
+    pub extensions: Option<Vec<String>>,
+}
+
+/// Extra headers: `[[name, value], …]` or `{name: value}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Headers {
+    Pairs(Vec<(String, String)>),
+    Map(BTreeMap<String, String>),
+}
+
+impl ClientOptions {
+    /// Reads the JSON form; InvalidParams naming what is wrong (an unknown key included).
+    pub fn from_value(value: serde_json::Value) -> Result<Self> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            A2AError::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
+        })
+    }
+
+    /// The builder these options describe (a binding may add what JSON cannot carry, such as a
+    /// credentials callback).
+    pub fn builder(&self) -> Result<ClientBuilder> {
+        let mut b = Client::builder();
+        if let Some(token) = &self.bearer_token {
+            b = b.credentials(Arc::new(StaticBearer::new(token.clone())));
+        }
+        if let Some((name, value)) = &self.api_key {
+            b = b.credentials(Arc::new(ApiKey::header(name.clone(), value.clone())));
+        }
+        let headers: Vec<(String, String)> = match &self.headers {
+            None => Vec::new(),
+            Some(Headers::Pairs(p)) => p.clone(),
+            Some(Headers::Map(m)) => m.clone().into_iter().collect(),
+        };
+        for (name, value) in headers {
+            b = b.header(name, value);
+        }
+        if let Some(secs) = self.timeout {
+            let t = Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("timeout", e.to_string()))?;
+            b = b.timeout(t);
+        }
+        if let Some(name) = &self.binding {
+            let binding = Binding::from_name(name)
+                .ok_or_else(|| A2AError::invalid_field("binding", format!("unknown binding {name:?}")))?;
+            b = b.preferred_binding(binding);
+        }
+        if let Some(n) = self.retries {
+            b = b.max_retries(n);
+        }
+        if let Some(n) = self.stream_reconnects {
+            b = b.stream_reconnects(n);
+        }
+        if self.card_bearer_token.is_some() || self.card_api_key.is_some() || self.client_credentials.is_some() {
+            let mut c = CardCredentials::new();
+            if let Some(t) = &self.card_bearer_token {
+                c = c.with_bearer_token(t.clone());
+            }
+            if let Some(k) = &self.card_api_key {
+                c = c.with_api_key(k.clone());
+            }
+            if let Some((id, secret)) = &self.client_credentials {
+                c = c.with_client_credentials(id.clone(), secret.clone());
+            }
+            b = b.credentials(Arc::new(c));
+        }
+        if let Some(pem) = &self.ca_cert {
+            let cert = reqwest::Certificate::from_pem(pem.as_bytes())
+                .map_err(|e| A2AError::invalid_field("caCert", e.to_string()))?;
+            b = b.tls_root(cert);
+        }
+        if let Some(pem) = &self.client_identity {
+            let id = reqwest::Identity::from_pem(pem.as_bytes())
+                .map_err(|e| A2AError::invalid_field("clientIdentity", e.to_string()))?;
+            b = b.tls_identity(id);
+        }
+        if let Some(allow) = self.allow_v03 {
+            b = b.allow_v03(allow);
+        }
+        if let Some(uris) = &self.extensions {
+            b = b.extensions(uris.clone());
+        }
+        Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_mistyped_client_option_is_refused_by_name() {
+        for (options, field) in
+            [(json!({"timout": 5}), "timout"), (json!({"apiKey": "x"}), "apiKey"), (json!({"retries": -1}), "retries")]
+        {
+            let e = ClientOptions::from_value(options.clone()).unwrap_err();
+            assert!(e.message.contains(field), "{options}: {}", e.message);
+        }
+        let o = ClientOptions::from_value(
+            json!({"timeout": 1.5, "headers": {"x-a": "1"}, "allow_v03": false, "extensions": ["u"]}),
+        )
+        .unwrap();
+        assert_eq!(o.timeout, Some(1.5));
+        assert!(o.builder().is_ok());
+        assert!(ClientOptions::from_value(json!({"binding": "CARRIER-PIGEON"})).unwrap().builder().is_err());
+        assert!(ClientOptions::from_value(json!({"timeout": -1})).unwrap().builder().is_err());
+    }
+}
