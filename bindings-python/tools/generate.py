@@ -26,6 +26,8 @@ PKG = HERE.parent / "python" / "a2a_native"
 REPO = HERE.parent.parent
 DEFAULT_PROTO = REPO / "spec" / "1.0.1" / "a2a.proto"
 ERROR_TABLE = REPO / "core" / "error-table.json"
+# The proto's messages and enums as data, for core's model test (core/tests/proto_model.rs).
+DIGEST = REPO / "core" / "tests" / "data" / "proto-model.json"
 
 SCALARS = {
     "string": "str", "bytes": "str", "bool": "bool", "int32": "int", "uint32": "int",
@@ -45,11 +47,13 @@ def camel(name: str) -> str:
 
 
 def parse_proto(text: str):
-    """(messages, enums): messages as {name: [(json_name, type, required, comment)]}."""
+    """(messages, enums, digest): messages as {name: [(json_name, type, required)]}; digest: each
+    message's fields in proto terms (see render_digest)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     lines = [l.split("//", 1)[0].strip() for l in text.splitlines()]
     messages: dict[str, list[tuple[str, str, bool]]] = {}
     enums: dict[str, list[str]] = {}
+    digest: dict[str, dict[str, dict[str, Any]]] = {}
     stack: list[tuple[str, str]] = []  # (kind, name)
     for line in lines:
         if not line:
@@ -60,6 +64,7 @@ def parse_proto(text: str):
             stack.append((kind, name))
             if kind == "message":
                 messages[name] = []
+                digest[name] = {}
             elif kind == "enum":
                 enums[name] = []
             continue
@@ -92,11 +97,24 @@ def parse_proto(text: str):
                     if (f.group("label") or "").strip() == "repeated":
                         t = f"list[{t}]"
                 messages[owner].append((camel(f.group("name")), t, required))
-    return messages, enums
+                digest[owner][camel(f.group("name"))] = {
+                    "type": f.group("v") or f.group("type"),
+                    "repeated": (f.group("label") or "").strip() == "repeated",
+                    "map": bool(f.group("k")),
+                    "oneof": name if kind == "oneof" else None,
+                    "required": required,
+                }
+    return messages, enums, digest
 
 
 def pytype(t: str) -> str:
     return SCALARS.get(t, t.split(".")[-1])
+
+
+def render_digest(digest, enums) -> str:
+    """Every message's fields (ProtoJSON name -> proto type, repeated, map value, oneof,
+    REQUIRED) and every enum's values, for core's test of its Rust model against the proto."""
+    return json.dumps({"messages": digest, "enums": enums}, indent=1, sort_keys=True) + "\n"
 
 
 def render_models(messages, enums, source: str) -> str:
@@ -215,8 +233,9 @@ def main() -> int:
     args = ap.parse_args()
     outputs: dict[Path, str] = {}
     if args.proto.exists():
-        messages, enums = parse_proto(args.proto.read_text())
+        messages, enums, digest = parse_proto(args.proto.read_text())
         outputs[PKG / "models.py"] = render_models(messages, enums, "spec/1.0.1/a2a.proto")
+        outputs[DIGEST] = render_digest(digest, enums)
     else:
         print(f"generate.py: {args.proto} not found; models.py left as it is", file=sys.stderr)
     # core/error-table.json: core's error table, kept current by core's error_table test.
