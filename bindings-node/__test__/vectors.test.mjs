@@ -5,7 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 
-import { A2AError, AgentServer, Client, canTransition, normalize, stateClass, v03ToV10, v10ToV03 } from '../index.js';
+import { A2AError, AgentServer, Client, canTransition, errorTable, normalize, stateClass, v03ToV10, v10ToV03 } from '../index.js';
 import { CARD } from './helpers.mjs';
 
 const VECTORS = new URL('../../tests/vectors/', import.meta.url);
@@ -142,5 +142,107 @@ describe('state vectors', () => {
         if (c.field) assert.equal((await sent.catch((e) => e)).violations[0].field, c.field);
       });
     }
+  });
+});
+
+// The protocol vectors over HTTP, against a server hosting a JavaScript executor, as the Python
+// binding runs them: every refused JSON-RPC request gets its code and id (a notification: no
+// answer), every refused HTTP+JSON request its status, Allow header and ErrorInfo reason.
+import { connect } from 'node:net';
+
+/** One HTTP/1.1 request sent byte for byte (node:http would upper-case the method). */
+function raw(port, method, path, body) {
+  return new Promise((resolve, reject) => {
+    const payload = Buffer.from(body ?? '');
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n`
+        + `Content-Length: ${payload.length}\r\nConnection: close\r\n\r\n`);
+      socket.write(payload); // no half-close: the server would drop the connection unanswered
+    });
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head, ...rest] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      let payloadText = rest.join('\r\n\r\n');
+      if (headers['transfer-encoding'] === 'chunked') {
+        let out = '';
+        for (let at = 0; ;) {
+          const eol = payloadText.indexOf('\r\n', at);
+          const size = parseInt(payloadText.slice(at, eol), 16);
+          if (!size) break;
+          out += payloadText.slice(eol + 2, eol + 2 + size);
+          at = eol + 2 + size + 2;
+        }
+        payloadText = out;
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: payloadText });
+    });
+  });
+}
+
+const bodyOf = (c) => ('body_text' in c ? String(c.body_text) : 'body' in c ? JSON.stringify(c.body) : undefined);
+
+describe('protocol vectors over HTTP', () => {
+  let server;
+  before(async () => {
+    server = new AgentServer(CARD, { async execute(_context, events) { await events.complete(); } });
+    await server.listen(0);
+  });
+  after(() => server.close());
+
+  test('jsonrpc: every refused request gets its code and id', async () => {
+    const failures = [];
+    let checked = 0;
+    for (const [file, doc] of load('jsonrpc/')) {
+      if (doc.kind !== 'request') continue;
+      for (const c of doc.cases) {
+        const want = c.expected.error;
+        // 0.3 method names go to the 0.3 adapter when the server speaks 0.3 (README).
+        if (!want || c.expected.is_v03_method) continue;
+        checked++;
+        const { status, body } = await raw(server.port, 'POST', '/', bodyOf(c));
+        if (want.notification) {
+          if (status !== 204 || body) failures.push(`${file} ${c.name}: notification answered ${status}`);
+          continue;
+        }
+        const reply = JSON.parse(body);
+        if (reply.error?.code !== want.code || reply.id !== want.id) {
+          failures.push(`${file} ${c.name}: got ${reply.error?.code} / ${JSON.stringify(reply.id)}, want ${want.code} / ${JSON.stringify(want.id)}`);
+        }
+      }
+    }
+    assert.ok(checked > 60, `${checked} cases`);
+    assert.deepEqual(failures, []);
+  });
+
+  test('rest: every refused request gets its status, Allow and ErrorInfo reason', async () => {
+    const reasons = new Map(errorTable().map((r) => [r.code, r.reason]));
+    const failures = [];
+    let checked = 0;
+    for (const [file, doc] of load('rest/')) {
+      for (const c of doc.cases) {
+        const want = c.expected.error;
+        // On this server `/` is also the JSON-RPC endpoint (POST), so other methods there get
+        // 405 rather than the REST-only 404 the vector expects.
+        if (!want || c.path === '' || c.path === '/') continue;
+        checked++;
+        const path = c.path + (c.query ? `?${c.query}` : '');
+        const { status, headers, body } = await raw(server.port, c.method, path, bodyOf(c));
+        if (status !== want.http_status) {
+          failures.push(`${file} ${c.name}: HTTP ${status}, want ${want.http_status}`);
+          continue;
+        }
+        if ('allow' in want && headers.allow !== want.allow) failures.push(`${file} ${c.name}: Allow ${headers.allow}, want ${want.allow}`);
+        const details = JSON.parse(body).error?.details ?? [];
+        const got = details.filter((d) => (d['@type'] ?? '').endsWith('ErrorInfo')).map((d) => d.reason);
+        if (JSON.stringify(got) !== JSON.stringify([reasons.get(want.code)])) failures.push(`${file} ${c.name}: reasons ${got}, want ${reasons.get(want.code)}`);
+      }
+    }
+    assert.ok(checked > 40, `${checked} cases`);
+    assert.deepEqual(failures, []);
   });
 });
