@@ -4,6 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 
 import { A2AError, AgentServer, Client, canTransition, errorTable, normalize, stateClass, v03ToV10, v10ToV03 } from '../index.js';
 import { CARD } from './helpers.mjs';
@@ -148,8 +149,6 @@ describe('state vectors', () => {
 // The protocol vectors over HTTP, against a server hosting a JavaScript executor, as the Python
 // binding runs them: every refused JSON-RPC request gets its code and id (a notification: no
 // answer), every refused HTTP+JSON request its status, Allow header and ErrorInfo reason.
-import { connect } from 'node:net';
-
 /** One HTTP/1.1 request sent byte for byte (node:http would upper-case the method). */
 function raw(port, method, path, body) {
   return new Promise((resolve, reject) => {
