@@ -1,6 +1,7 @@
 // The shared vectors (tests/vectors) through the Kotlin binding: the model cases through core
-// validation and the generated records' conversions, and the task-state operation table
-// played as scenarios against a Kotlin executor.
+// validation and the generated records' conversions, the task-state operation table played as
+// scenarios against a Kotlin executor, and the jsonrpc and rest folders over HTTP against a
+// Kotlin-hosted server.
 package a2anative
 
 import kotlinx.coroutines.delay
@@ -102,6 +103,111 @@ class VectorsTest {
         dynamicTest(row.name) {
             assertTrue(row.name.endsWith("Error"))
             assertTrue(row.code < 0)
+        }
+    }
+
+    /** One HTTP/1.1 request sent byte for byte; (status, lower-cased headers, body). */
+    private fun raw(port: Int, method: String, path: String, body: String?): Triple<Int, Map<String, String>, String> {
+        java.net.Socket("127.0.0.1", port).use { socket ->
+            socket.soTimeout = 10_000
+            val payload = (body ?: "").toByteArray()
+            val head = "$method $path HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+                "Content-Length: ${payload.size}\r\nConnection: close\r\n\r\n"
+            socket.getOutputStream().apply { write(head.toByteArray()); write(payload); flush() }
+            // No half-close: the server would drop the connection unanswered.
+            val text = socket.getInputStream().readBytes().toString(Charsets.UTF_8)
+            val (top, rest) = text.split("\r\n\r\n", limit = 2).let { it[0] to it.getOrElse(1) { "" } }
+            val lines = top.split("\r\n")
+            val headers = lines.drop(1).associate { l -> l.substringBefore(':').lowercase() to l.substringAfter(':').trim() }
+            var content = rest
+            if (headers["transfer-encoding"] == "chunked") {
+                val out = StringBuilder()
+                var at = 0
+                while (true) {
+                    val eol = content.indexOf("\r\n", at)
+                    val size = content.substring(at, eol).trim().toInt(16)
+                    if (size == 0) break
+                    out.append(content, eol + 2, eol + 2 + size)
+                    at = eol + 2 + size + 2
+                }
+                content = out.toString()
+            }
+            return Triple(lines[0].split(" ")[1].toInt(), headers, content)
+        }
+    }
+
+    private fun bodyOf(case: JSONObject): String? = when {
+        case.has("body_text") -> case.get("body_text").toString()
+        case.has("body") -> JSONObject.valueToString(case.get("body")) // JSON text, a string quoted
+        else -> null
+    }
+
+    /** jsonrpc/: every refused request vector gets its code and id from a Kotlin-hosted server
+     *  (a refused notification: no JSON-RPC answer). */
+    @org.junit.jupiter.api.Test
+    fun `jsonrpc vectors over HTTP`() = test {
+        serving(Echo()) { server ->
+            val failures = mutableListOf<String>()
+            var checked = 0
+            for ((file, doc) in load("jsonrpc")) {
+                if (doc.getString("kind") != "request") continue
+                val cases = doc.getJSONArray("cases")
+                for (i in 0 until cases.length()) {
+                    val case = cases.getJSONObject(i)
+                    val expected = case.getJSONObject("expected")
+                    val want = expected.optJSONObject("error") ?: continue
+                    if (expected.optBoolean("is_v03_method")) continue // the 0.3 adapter answers those
+                    checked++
+                    val (status, _, body) = raw(server.port()!!.toInt(), "POST", "/", bodyOf(case))
+                    if (want.optBoolean("notification")) {
+                        if (status != 204 || body.isNotEmpty()) failures += "$file ${case.getString("name")}: notification answered $status"
+                        continue
+                    }
+                    val reply = JSONObject(body)
+                    val code = reply.optJSONObject("error")?.optInt("code")
+                    if (code != want.getInt("code") || JSONArray().put(reply.opt("id")).toString() != JSONArray().put(want.opt("id")).toString()) {
+                        failures += "$file ${case.getString("name")}: got $code / ${reply.opt("id")}, want ${want.get("code")} / ${want.opt("id")}"
+                    }
+                }
+            }
+            assertTrue(checked > 60, "$checked cases")
+            assertEquals(emptyList<String>(), failures)
+        }
+    }
+
+    /** rest/: every refused request vector gets its HTTP status, Allow header and ErrorInfo reason. */
+    @org.junit.jupiter.api.Test
+    fun `rest vectors over HTTP`() = test {
+        val reasons = errorTable().associate { it.code to it.reason }
+        serving(Echo()) { server ->
+            val failures = mutableListOf<String>()
+            var checked = 0
+            for ((file, doc) in load("rest")) {
+                val cases = doc.getJSONArray("cases")
+                for (i in 0 until cases.length()) {
+                    val case = cases.getJSONObject(i)
+                    val want = case.getJSONObject("expected").optJSONObject("error") ?: continue
+                    val path = case.getString("path")
+                    // `/` is also the JSON-RPC endpoint (POST) here: other methods get 405, not 404.
+                    if (path == "" || path == "/") continue
+                    checked++
+                    val query = case.optString("query", "")
+                    val (status, headers, body) =
+                        raw(server.port()!!.toInt(), case.getString("method"), path + (if (query.isNotEmpty()) "?$query" else ""), bodyOf(case))
+                    val name = "$file ${case.getString("name")}"
+                    if (status != want.getInt("http_status")) {
+                        failures += "$name: HTTP $status, want ${want.getInt("http_status")}"
+                        continue
+                    }
+                    if (want.has("allow") && headers["allow"] != want.getString("allow")) failures += "$name: Allow ${headers["allow"]}"
+                    val details = JSONObject(body).getJSONObject("error").optJSONArray("details") ?: JSONArray()
+                    val got = (0 until details.length()).map { details.getJSONObject(it) }
+                        .filter { it.optString("@type").endsWith("ErrorInfo") }.map { it.optString("reason") }
+                    if (got != listOf(reasons[want.getInt("code")])) failures += "$name: reasons $got, want ${reasons[want.getInt("code")]}"
+                }
+            }
+            assertTrue(checked > 40, "$checked cases")
+            assertEquals(emptyList<String>(), failures)
         }
     }
 }
