@@ -142,6 +142,8 @@ impl HostedServer {
     /// Checks the card and the options now; the interfaces are filled in once the port is known.
     pub fn new(card: Value, options: ServerOptions) -> Result<Self> {
         Stores::check(options.store())?;
+        // Options built in code, not read by `from_value`, are checked here too.
+        options.config()?;
         embedded::check(&card, options.extended_card.as_ref(), &options.security)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }

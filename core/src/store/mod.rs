@@ -505,17 +505,16 @@ impl Stores {
     /// Checks a spec without opening anything (a server refuses a bad one when it is made,
     /// not when it starts): its form, and for SQLite that the file's directory exists.
     pub fn check(spec: &str) -> Result<()> {
+        let StoreSpec::Sqlite(path) = StoreSpec::parse(spec)? else { return Ok(()) };
         let bad = |why: String| A2AError::invalid_field("store", why);
-        if let StoreSpec::Sqlite(path) = StoreSpec::parse(spec)? {
-            let dir = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty());
-            if path.is_empty() || path.ends_with('/') {
-                return Err(bad(format!("{spec:?}: sqlite:PATH needs a file path")));
-            }
-            if let Some(dir) = dir.filter(|d| !d.is_dir()) {
-                return Err(bad(format!("{spec:?}: the directory {} does not exist", dir.display())));
-            }
+        if path.is_empty() || path.ends_with('/') {
+            return Err(bad(format!("{spec:?}: sqlite:PATH needs a file path")));
         }
-        StoreSpec::parse(spec).map(|_| ())
+        let dir = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+            return Err(bad(format!("{spec:?}: the directory {} does not exist", dir.display())));
+        }
+        Ok(())
     }
 }
 

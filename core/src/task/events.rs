@@ -140,6 +140,11 @@ impl Registry {
             .collect()
     }
 
+    /// A hold on every entry with an execution running here.
+    pub fn running(&self) -> Vec<LiveGuard> {
+        self.all().into_iter().filter(|g| g.executions.load(std::sync::atomic::Ordering::Acquire) > 0).collect()
+    }
+
     /// Number of live entries (for tests and metrics).
     pub fn len(&self) -> usize {
         self.map.lock().unwrap_or_else(|e| e.into_inner()).len()

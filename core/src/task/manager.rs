@@ -370,9 +370,7 @@ impl TaskManager {
     /// delivered as far as `deadline` allows.
     pub async fn shutdown(&self, grace: Duration, deadline: Duration) {
         let until = tokio::time::Instant::now() + grace;
-        let running = || {
-            self.inner.live.all().into_iter().filter(|g| g.executions.load(Ordering::Acquire) > 0).collect::<Vec<_>>()
-        };
+        let running = || self.inner.live.running();
         while !running().is_empty() && tokio::time::Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -467,13 +465,7 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
         let Some(inner) = inner.upgrade() else { return };
         if renewing {
             // Only what runs here: a lease whose execution is gone must lapse.
-            let running: Vec<(String, String)> = inner
-                .live
-                .all()
-                .iter()
-                .filter(|g| g.executions.load(Ordering::Acquire) > 0)
-                .map(|g| g.key.clone())
-                .collect();
+            let running: Vec<(String, String)> = inner.live.running().iter().map(|g| g.key.clone()).collect();
             if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease, &running).await {
                 tracing::warn!(error = %e, "could not renew task leases");
             }
