@@ -26,14 +26,16 @@ if [ -x tests/pg.sh ]; then
   trap 'tests/pg.sh stop >/dev/null 2>&1 || true' EXIT
 fi
 mkdir -p target
+# Each section's start prints the minutes since the run began, to see where CI's time goes.
+section() { echo "== $* [$(date +%T), +$((SECONDS / 60))m$((SECONDS % 60))s]"; }
 
-echo "== cargo test (workspace)"
+section "cargo test (workspace)"
 cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 
-echo "== fuzz targets type-check"
+section "fuzz targets type-check"
 cargo check --manifest-path core/fuzz/Cargo.toml --quiet || { echo "fuzz targets do not build"; exit 1; }
 
-echo "== style, lints, and the server-only and client-only builds of core"
+section "style, lints, and the server-only and client-only builds of core"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all --check || { echo "cargo fmt --check: run cargo fmt --all"; exit 1; }
 else
@@ -44,6 +46,7 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
   echo "clippy is not installed: lint check skipped"
 fi
+tools/feature-sets.py || { echo "a binding build resolves other features: see tools/workspace-hack"; exit 1; }
 for features in server client; do
   cargo check -p a2a-native --no-default-features --features "$features" --locked --quiet \
     || { echo "core does not build with only the $features feature"; exit 1; }
@@ -55,7 +58,7 @@ if [ "$fuzz" = 1 ]; then
   done
 fi
 
-echo "== python binding (bindings-python/test.sh: build, stub checks, pytest)"
+section "python binding (bindings-python/test.sh: build, stub checks, pytest)"
 python_rc=0
 bindings-python/test.sh --junitxml="$PWD/target/python-binding.xml" 2>&1 | tee target/python-output.txt || python_rc=$?
 python3 - target/python-binding.xml >> target/python-output.txt <<'EOF_PY' || python_rc=1
@@ -69,29 +72,30 @@ if [ "$python_rc" -ne 0 ] && ! grep -q "^python binding: [0-9]* passed, [1-9]" t
   echo "python binding: 0 passed, 1 failed, 0 skipped" >> target/python-output.txt
 fi
 
-echo "== node binding (bindings-node/test.sh: npm ci, build, generated-file and type checks, node --test)"
+section "node binding (bindings-node/test.sh: npm ci, build, generated-file and type checks, node --test)"
 node_rc=0
 bindings-node/test.sh 2>&1 | tee target/node-output.txt || node_rc=$?
 if [ "$node_rc" -ne 0 ] && ! grep -q "^node binding: [0-9]* passed, [1-9]" target/node-output.txt; then
   echo "node binding: 0 passed, 1 failed, 0 skipped" >> target/node-output.txt
 fi
 
-echo "== kotlin binding (bindings-uniffi/test.sh: build, generated-file checks incl. Swift, mvn test)"
+section "kotlin binding (bindings-uniffi/test.sh: build, generated-file checks incl. Swift, mvn test)"
 kotlin_rc=0
 bindings-uniffi/test.sh 2>&1 | tee target/kotlin-output.txt || kotlin_rc=$?
 if [ "$kotlin_rc" -ne 0 ] && ! grep -q "^kotlin binding: [0-9]* passed, [1-9]" target/kotlin-output.txt; then
   echo "kotlin binding: 0 passed, 1 failed, 0 skipped" >> target/kotlin-output.txt
 fi
 
-echo "== interop: official clients against a2a serve"
+section "interop: official clients against a2a serve"
 cargo build -p a2a-native-cli --locked --quiet
 interop_rc=0
 tests/interop/run.sh 2>&1 | tee target/interop-output.txt || interop_rc=$?
 
-echo "== cluster: two a2a serve instances on one PostgreSQL (tests/cluster/run.sh)"
+section "cluster: two a2a serve instances on one PostgreSQL (tests/cluster/run.sh)"
 cluster_rc=0
 tests/cluster/run.sh 2>&1 | tee target/cluster-output.txt || cluster_rc=$?
 
+section "done"
 # One closing line over every suite, for humans and for CI's log reader.
 awk '/^test result:/ { p += $4; f += $6; s += $8 }
      /^interop: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { p += $2; f += $4; s += $6 }
