@@ -1,92 +1,33 @@
 //! core's [`a2a_native::client::Client`]: every operation takes and returns ProtoJSON dicts,
 //! as awaitables; streams are async iterators over StreamResponse dicts.
 
-use crate::options::Options;
 use crate::runtime::future_into_py;
 use crate::{credentials, errors, models};
-use a2a_native::client::{self as core, ApiKey, Binding, CardCredentials, ClientBuilder, StaticBearer};
+use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::model;
-use pyo3::exceptions::{PyStopAsyncIteration, PyValueError};
+use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
-use std::time::Duration;
 
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct Client {
     inner: core::Client,
 }
 
-/// A core client builder from the Python layer's options: bearer_token, api_key
-/// (`(header, value)`), credentials (a callable `(method, url) -> headers`, plain or async),
-/// headers, timeout (s), binding, retries, stream_reconnects, allow_v03, extensions.
+/// A core client builder from the Python layer's options: core's `ClientOptions` JSON (read
+/// strictly by core), plus `credentials`, a callable `(method, url) -> headers` (plain or
+/// async) that JSON cannot carry.
 fn builder(py: Python<'_>, options: Option<Bound<'_, PyDict>>) -> PyResult<ClientBuilder> {
-    let mut o = Options::new(options);
-    let mut b = core::Client::builder();
-    if let Some(token) = o.get::<String>("bearer_token")? {
-        b = b.credentials(Arc::new(StaticBearer::new(token)));
+    let Some(options) = options else { return Ok(core::Client::builder()) };
+    let options = options.copy()?;
+    let callable = options.get_item("credentials")?;
+    options.del_item("credentials").ok();
+    let mut b =
+        ClientOptions::from_value(models::to_value(&options)?).and_then(|o| o.builder()).map_err(errors::to_py)?;
+    if let Some(callable) = callable.filter(|c| !c.is_none()) {
+        b = b.credentials(Arc::new(credentials::PyCredentials::new(py, callable.unbind())?));
     }
-    if let Some((name, value)) = o.get::<(String, String)>("api_key")? {
-        b = b.credentials(Arc::new(ApiKey::header(name, value)));
-    }
-    // Secrets used the way the agent's card asks (bearer, API key or OAuth2 client
-    // credentials), chosen per call.
-    let card_bearer = o.get::<String>("card_bearer_token")?;
-    let card_api_key = o.get::<String>("card_api_key")?;
-    let client_credentials = o.get::<(String, String)>("client_credentials")?;
-    if card_bearer.is_some() || card_api_key.is_some() || client_credentials.is_some() {
-        let mut c = CardCredentials::new();
-        if let Some(t) = card_bearer {
-            c = c.with_bearer_token(t);
-        }
-        if let Some(k) = card_api_key {
-            c = c.with_api_key(k);
-        }
-        if let Some((id, secret)) = client_credentials {
-            c = c.with_client_credentials(id, secret);
-        }
-        b = b.credentials(Arc::new(c));
-    }
-    if let Some(path) = o.get::<std::path::PathBuf>("ca_cert")? {
-        let pem = std::fs::read(&path).map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-        let cert = reqwest::Certificate::from_pem(&pem).map_err(|e| PyValueError::new_err(format!("ca_cert: {e}")))?;
-        b = b.tls_root(cert);
-    }
-    if let Some((cert, key)) = o.get::<(std::path::PathBuf, std::path::PathBuf)>("client_cert")? {
-        let read =
-            |p: &std::path::Path| std::fs::read(p).map_err(|e| PyValueError::new_err(format!("{}: {e}", p.display())));
-        let pem = [read(&cert)?, read(&key)?].concat();
-        let identity =
-            reqwest::Identity::from_pem(&pem).map_err(|e| PyValueError::new_err(format!("client_cert: {e}")))?;
-        b = b.tls_identity(identity);
-    }
-    if let Some(callable) = o.get::<Py<PyAny>>("credentials")? {
-        b = b.credentials(Arc::new(credentials::PyCredentials::new(py, callable)?));
-    }
-    for (name, value) in o.get::<Vec<(String, String)>>("headers")?.unwrap_or_default() {
-        b = b.header(name, value);
-    }
-    if let Some(t) = o.get::<f64>("timeout")? {
-        b = b.timeout(Duration::try_from_secs_f64(t).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))?);
-    }
-    if let Some(name) = o.get::<String>("binding")? {
-        let binding =
-            Binding::from_name(&name).ok_or_else(|| PyValueError::new_err(format!("unknown binding {name:?}")))?;
-        b = b.preferred_binding(binding);
-    }
-    if let Some(n) = o.get::<u32>("retries")? {
-        b = b.max_retries(n);
-    }
-    if let Some(n) = o.get::<u32>("stream_reconnects")? {
-        b = b.stream_reconnects(n);
-    }
-    if let Some(allow) = o.get::<bool>("allow_v03")? {
-        b = b.allow_v03(allow);
-    }
-    if let Some(uris) = o.get::<Vec<String>>("extensions")? {
-        b = b.extensions(uris);
-    }
-    o.finish()?;
     Ok(b)
 }
 

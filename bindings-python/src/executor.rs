@@ -2,7 +2,7 @@
 //! reports through.
 //!
 //! Each `execute` / `cancel` runs as an asyncio task on the loop that started the server
-//! (`asyncio.run_coroutine_threadsafe`); the Rust side waits for it without the GIL. When the
+//! (`_start` in `executor.py`); the Rust side waits for it without the GIL. When the
 //! task is canceled, or core drops the work, the asyncio task is canceled, so the coroutine
 //! sees `asyncio.CancelledError`. An exception fails the task with its message (core's rule).
 
@@ -74,7 +74,7 @@ impl PyExecutor {
     }
 }
 
-/// Cancels the asyncio task (a `concurrent.futures.Future`) unless it finished. Dropped on a
+/// Cancels the asyncio task (through the `_Run` handle of `executor.py`) unless it finished. Dropped on a
 /// runtime thread, perhaps at exit: through the gate (when Python is exiting, the task is too).
 struct CancelOnDrop(Option<Py<PyAny>>);
 

@@ -20,10 +20,8 @@ mod errors;
 mod executor;
 mod logging;
 mod models;
-mod options;
 mod push_verify;
 mod runtime;
-mod security;
 mod server;
 mod signing;
 

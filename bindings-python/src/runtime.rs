@@ -16,6 +16,7 @@ use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::{IntoPyObjectExt, intern};
+use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, TryLockError};
@@ -33,7 +34,45 @@ static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
 pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
     let _open = open()?;
     // `try_attach` also refuses a finalizing interpreter that skipped `atexit` (embedding).
-    Python::try_attach(f)
+    Python::try_attach(|py| {
+        keep_thread_state();
+        f(py)
+    })
+}
+
+thread_local! {
+    /// This runtime thread keeps its Python thread state between attaches.
+    static KEEPS_STATE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// CPython builds a thread state when a thread it did not start attaches, and frees it when that
+/// thread detaches: a 16 KiB data stack mapped and unmapped, and more, on every executor call.
+/// So a runtime thread keeps its state: one more `PyGILState_Ensure` while attached keeps the
+/// count above zero, and pyo3's release then only lets the GIL go. [`give_back_thread_state`]
+/// (the runtime's `on_thread_stop`) frees it.
+fn keep_thread_state() {
+    if Handle::try_current().is_err() {
+        return; // a Python thread: CPython owns its state
+    }
+    KEEPS_STATE.with(|keeps| {
+        if !keeps.replace(true) {
+            // SAFETY: attached (the GIL is held); balanced in `give_back_thread_state`.
+            unsafe { pyo3::ffi::PyGILState_Ensure() };
+        }
+    });
+}
+
+fn give_back_thread_state() {
+    if !KEEPS_STATE.with(|keeps| keeps.replace(false)) {
+        return;
+    }
+    // Through the gate: when Python is exiting, finalization clears the state itself.
+    let Some(_open) = open() else { return };
+    Python::try_attach(|_| {
+        // SAFETY: attached; `LOCKED` because pyo3's own release, right after, detaches and
+        // (its count now zero) frees the state.
+        unsafe { pyo3::ffi::PyGILState_Release(pyo3::ffi::PyGILState_STATE::PyGILState_LOCKED) }
+    });
 }
 
 /// The read lock, while Python is open. Only tried, never waited for: a thread holding the GIL
@@ -66,6 +105,7 @@ fn handle() -> PyResult<Handle> {
     let built = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("a2a-native")
+        .on_thread_stop(give_back_thread_state)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
     Ok(runtime.insert(built).handle().clone())

@@ -1,30 +1,12 @@
-//! core's hosted server (`server::host`) serving a Python executor. The keyword arguments are
-//! read strictly here (each key typed, an unknown one refused) into core's `ServerOptions`.
+//! core's hosted server (`server::host`) serving a Python executor. The keyword arguments
+//! arrive as core's `ServerOptions` JSON, which core reads strictly (an unknown key refused).
 
 use crate::executor::PyExecutor;
-use crate::options::Options;
 use crate::runtime::future_into_py;
 use crate::{errors, models};
-use a2a_native::server::host::{HostedServer, LimitsSpec, ServerOptions};
+use a2a_native::server::host::{HostedServer, ServerOptions};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use std::sync::Arc;
-
-/// Core's limits from the Python layer's `limits` dict (absent keys keep core's defaults):
-/// max_body_bytes, max_parts_per_message, max_history_length, max_streams_per_task,
-/// blocking_timeout (seconds).
-fn limits(limits: Option<Bound<'_, PyDict>>) -> PyResult<LimitsSpec> {
-    let mut o = Options::new(limits);
-    let spec = LimitsSpec {
-        max_body_bytes: o.get("max_body_bytes")?,
-        max_parts_per_message: o.get("max_parts_per_message")?,
-        max_history_length: o.get("max_history_length")?,
-        max_streams_per_task: o.get("max_streams_per_task")?,
-        blocking_timeout: o.get("blocking_timeout")?,
-    };
-    o.finish()?;
-    Ok(spec)
-}
 
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct AgentServer {
@@ -34,28 +16,15 @@ pub struct AgentServer {
 
 #[pymethods]
 impl AgentServer {
+    /// `options` is core's `ServerOptions` JSON (store, bearerTokens, extendedCard, limits,
+    /// security), read strictly by core: an unknown or mistyped option is InvalidParamsError.
     #[new]
-    #[pyo3(signature = (card, executor, store="memory", bearer_tokens=None, extended_card=None, limits=None, security=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        card: &Bound<'_, PyAny>,
-        executor: Py<PyAny>,
-        store: &str,
-        bearer_tokens: Option<Vec<(String, String)>>,
-        extended_card: Option<&Bound<'_, PyAny>>,
-        limits: Option<Bound<'_, PyDict>>,
-        security: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        let options = ServerOptions {
-            store: Some(store.to_owned()),
-            bearer_tokens: None,
-            extended_card: extended_card.map(models::to_value).transpose()?,
-            limits: self::limits(limits)?,
-            security: crate::security::read(bearer_tokens.unwrap_or_default(), security)?,
+    #[pyo3(signature = (card, executor, options=None))]
+    fn new(card: &Bound<'_, PyAny>, executor: Py<PyAny>, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let options = match options {
+            Some(o) => ServerOptions::from_value(models::to_value(o)?).map_err(errors::to_py)?,
+            None => ServerOptions::default(),
         };
-        options
-            .config()
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("blocking_timeout: {}", e.message)))?;
         // Refuses bad input now; the interfaces are filled in once the port is known.
         let server = HostedServer::new(models::to_value(card)?, options).map_err(errors::to_py)?;
         Ok(Self { server: Arc::new(server), executor })

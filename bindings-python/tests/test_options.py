@@ -37,17 +37,22 @@ A2AErrorOfBody = (errors.InvalidRequestError, errors.TransportError)
 
 
 def test_bad_options_fail_loudly() -> None:
-    with pytest.raises(ValueError, match="unknown option"):
+    # Core reads every option (InvalidParamsError, also a ValueError), naming the bad one.
+    with pytest.raises(errors.InvalidParamsError, match="max_partz"):
         AgentServer(CARD, Echo(), limits={"max_partz": 1})  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="max_body_bytes"):
+    with pytest.raises(ValueError, match="max_body_bytes"):
         AgentServer(CARD, Echo(), limits={"max_body_bytes": "big"})  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="blocking_timeout"):
+    with pytest.raises(ValueError, match="blockingTimeout"):  # core names the JSON form
         AgentServer(CARD, Echo(), limits={"blocking_timeout": -1.0})
     card = {**CARD, "supportedInterfaces": [{"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
     with pytest.raises(ValueError, match="binding"):
         Client.from_card(card, binding="CARRIER-PIGEON")
     with pytest.raises(TypeError, match="callable"):
         Client.from_card(card, credentials="not callable")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="caCertFile.*no-such.pem"):
+        Client.from_card(card, ca_cert="/no-such.pem")
+    with pytest.raises(ValueError, match="timeout"):
+        Client.from_card(card, timeout=-1.0)
 
 
 @run

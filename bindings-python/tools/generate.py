@@ -189,9 +189,11 @@ def render_errors(rows) -> str:
         # `from a2a_native import *` never shadows the built-in.
         cls = f"A2A{name}" if hasattr(builtins, name) else name
         names.append((name, cls))
+        # Bad arguments are also what Python code catches as ValueError (options included).
+        bases = "A2AError, ValueError" if name == "InvalidParamsError" else "A2AError"
         out += [
             "",
-            f"class {cls}(A2AError):",
+            f"class {cls}({bases}):",
             f'    """{msg} ({code}, {reason})."""',
             "",
             f"    code: ClassVar[int] = {code}",

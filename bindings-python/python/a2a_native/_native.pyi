@@ -1,5 +1,5 @@
 # The private native module (bindings-python/src). Checked against the build by mypy.stubtest.
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from typing import Any, final
 
 __all__ = [
@@ -59,16 +59,7 @@ class Completion:
 
 @final
 class AgentServer:
-    def __new__(
-        cls,
-        card: Any,
-        executor: Any,
-        store: str = "memory",
-        bearer_tokens: Sequence[tuple[str, str]] | None = None,
-        extended_card: Any | None = None,
-        limits: dict[str, Any] | None = None,
-        security: dict[str, Any] | None = None,
-    ) -> AgentServer: ...
+    def __new__(cls, card: Any, executor: Any, options: dict[str, Any] | None = None) -> AgentServer: ...
     async def start(self, host: str, port: int) -> int: ...
     async def stop(self) -> None: ...
     @property

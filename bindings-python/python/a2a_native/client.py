@@ -120,11 +120,16 @@ class _StreamCall:
             await stream.aclose()
 
 
+# Keyword arguments whose names differ in core's ClientOptions JSON (PEM files, not PEM text).
+_CORE_NAMES = {"ca_cert": "ca_cert_file", "client_cert": "client_cert_files"}
+
+
 def _options(args: dict[str, Any]) -> dict[str, Any]:
-    """The native client's options: the keyword arguments that were given."""
-    opts = {k: v for k, v in args.items() if k not in ("cls", "url", "card") and v is not None}
+    """The native client's options: the keyword arguments that were given, as core's
+    ClientOptions JSON (which core reads strictly), plus the ``credentials`` callable."""
+    opts = {_CORE_NAMES.get(k, k): v for k, v in args.items() if k not in ("cls", "url", "card") and v is not None}
     if "headers" in opts:
-        opts["headers"] = list(opts["headers"].items())
+        opts["headers"] = dict(opts["headers"])
     return opts
 
 

@@ -63,7 +63,7 @@ class MethodNotFoundError(A2AError):
     default_message: ClassVar[str] = "Method not found"
 
 
-class InvalidParamsError(A2AError):
+class InvalidParamsError(A2AError, ValueError):
     """Invalid parameters (-32602, INVALID_PARAMS)."""
 
     code: ClassVar[int] = -32602

@@ -8,7 +8,6 @@ its message; when the task is canceled the coroutine gets ``asyncio.CancelledErr
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
@@ -147,13 +146,58 @@ class AgentExecutor:
         return None
 
 
-def _outcome(f: concurrent.futures.Future[None]) -> str | None:
-    if f.cancelled():
-        return "the executor's coroutine was canceled"
-    exc = f.exception()
-    if exc is None:
-        return None
-    return str(exc) or type(exc).__name__
+class _Run:
+    """One ``execute``/``cancel`` call on the server's loop: the handle the native side holds.
+
+    The coroutine runs as a task made on the loop's thread (one hop from the runtime thread, by
+    ``call_soon_threadsafe``), and reports its outcome to ``done`` itself as it ends, with no
+    further callbacks or loop turns: each costs more than the call it carries."""
+
+    __slots__ = ("_loop", "_task", "_canceled")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._task: asyncio.Task[None] | None = None
+        self._canceled = False
+
+    def begin(
+        self, executor: AgentExecutor, method: str, context: dict[str, Any], sink: _native.EventSink,
+        done: _native.Completion,
+    ) -> None:
+        if self._canceled:
+            done("the executor's coroutine was canceled")
+            return
+        self._task = self._loop.create_task(_body(executor, method, context, sink, done))
+
+    def cancel(self) -> None:
+        """From any thread: cancels the coroutine (``asyncio.CancelledError`` inside it)."""
+        try:
+            self._loop.call_soon_threadsafe(self._cancel)
+        except RuntimeError:
+            pass  # the loop is closed: nothing runs on it any more
+
+    def _cancel(self) -> None:
+        self._canceled = True
+        if self._task is not None:
+            self._task.cancel()
+
+
+async def _body(
+    executor: AgentExecutor, method: str, context: dict[str, Any], sink: _native.EventSink, done: _native.Completion
+) -> None:
+    try:
+        await getattr(executor, method)(RequestContext(**context), EventQueue(sink))
+    except asyncio.CancelledError:
+        done("the executor's coroutine was canceled")
+        raise
+    except Exception as exc:
+        # Reported here, so nobody else needs to retrieve it from the task.
+        done(str(exc) or type(exc).__name__)
+    except BaseException as exc:  # KeyboardInterrupt, SystemExit: reported, and they go on
+        done(str(exc) or type(exc).__name__)
+        raise
+    else:
+        done(None)
 
 
 def _start(
@@ -163,13 +207,9 @@ def _start(
     sink: _native.EventSink,
     loop: asyncio.AbstractEventLoop,
     done: _native.Completion,
-) -> concurrent.futures.Future[None]:
+) -> _Run:
     """Called by the native server (on a runtime thread, with the GIL): runs the executor's
-    coroutine as a task on the server's loop and reports its outcome to ``done``."""
-
-    async def run() -> None:
-        await getattr(executor, method)(RequestContext(**context), EventQueue(sink))
-
-    future = asyncio.run_coroutine_threadsafe(run(), loop)
-    future.add_done_callback(lambda f: done(_outcome(f)))
-    return future
+    coroutine as a task on the server's loop; it reports its outcome to ``done``."""
+    run = _Run(loop)
+    loop.call_soon_threadsafe(run.begin, executor, method, context, sink, done)
+    return run

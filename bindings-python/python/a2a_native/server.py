@@ -86,14 +86,15 @@ def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
     return native
 
 
-def _token_principals(tokens: Sequence[str] | Mapping[str, str] | None) -> list[tuple[str, str]]:
+def _bearer_tokens(tokens: Sequence[str] | Mapping[str, str] | None) -> list[str] | dict[str, str]:
+    """Tokens (principal ``bearer-token``), or token -> principal name; as core reads them."""
     if tokens is None:
         return []
     if isinstance(tokens, Mapping):
-        return list(tokens.items())
+        return dict(tokens)
     if isinstance(tokens, str):
         raise TypeError("bearer_tokens is a list of tokens (or a token -> principal mapping), not a str")
-    return [(t, "bearer-token") for t in tokens]
+    return list(tokens)
 
 
 class AgentServer:
@@ -131,15 +132,15 @@ class AgentServer:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        self._native = _native.AgentServer(
-            dict(card),
-            executor,
-            store,
-            _token_principals(bearer_tokens),
-            dict(extended_card) if extended_card is not None else None,
-            dict(limits) if limits is not None else None,
-            _security(security),
-        )
+        # Core's ServerOptions JSON; core reads it strictly (InvalidParamsError, a ValueError).
+        options: dict[str, Any] = {"store": store, "bearerTokens": _bearer_tokens(bearer_tokens)}
+        if extended_card is not None:
+            options["extendedCard"] = dict(extended_card)
+        if limits is not None:
+            options["limits"] = dict(limits)
+        if security is not None:
+            options["security"] = _security(security)
+        self._native = _native.AgentServer(dict(card), executor, options)
         self._host, self._port = host, port
 
     async def start(self, host: str | None = None, port: int | None = None) -> int:

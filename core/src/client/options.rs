@@ -8,12 +8,14 @@
 //!  "caCert": "-----BEGIN CERTIFICATE-----…", "clientIdentity": "-----BEGIN …",
 //!  "allowV03": true, "extensions": ["https://example.com/ext/v1"]}
 //! ```
-//! `timeout` is in seconds, in every language. `headers` may also be an object.
+//! `timeout` is in seconds, in every language. `headers` may also be an object. Instead of PEM
+//! text, `caCertFile` and `clientCertFiles` (`[certificate file, key file]`) name PEM files.
 
 use super::{ApiKey, Binding, CardCredentials, Client, ClientBuilder, StaticBearer};
 use crate::error::{A2AError, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,10 +53,21 @@ pub struct ClientOptions {
     /// A client certificate and its key (PEM), for mutual TLS.
     #[serde(default, alias = "client_identity")]
     pub client_identity: Option<String>,
+    /// `caCert`, read from this PEM file.
+    #[serde(default, alias = "ca_cert_file")]
+    pub ca_cert_file: Option<PathBuf>,
+    /// `clientIdentity`, read from `[certificate PEM file, key PEM file]`.
+    #[serde(default, alias = "client_cert_files")]
+    pub client_cert_files: Option<(PathBuf, PathBuf)>,
     #[serde(default, alias = "allow_v03")]
     pub allow_v03: Option<bool>,
     #[serde(default)]
     pub extensions: Option<Vec<String>>,
+}
+
+/// A PEM file's bytes; InvalidParams naming `field` and the file when it cannot be read.
+fn read_pem(field: &str, path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| A2AError::invalid_field(field, format!("{}: {e}", path.display())))
 }
 
 /// Extra headers: `[[name, value], …]` or `{name: value}`.
@@ -120,14 +133,32 @@ impl ClientOptions {
             }
             b = b.credentials(Arc::new(c));
         }
-        if let Some(pem) = &self.ca_cert {
-            let cert = reqwest::Certificate::from_pem(pem.as_bytes())
-                .map_err(|e| A2AError::invalid_field("caCert", e.to_string()))?;
-            b = b.tls_root(cert);
+        let ca_cert = match (&self.ca_cert, &self.ca_cert_file) {
+            (Some(pem), _) => Some((pem.clone().into_bytes(), "caCert")),
+            (None, Some(path)) => Some((read_pem("caCertFile", path)?, "caCertFile")),
+            (None, None) => None,
+        };
+        if let Some((pem, field)) = ca_cert {
+            // `from_pem` takes text with no certificate in it as none at all: refused here.
+            let certs = reqwest::Certificate::from_pem_bundle(&pem)
+                .map_err(|e| A2AError::invalid_field(field, e.to_string()))?;
+            if certs.is_empty() {
+                return Err(A2AError::invalid_field(field, "no PEM certificate in it"));
+            }
+            for cert in certs {
+                b = b.tls_root(cert);
+            }
         }
-        if let Some(pem) = &self.client_identity {
-            let id = reqwest::Identity::from_pem(pem.as_bytes())
-                .map_err(|e| A2AError::invalid_field("clientIdentity", e.to_string()))?;
+        let identity = match (&self.client_identity, &self.client_cert_files) {
+            (Some(pem), _) => Some((pem.clone().into_bytes(), "clientIdentity")),
+            (None, Some((cert, key))) => Some((
+                [read_pem("clientCertFiles", cert)?, read_pem("clientCertFiles", key)?].concat(),
+                "clientCertFiles",
+            )),
+            (None, None) => None,
+        };
+        if let Some((pem, field)) = identity {
+            let id = reqwest::Identity::from_pem(&pem).map_err(|e| A2AError::invalid_field(field, e.to_string()))?;
             b = b.tls_identity(id);
         }
         if let Some(allow) = self.allow_v03 {
@@ -161,5 +192,25 @@ mod tests {
         assert!(o.builder().is_ok());
         assert!(ClientOptions::from_value(json!({"binding": "CARRIER-PIGEON"})).unwrap().builder().is_err());
         assert!(ClientOptions::from_value(json!({"timeout": -1})).unwrap().builder().is_err());
+    }
+
+    #[test]
+    fn pem_files_are_read_and_a_bad_one_is_named() {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let ca = format!("{fixtures}/tls-ca.pem");
+        let client = format!("{fixtures}/tls-client.pem");
+        assert!(ClientOptions::from_value(json!({"caCertFile": ca})).unwrap().builder().is_ok());
+        for (options, field) in [
+            (json!({"ca_cert_file": "/no/such.pem"}), "caCertFile"),
+            (json!({"clientCertFiles": ["/no/such.pem", client.clone()]}), "clientCertFiles"),
+            // A certificate without its key is no identity.
+            (json!({"clientCertFiles": [client.clone(), client]}), "clientCertFiles"),
+            (json!({"caCertFile": format!("{fixtures}/../../Cargo.toml")}), "caCertFile"),
+        ] {
+            let e = ClientOptions::from_value(options.clone()).unwrap().builder().err();
+            let e = e.unwrap_or_else(|| panic!("{options} was accepted"));
+            assert_eq!(e.kind, crate::error::ErrorKind::InvalidParams);
+            assert!(e.message.starts_with(field), "{options}: {}", e.message);
+        }
     }
 }
