@@ -7,11 +7,10 @@ use crate::errors::{A2aException, Result};
 use crate::models::{from_core, to_core};
 use crate::models_gen::*;
 use crate::runtime::run;
-use a2a_native::client::{self as core, ApiKey, Binding, ClientBuilder, StaticBearer};
+use a2a_native::client::{self as core, ClientBuilder};
 use a2a_native::{A2AError, ErrorKind, model};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// How to reach the agent. Every member is optional.
 #[derive(uniffi::Record, Default)]
@@ -63,57 +62,33 @@ fn invalid(what: String) -> A2aException {
     A2AError::new(ErrorKind::InvalidParams, what).into()
 }
 
+/// Core's `ClientOptions` (which build the client the same way in every language) from the
+/// record, plus the foreign credentials provider.
 fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
     let o = o.unwrap_or_default();
-    let mut b = core::Client::builder();
-    if let Some(token) = o.bearer_token {
-        b = b.credentials(Arc::new(StaticBearer::new(token)));
-    }
-    match (o.api_key_header, o.api_key) {
-        (Some(header), Some(key)) => b = b.credentials(Arc::new(ApiKey::header(header, key))),
-        (None, None) => {}
-        _ => return Err(invalid("api_key_header and api_key go together".into())),
-    }
+    let pair = |a: Option<String>, b: Option<String>, names: &str| match (a, b) {
+        (Some(a), Some(b)) => Ok(Some((a, b))),
+        (None, None) => Ok(None),
+        _ => Err(invalid(format!("{names} go together"))),
+    };
+    let options = core::ClientOptions {
+        bearer_token: o.bearer_token,
+        api_key: pair(o.api_key_header, o.api_key, "api_key_header and api_key")?,
+        headers: (!o.headers.is_empty()).then(|| core::options::Headers::Map(o.headers.into_iter().collect())),
+        timeout: o.timeout_ms.map(|ms| ms as f64 / 1000.0),
+        binding: o.binding,
+        retries: o.retries,
+        stream_reconnects: o.stream_reconnects,
+        client_credentials: pair(o.oauth_client_id, o.oauth_client_secret, "oauth_client_id and oauth_client_secret")?,
+        ca_cert: o.ca_cert_pem,
+        client_identity: o.client_identity_pem,
+        allow_v03: o.allow_v03,
+        extensions: (!o.extensions.is_empty()).then_some(o.extensions),
+        ..Default::default()
+    };
+    let mut b = options.builder()?;
     if let Some(provider) = o.credentials {
         b = b.credentials(Arc::new(ForeignCredentials(provider)));
-    }
-    match (o.oauth_client_id, o.oauth_client_secret) {
-        (Some(id), Some(secret)) => {
-            b = b.credentials(Arc::new(core::CardCredentials::new().with_client_credentials(id, secret)));
-        }
-        (None, None) => {}
-        _ => return Err(invalid("oauth_client_id and oauth_client_secret go together".into())),
-    }
-    if let Some(pem) = o.ca_cert_pem {
-        let cert = reqwest::Certificate::from_pem(pem.as_bytes()).map_err(|e| invalid(format!("ca_cert_pem: {e}")))?;
-        b = b.tls_root(cert);
-    }
-    if let Some(pem) = o.client_identity_pem {
-        let identity =
-            reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| invalid(format!("client_identity_pem: {e}")))?;
-        b = b.tls_identity(identity);
-    }
-    for (name, value) in o.headers {
-        b = b.header(name, value);
-    }
-    if let Some(ms) = o.timeout_ms {
-        b = b.timeout(Duration::from_millis(ms));
-    }
-    if let Some(name) = o.binding {
-        let binding = Binding::from_name(&name).ok_or_else(|| invalid(format!("unknown binding {name:?}")))?;
-        b = b.preferred_binding(binding);
-    }
-    if let Some(n) = o.retries {
-        b = b.max_retries(n);
-    }
-    if let Some(n) = o.stream_reconnects {
-        b = b.stream_reconnects(n);
-    }
-    if let Some(allow) = o.allow_v03 {
-        b = b.allow_v03(allow);
-    }
-    if !o.extensions.is_empty() {
-        b = b.extensions(o.extensions);
     }
     Ok(b)
 }

@@ -6,7 +6,8 @@
 
 use crate::print;
 use a2a_native::A2AError;
-use a2a_native::client::{ApiKey, Binding, Client, StaticBearer};
+use a2a_native::client::options::Headers;
+use a2a_native::client::{Client, ClientOptions};
 use a2a_native::model::{
     self, CancelTaskRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTasksRequest, Message, Part, Role, SendMessageConfiguration,
@@ -14,8 +15,6 @@ use a2a_native::model::{
 };
 use clap::{Args, Subcommand};
 use futures_util::StreamExt;
-use std::sync::Arc;
-use std::time::Duration;
 
 /// How to reach the agent: flags shared by every client command (and `a2a bench`'s headers).
 #[derive(Args, Clone)]
@@ -133,33 +132,27 @@ type Outcome = Result<(), A2AError>;
 
 /// The client for `url` with the connection flags applied.
 pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
-    let mut builder = Client::builder()
-        .timeout(Duration::from_secs_f64(conn.timeout.max(0.001)))
-        .preferred_binding(if conn.transport == "http-json" { Binding::HttpJson } else { Binding::JsonRpc })
-        .extensions(conn.extensions.clone());
+    let mut headers = Vec::new();
     for h in &conn.headers {
         let (name, value) = h.split_once(':').ok_or_else(|| invalid(format!("--header {h:?} is not `NAME: VALUE`")))?;
-        builder = builder.header(name.trim(), value.trim());
+        headers.push((name.trim().to_owned(), value.trim().to_owned()));
     }
-    if let Some(token) = &conn.bearer {
-        builder = builder.credentials(Arc::new(StaticBearer::new(token.clone())));
-    } else if let Some(key) = &conn.api_key {
-        builder = builder.credentials(Arc::new(ApiKey::header(conn.api_key_header.clone(), key.clone())));
-    }
-    let read = |p: &std::path::Path| std::fs::read(p).map_err(|e| invalid(format!("{}: {e}", p.display())));
-    if let Some(ca) = &conn.ca_cert {
-        let cert = reqwest::Certificate::from_pem(&read(ca)?).map_err(|e| invalid(format!("--ca-cert: {e}")))?;
-        builder = builder.tls_root(cert);
-    }
-    if let (Some(cert), Some(key)) = (&conn.client_cert, &conn.client_key) {
-        let pem = [read(cert)?, read(key)?].concat();
-        let identity = reqwest::Identity::from_pem(&pem).map_err(|e| invalid(format!("--client-cert: {e}")))?;
-        builder = builder.tls_identity(identity);
-    }
-    match conn.a2a_version.as_deref() {
-        Some("1.0") => builder = builder.allow_v03(false),
-        Some("0.3") => builder = builder.prefer_v03(true),
-        _ => {}
+    // Core's one description of a client's options, as every binding uses it.
+    let options = ClientOptions {
+        bearer_token: conn.bearer.clone(),
+        api_key: conn.api_key.clone().filter(|_| conn.bearer.is_none()).map(|k| (conn.api_key_header.clone(), k)),
+        headers: Some(Headers::Pairs(headers)),
+        timeout: Some(conn.timeout.max(0.001)),
+        binding: Some(if conn.transport == "http-json" { "HTTP+JSON" } else { "JSONRPC" }.to_owned()),
+        ca_cert_file: conn.ca_cert.clone(),
+        client_cert_files: conn.client_cert.clone().zip(conn.client_key.clone()),
+        allow_v03: (conn.a2a_version.as_deref() == Some("1.0")).then_some(false),
+        extensions: Some(conn.extensions.clone()),
+        ..Default::default()
+    };
+    let mut builder = options.builder()?;
+    if conn.a2a_version.as_deref() == Some("0.3") {
+        builder = builder.prefer_v03(true);
     }
     builder.connect(url).await
 }
