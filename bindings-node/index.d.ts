@@ -199,6 +199,13 @@ export interface ClientOptions {
   caCert?: string;
   /** A client certificate and its key (PEM text) for agents that require mutual TLS. */
   clientIdentity?: string;
+  /** `caCert` from a PEM file. */
+  caCertFile?: string;
+  /** `clientIdentity` from `[certificate PEM file, key PEM file]`. */
+  clientCertFiles?: [certFile: string, keyFile: string];
+  /** Called before each request for headers to add (tokens that expire, signatures); `method`
+   * is the A2A operation (`SendMessage`, ...). A throw or rejection fails the call unsent. */
+  credentials?: (method: string, url: string) => Record<string, string> | Promise<Record<string, string>>;
   /** Whether an agent that only speaks A2A 0.3 may be used, through 0.3 (default true). */
   allowV03?: boolean;
   /** Extension URIs asked for on every call (`A2A-Extensions`). */

@@ -25,9 +25,9 @@ export declare class AgentServer {
 
 export declare class Client {
   /** Resolves the agent card at `url` and picks an interface. */
-  static connect(url: string, optionsJson?: string | undefined | null): Promise<Client>
+  static connect(url: string, optionsJson?: string | undefined | null, credentials?: (method: string, url: string) => Promise<string>): Promise<Client>
   /** A client for an agent card (JSON), without network access. */
-  static fromCard(cardJson: string, optionsJson?: string | undefined | null): Client
+  static fromCard(cardJson: string, optionsJson?: string | undefined | null, credentials?: (method: string, url: string) => Promise<string>): Client
   /** The agent card, as JSON. */
   get card(): string
   get url(): string

@@ -89,3 +89,18 @@ test('a listening server dropped by user code is not garbage collected', async (
   assert.equal(code, 0, out);
   assert.match(out, /served after gc/);
 });
+
+test('a client with a credentials function, still referenced, does not keep the process alive', async () => {
+  const { code, out } = await runChild(`
+    import { AgentServer, Client } from ${JSON.stringify(INDEX)};
+    import { CARD, Echo } from ${JSON.stringify(HELPERS)};
+    const server = new AgentServer(CARD, new Echo(), { bearerTokens: { t: 'ada' } });
+    await server.listen(0);
+    globalThis.client = await Client.connect(server.url, { credentials: async () => ({ authorization: 'Bearer t' }) });
+    const { task } = await globalThis.client.send('once');
+    await server.close();
+    console.log('served', task.status.state);
+  `);
+  assert.equal(code, 0, out);
+  assert.match(out, /served TASK_STATE_COMPLETED/);
+});

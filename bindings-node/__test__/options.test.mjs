@@ -70,3 +70,41 @@ test('allowV03, extensions and timeout (seconds) are client options; listAllTask
     await server.close();
   }
 });
+
+test('a credentials function gives each request its headers, plain or async', async () => {
+  await withServer(new Echo(), async (server) => {
+    // An open server to resolve the card; a guarded one for the calls (same card, other URL).
+    const guarded = new AgentServer(CARD, new Echo(), { bearerTokens: { 'tok-2': 'ada' } });
+    await guarded.listen(0);
+    try {
+      const seen = [];
+      let n = 0;
+      const credentials = async (method, url) => {
+        seen.push([method, url]);
+        n += 1;
+        return { Authorization: `Bearer tok-${n}` }; // 'tok-1' refused, 'tok-2' accepted
+      };
+      const client = await Client.connect(guarded.url, { credentials });
+      await assert.rejects(client.send('first'), /bearer token is not valid/);
+      const { task } = await client.send('second');
+      assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+      assert.deepEqual(seen.map(([m]) => m), ['SendMessage', 'SendMessage']);
+      assert.ok(seen.every(([, url]) => url.startsWith(guarded.url.replace(/\/$/, ''))), JSON.stringify(seen));
+      // A plain (not async) function works the same.
+      const plain = await Client.connect(guarded.url, { credentials: () => ({ authorization: 'Bearer tok-2' }) });
+      assert.equal((await plain.send('hi')).task.status.state, 'TASK_STATE_COMPLETED');
+    } finally {
+      await guarded.close();
+    }
+    // A failing provider fails the call before it is sent; a bad header is named.
+    const throwing = await Client.connect(server.url, { credentials: () => { throw new Error('vault is sealed'); } });
+    await assert.rejects(throwing.send('x'), /credentials function failed.*vault is sealed/);
+    const rejecting = await Client.connect(server.url, { credentials: async () => Promise.reject(new Error('expired')) });
+    await assert.rejects(rejecting.send('x'), /credentials function failed.*expired/);
+    const badHeader = await Client.connect(server.url, { credentials: () => ({ 'bad header': 'x' }) });
+    await assert.rejects(badHeader.send('x'), (e) => e instanceof InvalidParamsError && /bad header/.test(e.message));
+    const notHeaders = await Client.connect(server.url, { credentials: () => ({ n: 5 }) });
+    await assert.rejects(notHeaders.send('x'), /object of string headers/);
+    assert.throws(() => Client.fromCard(CARD, { credentials: 'token' }), TypeError);
+  });
+});

@@ -26,8 +26,15 @@ function sendRequest(message, { taskId, contextId, configuration, metadata } = {
 }
 
 // Every option is read by core's ClientOptions, strictly: a mistyped one is refused, naming it.
+// `credentials`, a function JSON cannot carry, goes beside them: `(method, url) => headers`
+// (an object of strings, or a Promise of one), called before each request.
 function nativeOptions(options) {
-  return json(options ?? {}, 'options');
+  const { credentials, ...rest } = options ?? {};
+  if (credentials === undefined || credentials === null) return [json(rest, 'options')];
+  if (typeof credentials !== 'function') throw new TypeError('credentials must be a function (method, url) => headers');
+  // Always a Promise of JSON text, so the native side has one shape to read; a throw rejects it.
+  const provide = async (method, url) => JSON.stringify((await credentials(method, url)) ?? {});
+  return [json(rest, 'options'), provide];
 }
 
 /**
@@ -89,15 +96,17 @@ export class Client {
   /**
    * Resolves the agent card at `url` and picks an interface. Options (core's `ClientOptions`):
    * `bearerToken`, `apiKey: [headerName, value]`, `headers`, `timeout` (seconds), `binding`
-   * ("JSONRPC" | "HTTP+JSON"), `retries`, `streamReconnects`, `allowV03`, `extensions`, ...
+   * ("JSONRPC" | "HTTP+JSON"), `retries`, `streamReconnects`, `allowV03`, `extensions`, ...;
+   * and `credentials`, a function `(method, url) => headers` (or a Promise of them) called before
+   * each request, for tokens that expire.
    */
   static async connect(url, options) {
-    return new Client(await settle(native.Client.connect(String(url), nativeOptions(options))));
+    return new Client(await settle(native.Client.connect(String(url), ...nativeOptions(options))));
   }
 
   /** A client for an agent card, without network access. */
   static fromCard(card, options) {
-    return new Client(call(() => native.Client.fromCard(json(card, 'card'), nativeOptions(options))));
+    return new Client(call(() => native.Client.fromCard(json(card, 'card'), ...nativeOptions(options))));
   }
 
   get card() {

@@ -1,19 +1,26 @@
 //! core's [`a2a_native::client::Client`]: every operation takes and returns ProtoJSON text, as
 //! Promises; streams are [`EventStream`]s that the JS layer makes async iterables.
 
+use crate::credentials::{JsCredentials, Provide};
 use crate::{errors, models};
 use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::model;
 use napi::Result;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// The builder core's `ClientOptions` (JSON, read strictly there) describe.
-fn builder(options_json: Option<String>) -> Result<ClientBuilder> {
+/// The builder core's `ClientOptions` (JSON, read strictly there) describe, with the JS
+/// credentials function (which JSON cannot carry) when there is one.
+fn builder(options_json: Option<String>, credentials: Option<Provide>) -> Result<ClientBuilder> {
     let value = match options_json {
         Some(text) => serde_json::from_str(&text).map_err(|e| errors::to_js(e.into()))?,
         None => serde_json::json!({}),
     };
-    ClientOptions::from_value(value).and_then(|o| o.builder()).map_err(errors::to_js)
+    let mut b = ClientOptions::from_value(value).and_then(|o| o.builder()).map_err(errors::to_js)?;
+    if let Some(provide) = credentials {
+        b = b.credentials(Arc::new(JsCredentials(provide)));
+    }
+    Ok(b)
 }
 
 #[napi_derive::napi]
@@ -34,16 +41,24 @@ macro_rules! unary {
 impl Client {
     /// Resolves the agent card at `url` and picks an interface.
     #[napi(factory)]
-    pub async fn connect(url: String, options_json: Option<String>) -> Result<Client> {
-        let inner = builder(options_json)?.connect(&url).await.map_err(errors::to_js)?;
+    pub async fn connect(
+        url: String,
+        options_json: Option<String>,
+        #[napi(ts_arg_type = "(method: string, url: string) => Promise<string>")] credentials: Option<Provide>,
+    ) -> Result<Client> {
+        let inner = builder(options_json, credentials)?.connect(&url).await.map_err(errors::to_js)?;
         Ok(Client { inner })
     }
 
     /// A client for an agent card (JSON), without network access.
     #[napi(factory)]
-    pub fn from_card(card_json: String, options_json: Option<String>) -> Result<Client> {
+    pub fn from_card(
+        card_json: String,
+        options_json: Option<String>,
+        #[napi(ts_arg_type = "(method: string, url: string) => Promise<string>")] credentials: Option<Provide>,
+    ) -> Result<Client> {
         let card = models::parse(&card_json)?;
-        let inner = builder(options_json)?.from_card(card).map_err(errors::to_js)?;
+        let inner = builder(options_json, credentials)?.from_card(card).map_err(errors::to_js)?;
         Ok(Client { inner })
     }
 

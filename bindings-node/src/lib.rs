@@ -19,6 +19,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod client;
+mod credentials;
 mod errors;
 mod executor;
 mod models;

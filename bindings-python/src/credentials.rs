@@ -1,7 +1,7 @@
 //! A Python callable as core's [`CredentialProvider`]: `(method, url) -> {header: value}`,
 //! plain or `async` (then awaited on the event loop the client was made on).
 
-use a2a_native::client::{CredentialContext, CredentialProvider};
+use a2a_native::client::{CredentialContext, CredentialProvider, headers_from_pairs};
 use a2a_native::error::{A2AError, ErrorKind, Result};
 use async_trait::async_trait;
 use http::header::{HeaderName, HeaderValue};
@@ -39,29 +39,19 @@ fn provider_error(e: impl std::fmt::Display) -> A2AError {
 }
 
 fn to_headers(py: Python<'_>, value: Py<PyAny>) -> Result<Vec<(HeaderName, HeaderValue)>> {
-    let pairs: Vec<(String, String)> = if value.is_none(py) {
-        Vec::new()
-    } else {
-        let dict = value.bind(py).cast::<pyo3::types::PyDict>().map_err(|_| {
-            A2AError::new(ErrorKind::Internal, "the credentials callable must return a dict of headers")
-        })?;
-        dict.iter()
-            .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<String>()?)))
-            .collect::<PyResult<_>>()
-            .map_err(provider_error)?
-    };
-    pairs
-        .into_iter()
-        .map(|(name, value)| {
-            let name = HeaderName::try_from(name.as_str())
-                .map_err(|_| A2AError::new(ErrorKind::InvalidParams, format!("{name:?} is not an HTTP header name")))?;
-            let mut value = HeaderValue::try_from(value).map_err(|_| {
-                A2AError::new(ErrorKind::InvalidParams, format!("the {name} value is not a valid HTTP header value"))
-            })?;
-            value.set_sensitive(true);
-            Ok((name, value))
-        })
-        .collect()
+    if value.is_none(py) {
+        return Ok(Vec::new());
+    }
+    let dict = value
+        .bind(py)
+        .cast::<pyo3::types::PyDict>()
+        .map_err(|_| A2AError::new(ErrorKind::Internal, "the credentials callable must return a dict of headers"))?;
+    let pairs: Vec<(String, String)> = dict
+        .iter()
+        .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<String>()?)))
+        .collect::<PyResult<_>>()
+        .map_err(provider_error)?;
+    headers_from_pairs(pairs)
 }
 
 /// The Python side of the process is exiting: no provider runs any more.

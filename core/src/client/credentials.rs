@@ -37,6 +37,19 @@ pub trait CredentialProvider: Send + Sync + 'static {
     }
 }
 
+/// Headers a host-language provider returned (`{name: value}`), checked: a name or value HTTP
+/// cannot carry is InvalidParams naming it. Values are marked sensitive (kept out of logs).
+pub fn headers_from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Result<Vec<(HeaderName, HeaderValue)>> {
+    pairs
+        .into_iter()
+        .map(|(name, value)| {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|_| A2AError::new(ErrorKind::InvalidParams, format!("{name:?} is not an HTTP header name")))?;
+            Ok((name.clone(), header_value(&value, &format!("{name} value"))?))
+        })
+        .collect()
+}
+
 /// A header value from configuration text; a value HTTP cannot carry is a clear error.
 fn header_value(value: &str, what: &str) -> Result<HeaderValue> {
     let mut value = HeaderValue::from_str(value)
