@@ -9,18 +9,21 @@
 // - errors.js + errors.d.ts: `A2AError` and one subclass per row of core's error table (the
 //   core/error-table.json).
 //
-// Usage: node tools/generate.mjs [--proto PATH] [--check]; --check fails (exit 1) when a
-// generated file is out of date.
+// The proto is read through its digest, core/tests/data/proto-model.json, which only
+// bindings-python/tools/generate.py writes (one proto parser for every binding); a digest
+// that no longer matches the proto stops this script.
+//
+// Usage: node tools/generate.mjs [--check]; --check fails (exit 1) when a generated file is out
+// of date.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REPO = resolve(PKG, '..');
-const args = process.argv.slice(2);
-const check = args.includes('--check');
-const protoAt = args.indexOf('--proto');
-const PROTO = protoAt >= 0 ? resolve(args[protoAt + 1]) : resolve(REPO, 'spec', '1.0.1', 'a2a.proto');
+const check = process.argv.slice(2).includes('--check');
+const DIGEST = join(REPO, 'core', 'tests', 'data', 'proto-model.json');
 const ERROR_TABLE = join(REPO, 'core', 'error-table.json');
 
 const SCALARS = {
@@ -30,82 +33,26 @@ const SCALARS = {
   'google.protobuf.Value': 'unknown', 'google.protobuf.Timestamp': 'string',
   'google.protobuf.Empty': 'Record<string, never>',
 };
-const FIELD =
-  /^(?<label>repeated\s+|optional\s+)?(?:map<\s*(?<k>[\w.]+)\s*,\s*(?<v>[\w.]+)\s*>|(?<type>[\w.]+))\s+(?<name>\w+)\s*=\s*\d+\s*(?<opts>\[.*\])?\s*;/;
 
-const camel = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
-const tsType = (t) => SCALARS[t] ?? t.split('.').pop();
+const scalar = (t) => SCALARS[t] ?? t.split('.').pop();
 
-/** Comment lines worth showing a TypeScript user (not linter directives). */
-function docLines(comments) {
-  const out = [];
-  let skipping = false;
-  for (const c of comments) {
-    if (c.includes('(--')) skipping = true;
-    if (!skipping && !c.startsWith('protolint:')) out.push(c);
-    if (c.includes('--)')) skipping = false;
-  }
-  return out;
+/** The TypeScript type of a digest field. */
+function tsType(f) {
+  if (f.map) return `{ [key: string]: ${scalar(f.type)} }`;
+  const t = scalar(f.type);
+  if (!f.repeated) return t;
+  return t.includes(' ') ? `Array<${t}>` : `${t}[]`;
 }
 
-/** { messages: Map<name, {doc, fields: [{name, type, required, doc, oneof}]}>, enums: Map<name, {doc, values}> } */
-export function parseProto(text) {
-  const messages = new Map();
-  const enums = new Map();
-  const stack = []; // [kind, name]
-  let comments = [];
-  for (const raw of text.replace(/\/\*[\s\S]*?\*\//g, '').split('\n')) {
-    const trimmed = raw.trim();
-    if (trimmed.startsWith('//')) {
-      comments.push(trimmed.slice(2).trim());
-      continue;
-    }
-    const line = trimmed.split('//')[0].trim();
-    const doc = docLines(comments);
-    comments = [];
-    if (!line) continue;
-    const open = line.match(/^(message|enum|oneof|service)\s+(\w+)\s*\{/);
-    if (open) {
-      const [, kind, name] = open;
-      stack.push([kind, name]);
-      if (kind === 'message') messages.set(name, { doc, fields: [] });
-      else if (kind === 'enum') enums.set(name, { doc, values: [] });
-      continue;
-    }
-    if ((line.startsWith('rpc ') || line.startsWith('option')) && line.endsWith('{')) {
-      stack.push(['other', '']);
-      continue;
-    }
-    if (line.startsWith('}')) {
-      stack.pop();
-      continue;
-    }
-    if (!stack.length) continue;
-    const [kind, name] = stack.at(-1);
-    const owner = [...stack].reverse().find(([k]) => k === 'message')?.[1];
-    if (kind === 'enum') {
-      const v = line.match(/^(\w+)\s*=/);
-      if (v) enums.get(name).values.push(v[1]);
-    } else if ((kind === 'message' || kind === 'oneof') && owner) {
-      const f = line.match(FIELD);
-      if (!f) continue;
-      const g = f.groups;
-      let type;
-      if (g.k) type = `{ [key: string]: ${tsType(g.v)} }`;
-      else {
-        type = tsType(g.type);
-        if ((g.label ?? '').trim() === 'repeated') type = type.includes(' ') ? `Array<${type}>` : `${type}[]`;
-      }
-      messages.get(owner).fields.push({
-        name: camel(g.name),
-        type,
-        required: (g.opts ?? '').includes('REQUIRED'),
-        doc,
-        oneof: kind === 'oneof' ? name : null,
-      });
-    }
+/** The digest, refused when the proto has changed since it was written. */
+export function readDigest() {
+  const digest = JSON.parse(readFileSync(DIGEST, 'utf8'));
+  const proto = join(REPO, digest.proto.path);
+  if (createHash('sha256').update(readFileSync(proto)).digest('hex') !== digest.proto.sha256) {
+    const stale = `${relative(REPO, DIGEST)} does not match ${digest.proto.path} (the proto changed)`;
+    throw new Error(`${stale}: run bindings-python/tools/generate.py`);
   }
-  return { messages, enums };
+  return digest;
 }
 
 function jsdoc(lines, indent = '') {
@@ -114,23 +61,23 @@ function jsdoc(lines, indent = '') {
   return [`${indent}/**`, ...lines.map((l) => `${indent} *${l ? ' ' + l : ''}`), `${indent} */`];
 }
 
-export function renderModels({ messages, enums }) {
+export function renderModels({ messages, enums, docs }) {
   const out = [
     '// A2A 1.0 models in their ProtoJSON form. GENERATED by tools/generate.mjs from',
     '// spec/1.0.1/a2a.proto: do not edit. The Rust core reads and validates these objects.',
     '',
   ];
-  for (const [name, { doc, values }] of enums) {
-    out.push(...jsdoc(doc), `export type ${name} =`, ...values.map((v, i) => `  | '${v}'${i === values.length - 1 ? ';' : ''}`), '');
+  for (const [name, values] of Object.entries(enums)) {
+    out.push(...jsdoc(docs[name]), `export type ${name} =`, ...values.map((v, i) => `  | '${v}'${i === values.length - 1 ? ';' : ''}`), '');
   }
-  for (const [name, { doc, fields }] of messages) {
-    out.push(...jsdoc(doc), `export interface ${name} {`);
+  for (const [name, fields] of Object.entries(messages)) {
+    out.push(...jsdoc(docs[name]), `export interface ${name} {`);
     const groups = new Map();
-    for (const f of fields) if (f.oneof) groups.set(f.oneof, [...(groups.get(f.oneof) ?? []), f.name]);
-    for (const f of fields) {
+    for (const [key, f] of Object.entries(fields)) if (f.oneof) groups.set(f.oneof, [...(groups.get(f.oneof) ?? []), key]);
+    for (const [key, f] of Object.entries(fields)) {
       const lines = [...f.doc];
       if (f.oneof) lines.push(`(oneof \`${f.oneof}\`: at most one of ${groups.get(f.oneof).map((n) => `\`${n}\``).join(', ')}.)`);
-      out.push(...jsdoc(lines, '  '), `  ${f.name}${f.required ? '' : '?'}: ${f.type};`);
+      out.push(...jsdoc(lines, '  '), `  ${key}${f.required ? '' : '?'}: ${tsType(f)};`);
     }
     out.push('}', '');
   }
@@ -262,10 +209,11 @@ export function renderErrorsDts(rows) {
 
 function main() {
   const outputs = new Map();
-  if (existsSync(PROTO)) {
-    outputs.set(join(PKG, 'models.d.ts'), renderModels(parseProto(readFileSync(PROTO, 'utf8'))));
-  } else {
-    console.error(`generate.mjs: ${PROTO} not found; models.d.ts left as it is`);
+  try {
+    outputs.set(join(PKG, 'models.d.ts'), renderModels(readDigest()));
+  } catch (e) {
+    console.error(`generate.mjs: ${e.message}`);
+    return 1;
   }
   const rows = parseErrorTable(readFileSync(ERROR_TABLE, 'utf8'));
   if (!rows.length) {

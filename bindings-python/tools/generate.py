@@ -7,6 +7,8 @@
   rest may be left out.
 - ``python/a2a_native/errors.py``: ``A2AError`` and one subclass per row of core's error table
   (the ``table!`` in ``core/error-table.json``).
+- ``core/tests/data/proto-model.json``: the proto as data (see ``render_digest``). This is the
+  one proto reader: core's model test and the Node and uniffi generators read this digest.
 
 Usage: ``python tools/generate.py [--proto PATH] [--check]``; ``--check`` fails when a generated
 file is out of date.
@@ -16,17 +18,19 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import hashlib
 import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 PKG = HERE.parent / "python" / "a2a_native"
 REPO = HERE.parent.parent
 DEFAULT_PROTO = REPO / "spec" / "1.0.1" / "a2a.proto"
 ERROR_TABLE = REPO / "core" / "error-table.json"
-# The proto's messages and enums as data, for core's model test (core/tests/proto_model.rs).
+# The proto as data, for core's model test (core/tests/proto_model.rs) and the other generators.
 DIGEST = REPO / "core" / "tests" / "data" / "proto-model.json"
 
 SCALARS = {
@@ -46,16 +50,34 @@ def camel(name: str) -> str:
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
-def parse_proto(text: str):
-    """(messages, enums, digest): messages as {name: [(json_name, type, required)]}; digest: each
-    message's fields in proto terms (see render_digest)."""
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    lines = [l.split("//", 1)[0].strip() for l in text.splitlines()]
-    messages: dict[str, list[tuple[str, str, bool]]] = {}
+def doc_lines(comments: list[str]) -> list[str]:
+    """The comment lines worth showing a binding's user: not linter directives (``protolint:``
+    lines, ``(-- ... --)`` API-linter notes)."""
+    out, skipping = [], False
+    for c in comments:
+        skipping = skipping or "(--" in c
+        if not skipping and not c.startswith("protolint:"):
+            out.append(c)
+        if "--)" in c:
+            skipping = False
+    return out
+
+
+def parse_proto(text: str) -> dict[str, Any]:
+    """The digest (see render_digest): messages and enums in declaration order. A doc is the run
+    of ``//`` lines right above a declaration; a blank or code line in between drops it."""
+    messages: dict[str, dict[str, dict[str, Any]]] = {}
     enums: dict[str, list[str]] = {}
-    digest: dict[str, dict[str, dict[str, Any]]] = {}
+    docs: dict[str, list[str]] = {}
     stack: list[tuple[str, str]] = []  # (kind, name)
-    for line in lines:
+    comments: list[str] = []
+    for raw in re.sub(r"/\*.*?\*/", "", text, flags=re.S).splitlines():
+        line = raw.strip()
+        if line.startswith("//"):
+            comments.append(line[2:].strip())
+            continue
+        line = line.split("//", 1)[0].strip()
+        doc, comments = doc_lines(comments), []
         if not line:
             continue
         m = re.match(r"^(message|enum|oneof|service)\s+(\w+)\s*\{", line)
@@ -63,16 +85,12 @@ def parse_proto(text: str):
             kind, name = m.groups()
             stack.append((kind, name))
             if kind == "message":
-                messages[name] = []
-                digest[name] = {}
+                messages[name], docs[name] = {}, doc
             elif kind == "enum":
-                enums[name] = []
+                enums[name], docs[name] = [], doc
             continue
-        if line.startswith("rpc ") and line.endswith("{"):
-            stack.append(("rpc", ""))
-            continue
-        if line.startswith("option") and line.endswith("{"):
-            stack.append(("option", ""))
+        if line.startswith(("rpc ", "option")) and line.endswith("{"):
+            stack.append(("other", ""))
             continue
         if line.startswith("}"):
             if stack:
@@ -86,38 +104,45 @@ def parse_proto(text: str):
             e = re.match(r"^(\w+)\s*=", line)
             if e:
                 enums[name].append(e.group(1))
+                docs[f"{name}.{e.group(1)}"] = doc
         elif kind in ("message", "oneof") and owner:
             f = FIELD.match(line)
             if f:
-                required = "REQUIRED" in (f.group("opts") or "")
-                if f.group("k"):
-                    t = f"dict[str, {pytype(f.group('v'))}]"
-                else:
-                    t = pytype(f.group("type"))
-                    if (f.group("label") or "").strip() == "repeated":
-                        t = f"list[{t}]"
-                messages[owner].append((camel(f.group("name")), t, required))
-                digest[owner][camel(f.group("name"))] = {
+                label = (f.group("label") or "").strip()
+                messages[owner][camel(f.group("name"))] = {
+                    "name": f.group("name"),
                     "type": f.group("v") or f.group("type"),
-                    "repeated": (f.group("label") or "").strip() == "repeated",
+                    "repeated": label == "repeated",
+                    "optional": label == "optional",
                     "map": bool(f.group("k")),
                     "oneof": name if kind == "oneof" else None,
-                    "required": required,
+                    "required": "REQUIRED" in (f.group("opts") or ""),
+                    "doc": doc,
                 }
-    return messages, enums, digest
+    return {"messages": messages, "enums": enums, "docs": docs}
 
 
 def pytype(t: str) -> str:
     return SCALARS.get(t, t.split(".")[-1])
 
 
-def render_digest(digest, enums) -> str:
-    """Every message's fields (ProtoJSON name -> proto type, repeated, map value, oneof,
-    REQUIRED) and every enum's values, for core's test of its Rust model against the proto."""
-    return json.dumps({"messages": digest, "enums": enums}, indent=1, sort_keys=True) + "\n"
+def render_digest(model: dict[str, Any], proto: bytes) -> str:
+    """The proto as data, in declaration order, for core's model test and for the Node and uniffi
+    generators (which read it instead of parsing the proto):
+
+    - ``messages``: message -> ProtoJSON field name -> ``name`` (proto), ``type`` (proto; a map's
+      value type), ``repeated``, ``optional``, ``map``, ``oneof`` (its name or null),
+      ``required`` (REQUIRED), ``doc`` (comment lines);
+    - ``enums``: enum -> value names;
+    - ``docs``: the comment lines of each message, enum and enum value (``Enum.VALUE``);
+    - ``proto``: the proto's path and SHA-256, so that its readers can tell this file is stale.
+    """
+    source = {"path": "spec/1.0.1/a2a.proto", "sha256": hashlib.sha256(proto).hexdigest()}
+    return json.dumps({**model, "proto": source}, indent=1) + "\n"
 
 
-def render_models(messages, enums, source: str) -> str:
+def render_models(model: dict[str, Any], source: str) -> str:
+    messages, enums = model["messages"], model["enums"]
     out = [
         f'"""A2A 1.0 models in their ProtoJSON form. GENERATED by tools/generate.py from {source}:',
         'do not edit. The Rust core reads and validates these dicts; these types are for checkers."""',
@@ -138,12 +163,12 @@ def render_models(messages, enums, source: str) -> str:
         out += ["", f"class {name}(TypedDict, total=False):"]
         if not fields:
             out.append("    pass")
-        for field, t, required in fields:
-            out.append(f"    {field}: Required[{t}]" if required else f"    {field}: {t}")
+        for field, f in fields.items():
+            t = pytype(f["type"])
+            t = f"dict[str, {t}]" if f["map"] else f"list[{t}]" if f["repeated"] else t
+            out.append(f"    {field}: Required[{t}]" if f["required"] else f"    {field}: {t}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
-
-
 
 
 def render_errors(rows) -> str:
@@ -235,9 +260,9 @@ def main() -> int:
     args = ap.parse_args()
     outputs: dict[Path, str] = {}
     if args.proto.exists():
-        messages, enums, digest = parse_proto(args.proto.read_text())
-        outputs[PKG / "models.py"] = render_models(messages, enums, "spec/1.0.1/a2a.proto")
-        outputs[DIGEST] = render_digest(digest, enums)
+        model = parse_proto(args.proto.read_text())
+        outputs[PKG / "models.py"] = render_models(model, "spec/1.0.1/a2a.proto")
+        outputs[DIGEST] = render_digest(model, args.proto.read_bytes())
     else:
         print(f"generate.py: {args.proto} not found; models.py left as it is", file=sys.stderr)
     # core/error-table.json: core's error table, kept current by core's error_table test.

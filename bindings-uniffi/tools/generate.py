@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Generates ``src/models_gen.rs``: the A2A 1.0 models as uniffi records and enums, and their
-ProtoJSON conversions, from the spec's proto (``spec/1.0.1/a2a.proto``).
+ProtoJSON conversions, from the spec's proto (``spec/1.0.1/a2a.proto``) as read by its digest,
+``core/tests/data/proto-model.json``, which only ``bindings-python/tools/generate.py`` writes (one
+proto parser for every binding); a digest that no longer matches the proto stops this script.
 
 Kotlin and Swift types are in turn generated from these records by uniffi, so the proto is the
 only hand-kept definition. Mapping (proto -> Rust record field):
@@ -12,13 +14,15 @@ only hand-kept definition. Mapping (proto -> Rust record field):
 - ``google.protobuf.Struct`` / ``Value``: ``String`` holding JSON text; ``Timestamp``: RFC 3339 text.
 - a ``oneof``: ``Option<MessageOneof>``, an enum whose variants carry one named field.
 
-Usage: ``python3 tools/generate.py [--proto PATH] [--check]``; ``--check`` fails (exit 1) when
-the committed file differs from what the proto gives.
+Usage: ``python3 tools/generate.py [--check]``; ``--check`` fails (exit 1) when the committed
+file differs from what the proto gives.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -27,7 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CRATE = HERE.parent
 OUT = CRATE / "src" / "models_gen.rs"
-DEFAULT_PROTO = CRATE.parent / "spec" / "1.0.1" / "a2a.proto"
+REPO = CRATE.parent
+DIGEST = REPO / "core" / "tests" / "data" / "proto-model.json"
 
 # Foreign-facing renames: Swift's concurrency `Task` would be shadowed by a record named Task.
 RENAMES = {"Task": "A2ATask"}
@@ -44,24 +49,16 @@ CODEC = {
     "int32": "int32", "bytes": "bytes",
     "google.protobuf.Struct": "json_object", "google.protobuf.Value": "json_value",
 }
-LINE = re.compile(
-    r"^(?P<label>repeated\s+|optional\s+)?(?:map<\s*(?P<k>[\w.]+)\s*,\s*(?P<v>[\w.]+)\s*>|(?P<type>[\w.]+))"
-    r"\s+(?P<name>\w+)\s*=\s*\d+\s*(?P<opts>\[.*\])?\s*;$"
-)
 
 
 @dataclass
 class Field:
     name: str  # proto snake_case
+    json: str  # ProtoJSON camelCase
     type: str  # proto type (map value type for maps)
     label: str  # "", "repeated", "optional", "map"
     required: bool
     oneof: str | None
-
-    @property
-    def json(self) -> str:
-        head, *rest = self.name.split("_")
-        return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
 @dataclass
@@ -70,54 +67,23 @@ class Message:
     fields: list[Field] = field(default_factory=list)
 
 
-def parse(text: str) -> tuple[dict[str, Message], dict[str, list[str]]]:
-    """Top-level messages and enums of the proto (the A2A proto nests none)."""
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+def read_digest() -> tuple[dict[str, Message], dict[str, list[str]]]:
+    """The proto's messages and enums, in declaration order, from its digest; refused when the
+    proto has changed since the digest was written."""
+    digest = json.loads(DIGEST.read_text())
+    proto = digest["proto"]
+    if hashlib.sha256((REPO / proto["path"]).read_bytes()).hexdigest() != proto["sha256"]:
+        raise SystemExit(
+            f"{DIGEST.relative_to(REPO)} does not match {proto['path']} (the proto changed): "
+            "run bindings-python/tools/generate.py"
+        )
     messages: dict[str, Message] = {}
-    enums: dict[str, list[str]] = {}
-    stack: list[tuple[str, str]] = []
-    for raw in text.splitlines():
-        line = raw.split("//", 1)[0].strip()
-        if not line:
-            continue
-        opened = re.match(r"^(message|enum|oneof|service)\s+(\w+)\s*\{$", line)
-        if opened:
-            kind, name = opened.groups()
-            stack.append((kind, name))
-            if kind == "message":
-                messages[name] = Message(name)
-            elif kind == "enum":
-                enums[name] = []
-            continue
-        if line.endswith("{"):  # rpc bodies, option blocks
-            stack.append(("other", ""))
-            continue
-        if line.startswith("}"):
-            stack.pop()
-            continue
-        if not stack:
-            continue
-        kind, name = stack[-1]
-        if kind == "enum":
-            value = re.match(r"^(\w+)\s*=", line)
-            if value:
-                enums[name].append(value.group(1))
-        elif kind in ("message", "oneof"):
-            f = LINE.match(line)
-            if not f:
-                continue
-            owner = next(n for k, n in reversed(stack) if k == "message")
-            label = "map" if f.group("k") else (f.group("label") or "").strip()
-            messages[owner].fields.append(
-                Field(
-                    name=f.group("name"),
-                    type=f.group("v") or f.group("type"),
-                    label=label,
-                    required="REQUIRED" in (f.group("opts") or ""),
-                    oneof=name if kind == "oneof" else None,
-                )
-            )
-    return messages, enums
+    for name, fields in digest["messages"].items():
+        messages[name] = Message(name)
+        for key, f in fields.items():
+            label = "map" if f["map"] else "repeated" if f["repeated"] else "optional" if f["optional"] else ""
+            messages[name].fields.append(Field(f["name"], key, f["type"], label, f["required"], f["oneof"]))
+    return messages, digest["enums"]
 
 
 def pascal(snake: str) -> str:
@@ -318,10 +284,9 @@ class Gen:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--proto", type=Path, default=DEFAULT_PROTO)
     ap.add_argument("--check", action="store_true", help="fail when src/models_gen.rs is stale")
     args = ap.parse_args()
-    messages, enums = parse(args.proto.read_text())
+    messages, enums = read_digest()
     text = Gen(messages, enums).render("spec/1.0.1/a2a.proto")
     if args.check:
         if not OUT.exists() or OUT.read_text() != text:
