@@ -38,3 +38,16 @@ pub fn record_round_trip(type_name: String, json: String) -> Result<String> {
     let written = crate::models_gen::round_trip(&type_name, &canonical)?;
     Ok(model::dynamic::normalize(&type_name, written)?.to_string())
 }
+
+/// `json`, an A2A 0.3 value of `type_name` (its 0.3 name, e.g. `MessageSendParams`), as the A2A
+/// 1.0 ProtoJSON text core converts it to: the conversion old peers' payloads go through.
+#[uniffi::export]
+pub fn v03_to_v10(type_name: String, json: String) -> Result<String> {
+    Ok(model::v03::to_v10(&type_name, parse_text(&json)?)?.to_string())
+}
+
+/// `json`, an A2A 1.0 value of the 0.3 type `type_name`, as core writes it for a 0.3 peer.
+#[uniffi::export]
+pub fn v10_to_v03(type_name: String, json: String) -> Result<String> {
+    Ok(model::v03::to_v03(&type_name, parse_text(&json)?)?.to_string())
+}

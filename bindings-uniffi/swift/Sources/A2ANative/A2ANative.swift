@@ -7742,6 +7742,31 @@ public func recordRoundTrip(typeName: String, json: String)throws  -> String  {
 })
 }
 /**
+ * `json`, an A2A 0.3 value of `type_name` (its 0.3 name, e.g. `MessageSendParams`), as the A2A
+ * 1.0 ProtoJSON text core converts it to: the conversion old peers' payloads go through.
+ */
+public func v03ToV10(typeName: String, json: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_v03_to_v10(
+        FfiConverterString.lower(typeName),
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * `json`, an A2A 1.0 value of the 0.3 type `type_name`, as core writes it for a 0.3 peer.
+ */
+public func v10ToV03(typeName: String, json: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_v10_to_v03(
+        FfiConverterString.lower(typeName),
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
  * Reads `json` as the A2A type `type_name` with the core's validation and returns its
  * canonical ProtoJSON text; throws InvalidParams naming the offending field.
  */
@@ -7820,6 +7845,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_record_round_trip() != 37250) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_v03_to_v10() != 13357) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_v10_to_v03() != 47423) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_validate_json() != 4975) {

@@ -577,6 +577,16 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_error_table(RustCallStatus *_Nonnull
 RustBuffer uniffi_a2a_native_uniffi_fn_func_record_round_trip(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_V03_TO_V10
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_V03_TO_V10
+RustBuffer uniffi_a2a_native_uniffi_fn_func_v03_to_v10(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_V10_TO_V03
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_V10_TO_V03
+RustBuffer uniffi_a2a_native_uniffi_fn_func_v10_to_v03(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VALIDATE_JSON
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VALIDATE_JSON
 RustBuffer uniffi_a2a_native_uniffi_fn_func_validate_json(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
@@ -878,6 +888,18 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_error_table(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_RECORD_ROUND_TRIP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_RECORD_ROUND_TRIP
 uint16_t uniffi_a2a_native_uniffi_checksum_func_record_round_trip(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_V03_TO_V10
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_V03_TO_V10
+uint16_t uniffi_a2a_native_uniffi_checksum_func_v03_to_v10(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_V10_TO_V03
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_V10_TO_V03
+uint16_t uniffi_a2a_native_uniffi_checksum_func_v10_to_v03(void
     
 );
 #endif

@@ -1,5 +1,5 @@
 // The shared vectors (tests/vectors) through the Kotlin binding: the model cases through core
-// validation and the generated records' conversions, the task-state operation table played as
+// validation and the generated records' conversions, the 0.3 conversions both ways, the task-state operation table played as
 // scenarios against a Kotlin executor, and the jsonrpc and rest folders over HTTP against a
 // Kotlin-hosted server.
 package a2anative
@@ -51,6 +51,36 @@ class VectorsTest {
             }
         }
     }
+
+    /** v03: 0.3 <-> 1.0 conversions both ways, and the inputs each direction must refuse. */
+    @TestFactory
+    fun `v03 conversion vectors`(): List<DynamicTest> = load("v03").flatMap { (file, doc) ->
+        val cases = doc.getJSONArray("cases")
+        (0 until cases.length()).map { i ->
+            val case = cases.getJSONObject(i)
+            val (type, direction) = case.getString("type") to case.getString("direction")
+            dynamicTest("$file/$type/${case.getString("name")}") {
+                // A JSON value of any kind (TaskState and Role are strings), compared as JSON.
+                fun same(out: String, expected: Any) =
+                    assertTrue(JSONArray("[$out]").similar(JSONArray().put(expected)), "$out != $expected")
+                val error = case.optJSONObject("error")
+                if (error != null) {
+                    val e = assertThrows<A2aException> {
+                        if (direction == "to_v03") v10ToV03(type, json(case.get("v10")))
+                        else v03ToV10(type, json(case.get("v03")))
+                    }
+                    assertEquals(error.getInt("code"), e.code)
+                    assertEquals(error.getString("field"), e.fieldViolations.firstOrNull()?.field ?: "")
+                    return@dynamicTest
+                }
+                if (direction != "to_v03") same(v03ToV10(type, json(case.get("v03"))), case.get("v10"))
+                if (direction != "to_v10") same(v10ToV03(type, json(case.get("v10"))), case.get("v03"))
+            }
+        }
+    }
+
+    /** A vector's value as JSON text (`JSONObject.toString()`, or a quoted string). */
+    private fun json(value: Any): String = JSONArray().put(value).toString().removeSurrounding("[", "]")
 
     /** state/transitions.json `operations`: message, cancel or subscribe on a task in each state. */
     @TestFactory
