@@ -520,24 +520,27 @@ async fn jsonrpc_stream_frames_each_event_as_a_response() {
     assert_eq!(last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED", "{last}");
     assert!(events.iter().any(|e| e["result"].get("artifactUpdate").is_some()));
 
-    // A refused streaming call is a one-event stream carrying the JSON-RPC error: the official
-    // clients require text/event-stream in answer to a streaming call.
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "SubscribeToTask", "params": {"id": "no-such-task"}});
-    let resp = s
-        .client
-        .post(s.url("/"))
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let (status, headers, events) = read_sse(resp).await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
-    assert_eq!(events.len(), 1, "{events:?}");
-    assert_eq!((&events[0]["id"], &events[0]["error"]["code"]), (&json!(7), &json!(-32001)), "{}", events[0]);
-    assert!(events[0].get("result").is_none());
+    // A streaming call refused before its stream starts gets a plain JSON-RPC error response,
+    // not a stream (the official TCK reads any event stream as accepted: STREAM-SUB-003): an
+    // unknown task, and a task already in a terminal state (UnsupportedOperation).
+    let task_id = events[0]["result"]["task"]["id"].as_str().unwrap().to_owned();
+    for (params, code) in [(json!({"id": "no-such-task"}), -32001), (json!({"id": task_id}), -32004)] {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "SubscribeToTask", "params": params});
+        let resp = s
+            .client
+            .post(s.url("/"))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("application/json"), "{params}");
+        let reply: serde_json::Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+        assert_eq!((&reply["id"], &reply["error"]["code"]), (&json!(7), &json!(code)), "{reply}");
+        assert!(reply.get("result").is_none());
+    }
     s.stop().await;
 }
 

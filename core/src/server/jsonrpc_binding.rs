@@ -114,7 +114,6 @@ where
     }
     let notification = call.is_notification();
     let id = call.response_id();
-    let streaming = call.request.is_streaming();
     let result = app.call(&ctx, call.request).await;
     if notification {
         return no_content();
@@ -124,25 +123,11 @@ where
         // google.protobuf.Empty is `{}` in ProtoJSON.
         Ok(Reply::Empty) => ok(jsonrpc::success(&id, json!({}))),
         Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpc(id)),
-        Err(e) if streaming => stream_error(&id, &e),
+        // A streaming call refused before its stream starts (unknown task, terminal task, ...)
+        // is answered like any other call: a plain JSON-RPC error response, not a stream. The
+        // official TCK reads any `text/event-stream` answer as an accepted stream (STREAM-SUB-003).
         Err(e) => rpc_error(handler_error_status(&e), &id, &e),
     }
-}
-
-/// The refusal of a streaming call (unknown task, terminal task, ...): a one-event stream
-/// carrying the JSON-RPC error, which is what the official clients (they require a
-/// `text/event-stream` answer to a streaming call) and the TCK read. Authentication errors
-/// keep their 401/403.
-fn stream_error(id: &Id, err: &A2AError) -> Response<ResponseBody> {
-    let status = handler_error_status(err);
-    if status != StatusCode::OK {
-        return rpc_error(status, id, err);
-    }
-    let body = String::from_utf8_lossy(&jsonrpc::error(id, err)).into_owned();
-    let frame = crate::sse::encode(&crate::sse::SseEvent::data(body));
-    let mut resp = bytes_response(StatusCode::OK, "text/event-stream", frame.into_bytes());
-    resp.headers_mut().insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-cache"));
-    resp
 }
 
 /// A 0.3 call: params up to 1.0, the one handler, the result back down to 0.3.
@@ -175,7 +160,6 @@ async fn serve_v03(
         },
         Ok(Reply::Empty) => ok(jsonrpc::success(&id, Value::Null)),
         Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpcV03(id)),
-        Err(e) if method.is_streaming() => stream_error(&id, &e),
         Err(e) => fail(e),
     }
 }
