@@ -34,7 +34,9 @@ mod transport;
 
 pub use crate::auth::fetch_jwks;
 pub use card::CardCache;
-pub use credentials::{ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer, headers_from_pairs};
+pub use credentials::{
+    ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer, headers_from_pairs,
+};
 pub use oauth::{CardCredentials, ClientCredentials};
 pub use options::ClientOptions;
 pub use push_verify::{PushVerifier, VerifiedPush};
