@@ -3,18 +3,19 @@
 //! JWKS refused after 1 MiB, and scopes per operation (401 vs 403) through the server.
 //! Keys: tests/fixtures (test-only).
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, Message, Role};
+mod support;
+
+use a2a_native::model::{self, TaskState};
 use a2a_native::server::{
     Authenticator, JwtBearer, JwtConfig, KeySource, RequestHandler, RequiredScopes, Server, ServerConfig, Stores,
 };
-use async_trait::async_trait;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use support::agent::{Step, TestAgent};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -276,17 +277,6 @@ async fn an_oversized_or_endless_jwks_is_refused_without_reading_it_all() {
     }
 }
 
-struct Echo;
-
-#[async_trait]
-impl AgentExecutor for Echo {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let who = ctx.principal.map(|p| p.name).unwrap_or_default();
-        events.complete(Some(Message::text(Role::Agent, who))).await?;
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
     let ec = key("jwt-ec.pem", Algorithm::ES256);
@@ -302,7 +292,9 @@ async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
         "securityRequirements": [{"schemes": {"oidc": {"list": ["a2a.read"]}}}]
     }))
     .unwrap();
-    let handler = RequestHandler::new(Arc::new(Echo), card, Stores::memory(), ServerConfig::default())
+    // The agent completes with the caller's name.
+    let agent = TestAgent::new().otherwise([Step::status(TaskState::Completed, "{principal}")]);
+    let handler = RequestHandler::new(Arc::new(agent), card, Stores::memory(), ServerConfig::default())
         .with_authenticator(Arc::new(JwtBearer::new(config(), KeySource::Url(server.url.clone()))))
         .with_required_scopes(RequiredScopes::new().require("*", &["a2a.read"]).require("SendMessage", &["a2a.write"]));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -4,7 +4,7 @@
 //! config CRUD, the extended card behind a bearer token, extensions, tenants, the card cache.
 //! Misbehaving servers are in `client_faults.rs`.
 
-mod client_support;
+mod support;
 
 use a2a_native::ErrorKind;
 use a2a_native::client::{Binding, CardCache, Client, ProtocolVersion, StaticBearer};
@@ -13,10 +13,10 @@ use a2a_native::model::{
     SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
     TaskPushNotificationConfig, TaskPushNotificationConfigRef, TaskState,
 };
-use client_support::{Opts, kinds, start};
 use futures_util::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
+use support::client::{Opts, kinds, start};
 
 const BINDINGS: [Binding; 2] = [Binding::JsonRpc, Binding::HttpJson];
 

@@ -4,18 +4,18 @@
 //! timeouts), oversized SSE events, malformed cards; plus the card cache (ETag / 304 /
 //! max-age), the 0.2 card path, the 0.3 wire form, and credentials on the wire.
 
-mod client_support;
+mod support;
 
 use a2a_native::ErrorKind;
 use a2a_native::client::{ApiKey, Binding, CardCache, Client, ProtocolVersion, RetryPolicy};
 use a2a_native::model::{
     GetTaskRequest, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, TaskState,
 };
-use client_support::{Action, Opts, Recorded, kinds, raw_card, raw_server, sse, start, v03_card};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::client::{Action, Opts, Recorded, kinds, raw_card, raw_server, sse, start, v03_card};
 
 const CARD: &str = "/.well-known/agent-card.json";
 
@@ -338,7 +338,7 @@ async fn only_idempotent_calls_are_retried() {
         other => panic!("unexpected {other}"),
     })
     .await;
-    let gets = |server: &client_support::RawServer| server.requests().iter().filter(|r| op(r) == "GetTask").count();
+    let gets = |server: &support::client::RawServer| server.requests().iter().filter(|r| op(r) == "GetTask").count();
     let client = connect(&server.base, Binding::JsonRpc).await;
     client.get_task(get("t1")).await.unwrap();
     assert_eq!(gets(&server), 1);

@@ -3,29 +3,19 @@
 //! API key sent where the card's scheme says (query parameter here).
 
 use a2a_native::client::{CardCredentials, Client};
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, Message, Role, SendMessageRequest};
+mod support;
+
+use a2a_native::model::{self, Message, Role, SendMessageRequest, TaskState};
 use a2a_native::server::Authenticator;
 use a2a_native::server::auth::{ApiKeys, KeyLocation};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
-use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use support::agent::{Step, TestAgent};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-
-struct Done;
-
-#[async_trait]
-impl AgentExecutor for Done {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let who = ctx.principal.map(|p| p.name).unwrap_or_default();
-        events.complete(Some(Message::text(Role::Agent, who))).await?;
-        Ok(())
-    }
-}
 
 /// A token endpoint: answers `tok-N` (N = hit count) for client `id`/`secret`, with
 /// `expires_in` seconds; records each request's head and body.
@@ -84,8 +74,10 @@ async fn agent(schemes: Value, requirement: &str, auth: Arc<dyn Authenticator>) 
         "securityRequirements": [{"schemes": {requirement: {"list": ["a2a.call"]}}}]
     }))
     .unwrap();
+    // The agent completes with the caller's name.
+    let agent = TestAgent::new().otherwise([Step::status(TaskState::Completed, "{principal}")]);
     let handler =
-        RequestHandler::new(Arc::new(Done), card, Stores::memory(), ServerConfig::default()).with_authenticator(auth);
+        RequestHandler::new(Arc::new(agent), card, Stores::memory(), ServerConfig::default()).with_authenticator(auth);
     tokio::spawn(Server::new(Arc::new(handler)).serve(listener, std::future::pending()));
     base
 }

@@ -7,63 +7,41 @@
 //! `A2A_REQUIRE_POSTGRES=1`.
 #![cfg(feature = "postgres")]
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+mod support;
+
 use a2a_native::model::{
-    self, AgentCard, CancelTaskRequest, Message, Part, Role, SendMessageConfiguration, SendMessageRequest,
-    StreamResponse, SubscribeToTaskRequest, Task, TaskState,
+    self, AgentCard, CancelTaskRequest, Message, Role, SendMessageConfiguration, SendMessageRequest, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskState,
 };
 use a2a_native::request::A2ARequest;
 use a2a_native::server::{CallContext, EventStream, Reply, RequestHandler, ServerConfig, Stores};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use support::agent::{Step, TestAgent};
 
-/// `steps`: works, streams two chunks a moment apart, completes. `hold`: works until canceled
-/// (and records that its work stopped). `ask`: needs input; the answer completes it.
-struct Agent {
-    saw_cancel: Arc<AtomicBool>,
-    /// Its `cancel` hook was called.
-    cancel_called: Arc<AtomicBool>,
-}
-
-#[async_trait::async_trait]
-impl AgentExecutor for Agent {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        match ctx.text().as_str() {
-            "steps" => {
-                events.working().await?;
-                for n in 0..2 {
-                    tokio::time::sleep(Duration::from_millis(150)).await;
-                    events.artifact_parts("out", vec![Part::text(format!("chunk {n}"))]).await?;
-                }
-                events.complete(None).await?;
-            }
-            "hold" => {
-                // Set when the work stops: it saw its cancellation, or its future was dropped.
-                let _stopped = Stopped(self.saw_cancel.clone());
-                events.working().await?;
-                ctx.cancelled.cancelled().await;
-            }
-            "ask" => events.status_text(TaskState::InputRequired, "which city?").await?,
-            // Leaves the task WORKING and returns: nothing runs it any more.
-            "park" => events.working().await?,
-            _ => events.complete(Some(Message::text(Role::Agent, "thanks"))).await?,
-        }
-        Ok(())
-    }
-
-    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
-        self.cancel_called.store(true, Ordering::SeqCst);
-        Ok(())
-    }
-}
-
-struct Stopped(Arc<AtomicBool>);
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
+/// `steps`: works, streams two chunks a moment apart, completes. `hold`: works until canceled.
+/// `ask`: needs input; the answer completes it. `park`: leaves the task WORKING and returns
+/// (nothing runs it any more). Anything else completes with "thanks".
+fn agent() -> Arc<TestAgent> {
+    Arc::new(
+        TestAgent::new()
+            .on(
+                "steps",
+                [
+                    Step::working(),
+                    Step::sleep(150),
+                    Step::artifact("out", "chunk 0"),
+                    Step::sleep(150),
+                    Step::artifact("out", "chunk 1"),
+                    Step::complete(),
+                ],
+            )
+            .on("hold", [Step::working(), Step::UntilCanceled])
+            .on("ask", [Step::status(TaskState::InputRequired, "which city?")])
+            .on("park", [Step::working()])
+            .otherwise([Step::status(TaskState::Completed, "thanks")]),
+    )
 }
 
 fn card() -> AgentCard {
@@ -79,8 +57,8 @@ fn card() -> AgentCard {
 
 struct Instance {
     handler: RequestHandler,
-    saw_cancel: Arc<AtomicBool>,
-    cancel_called: Arc<AtomicBool>,
+    /// Its executor: what ran here, and the calls of its `cancel` hook.
+    agent: Arc<TestAgent>,
 }
 
 async fn instance() -> Option<Instance> {
@@ -97,9 +75,8 @@ async fn instance_with(config: ServerConfig) -> Option<Instance> {
         }
     };
     let stores = Stores::open(&format!("postgres:{url}")).await.expect("connect");
-    let (saw_cancel, cancel_called) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-    let agent = Arc::new(Agent { saw_cancel: saw_cancel.clone(), cancel_called: cancel_called.clone() });
-    Some(Instance { handler: RequestHandler::new(agent, card(), stores, config), saw_cancel, cancel_called })
+    let agent = agent();
+    Some(Instance { handler: RequestHandler::new(agent.clone(), card(), stores, config), agent })
 }
 
 async fn pair() -> Option<(Instance, Instance)> {
@@ -192,22 +169,23 @@ async fn a_cancel_on_b_stops_the_executor_on_a_and_ends_every_stream() {
         let events = stream.await.unwrap();
         assert_eq!(state(events.last().unwrap()), Some(TaskState::Canceled), "{name}: {events:?}");
     }
+    // The work stopped: it saw its cancellation, or its future was dropped.
     for _ in 0..50 {
-        if a.saw_cancel.load(Ordering::SeqCst) {
+        if a.agent.ended("hold") {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(a.saw_cancel.load(Ordering::SeqCst), "A's executor was told to stop");
-    assert!(!b.saw_cancel.load(Ordering::SeqCst), "B never ran it");
+    assert!(a.agent.ended("hold"), "A's executor was told to stop");
+    assert!(!b.agent.ended("hold"), "B never ran it");
     for _ in 0..50 {
-        if a.cancel_called.load(Ordering::SeqCst) {
+        if !a.agent.cancels().is_empty() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(a.cancel_called.load(Ordering::SeqCst), "the cancel was routed to the executor running the task");
-    assert!(!b.cancel_called.load(Ordering::SeqCst), "not to the instance that took the request");
+    assert!(!a.agent.cancels().is_empty(), "the cancel was routed to the executor running the task");
+    assert!(b.agent.cancels().is_empty(), "not to the instance that took the request");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -420,8 +398,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     let stores = Stores::open(&format!("postgres:{url}")).await.unwrap();
     let mut push_card = card();
     push_card.capabilities.push_notifications = Some(true);
-    let agent = Arc::new(Agent { saw_cancel: Default::default(), cancel_called: Default::default() });
-    let _b = RequestHandler::new(agent, push_card, stores, config);
+    let _b = RequestHandler::new(agent(), push_card, stores, config);
     for _ in 0..100 {
         if got.lock().unwrap().len() >= 3 {
             break;

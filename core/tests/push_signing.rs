@@ -3,29 +3,19 @@
 //! and refuses replays, altered bodies, other audiences, wrong tokens and unsigned posts.
 
 use a2a_native::client::PushVerifier;
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+mod support;
+
 use a2a_native::model;
 use a2a_native::push::{JWKS_PATH, PushSigner};
 use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
-use async_trait::async_trait;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use support::agent::{Step, TestAgent};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-
-struct Done;
-
-#[async_trait]
-impl AgentExecutor for Done {
-    async fn execute(&self, _ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        events.working().await?;
-        events.complete(None).await?;
-        Ok(())
-    }
-}
 
 type Posts = Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>;
 
@@ -93,7 +83,9 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
         "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
     }))
     .unwrap();
-    let handler = RequestHandler::new(Arc::new(Done), card, Stores::memory(), config);
+    // Two notifications: WORKING, then COMPLETED.
+    let agent = TestAgent::new().otherwise([Step::working(), Step::complete()]);
+    let handler = RequestHandler::new(Arc::new(agent), card, Stores::memory(), config);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
         let _ = stopped.await;

@@ -1,56 +1,22 @@
-//! The HTTP server end to end: a real `Server` on 127.0.0.1:0, a tiny test agent, and reqwest
+//! The HTTP server end to end: a real `Server` on 127.0.0.1:0, the standard test agent, and reqwest
 //! (plus a raw socket where reqwest is too polite) as the client. Covers the agent card (ETag,
 //! 304, 0.3 compat fields), both bindings for every operation, streaming over both, the 0.3
 //! adapter's shapes, version and extension headers, limits, malformed input and routing errors.
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, AgentCard, Message, Part, Role};
+mod support;
+
+use a2a_native::model::{self, AgentCard};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
 use a2a_native::sse::SseDecoder;
-use async_trait::async_trait;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::Duration;
+use support::agent::TestAgent;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-
-// ------------------------------------------------------------------------------------------
-// The test agent
-// ------------------------------------------------------------------------------------------
-
-/// Behaviour by message text: `direct` replies with a message; `input` asks for input; `wait`
-/// works until canceled; `extensions` replies with the activated extension URIs; anything else
-/// is echoed in an artifact and the task completes.
-struct TestAgent;
-
-#[async_trait]
-impl AgentExecutor for TestAgent {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let text = ctx.text();
-        match text.as_str() {
-            "direct" => events.message(Message::text(Role::Agent, "direct reply")).await?,
-            "extensions" => events.message(Message::text(Role::Agent, ctx.extensions.join(","))).await?,
-            "whoami" => {
-                let who = ctx.principal.as_ref().map_or("anonymous", |p| p.name.as_str());
-                events.complete(Some(Message::text(Role::Agent, who))).await?;
-            }
-            "input" => events.input_required(Some(Message::text(Role::Agent, "more please"))).await?,
-            "wait" => {
-                events.working().await?;
-                ctx.cancelled.cancelled().await;
-            }
-            _ => {
-                events.working().await?;
-                events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
-                events.complete(Some(Message::text(Role::Agent, "done"))).await?;
-            }
-        }
-        Ok(())
-    }
-}
 
 // ------------------------------------------------------------------------------------------
 // Harness
@@ -129,8 +95,8 @@ async fn start(opts: Opts) -> TestServer {
     let mut config = ServerConfig::default();
     config.limits.max_body_bytes = opts.max_body_bytes;
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let mut handler =
-        RequestHandler::new(Arc::new(TestAgent), card, Stores::memory(), config).with_extended_card(extended);
+    let mut handler = RequestHandler::new(Arc::new(TestAgent::standard()), card, Stores::memory(), config)
+        .with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };
         let other = Principal { name: "other".into(), scopes: vec![] };
@@ -1357,7 +1323,7 @@ async fn shared_visibility_lets_every_caller_see_the_tasks() {
     let tokens = BearerTokens::new()
         .with_token("t0ken", Principal { name: "a".into(), scopes: vec![] })
         .with_token(OTHER_TOKEN, Principal { name: "b".into(), scopes: vec![] });
-    let handler = RequestHandler::new(Arc::new(TestAgent), card(&base, &opts), Stores::memory(), config)
+    let handler = RequestHandler::new(Arc::new(TestAgent::standard()), card(&base, &opts), Stores::memory(), config)
         .with_authenticator(Arc::new(tokens));
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {

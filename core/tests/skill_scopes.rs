@@ -3,26 +3,21 @@
 //! may use no skill gets 403 PermissionDenied (401 when anonymous); skills without requirements
 //! stay open; the extended card lists only the caller's skills and is signed again.
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, AgentCard, Message, Role};
+mod support;
+
+use a2a_native::model::{self, AgentCard, TaskState};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
 use a2a_native::signing::{CardSigner, verify_card};
-use async_trait::async_trait;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey};
 use serde_json::{Value, json};
 use std::sync::Arc;
+use support::agent::{Step, TestAgent};
 use tokio::net::TcpListener;
 
-/// Answers with the ids of the skills the caller may use, comma-separated.
-struct Skills;
-
-#[async_trait]
-impl AgentExecutor for Skills {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        events.complete(Some(Message::text(Role::Agent, ctx.skills.join(",")))).await?;
-        Ok(())
-    }
+/// Completes with the ids of the skills the caller may use, comma-separated.
+fn skills_agent() -> Arc<TestAgent> {
+    Arc::new(TestAgent::new().otherwise([Step::status(TaskState::Completed, "{skills}")]))
 }
 
 fn skill(id: &str, requirements: Value) -> Value {
@@ -138,7 +133,7 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
             model::parse_value(skill("reports", json!([{"schemes": {"bearer": {"list": ["reports"]}}}]))).unwrap(),
         );
         signer.sign(&mut extended).unwrap();
-        RequestHandler::new(Arc::new(Skills), public, Stores::memory(), ServerConfig::default())
+        RequestHandler::new(skills_agent(), public, Stores::memory(), ServerConfig::default())
             .with_extended_card(extended)
             .with_authenticator(Arc::new(tokens()))
             .with_card_signer(signer.clone())
@@ -203,7 +198,7 @@ async fn skills_without_requirements_stay_open() {
     // No card-level requirement: anonymous callers are admitted too.
     let server = start(|base| {
         RequestHandler::new(
-            Arc::new(Skills),
+            skills_agent(),
             card(base, skills.clone(), json!([])),
             Stores::memory(),
             ServerConfig::default(),
@@ -224,7 +219,7 @@ async fn skills_without_requirements_stay_open() {
     let scoped = json!([skill("translate", json!([{"schemes": {"bearer": {"list": ["translate"]}}}]))]);
     let server = start(|base| {
         RequestHandler::new(
-            Arc::new(Skills),
+            skills_agent(),
             card(base, scoped.clone(), json!([])),
             Stores::memory(),
             ServerConfig::default(),

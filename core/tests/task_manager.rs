@@ -2,7 +2,8 @@
 //! replies, multi-turn, cancel (the executor really stops; late events are refused),
 //! subscribers, disconnects, executor errors, limits, and that live state is released.
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+mod support;
+
 use a2a_native::model::{
     self, AgentCard, CancelTaskRequest, GetTaskRequest, Message, Part, Role, SendMessageConfiguration,
     SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskState,
@@ -12,78 +13,36 @@ use a2a_native::server::{CallContext, EventStream, Limits, Reply, RequestHandler
 use a2a_native::{A2AError, ErrorKind};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use support::agent::{Step, TestAgent};
 
-/// Scripted by the first word of the message text.
-struct Script {
-    dropped: Arc<AtomicBool>,
-}
-
-/// Sets its flag when the executor's future is dropped (the work was stopped).
-struct DropFlag(Arc<AtomicBool>);
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-#[async_trait::async_trait]
-impl AgentExecutor for Script {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let text = ctx.text();
-        match text.split_whitespace().next().unwrap_or("") {
-            "message" => events.message(Message::text(Role::Agent, format!("you said {text}"))).await?,
-            "complete" => {
-                events.working().await?;
-                events.artifact_parts("out", vec![Part::text(text.clone())]).await?;
-                events.status_text(TaskState::Completed, "done").await?;
-            }
-            "input" if ctx.task.is_none() => events.status_text(TaskState::InputRequired, "more please").await?,
-            "input" | "more" => events.complete(None).await?,
-            // Asks, then takes a while to return; the answer takes longer still.
-            "linger" if ctx.task.is_none() => {
-                events.status_text(TaskState::InputRequired, "more please").await?;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            "linger" => {
-                events.working().await?;
-                tokio::time::sleep(Duration::from_millis(400)).await;
-                events.complete(None).await?;
-            }
-            "fail" => return Err(ExecutorError::new("boom")),
-            "slow" => {
-                events.working().await?;
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                events.artifact_parts("out", vec![Part::text("late")]).await?;
-                events.complete(None).await?;
-            }
-            "wait" => {
-                let _flag = DropFlag(self.dropped.clone());
-                events.working().await?;
-                // An agent that ignores cancellation and completes later from elsewhere.
-                let late = events.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(150)).await;
-                    let _ = late.complete(None).await;
-                });
-                std::future::pending::<()>().await;
-            }
-            "nothing" => {}
-            "hang" => {
-                events.working().await?;
-                std::future::pending::<()>().await;
-            }
-            _ => events.complete(None).await?,
-        }
-        Ok(())
-    }
-
-    /// Takes a moment, as real agents do: CANCELED is written only after this returns.
-    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
-        tokio::time::sleep(Duration::from_millis(60)).await;
-        Ok(())
-    }
+/// Scripted by the first word of the message text: `message` replies directly; `complete` works,
+/// returns the text as an artifact and completes; `input` asks, and completes when answered;
+/// `linger` asks and takes a while to return, the answer takes longer still; `fail` errs;
+/// `slow` works 300 ms before it completes; `wait` ignores cancellation and completes later
+/// from elsewhere; `nothing` returns at once; `hang` works forever. Anything else completes.
+/// Its `cancel` takes a moment, as real agents do: CANCELED is written only after it returns.
+fn agent() -> Arc<TestAgent> {
+    let asks = Step::status(TaskState::InputRequired, "more please");
+    Arc::new(
+        TestAgent::new()
+            .on("message", [Step::reply("you said {text}")])
+            .on(
+                "complete",
+                [Step::working(), Step::artifact("out", "{text}"), Step::status(TaskState::Completed, "done")],
+            )
+            .on("input", [asks.clone()])
+            .on_follow_up("input", [Step::complete()])
+            .on("linger", [asks, Step::sleep(200)])
+            .on_follow_up("linger", [Step::working(), Step::sleep(400), Step::complete()])
+            .on("fail", [Step::fail("boom")])
+            .on("slow", [Step::working(), Step::sleep(300), Step::artifact("out", "late"), Step::complete()])
+            .on("wait", [Step::working(), Step::complete_later(150), Step::Hang])
+            .on("nothing", [])
+            .on("hang", [Step::working(), Step::Hang])
+            .otherwise([Step::complete()])
+            .cancel_delay(60),
+    )
 }
 
 fn card(streaming: bool, push: bool) -> AgentCard {
@@ -97,11 +56,10 @@ fn card(streaming: bool, push: bool) -> AgentCard {
     .unwrap()
 }
 
-fn handler_with(limits: Limits, streaming: bool) -> (RequestHandler, Arc<AtomicBool>) {
-    let dropped = Arc::new(AtomicBool::new(false));
-    let agent = Arc::new(Script { dropped: dropped.clone() });
+fn handler_with(limits: Limits, streaming: bool) -> (RequestHandler, Arc<TestAgent>) {
+    let agent = agent();
     let config = ServerConfig { limits, ..Default::default() };
-    (RequestHandler::new(agent, card(streaming, true), Stores::memory(), config), dropped)
+    (RequestHandler::new(agent.clone(), card(streaming, true), Stores::memory(), config), agent)
 }
 
 fn handler() -> RequestHandler {
@@ -294,7 +252,7 @@ async fn streaming_needs_the_capability() {
 
 #[tokio::test]
 async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
-    let (h, dropped) = handler_with(Limits::default(), true);
+    let (h, agent) = handler_with(Limits::default(), true);
     let mut req = SendMessageRequest::new(msg("wait"));
     req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
     let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
@@ -303,7 +261,7 @@ async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
     let task: Task = serde_json::from_value(call(&h, cancel()).await.unwrap()).unwrap();
     assert_eq!(task.status.state, TaskState::Canceled);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(dropped.load(Ordering::SeqCst), "the executor's future was not stopped");
+    assert!(agent.ended("wait"), "the executor's future was not stopped");
     // The agent's detached completion arrives after the cancel and is refused.
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(get(&h, &id).await.unwrap().status.state, TaskState::Canceled);
@@ -472,7 +430,7 @@ async fn push_notifications_through_the_outbox_follow_the_task_in_order() {
 async fn push_follows_the_task(stores: Stores) {
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let agent = agent();
     let h = RequestHandler::new(agent, card(true, true), stores, config);
     let (url, got) = webhook().await;
     let mut req = SendMessageRequest::new(msg("complete"));
@@ -521,7 +479,7 @@ async fn a_loopback_webhook_is_refused_unless_allowed() {
 
 #[tokio::test]
 async fn graceful_shutdown_ends_what_is_still_running_failed() {
-    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let agent = agent();
     let config = ServerConfig { shutdown_grace: Duration::from_millis(100), ..Default::default() };
     let h = RequestHandler::new(agent, card(true, false), Stores::memory(), config);
     let mut req = SendMessageRequest::new(msg("hang"));
@@ -580,7 +538,7 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
 
     let store = Arc::new(SqliteStore::open(&path).await.unwrap());
     let stores = Stores { tasks: store.clone(), push: store.clone() };
-    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let agent = agent();
     let h = RequestHandler::new(agent, card(true, false), stores, ServerConfig::default());
     assert_eq!(h.recover_interrupted().await, 1);
     let ended = get(&h, "working").await.unwrap();
@@ -604,7 +562,7 @@ async fn a_resume_from_before_an_unlogged_first_commit_gets_the_snapshot() {
     use a2a_native::store::{SqliteStore, TaskStore};
     let store = Arc::new(SqliteStore::open_in_memory().await.unwrap());
     let stores = Stores { tasks: store.clone(), push: store.clone() };
-    let agent = Arc::new(Script { dropped: Arc::new(AtomicBool::new(false)) });
+    let agent = agent();
     let h = RequestHandler::new(agent, card(true, false), stores, ServerConfig::default());
 
     let done = send_task(&h, msg("complete")).await;

@@ -2,29 +2,19 @@
 //! TLS, where a client certificate issued by the configured CA names the caller. Certificates:
 //! tests/fixtures (test-only).
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, Message, Role};
+mod support;
+
+use a2a_native::model::{self, TaskState};
 use a2a_native::server::tls::server_config;
 use a2a_native::server::{MutualTls, Principal, RequestHandler, Server, ServerConfig, Stores};
-use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
+use support::agent::{Step, TestAgent};
 use tokio::net::TcpListener;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
-
-struct WhoAmI;
-
-#[async_trait]
-impl AgentExecutor for WhoAmI {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let who = ctx.principal.map_or("anonymous".to_owned(), |p| p.name);
-        events.complete(Some(Message::text(Role::Agent, who))).await?;
-        Ok(())
-    }
 }
 
 async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
@@ -37,7 +27,9 @@ async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
         "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
     }))
     .unwrap();
-    let mut handler = RequestHandler::new(Arc::new(WhoAmI), card, Stores::memory(), ServerConfig::default());
+    // The agent completes with the caller's name ("anonymous" without one).
+    let agent = TestAgent::new().otherwise([Step::status(TaskState::Completed, "{principal}")]);
+    let mut handler = RequestHandler::new(Arc::new(agent), card, Stores::memory(), ServerConfig::default());
     let ca = client_ca.then(|| fixture("tls-ca.pem"));
     if client_ca {
         let fingerprint = "3d357e08807a6221e147b3057b1dd9a956e0f785b7d5b159880cbf79506df2e0";

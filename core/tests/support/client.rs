@@ -1,11 +1,9 @@
-//! What the client tests share: our own server in-process with a small test agent, and a
+//! What the client tests share: our own server in-process with the standard test agent, and a
 //! scripted raw HTTP/1.1 server (tokio `TcpListener`) that misbehaves on purpose.
-#![allow(dead_code)]
 
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, AgentCard, Message, Part, Role, StreamResponse};
+use super::agent::TestAgent;
+use a2a_native::model::{self, AgentCard, StreamResponse};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
-use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -14,41 +12,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 // ------------------------------------------------------------------------------------------
-// Our server with a test agent
+// Our server with the standard test agent
 // ------------------------------------------------------------------------------------------
-
-/// Behaviour by message text: `direct` replies with a message; `input` asks for input;
-/// `wait` works until canceled; `slow` works a little, then completes; `extensions` replies
-/// with the activated extension URIs; anything else is echoed in an artifact and completes.
-pub struct TestAgent;
-
-#[async_trait]
-impl AgentExecutor for TestAgent {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let text = ctx.text();
-        match text.as_str() {
-            "direct" => events.message(Message::text(Role::Agent, "direct reply")).await?,
-            "extensions" => events.message(Message::text(Role::Agent, ctx.extensions.join(","))).await?,
-            "input" => events.input_required(Some(Message::text(Role::Agent, "more please"))).await?,
-            "wait" => {
-                events.working().await?;
-                ctx.cancelled.cancelled().await;
-            }
-            "slow" => {
-                events.working().await?;
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                events.artifact_parts("slow", vec![Part::text("slow result")]).await?;
-                events.complete(None).await?;
-            }
-            _ => {
-                events.working().await?;
-                events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
-                events.complete(Some(Message::text(Role::Agent, "done"))).await?;
-            }
-        }
-        Ok(())
-    }
-}
 
 #[derive(Clone, Default)]
 pub struct Opts {
@@ -130,8 +95,8 @@ pub async fn start(opts: Opts) -> TestServer {
     extended.description = "the extended card".into();
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let mut handler =
-        RequestHandler::new(Arc::new(TestAgent), card.clone(), Stores::memory(), config).with_extended_card(extended);
+    let mut handler = RequestHandler::new(Arc::new(TestAgent::standard()), card.clone(), Stores::memory(), config)
+        .with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
         let principal = Principal { name: "tester".into(), scopes: vec![] };
         handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
