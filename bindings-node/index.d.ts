@@ -155,6 +155,9 @@ export interface AgentServerOptions {
   extendedCard?: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>;
   limits?: ServerLimits;
   security?: SecurityOptions;
+  /** Serve the card in strict A2A 1.0 form: without the 0.3 fields a declared 0.3 interface
+   * adds beside the 1.0 ones (for 1.0 clients that refuse unknown fields). */
+  strictV1Card?: boolean;
 }
 
 /** An A2A server for one agent: JSON-RPC and HTTP+JSON on one port, SSE streams. */

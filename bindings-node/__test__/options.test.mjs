@@ -108,3 +108,19 @@ test('a credentials function gives each request its headers, plain or async', as
     assert.throws(() => Client.fromCard(CARD, { credentials: 'token' }), TypeError);
   });
 });
+
+test('strictV1Card serves the 1.0 card without the 0.3 fields a 0.3 interface adds', async () => {
+  const supportedInterfaces = ['1.0', '0.3'].map((v) => ({ url: 'http://127.0.0.1:9/', protocolBinding: 'JSONRPC', protocolVersion: v }));
+  for (const strict of [false, true]) {
+    const server = new AgentServer({ ...CARD, supportedInterfaces }, new Echo(), { strictV1Card: strict });
+    await server.listen(0);
+    try {
+      const served = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
+      assert.equal('protocolVersion' in served, !strict, JSON.stringify(served));
+      assert.equal('preferredTransport' in served, !strict);
+      assert.equal(served.supportedInterfaces.length, 2);
+    } finally {
+      await server.close();
+    }
+  }
+});

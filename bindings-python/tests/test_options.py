@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import http.client
+import json
 import os
 import tempfile
 from typing import Any
@@ -302,3 +304,30 @@ def test_a_bad_store_is_refused_when_the_server_is_made() -> None:
     for store in ("sqlite:/no/such/dir/agent.db", "mongodb://x", "postgres"):
         with pytest.raises(errors.InvalidParamsError, match="store"):
             AgentServer(CARD, Echo(), store=store)
+
+
+@run
+async def test_a_strict_v1_card_leaves_out_the_0_3_fields() -> None:
+    # A card declaring a 0.3 interface is served with the 0.3 fields too (for old clients);
+    # strict_v1_card serves the 1.0 card alone (for 1.0 clients that refuse unknown fields).
+    interfaces = [
+        {"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": v} for v in ("1.0", "0.3")
+    ]
+    card = {**CARD, "supportedInterfaces": interfaces}
+    for strict in (False, True):
+        async with AgentServer(card, Echo(), strict_v1_card=strict) as server:
+            _, _, body = await asyncio.to_thread(_get, server.port, "/.well-known/agent-card.json")
+            served = json.loads(body)
+        assert ("protocolVersion" in served) is not strict, served
+        assert ("preferredTransport" in served) is not strict, served
+        assert len(served["supportedInterfaces"]) == 2
+
+
+def _get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()

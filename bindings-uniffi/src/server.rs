@@ -44,6 +44,10 @@ pub struct ServerOptions {
     /// CIDR ranges that may be private).
     #[uniffi(default)]
     pub security_json: Option<String>,
+    /// Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
+    /// adds (for 1.0 clients that refuse unknown fields).
+    #[uniffi(default)]
+    pub strict_v1_card: bool,
 }
 
 /// Core's `ServerOptions` (read strictly there) from the record.
@@ -69,6 +73,7 @@ fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
             "blockingTimeout": options.blocking_timeout_ms.map(|ms| ms as f64 / 1000.0),
         },
         "security": security,
+        "strictV1Card": options.strict_v1_card,
     });
     Ok(CoreOptions::from_value(value)?)
 }

@@ -34,6 +34,10 @@ pub struct ServeArgs {
     /// 0.3 requests are answered either way.
     #[arg(long)]
     advertise_v03: bool,
+    /// Serve the card in strict A2A 1.0 form: no 0.3 fields beside the 1.0 ones, for 1.0
+    /// clients that refuse unknown fields (0.3 requests are still answered).
+    #[arg(long)]
+    strict_v1_card: bool,
     /// Turn capabilities off in the card (comma-separated: streaming, push, extended-card);
     /// the server then answers those operations with the spec's "not supported" errors.
     #[arg(long, value_delimiter = ',', value_parser = ["streaming", "push", "extended-card"])]
@@ -93,7 +97,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
         args.store
     );
-    let mut server = Server::new(Arc::new(handler));
+    let mut server = Server::new(Arc::new(handler)).strict_v1_card(args.strict_v1_card);
     if let Some(tls) = tls {
         server = server.tls(tls);
     }

@@ -134,6 +134,24 @@ fn conformance_agent_is_scripted_by_message_id() {
 }
 
 #[test]
+fn the_echo_card_carries_the_0_3_fields_unless_strict_v1_is_asked() {
+    let card_of = |args: &[&str]| {
+        let server = serve(args);
+        let (_, card) = server.request("GET", "/.well-known/agent-card.json", None);
+        assert!(server.stop().success());
+        card
+    };
+    let compat = card_of(&["--echo", "--store", "memory"]);
+    assert_eq!((&compat["protocolVersion"], &compat["preferredTransport"]), (&json!("0.3.0"), &json!("JSONRPC")));
+    let strict = card_of(&["--echo", "--store", "memory", "--strict-v1-card"]);
+    for compat_field in ["url", "protocolVersion", "preferredTransport", "additionalInterfaces"] {
+        assert!(strict.get(compat_field).is_none(), "{compat_field} in {strict}");
+    }
+    // The 0.3 interface stays declared (0.3 requests are answered either way).
+    assert!(strict["supportedInterfaces"].as_array().unwrap().iter().any(|i| i["protocolVersion"] == "0.3"));
+}
+
+#[test]
 fn a_bad_store_is_refused_with_a_message() {
     let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
         .args(["serve", "--store", "redis://x", "--port", "0"])

@@ -112,7 +112,10 @@ class AgentServer:
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
     ``blocking_timeout`` (seconds a blocking SendMessage waits). ``security`` adds API keys,
     JWTs, TLS / mutual TLS, scopes per operation and signing keys (:class:`SecurityOptions`);
-    the card declares each scheme, and any one of them admits a caller.
+    the card declares each scheme, and any one of them admits a caller. A card declaring a 0.3
+    interface is served with the 0.3 fields beside the 1.0 ones, for old clients;
+    ``strict_v1_card=True`` serves the 1.0 fields alone, for 1.0 clients that refuse unknown
+    fields (0.3 requests are still answered).
 
     Use ``async with AgentServer(card, executor) as server:`` (port 0: see ``server.port``),
     ``await server.start()`` / ``await server.stop()``, or ``await server.serve(host, port)``.
@@ -129,6 +132,7 @@ class AgentServer:
         extended_card: AgentCard | Mapping[str, Any] | None = None,
         limits: ServerLimits | None = None,
         security: SecurityOptions | None = None,
+        strict_v1_card: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -140,6 +144,8 @@ class AgentServer:
             options["limits"] = dict(limits)
         if security is not None:
             options["security"] = _security(security)
+        if strict_v1_card:
+            options["strictV1Card"] = True
         self._native = _native.AgentServer(dict(card), executor, options)
         self._host, self._port = host, port
 

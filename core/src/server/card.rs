@@ -15,7 +15,9 @@
 //! `security` list is left out wherever the 1.0 `securityRequirements` is present (card and
 //! skills), because 1.0 readers that accept `security` as an alias of `securityRequirements`
 //! (ours does, for the spec's own sample card) would reject the document as having a duplicate
-//! field. A card without a 0.3 interface is served as is.
+//! field. A card without a 0.3 interface is served as is, and so is every card when the server
+//! is set to serve a strict 1.0 card (`HttpOptions::strict_v1_card`; 0.3 requests are still
+//! answered).
 
 use super::body::ResponseBody;
 use crate::model::{self, AgentCard, v03};
@@ -86,8 +88,10 @@ pub struct ServedCard {
 }
 
 impl ServedCard {
-    pub fn new(card: &AgentCard, max_age: Duration) -> Self {
-        let body = Bytes::from(serde_json::to_vec(&served_card_json(card)).unwrap_or_default());
+    /// `strict_v1`: the 1.0 card alone, without the 0.3 fields (see the module docs).
+    pub fn new(card: &AgentCard, max_age: Duration, strict_v1: bool) -> Self {
+        let json = if strict_v1 { model::to_value(card) } else { served_card_json(card) };
+        let body = Bytes::from(serde_json::to_vec(&json).unwrap_or_default());
         let etag = HeaderValue::from_str(&format!("\"{:016x}{:08x}\"", fnv1a64(&body), body.len() as u32))
             .expect("hex is a valid header value");
         let cache_control = HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
@@ -176,6 +180,23 @@ mod tests {
     }
 
     #[test]
+    fn a_strict_v1_card_has_only_the_spec_fields_even_with_a_v03_interface() {
+        let card = card(&["1.0", "0.3"]);
+        let served = ServedCard::new(&card, Duration::from_secs(300), true);
+        let json: Value = serde_json::from_slice(served.body()).unwrap();
+        assert_eq!(json, model::to_value(&card));
+        for compat in ["url", "preferredTransport", "protocolVersion", "additionalInterfaces"] {
+            assert!(json.get(compat).is_none(), "{compat} in {json}");
+        }
+        assert!(json["securitySchemes"]["b"].get("type").is_none(), "no 0.3 scheme members");
+        // The 0.3 interface stays declared: 0.3 requests are still answered.
+        assert_eq!(json["supportedInterfaces"].as_array().unwrap().len(), 2);
+        let compat: Value =
+            serde_json::from_slice(ServedCard::new(&card, Duration::from_secs(300), false).body()).unwrap();
+        assert_eq!(compat["protocolVersion"], "0.3.0");
+    }
+
+    #[test]
     fn compat_fields_only_with_a_v03_interface() {
         let plain = served_card_json(&card(&["1.0"]));
         assert!(plain.get("url").is_none());
@@ -200,8 +221,8 @@ mod tests {
 
     #[test]
     fn etag_and_conditional_get() {
-        let served = ServedCard::new(&card(&["1.0"]), Duration::from_secs(300));
-        let again = ServedCard::new(&card(&["1.0"]), Duration::from_secs(60));
+        let served = ServedCard::new(&card(&["1.0"]), Duration::from_secs(300), false);
+        let again = ServedCard::new(&card(&["1.0"]), Duration::from_secs(60), false);
         assert_eq!(served.etag(), again.etag(), "stable across instances");
         let mut h = HeaderMap::new();
         assert_eq!(served.respond(&Method::GET, &h).status(), StatusCode::OK);

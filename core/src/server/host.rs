@@ -42,6 +42,10 @@ pub struct ServerOptions {
     pub limits: LimitsSpec,
     #[serde(default)]
     pub security: SecuritySpec,
+    /// Serve the card in strict A2A 1.0 form, without the 0.3 fields (a 1.0-only client that
+    /// refuses unknown fields can read it; an old 0.3 client cannot).
+    #[serde(default, alias = "strict_v1_card")]
+    pub strict_v1_card: bool,
 }
 
 /// The forms `bearerTokens` takes.
@@ -185,7 +189,8 @@ impl HostedServer {
         let addr = listener.local_addr().map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
         let o = &self.options;
         let server =
-            embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, addr)?;
+            embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, addr)?
+                .strict_v1_card(o.strict_v1_card);
         let (stop, stopped) = oneshot::channel::<()>();
         let done = tokio::spawn(server.serve(listener, async move {
             let _ = stopped.await;

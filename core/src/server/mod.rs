@@ -87,6 +87,14 @@ impl Server {
         self
     }
 
+    /// Serves the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
+    /// adds by default (for 1.0 clients that refuse unknown fields; old 0.3 clients then cannot
+    /// read the card, though 0.3 requests are still answered).
+    pub fn strict_v1_card(mut self, strict: bool) -> Self {
+        self.options.strict_v1_card = strict;
+        self
+    }
+
     /// Period of `: keep-alive` comments on idle SSE streams (default 15 s; `None` = off).
     pub fn sse_keep_alive(mut self, period: Option<Duration>) -> Self {
         self.options.sse_keep_alive = period;

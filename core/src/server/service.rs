@@ -53,11 +53,19 @@ pub struct HttpOptions {
     pub sse_keep_alive: Option<Duration>,
     /// `Strict-Transport-Security` on every response (set when the server terminates TLS).
     pub hsts: Option<HeaderValue>,
+    /// Serve the card in strict A2A 1.0 form: without the 0.3 fields a declared 0.3 interface
+    /// otherwise adds (see `card`), for 1.0 clients that refuse unknown fields.
+    pub strict_v1_card: bool,
 }
 
 impl Default for HttpOptions {
     fn default() -> Self {
-        Self { card_max_age: Duration::from_secs(300), sse_keep_alive: Some(Duration::from_secs(15)), hsts: None }
+        Self {
+            card_max_age: Duration::from_secs(300),
+            sse_keep_alive: Some(Duration::from_secs(15)),
+            hsts: None,
+            strict_v1_card: false,
+        }
     }
 }
 
@@ -98,7 +106,7 @@ impl A2AService {
         let card = handler.card();
         let (jsonrpc_paths, rest_prefixes) = routes(card);
         let app = App {
-            card: ServedCard::new(card, options.card_max_age),
+            card: ServedCard::new(card, options.card_max_age, options.strict_v1_card),
             extensions: ExtensionPolicy::from_card(card),
             jsonrpc_paths,
             rest_prefixes,

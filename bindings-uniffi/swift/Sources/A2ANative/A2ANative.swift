@@ -5256,6 +5256,11 @@ public struct ServerOptions: Equatable, Hashable {
      * CIDR ranges that may be private).
      */
     public var securityJson: String?
+    /**
+     * Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
+     * adds (for 1.0 clients that refuse unknown fields).
+     */
+    public var strictV1Card: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5282,7 +5287,11 @@ public struct ServerOptions: Equatable, Hashable {
          * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
          * `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
          * CIDR ranges that may be private).
-         */securityJson: String? = nil) {
+         */securityJson: String? = nil, 
+        /**
+         * Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
+         * adds (for 1.0 clients that refuse unknown fields).
+         */strictV1Card: Bool = false) {
         self.store = store
         self.bearerTokens = bearerTokens
         self.bearerTokenPrincipals = bearerTokenPrincipals
@@ -5293,6 +5302,7 @@ public struct ServerOptions: Equatable, Hashable {
         self.maxHistoryLength = maxHistoryLength
         self.maxStreamsPerTask = maxStreamsPerTask
         self.securityJson = securityJson
+        self.strictV1Card = strictV1Card
     }
 
     
@@ -5320,7 +5330,8 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
-                securityJson: FfiConverterOptionString.read(from: &buf)
+                securityJson: FfiConverterOptionString.read(from: &buf), 
+                strictV1Card: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -5335,6 +5346,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)
+        FfiConverterBool.write(value.strictV1Card, into: &buf)
     }
 }
 

@@ -148,6 +148,25 @@ class ExecutorTest {
     }
 
     @Test
+    fun `strictV1Card serves the 1_0 card without the 0_3 fields a 0_3 interface adds`() = test {
+        val interfaces = listOf("1.0", "0.3").map { AgentInterface(url = "http://127.0.0.1:9/", protocolBinding = "JSONRPC", protocolVersion = it) }
+        val card = agentCard("kotlin-agent", "An agent written in Kotlin").copy(supportedInterfaces = interfaces)
+        for (strict in listOf(false, true)) {
+            val server = AgentServer(card, Echo(), ServerOptions(strictV1Card = strict))
+            server.start()
+            try {
+                val served = JSONObject(java.net.URI("${server.url()!!}/.well-known/agent-card.json").toURL().readText())
+                assertEquals(!strict, served.has("protocolVersion"), served.toString())
+                assertEquals(!strict, served.has("preferredTransport"))
+                assertEquals(2, served.getJSONArray("supportedInterfaces").length())
+            } finally {
+                server.stop()
+                server.destroy()
+            }
+        }
+    }
+
+    @Test
     fun `an invalid card is refused at construction`() = test {
         val card = agentCard("", "no name")
         val e = assertThrows<A2aException> { AgentServer(card, Echo(), null) }
