@@ -205,41 +205,9 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// The context as the JS layer reads it (`JSON.parse`), written in one pass.
+/// The context as the JS layer reads it (`JSON.parse`): core's view, written in one pass.
 fn context_json(ctx: &RequestContext) -> String {
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Principal<'a> {
-        name: &'a str,
-        scopes: &'a [String],
-    }
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Context<'a> {
-        task_id: &'a str,
-        context_id: &'a str,
-        message: &'a Option<Message>,
-        task: &'a Option<a2a_native::model::Task>,
-        configuration: &'a Option<a2a_native::model::SendMessageConfiguration>,
-        metadata: &'a Option<a2a_native::model::Struct>,
-        tenant: &'a str,
-        principal: Option<Principal<'a>>,
-        extensions: &'a [String],
-        skills: &'a [String],
-    }
-    let context = Context {
-        task_id: &ctx.task_id,
-        context_id: &ctx.context_id,
-        message: &ctx.message,
-        task: &ctx.task,
-        configuration: &ctx.configuration,
-        metadata: &ctx.metadata,
-        tenant: &ctx.tenant,
-        principal: ctx.principal.as_ref().map(|p| Principal { name: &p.name, scopes: &p.scopes }),
-        extensions: &ctx.extensions,
-        skills: &ctx.skills,
-    };
-    serde_json::to_string(&context).expect("the context serialises to JSON")
+    serde_json::to_string(&ctx.view()).expect("the context serialises to JSON")
 }
 
 /// Events that found the sink full, waiting for [`sink_flush`] (in order).

@@ -9,10 +9,10 @@
 use crate::runtime::future_into_py;
 use crate::{errors, models};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
-use a2a_native::model::{Artifact, Message, Part, Role, StreamResponse, TaskState};
+use a2a_native::model::{self, Artifact, Message, Part, Role, StreamResponse, TaskState};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyString;
 use std::sync::Mutex;
 use tokio::sync::oneshot;
 
@@ -94,24 +94,9 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("task_id", &ctx.task_id)?;
-    d.set_item("context_id", &ctx.context_id)?;
-    d.set_item("message", ctx.message.as_ref().map(|m| models::into_py(py, m)).transpose()?)?;
-    d.set_item("task", ctx.task.as_ref().map(|t| models::into_py(py, t)).transpose()?)?;
-    d.set_item("configuration", ctx.configuration.as_ref().map(|c| models::into_py(py, c)).transpose()?)?;
-    d.set_item("metadata", ctx.metadata.as_ref().map(|m| models::into_py(py, m)).transpose()?)?;
-    d.set_item("tenant", &ctx.tenant)?;
-    if let Some(p) = &ctx.principal {
-        let principal = PyDict::new(py);
-        principal.set_item("name", &p.name)?;
-        principal.set_item("scopes", &p.scopes)?;
-        d.set_item("principal", principal)?;
-    }
-    d.set_item("extensions", &ctx.extensions)?;
-    d.set_item("skills", &ctx.skills)?;
-    Ok(d)
+/// Core's view of the context (camelCase JSON) as a dict; `executor.py` reads it.
+fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'py, PyAny>> {
+    models::to_py(py, &model::to_value(&ctx.view()))
 }
 
 /// Called by the asyncio task when it is done: `None`, or the failure's message.
@@ -205,9 +190,6 @@ impl EventSink {
         if let Some(m) = metadata {
             artifact.metadata = serde_json::from_value(models::to_value(m)?)
                 .map_err(|e| pyo3::exceptions::PyTypeError::new_err(format!("metadata: {e}")))?;
-        }
-        if artifact.artifact_id.is_empty() {
-            artifact.artifact_id = uuid::Uuid::new_v4().to_string();
         }
         let event = self.inner.artifact_event(artifact, append, last_chunk);
         self.deliver(py, event)

@@ -86,6 +86,47 @@ impl RequestContext {
     pub fn text(&self) -> String {
         self.message.as_ref().map(Message::text_content).unwrap_or_default()
     }
+
+    /// What a host-language executor is given, as one JSON object (camelCase, models in their
+    /// ProtoJSON form): the bindings hand this over instead of each building its own.
+    pub fn view(&self) -> ContextView<'_> {
+        ContextView {
+            task_id: &self.task_id,
+            context_id: &self.context_id,
+            message: self.message.as_ref(),
+            task: self.task.as_ref(),
+            configuration: self.configuration.as_ref(),
+            metadata: self.metadata.as_ref(),
+            tenant: &self.tenant,
+            principal: self.principal.as_ref().map(|p| PrincipalView { name: &p.name, scopes: &p.scopes }),
+            extensions: &self.extensions,
+            skills: &self.skills,
+        }
+    }
+}
+
+/// [`RequestContext::view`]: every field but the cancellation token, which each binding turns
+/// into its language's own signal.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextView<'a> {
+    pub task_id: &'a str,
+    pub context_id: &'a str,
+    pub message: Option<&'a Message>,
+    pub task: Option<&'a Task>,
+    pub configuration: Option<&'a SendMessageConfiguration>,
+    pub metadata: Option<&'a Struct>,
+    pub tenant: &'a str,
+    pub principal: Option<PrincipalView<'a>>,
+    pub extensions: &'a [String],
+    pub skills: &'a [String],
+}
+
+/// The caller in a [`ContextView`]: its name and granted scopes (never a credential).
+#[derive(Debug, serde::Serialize)]
+pub struct PrincipalView<'a> {
+    pub name: &'a str,
+    pub scopes: &'a [String],
 }
 
 /// An executor's handle for reporting events. Cheap to clone; every clone feeds the same
@@ -193,7 +234,12 @@ impl EventSink {
     }
 
     /// The event [`EventSink::artifact`] sends.
-    pub fn artifact_event(&self, artifact: Artifact, append: bool, last_chunk: bool) -> StreamResponse {
+    /// An artifact without an id gets a fresh one (in every language: the bindings leave it to
+    /// this).
+    pub fn artifact_event(&self, mut artifact: Artifact, append: bool, last_chunk: bool) -> StreamResponse {
+        if artifact.artifact_id.is_empty() {
+            artifact.artifact_id = uuid::Uuid::new_v4().to_string();
+        }
         StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
@@ -232,5 +278,60 @@ impl EventSink {
             m.context_id = self.context_id.clone();
         }
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_view_a_binding_hands_over_is_the_context_in_json_without_credentials() {
+        let ctx = RequestContext {
+            task_id: "t".into(),
+            context_id: "c".into(),
+            message: Some(Message::text(crate::model::Role::User, "hi")),
+            task: None,
+            configuration: None,
+            metadata: None,
+            tenant: "acme".into(),
+            principal: Some(crate::auth::Principal { name: "ada".into(), scopes: vec!["read".into()] }),
+            extensions: vec!["https://ext".into()],
+            skills: vec!["echo".into()],
+            cancelled: CancellationToken::new(),
+        };
+        let view = crate::model::to_value(&ctx.view());
+        assert_eq!(view["taskId"], "t");
+        assert_eq!(view["contextId"], "c");
+        assert_eq!(view["message"]["parts"][0]["text"], "hi");
+        assert_eq!(view["task"], json!(null));
+        assert_eq!(view["tenant"], "acme");
+        assert_eq!(view["principal"], json!({"name": "ada", "scopes": ["read"]}));
+        assert_eq!((&view["extensions"], &view["skills"]), (&json!(["https://ext"]), &json!(["echo"])));
+        assert_eq!(view.as_object().unwrap().len(), 10, "{view}");
+    }
+
+    #[test]
+    fn an_artifact_without_an_id_gets_a_fresh_one() {
+        let (tx, _rx) = mpsc::channel(4);
+        let sink = EventSink::new(tx, "t".into(), "c".into());
+        let artifact = |id: &str| Artifact {
+            artifact_id: id.into(),
+            name: String::new(),
+            description: String::new(),
+            parts: vec![Part::text("x")],
+            metadata: None,
+            extensions: Vec::new(),
+        };
+        let ids: Vec<String> = [artifact(""), artifact(""), artifact("mine")]
+            .into_iter()
+            .map(|a| match sink.artifact_event(a, false, false) {
+                StreamResponse::ArtifactUpdate(e) => e.artifact.artifact_id,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(!ids[0].is_empty() && ids[0] != ids[1], "{ids:?}");
+        assert_eq!(ids[2], "mine");
     }
 }

@@ -182,11 +182,27 @@ class _Run:
             self._task.cancel()
 
 
+def _context(view: dict[str, Any]) -> RequestContext:
+    """Core's view of the call (its JSON form, camelCase) as the executor's RequestContext."""
+    return RequestContext(
+        task_id=view["taskId"],
+        context_id=view["contextId"],
+        message=view.get("message"),
+        task=view.get("task"),
+        configuration=view.get("configuration"),
+        metadata=view.get("metadata"),
+        tenant=view["tenant"],
+        principal=view.get("principal"),
+        extensions=view["extensions"],
+        skills=view["skills"],
+    )
+
+
 async def _body(
     executor: AgentExecutor, method: str, context: dict[str, Any], sink: _native.EventSink, done: _native.Completion
 ) -> None:
     try:
-        await getattr(executor, method)(RequestContext(**context), EventQueue(sink))
+        await getattr(executor, method)(_context(context), EventQueue(sink))
     except asyncio.CancelledError:
         done("the executor's coroutine was canceled")
         raise
