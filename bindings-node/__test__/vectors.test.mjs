@@ -245,3 +245,19 @@ describe('protocol vectors over HTTP', () => {
     assert.deepEqual(failures, []);
   });
 });
+
+// The options JSON the Node layer hands to core: accepted or refused as core says, naming the field.
+describe('options vectors', () => {
+  for (const [file, make] of [
+    ['server.json', (card, options) => new AgentServer(card, { async execute() {} }, options)],
+    ['client.json', (card, options) => Client.fromCard(card, options)],
+  ]) {
+    const doc = JSON.parse(readFileSync(new URL(`options/${file}`, VECTORS), 'utf8'));
+    for (const c of doc.cases) {
+      test(`${file}: ${c.name}`, () => {
+        if (!('error' in c)) return void make(doc.card, c.options);
+        assert.throws(() => make(doc.card, c.options), (e) => e instanceof A2AError && e.code === -32602 && e.message.startsWith(c.error), JSON.stringify(c));
+      });
+    }
+  }
+});

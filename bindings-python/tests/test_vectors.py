@@ -238,3 +238,29 @@ def test_state_operation_vector(state: str, operation: str, outcome: str) -> Non
                     await act()
 
     scenario()
+
+
+def options_cases(file: str) -> list[Any]:
+    doc = json.loads((VECTORS / "options" / file).read_text())
+    return [pytest.param(doc["card"], case, id=case["name"]) for case in doc["cases"]]
+
+
+@pytest.mark.parametrize(("card", "case"), options_cases("server.json"))
+def test_server_options_vector(card: dict[str, Any], case: dict[str, Any]) -> None:
+    """The options JSON the Python layer hands to core: accepted or refused as core says."""
+    if "error" not in case:
+        _native.AgentServer(card, Echo(), case["options"])
+        return
+    with pytest.raises(errors.InvalidParamsError) as info:
+        _native.AgentServer(card, Echo(), case["options"])
+    assert info.value.message.startswith(case["error"]), info.value
+
+
+@pytest.mark.parametrize(("card", "case"), options_cases("client.json"))
+def test_client_options_vector(card: dict[str, Any], case: dict[str, Any]) -> None:
+    if "error" not in case:
+        _native.Client.from_card(card, case["options"])
+        return
+    with pytest.raises(errors.InvalidParamsError) as info:
+        _native.Client.from_card(card, case["options"])
+    assert info.value.message.startswith(case["error"]), info.value
