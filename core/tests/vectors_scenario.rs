@@ -1,0 +1,132 @@
+//! tests/vectors/scenario: a scripted executor hosted by our server, driven by our client
+//! (SendMessage and SendStreamingMessage); the reply and the event sequence must be the ones
+//! the vector gives. Every binding runs the same file through its own server and client.
+
+use a2a_native::client::Client;
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::model::{self, Artifact, Message, Part, Role, SendMessageRequest, TaskState};
+use a2a_native::server::host::{HostedServer, ServerOptions};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn cases() -> Vec<Value> {
+    let path = format!("{}/../tests/vectors/scenario/basic.json", env!("CARGO_MANIFEST_DIR"));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc["cases"].as_array().unwrap().clone()
+}
+
+/// Plays the steps of the case the message names (its text is the case's name).
+struct Scripted(HashMap<String, Vec<Value>>);
+
+#[async_trait::async_trait]
+impl AgentExecutor for Scripted {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let steps = self.0.get(&ctx.text()).ok_or_else(|| ExecutorError::new("no such scenario"))?;
+        let text = |step: &Value, key: &str| step[key].as_str().map(str::to_owned);
+        for step in steps {
+            let sent = if let Some(state) = text(step, "status") {
+                let state = TaskState::from_short_name(&state).expect("a state name");
+                events.status(state, text(step, "text").map(|t| Message::text(Role::Agent, t))).await
+            } else if let Some(part) = text(step, "artifact") {
+                let artifact = Artifact {
+                    artifact_id: text(step, "id").unwrap_or_default(),
+                    name: String::new(),
+                    description: String::new(),
+                    parts: vec![Part::text(part)],
+                    metadata: None,
+                    extensions: Vec::new(),
+                };
+                let flag = |key: &str| step[key].as_bool().unwrap_or(false);
+                events.artifact(artifact, flag("append"), flag("lastChunk")).await
+            } else if let Some(reply) = text(step, "message") {
+                events.message(Message::text(Role::Agent, reply)).await
+            } else if let Some(ms) = step["sleepMs"].as_u64() {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(())
+            } else if let Some(failure) = text(step, "raise") {
+                return Err(ExecutorError::new(failure));
+            } else {
+                panic!("unknown step {step}");
+            };
+            sent.map_err(|e| ExecutorError::new(e.message))?;
+        }
+        Ok(())
+    }
+
+    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
+        Ok(())
+    }
+}
+
+/// `TASK_STATE_INPUT_REQUIRED` -> `input_required`.
+fn short(state: &Value) -> String {
+    state.as_str().unwrap_or_default().trim_start_matches("TASK_STATE_").to_ascii_lowercase()
+}
+
+fn texts(parts: &Value) -> String {
+    parts.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect()
+}
+
+/// A StreamResponse (ProtoJSON) as the vectors write it.
+fn event(e: &Value) -> Value {
+    if let Some(t) = e.get("task") {
+        json!({"task": short(&t["status"]["state"])})
+    } else if let Some(u) = e.get("statusUpdate") {
+        json!({"status": short(&u["status"]["state"])})
+    } else if let Some(u) = e.get("artifactUpdate") {
+        json!({"artifact": texts(&u["artifact"]["parts"])})
+    } else {
+        json!({"message": texts(&e["message"]["parts"])})
+    }
+}
+
+/// A SendMessage reply as the vectors write it (only the keys the vector names are compared).
+fn reply(r: &Value) -> Value {
+    match r.get("task") {
+        Some(t) => json!({
+            "task": short(&t["status"]["state"]),
+            "artifacts": t["artifacts"].as_array().into_iter().flatten().map(|a| texts(&a["parts"])).collect::<Vec<_>>(),
+            "statusText": texts(&t["status"]["message"]["parts"]),
+        }),
+        None => json!({"message": texts(&r["message"]["parts"])}),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scenario_vectors_through_our_server_and_client() {
+    let cases = cases();
+    let scripts =
+        cases.iter().map(|c| (c["name"].as_str().unwrap().to_owned(), c["steps"].as_array().unwrap().clone()));
+    let card = json!({
+        "name": "scenarios", "description": "Plays tests/vectors/scenario.", "version": "1.0.0",
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "play", "name": "Play", "description": "Plays a scenario.", "tags": ["test"]}]
+    });
+    let server = HostedServer::new(card, ServerOptions::default()).unwrap();
+    server.start(Arc::new(Scripted(scripts.collect())), "127.0.0.1", 0).await.unwrap();
+    let client = Client::builder().connect(&server.url().unwrap()).await.unwrap();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let request = || SendMessageRequest::new(Message::text(Role::User, name));
+        let got = reply(&model::to_value(&client.send_message(request()).await.unwrap()));
+        for (key, want) in case["send"].as_object().unwrap() {
+            if &got[key] != want {
+                failures.push(format!("{name}: send {key} = {}, want {want}", got[key]));
+            }
+        }
+        let mut stream = client.send_streaming_message(request()).await.unwrap();
+        let mut events = Vec::new();
+        while let Some(e) = stream.next().await {
+            events.push(event(&model::to_value(&e.unwrap())));
+        }
+        if Value::from(events.clone()) != case["stream"] {
+            failures.push(format!("{name}: stream {}, want {}", Value::from(events), case["stream"]));
+        }
+    }
+    server.stop().await.unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
