@@ -6,7 +6,6 @@ use a2a_native::client::Client;
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{self, Artifact, Message, Part, Role, SendMessageRequest, TaskState};
 use a2a_native::server::host::{HostedServer, ServerOptions};
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
