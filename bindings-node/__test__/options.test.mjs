@@ -106,6 +106,9 @@ test('a credentials function gives each request its headers, plain or async', as
     const notHeaders = await Client.connect(server.url, { credentials: () => ({ n: 5 }) });
     await assert.rejects(notHeaders.send('x'), /object of string headers/);
     assert.throws(() => Client.fromCard(CARD, { credentials: 'token' }), TypeError);
+    // A provider that never answers gets the call's timeout, not a hang.
+    const never = await Client.connect(server.url, { timeout: 0.3, credentials: () => new Promise(() => {}) });
+    await assert.rejects(never.send('x'), (e) => e.name === 'TimeoutError' && /credentials provider gave no headers/.test(e.message));
   });
 });
 

@@ -96,6 +96,14 @@ async def test_async_credentials_callable_and_retries() -> None:
         with pytest.raises(errors.InternalError, match="vault is sealed"):
             await Client.from_card(client.card, credentials=broken).send("hi")
 
+        async def never(method: str, url: str) -> dict[str, str]:
+            await asyncio.Event().wait()  # a vault that never answers
+            return {}
+
+        # The provider gets the call's timeout: no hang.
+        with pytest.raises(errors.A2ATimeoutError, match="credentials provider gave no headers"):
+            await Client.from_card(client.card, credentials=never, timeout=0.3).send("hi")
+
 
 TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("TENANT", default="none")
 

@@ -299,10 +299,24 @@ impl Transport {
         let mut url = url;
         if let Some(provider) = &config.credentials {
             let ctx = CredentialContext { url: &self.endpoint.url, method: method.as_str(), card: &self.card };
-            for (name, value) in provider.headers(&ctx).await? {
+            // A provider (often host-language code) that never answers must not hang the call:
+            // it gets the call's timeout.
+            let bounded = |what: &'static str| {
+                move |_| {
+                    A2AError::new(
+                        ErrorKind::Timeout,
+                        format!("the credentials provider gave no {what} within {:?}", config.timeout),
+                    )
+                }
+            };
+            let found =
+                tokio::time::timeout(config.timeout, provider.headers(&ctx)).await.map_err(bounded("headers"))?;
+            for (name, value) in found? {
                 headers.append(name, value);
             }
-            let query = provider.query(&ctx).await?;
+            let query = tokio::time::timeout(config.timeout, provider.query(&ctx))
+                .await
+                .map_err(bounded("query parameters"))??;
             if !query.is_empty() {
                 let mut ser = form_urlencoded::Serializer::new(String::new());
                 ser.extend_pairs(query);
