@@ -93,6 +93,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     security.apply_to_card(&mut extended).map_err(|e| e.message)?;
     let handler = security.secure(RequestHandler::new(agent, public, stores, config).with_extended_card(extended));
 
+    // Before the announcement: whoever reads it may send SIGTERM at once.
+    let shutdown = shutdown_signal();
     eprintln!(
         "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
         args.store
@@ -101,7 +103,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(tls) = tls {
         server = server.tls(tls);
     }
-    server.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    server.serve(listener, shutdown).await.map_err(|e| e.to_string())
 }
 
 /// The public card: JSON-RPC first (1.0, then 0.3 on the same URL), then HTTP+JSON.
@@ -159,25 +161,35 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
     model::parse_value(card).map_err(|e| format!("built-in card: {e}"))
 }
 
-/// Ctrl-C or SIGTERM: stop accepting, let in-flight requests finish, close streams.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C or SIGTERM: stop accepting, let in-flight requests finish, close streams. The handlers
+/// are installed by this call, not when the future is first polled: a signal that comes before
+/// the server's loop first polls it must still stop the server gracefully (the default action
+/// would kill it).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
+    let (mut term, mut int) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (signal(SignalKind::terminate()).ok(), signal(SignalKind::interrupt()).ok())
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+    async move {
+        #[cfg(unix)]
+        {
+            /// A signal that could not be installed never arrives.
+            async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            tokio::select! {
+                () = recv(&mut term) => {}
+                () = recv(&mut int) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("shutting down: finishing in-flight requests");
     }
-    eprintln!("shutting down: finishing in-flight requests");
 }

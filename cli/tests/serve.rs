@@ -134,6 +134,16 @@ fn conformance_agent_is_scripted_by_message_id() {
 }
 
 #[test]
+fn a_sigterm_right_after_the_announcement_stops_the_server_cleanly() {
+    // The signal handlers are installed before the server says it serves: a supervisor that
+    // stops it at once gets a graceful exit, not the default action's kill.
+    for _ in 0..5 {
+        let server = serve(&["--echo", "--store", "memory"]);
+        assert!(server.stop().success());
+    }
+}
+
+#[test]
 fn the_echo_card_carries_the_0_3_fields_unless_strict_v1_is_asked() {
     let card_of = |args: &[&str]| {
         let server = serve(args);
