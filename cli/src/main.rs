@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve a built-in agent over JSON-RPC, HTTP+JSON and SSE (A2A 1.0, and 0.3 for old clients).
+    /// Serve a built-in agent over JSON-RPC, HTTP+JSON (with SSE) and gRPC on one port (A2A 1.0, and
+    /// 0.3 over JSON-RPC for old clients).
     Serve(Box<serve::ServeArgs>),
     /// Show an agent's card (resolved from its base URL).
     Card {

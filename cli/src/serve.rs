@@ -106,7 +106,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     server.serve(listener, shutdown).await.map_err(|e| e.to_string())
 }
 
-/// The public card: JSON-RPC first (1.0, then 0.3 on the same URL), then HTTP+JSON.
+/// The public card: JSON-RPC 1.0, HTTP+JSON, gRPC (at the base URL's host:port), then JSON-RPC
+/// 0.3 on the JSON-RPC URL.
 /// What the command line changes in the built-in card.
 struct CardShape<'a> {
     v03: bool,
@@ -133,6 +134,7 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
     let mut interfaces = vec![
         json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}),
         json!({"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}),
+        json!({"url": a2a_native::grpc::target_of(base), "protocolBinding": "GRPC", "protocolVersion": "1.0"}),
     ];
     if v03 {
         interfaces.push(json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}));

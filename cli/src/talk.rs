@@ -33,8 +33,9 @@ pub struct Connection {
     /// Protocol version to speak: 1.0, or 0.3; by default 1.0 when the agent declares it, else 0.3.
     #[arg(long = "a2a-version", global = true, value_parser = ["1.0", "0.3"])]
     pub a2a_version: Option<String>,
-    /// Preferred binding when the agent declares both.
-    #[arg(long, global = true, value_parser = ["jsonrpc", "http-json"], default_value = "jsonrpc")]
+    /// Preferred binding when the agent declares several (gRPC: only when asked for, or when it
+    /// is all the agent declares).
+    #[arg(long, global = true, value_parser = ["jsonrpc", "http-json", "grpc"], default_value = "jsonrpc")]
     pub transport: String,
     /// Request timeout in seconds.
     #[arg(long, global = true, default_value_t = 60.0)]
@@ -143,7 +144,14 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
         api_key: conn.api_key.clone().filter(|_| conn.bearer.is_none()).map(|k| (conn.api_key_header.clone(), k)),
         headers: Some(Headers::Pairs(headers)),
         timeout: Some(conn.timeout.max(0.001)),
-        binding: Some(if conn.transport == "http-json" { "HTTP+JSON" } else { "JSONRPC" }.to_owned()),
+        binding: Some(
+            match conn.transport.as_str() {
+                "http-json" => "HTTP+JSON",
+                "grpc" => "GRPC",
+                _ => "JSONRPC",
+            }
+            .to_owned(),
+        ),
         ca_cert_file: conn.ca_cert.clone(),
         client_cert_files: conn.client_cert.clone().zip(conn.client_key.clone()),
         allow_v03: (conn.a2a_version.as_deref() == Some("1.0")).then_some(false),

@@ -194,7 +194,7 @@ fn a2a_json(args: &[&str]) -> Value {
 
 #[test]
 fn client_commands_speak_1_0_and_0_3_to_the_echo_agent() {
-    // The echo agent's card declares JSON-RPC 1.0 and 0.3, and HTTP+JSON 1.0.
+    // The echo agent's card declares JSON-RPC 1.0 and 0.3, HTTP+JSON 1.0 and gRPC 1.0.
     let server = serve(&["--store", "memory"]);
     let url = server.base.as_str();
     let (code, card, _) = a2a(&["card", url]);
@@ -203,7 +203,11 @@ fn client_commands_speak_1_0_and_0_3_to_the_echo_agent() {
     let (_, card03, _) = a2a(&["card", url, "--a2a-version", "0.3"]);
     assert!(card03.contains("over JSONRPC 0.3"), "{card03}");
 
-    for extra in [&["--a2a-version", "0.3"][..], &["--transport", "http-json"][..], &[][..]] {
+    let (_, card_grpc, _) = a2a(&["card", url, "--transport", "grpc"]);
+    assert!(card_grpc.contains("over GRPC 1.0"), "{card_grpc}");
+    let extras =
+        [&["--a2a-version", "0.3"][..], &["--transport", "http-json"][..], &["--transport", "grpc"][..], &[][..]];
+    for extra in extras {
         let mut args = vec!["send", url, "hello there"];
         args.extend_from_slice(extra);
         let task = a2a_json(&args)["task"].clone();
@@ -215,13 +219,19 @@ fn client_commands_speak_1_0_and_0_3_to_the_echo_agent() {
         assert_eq!(a2a_json(&get)["id"], id, "{extra:?}");
     }
     let listed = a2a_json(&["list", url]);
-    assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(3), "{listed}");
+    assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(4), "{listed}");
+    let streamed = a2a(&["send", url, "streamed over grpc", "--stream", "--transport", "grpc", "--json"]);
+    assert_eq!(streamed.0, 0, "{}", streamed.2);
+    assert!(streamed.1.lines().last().unwrap_or_default().contains("TASK_STATE_COMPLETED"), "{}", streamed.1);
     let (code, _, err) = a2a(&["list", url, "--a2a-version", "0.3"]);
     assert_eq!(code, 1);
     assert!(err.contains("UnsupportedOperationError (-32004)"), "ListTasks has no 0.3 form: {err}");
     let (code, _, err) = a2a(&["get", url, "no-such-task"]);
     assert_eq!(code, 1);
     assert!(err.contains("TaskNotFoundError (-32001)"), "{err}");
+    let (code, _, err) = a2a(&["get", url, "no-such-task", "--transport", "grpc"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("TaskNotFoundError (-32001)"), "over gRPC: {err}");
     assert!(server.stop().success());
 }
 

@@ -1,7 +1,7 @@
 //! a2a-native: the Agent2Agent (A2A) protocol in Rust.
 //!
 //! The crate holds the whole protocol and no FFI: models ([`model`], 1.0 plus the 0.3 wire form),
-//! errors ([`error`]), the two HTTP protocol bindings ([`jsonrpc`], [`rest`]), Server-Sent Events
+//! errors ([`error`]), the protocol bindings' wire forms ([`jsonrpc`], [`rest`], [`grpc`]), Server-Sent Events
 //! ([`sse`]), the task state machine ([`task`]) and task stores ([`store`]). The server
 //! (feature `server`), the client (feature `client`) and the bindings build on these modules and
 //! never re-decide protocol semantics.
@@ -13,6 +13,8 @@ pub mod client;
 pub mod error;
 #[cfg(feature = "server")]
 pub mod executor;
+#[cfg(feature = "grpc")]
+pub mod grpc;
 pub mod jsonrpc;
 pub mod model;
 #[cfg(feature = "server")]

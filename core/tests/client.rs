@@ -1,5 +1,5 @@
-//! The client against our own server, in-process on 127.0.0.1:0: every operation over both
-//! bindings (JSON-RPC and HTTP+JSON, A2A 1.0) and over A2A 0.3 JSON-RPC; streaming (ending at
+//! The client against our own server, in-process on 127.0.0.1:0: every operation over the three
+//! bindings (JSON-RPC, HTTP+JSON and gRPC, A2A 1.0) and over A2A 0.3 JSON-RPC; streaming (ending at
 //! INPUT_REQUIRED, multi-turn on one task), the pagination helper, cancel, subscribe, push
 //! config CRUD, the extended card behind a bearer token, extensions, tenants, the card cache.
 //! Misbehaving servers are in `client_faults.rs`.
@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use support::client::{Opts, kinds, start};
 
-const BINDINGS: [Binding; 2] = [Binding::JsonRpc, Binding::HttpJson];
+const BINDINGS: [Binding; 3] = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
 
 async fn client(base: &str, binding: Binding) -> Client {
     let client = Client::builder()

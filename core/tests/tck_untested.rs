@@ -1,28 +1,30 @@
 //! The requirements the official A2A conformance kit (TCK, 1.0-dev) lists but does not test
 //! itself, tested here against our server over real HTTP. Each test is named by its id.
 //!
-//! Covered (transports: JSON-RPC and HTTP+JSON wherever the requirement is about the wire):
+//! Covered (transports: JSON-RPC, HTTP+JSON and gRPC wherever the requirement is about the wire):
 //! - CARD-SIGN-001..004: signed Agent Cards (JCS payload, `signatures` excluded, `alg`/`kid` in
 //!   the protected header, revoked keys refused); the served card verifies after a fetch.
 //!   CARD-SIGN-004's expired-key half is `#[ignore]`d: keys carry no expiry we check.
-//! - AUTH-TLS-001/002, AUTH-SERVER-001: HTTPS on both bindings, plain HTTP refused, TLS 1.3
+//! - AUTH-TLS-001/002, AUTH-SERVER-001: HTTPS on the three bindings, plain HTTP refused, TLS 1.3
 //!   with an AEAD suite, our client refusing a server whose CA it does not trust.
-//! - AUTH-SERVER-002: every operation on both bindings is authenticated.
+//! - GRPC-SVC-003: gRPC over HTTP/2 with TLS (ALPN h2), cleartext refused on the TLS port.
+//! - AUTH-SERVER-002: every operation on both HTTP bindings is authenticated (gRPC: BIND-EQUIV-004).
 //! - AUTH-INTASK-001..006: the AUTH_REQUIRED flow, with credentials out of band (an agent
 //!   waiting on a signal the test gives, as an OAuth callback would) and in a follow-up message.
 //! - AUTH-SCOPE-001..003: per-operation scopes, per-caller results, TaskNotFound for tasks of
 //!   others exactly as for tasks that do not exist.
 //! - VER-CLIENT-001/002, VER-SERVER-001: our client's A2A-Version header, patch numbers
 //!   ignored by client and server, each version's semantics served.
-//! - BIND-EQUIV-001..004: one server, the same operations over JSON-RPC and HTTP+JSON.
-//!
-//! Left: GRPC-SVC-003 and the gRPC halves of BIND-EQUIV-001..004 (we have no gRPC binding).
+//! - BIND-EQUIV-001..004: one server, the same operations over JSON-RPC, HTTP+JSON and gRPC
+//!   (raw gRPC calls: protobuf messages framed by hand over an HTTP/2 client).
 
 mod support;
 
 use a2a_native::client::{Binding, CardCache, Client, ProtocolVersion};
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::grpc;
 use a2a_native::model::{self, AgentCard, GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState};
+use a2a_native::request::{A2ARequest, Method};
 use a2a_native::server::tls::server_config;
 use a2a_native::server::{
     AnyOf, ApiKeys, BearerTokens, KeyLocation, Principal, RequestHandler, RequiredScopes, Server, ServerConfig, Stores,
@@ -32,6 +34,8 @@ use a2a_native::sse::SseDecoder;
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey};
 use serde_json::{Value, json};
@@ -60,6 +64,9 @@ fn card(base: &str, auth: bool) -> AgentCard {
         "supportedInterfaces": [
             {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
             {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+            // gRPC at the base URL itself (`http(s)://host:port`), a form clients accept besides
+            // the bare host:port: it says whether TLS is on.
+            {"url": base, "protocolBinding": "GRPC", "protocolVersion": "1.0"},
             {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
         ],
         "capabilities": {"streaming": true, "pushNotifications": true, "extendedAgentCard": true},
@@ -91,8 +98,38 @@ fn authenticator() -> Arc<AnyOf> {
 struct Srv {
     base: String,
     http: reqwest::Client,
+    /// An HTTP/2 client for raw gRPC calls (trusting the test CA).
+    grpc: GrpcHttp,
     stop: Option<oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+type GrpcHttp = hyper_util::client::legacy::Client<
+    hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
+    http_body_util::Full<bytes::Bytes>,
+>;
+
+fn grpc_http() -> GrpcHttp {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(fixture("tls-ca.pem")).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    connector.enforce_http(false);
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(config)
+        .https_or_http()
+        .enable_http2()
+        .wrap_connector(connector);
+    hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new()).http2_only(true).build(https)
 }
 
 struct Reply {
@@ -127,7 +164,7 @@ async fn serve(tls: Option<Arc<rustls::ServerConfig>>, make: impl FnOnce(&str) -
     let task = tokio::spawn(server.serve(listener, async {
         let _ = stopped.await;
     }));
-    Srv { base, http: http.build().unwrap(), stop: Some(stop), task }
+    Srv { base, http: http.build().unwrap(), grpc: grpc_http(), stop: Some(stop), task }
 }
 
 /// A handler of `agent` with [`card`].
@@ -190,9 +227,87 @@ impl Srv {
         self.rest_h(verb, path, body, &headers).await
     }
 
+    /// Sends a raw gRPC call (the params as the method's protobuf message) with these metadata.
+    async fn grpc_send(&self, method: &str, params: Value, headers: &[(&str, &str)]) -> http::Response<Incoming> {
+        let m = Method::from_name(method).unwrap();
+        let message = grpc::frame::encode(&grpc::convert::encode_params(m, params).unwrap());
+        let mut req = http::Request::post(format!("{}{}", self.base, grpc::path(m)))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers");
+        for (k, v) in headers {
+            req = req.header(k.to_ascii_lowercase(), *v);
+        }
+        let req = req.body(http_body_util::Full::new(message)).unwrap();
+        tokio::time::timeout(Duration::from_secs(20), self.grpc.request(req)).await.unwrap().unwrap()
+    }
+
+    /// A raw gRPC call: the result as ProtoJSON, or the status as the HTTP+JSON binding's error
+    /// body (`{"error": {code: the gRPC code, status, message, details: [ErrorInfo, ...]}}`).
+    async fn grpc_h(&self, method: &str, params: Value, headers: &[(&str, &str)]) -> Reply {
+        let m = Method::from_name(method).unwrap();
+        let resp = self.grpc_send(method, params, headers).await;
+        let http_status = resp.status().as_u16();
+        let (head, body) = resp.into_parts();
+        let mut message = None;
+        let mut status = grpc::status::from_headers(&head.headers);
+        if status.is_none() {
+            let mut body = body;
+            let mut decoder = grpc::frame::Decoder::new(1 << 24);
+            while let Some(frame) = body.frame().await {
+                match frame.unwrap().into_data() {
+                    Ok(data) => {
+                        decoder.push(&data);
+                        while let Some(m) = decoder.next_message().unwrap() {
+                            assert!(message.replace(m).is_none(), "two messages in a unary answer");
+                        }
+                    }
+                    Err(f) => status = grpc::status::from_headers(&f.into_trailers().unwrap()),
+                }
+            }
+        }
+        let status = status.expect("a grpc-status");
+        let body = if status.code == 0 {
+            canonical(m, grpc::convert::decode_result(m, &message.expect("a message with OK")).unwrap())
+        } else {
+            grpc_error_body(&status)
+        };
+        Reply { status: http_status, body }
+    }
+
+    /// A 1.0 gRPC call, with a bearer token when given.
+    async fn grpc(&self, method: &str, params: Value, token: Option<&str>) -> Reply {
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let mut headers = vec![("a2a-version", "1.0")];
+        if let Some(a) = &auth {
+            headers.push(("authorization", a));
+        }
+        self.grpc_h(method, params, &headers).await
+    }
+
+    /// Operation `method` with these ProtoJSON params over `binding` (1.0, bearer when given).
+    async fn op(&self, binding: Binding, method: &str, params: Value, token: Option<&str>) -> Reply {
+        match binding {
+            Binding::JsonRpc => self.rpc(method, params, token).await,
+            Binding::Grpc => self.grpc(method, params, token).await,
+            Binding::HttpJson => {
+                let req = A2ARequest::from_params(Method::from_name(method).unwrap(), params, "").unwrap();
+                let (verb, path, body) = a2a_native::rest::request_for(&req);
+                let body = body.map(|b| serde_json::from_slice(&b).unwrap());
+                self.rest(verb, &path, body, token).await
+            }
+        }
+    }
+
     /// Opens a 1.0 stream: SendStreamingMessage / SubscribeToTask over `binding`.
     async fn open_stream(&self, binding: Binding, method: &str, params: Value) -> Sse {
+        if binding == Binding::Grpc {
+            let resp = self.grpc_send(method, params, &[("a2a-version", "1.0")]).await;
+            assert_eq!(resp.status(), 200, "{method} over gRPC");
+            assert!(grpc::status::from_headers(resp.headers()).is_none(), "{method}: refused: {:?}", resp.headers());
+            return Sse::Grpc { body: resp.into_body(), decoder: grpc::frame::Decoder::new(1 << 20), ended: false };
+        }
         let req = match binding {
+            Binding::Grpc => unreachable!("answered above"),
             Binding::JsonRpc => {
                 let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
                 self.http.post(format!("{}/", self.base)).body(body.to_string())
@@ -213,7 +328,7 @@ impl Srv {
             .await
             .unwrap();
         assert_eq!(resp.status(), 200, "{method} over {binding:?}");
-        Sse { resp, decoder: SseDecoder::new(1 << 20), ready: VecDeque::new() }
+        Sse::Http { resp, decoder: SseDecoder::new(1 << 20), ready: VecDeque::new() }
     }
 
     async fn stop(mut self) {
@@ -222,28 +337,52 @@ impl Srv {
     }
 }
 
-/// An open SSE response, read event by event (JSON-RPC frames unwrapped to their result).
-struct Sse {
-    resp: reqwest::Response,
-    decoder: SseDecoder,
-    ready: VecDeque<Value>,
+/// An open stream, read event by event: an SSE response (JSON-RPC frames unwrapped to their
+/// result), or a gRPC stream of StreamResponse messages (its final status must be OK).
+#[allow(clippy::large_enum_variant)] // a handful per test
+enum Sse {
+    Http { resp: reqwest::Response, decoder: SseDecoder, ready: VecDeque<Value> },
+    Grpc { body: Incoming, decoder: grpc::frame::Decoder, ended: bool },
 }
 
 impl Sse {
     /// The next event, `None` when the stream has ended; panics after 10 s of nothing.
     async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(v) = self.ready.pop_front() {
-                return Some(v);
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.resp.chunk())
-                .await
-                .expect("an event or the end within 10 s")
-                .unwrap()?;
-            for ev in self.decoder.push(&chunk) {
-                let v: Value = serde_json::from_str(&ev.unwrap().data).unwrap();
-                self.ready.push_back(v.get("result").cloned().unwrap_or(v));
-            }
+        match self {
+            Sse::Http { resp, decoder, ready } => loop {
+                if let Some(v) = ready.pop_front() {
+                    return Some(v);
+                }
+                let chunk = tokio::time::timeout(Duration::from_secs(10), resp.chunk())
+                    .await
+                    .expect("an event or the end within 10 s")
+                    .unwrap()?;
+                for ev in decoder.push(&chunk) {
+                    let v: Value = serde_json::from_str(&ev.unwrap().data).unwrap();
+                    ready.push_back(v.get("result").cloned().unwrap_or(v));
+                }
+            },
+            Sse::Grpc { body, decoder, ended } => loop {
+                if let Some(m) = decoder.next_message().unwrap() {
+                    return Some(model::to_value(&grpc::convert::decode_event(&m).unwrap()));
+                }
+                if *ended {
+                    return None;
+                }
+                let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
+                    .await
+                    .expect("an event or the end within 10 s")
+                    .expect("a gRPC stream ends with trailers")
+                    .unwrap();
+                match frame.into_data() {
+                    Ok(data) => decoder.push(&data),
+                    Err(f) => {
+                        let status = grpc::status::from_headers(&f.into_trailers().unwrap()).unwrap();
+                        assert_eq!(status.code, 0, "the stream ended with {status:?}");
+                        *ended = true;
+                    }
+                }
+            },
         }
     }
 
@@ -298,15 +437,51 @@ fn normalize(v: &Value) -> Value {
     }
 }
 
-const BINDINGS: [Binding; 2] = [Binding::JsonRpc, Binding::HttpJson];
+const BINDINGS: [Binding; 3] = [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc];
+
+/// A result as the JSON bindings write it (through the model: e.g. timestamps end in `Z`).
+fn canonical(method: Method, v: Value) -> Value {
+    use a2a_native::model::*;
+    fn via<T: serde::Serialize + serde::de::DeserializeOwned + Validate>(v: Value) -> Value {
+        model::to_value(&model::parse_value::<T>(v).unwrap())
+    }
+    match method {
+        Method::SendMessage => via::<SendMessageResponse>(v),
+        Method::GetTask | Method::CancelTask => via::<Task>(v),
+        Method::ListTasks => via::<ListTasksResponse>(v),
+        Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
+            via::<TaskPushNotificationConfig>(v)
+        }
+        Method::ListTaskPushNotificationConfigs => via::<ListTaskPushNotificationConfigsResponse>(v),
+        Method::GetExtendedAgentCard => via::<AgentCard>(v),
+        _ => v,
+    }
+}
+
+/// A gRPC status in the HTTP+JSON binding's error shape, with the gRPC code and status name.
+fn grpc_error_body(status: &grpc::status::Status) -> Value {
+    use prost::Message;
+    let details: Vec<Value> = status
+        .details
+        .iter()
+        .map(|d| match grpc::status::ErrorInfo::decode(d.value.as_slice()) {
+            Ok(info) if d.type_url.ends_with("google.rpc.ErrorInfo") => {
+                json!({"@type": d.type_url, "reason": info.reason, "domain": info.domain, "metadata": info.metadata})
+            }
+            _ => json!({"@type": d.type_url}),
+        })
+        .collect();
+    json!({"error": {
+        "code": status.code,
+        "status": grpc::status::name(status.code),
+        "message": status.message,
+        "details": details,
+    }})
+}
 
 /// SendMessage over `binding`: (HTTP status, the result / REST body or the error body).
 async fn send_over(s: &Srv, binding: Binding, message: Value, token: Option<&str>) -> Reply {
-    let params = json!({"message": message});
-    match binding {
-        Binding::JsonRpc => s.rpc("SendMessage", params, token).await,
-        Binding::HttpJson => s.rest("POST", "/message:send", Some(params), token).await,
-    }
+    s.op(binding, "SendMessage", json!({"message": message}), token).await
 }
 
 /// The task of a successful SendMessage over either binding.
@@ -318,10 +493,7 @@ fn task_of(binding: Binding, r: &Reply) -> Value {
 }
 
 async fn get_over(s: &Srv, binding: Binding, id: &str, token: Option<&str>) -> Reply {
-    match binding {
-        Binding::JsonRpc => s.rpc("GetTask", json!({"id": id}), token).await,
-        Binding::HttpJson => s.rest("GET", &format!("/tasks/{id}"), None, token).await,
-    }
+    s.op(binding, "GetTask", json!({"id": id}), token).await
 }
 
 fn result(binding: Binding, r: &Reply) -> Value {
@@ -549,12 +721,59 @@ async fn auth_tls_002_tls_1_3_with_an_aead_suite_is_negotiated() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_svc_003_grpc_runs_over_http2_with_tls() {
+    let s = serve(Some(tls_config()), |base| handler(base, echo_agent(), false)).await;
+    // Over TLS (ALPN h2): a unary call and a stream.
+    let r = s.grpc("SendMessage", json!({"message": msg("hello")}), None).await;
+    assert_eq!(r.body["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{}", r.body);
+    let stream = s.open_stream(Binding::Grpc, "SendStreamingMessage", json!({"message": msg("hello")})).await;
+    assert_eq!(kind(stream.rest().await.last().unwrap()), "status:TASK_STATE_COMPLETED");
+    // The TLS handshake offers h2 and the server picks it.
+    use rustls::pki_types::ServerName;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for c in rustls::pki_types::CertificateDer::pem_file_iter(fixture("tls-ca.pem")).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let mut config =
+        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let port: u16 = s.base.rsplit(':').next().unwrap().parse().unwrap();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap();
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+    drop(tls);
+    // Cleartext HTTP/2 (h2c) to the TLS port gets no gRPC answer.
+    let h2c = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .http2_only(true)
+        .build_http::<http_body_util::Full<bytes::Bytes>>();
+    let req = http::Request::post(format!("http://127.0.0.1:{port}{}", grpc::path(Method::GetTask)))
+        .header("content-type", "application/grpc")
+        .body(http_body_util::Full::new(grpc::frame::encode(&[])))
+        .unwrap();
+    let plain = tokio::time::timeout(Duration::from_secs(10), h2c.request(req)).await.expect("no hang");
+    assert!(plain.is_err(), "a cleartext gRPC call was answered on the TLS port");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auth_server_001_our_client_verifies_the_server_certificate() {
     let s = serve(Some(tls_config()), |base| handler(base, echo_agent(), false)).await;
-    let ca = reqwest::Certificate::from_pem(&pem("tls-ca.pem")).unwrap();
     for binding in BINDINGS {
         // Trusting the CA: works.
-        let client = Client::builder().preferred_binding(binding).tls_root(ca.clone()).connect(&s.base).await.unwrap();
+        let client = Client::builder()
+            .preferred_binding(binding)
+            .tls_root_pem(pem("tls-ca.pem"))
+            .connect(&s.base)
+            .await
+            .unwrap();
         let sent = client.send_message(SendMessageRequest::new(Message::text(Role::User, "hi"))).await;
         assert!(sent.is_ok(), "{binding:?}: {sent:?}");
         // Not trusting it: neither the card fetch nor a call on a known card gets through.
@@ -713,10 +932,7 @@ async fn auth_intask_002_the_task_enters_auth_required() {
         let got = result(binding, &get_over(&s, binding, id, None).await);
         assert_eq!(got["status"]["state"], "TASK_STATE_AUTH_REQUIRED", "{binding:?}: {got}");
         // ListTasks filtered by that state finds it.
-        let listed = match binding {
-            Binding::JsonRpc => s.rpc("ListTasks", json!({"status": "TASK_STATE_AUTH_REQUIRED"}), None).await,
-            Binding::HttpJson => s.rest("GET", "/tasks?status=TASK_STATE_AUTH_REQUIRED", None, None).await,
-        };
+        let listed = s.op(binding, "ListTasks", json!({"status": "TASK_STATE_AUTH_REQUIRED"}), None).await;
         let listed = result(binding, &listed);
         assert!(listed["tasks"].as_array().unwrap().iter().any(|t| t["id"] == id), "{binding:?}: {listed}");
         granted.notify_one();
@@ -817,7 +1033,7 @@ async fn auth_intask_006_messages_are_accepted_while_auth_required() {
     }
     // The agent saw each follow-up as a turn of the existing task.
     let follow_ups = agent.runs().iter().filter(|r| r.ctx.task.is_some()).count();
-    assert_eq!(follow_ups, 4);
+    assert_eq!(follow_ups, 2 * BINDINGS.len());
     s.stop().await;
 }
 
@@ -862,10 +1078,7 @@ async fn auth_scope_002_results_are_scoped_to_the_caller() {
     for token in ["t-alice", "t-bob"] {
         let expected: Vec<&str> = mine.iter().filter(|(t, _)| *t == token).map(|(_, id)| id.as_str()).collect();
         for binding in BINDINGS {
-            let listed = match binding {
-                Binding::JsonRpc => s.rpc("ListTasks", json!({}), Some(token)).await,
-                Binding::HttpJson => s.rest("GET", "/tasks", None, Some(token)).await,
-            };
+            let listed = s.op(binding, "ListTasks", json!({}), Some(token)).await;
             let listed = result(binding, &listed);
             let mut ids: Vec<&str> =
                 listed["tasks"].as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
@@ -1069,42 +1282,21 @@ async fn bind_equiv_001_every_operation_is_served_on_both_bindings() {
         assert_eq!(kind(stream.last().unwrap()), "status:TASK_STATE_COMPLETED", "{binding:?}");
         result(binding, &get_over(&s, binding, &id, None).await);
         let waiting = json!({"message": msg("wait"), "configuration": {"returnImmediately": true}});
-        let wid = match binding {
-            Binding::JsonRpc => result(binding, &s.rpc("SendMessage", waiting, None).await)["task"]["id"].clone(),
-            Binding::HttpJson => {
-                result(binding, &s.rest("POST", "/message:send", Some(waiting), None).await)["task"]["id"].clone()
-            }
-        };
+        let wid = result(binding, &s.op(binding, "SendMessage", waiting, None).await)["task"]["id"].clone();
         let wid = wid.as_str().unwrap().to_owned();
         let mut sub = s.open_stream(binding, "SubscribeToTask", json!({"id": wid})).await;
         assert!(kind(&sub.next().await.unwrap()).starts_with("task:"), "{binding:?}");
         let hook = "http://127.0.0.1:9/hook";
-        let calls: Vec<Reply> = match binding {
-            Binding::JsonRpc => vec![
-                s.rpc("ListTasks", json!({}), None).await,
-                s.rpc("CreateTaskPushNotificationConfig", json!({"taskId": id, "id": "p", "url": hook}), None).await,
-                s.rpc("GetTaskPushNotificationConfig", json!({"taskId": id, "id": "p"}), None).await,
-                s.rpc("ListTaskPushNotificationConfigs", json!({"taskId": id}), None).await,
-                s.rpc("DeleteTaskPushNotificationConfig", json!({"taskId": id, "id": "p"}), None).await,
-                s.rpc("GetExtendedAgentCard", json!({}), None).await,
-                s.rpc("CancelTask", json!({"id": wid}), None).await,
-            ],
-            Binding::HttpJson => vec![
-                s.rest("GET", "/tasks", None, None).await,
-                s.rest(
-                    "POST",
-                    &format!("/tasks/{id}/pushNotificationConfigs"),
-                    Some(json!({"id": "p", "url": hook})),
-                    None,
-                )
+        let calls = vec![
+            s.op(binding, "ListTasks", json!({}), None).await,
+            s.op(binding, "CreateTaskPushNotificationConfig", json!({"taskId": id, "id": "p", "url": hook}), None)
                 .await,
-                s.rest("GET", &format!("/tasks/{id}/pushNotificationConfigs/p"), None, None).await,
-                s.rest("GET", &format!("/tasks/{id}/pushNotificationConfigs"), None, None).await,
-                s.rest("DELETE", &format!("/tasks/{id}/pushNotificationConfigs/p"), None, None).await,
-                s.rest("GET", "/extendedAgentCard", None, None).await,
-                s.rest("POST", &format!("/tasks/{wid}:cancel"), None, None).await,
-            ],
-        };
+            s.op(binding, "GetTaskPushNotificationConfig", json!({"taskId": id, "id": "p"}), None).await,
+            s.op(binding, "ListTaskPushNotificationConfigs", json!({"taskId": id}), None).await,
+            s.op(binding, "DeleteTaskPushNotificationConfig", json!({"taskId": id, "id": "p"}), None).await,
+            s.op(binding, "GetExtendedAgentCard", json!({}), None).await,
+            s.op(binding, "CancelTask", json!({"id": wid}), None).await,
+        ];
         for r in &calls {
             result(binding, r);
         }
@@ -1124,23 +1316,30 @@ async fn bind_equiv_002_results_are_equivalent_across_bindings() {
         sent.push(task_of(binding, &send_over(&s, binding, msg("hello"), None).await));
     }
     assert_eq!(normalize(&sent[0]), normalize(&sent[1]));
+    assert_eq!(normalize(&sent[0]), normalize(&sent[2]));
     assert_eq!(sent[0]["artifacts"][0]["parts"][0]["text"], "echo: hello");
     // The same task read over each binding: identical.
     for t in &sent {
         let id = t["id"].as_str().unwrap();
         let a = result(Binding::JsonRpc, &get_over(&s, Binding::JsonRpc, id, None).await);
         let b = result(Binding::HttpJson, &get_over(&s, Binding::HttpJson, id, None).await);
+        let c = result(Binding::Grpc, &get_over(&s, Binding::Grpc, id, None).await);
         assert_eq!(a, b);
+        assert_eq!(a, c);
     }
     // The same list.
     let ctx = sent[0]["contextId"].as_str().unwrap();
     let a = result(Binding::JsonRpc, &s.rpc("ListTasks", json!({"contextId": ctx}), None).await);
     let b = result(Binding::HttpJson, &s.rest("GET", &format!("/tasks?contextId={ctx}"), None, None).await);
+    let c = result(Binding::Grpc, &s.grpc("ListTasks", json!({"contextId": ctx}), None).await);
     assert_eq!(a, b);
+    assert_eq!(a, c);
     // A direct reply: a message either way.
     let a = result(Binding::JsonRpc, &send_over(&s, Binding::JsonRpc, msg("direct"), None).await);
     let b = result(Binding::HttpJson, &send_over(&s, Binding::HttpJson, msg("direct"), None).await);
+    let c = result(Binding::Grpc, &send_over(&s, Binding::Grpc, msg("direct"), None).await);
     assert_eq!(normalize(&a), normalize(&b));
+    assert_eq!(normalize(&a), normalize(&c));
     assert_eq!(a["message"]["parts"][0]["text"], "direct reply");
     // The same stream events.
     let mut streams = Vec::new();
@@ -1150,6 +1349,7 @@ async fn bind_equiv_002_results_are_equivalent_across_bindings() {
         streams.push(events.iter().map(normalize).collect::<Vec<_>>());
     }
     assert_eq!(streams[0], streams[1]);
+    assert_eq!(streams[0], streams[2]);
     assert_eq!(
         streams[0].iter().map(kind).collect::<Vec<_>>(),
         ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:echo", "status:TASK_STATE_COMPLETED"]
@@ -1161,13 +1361,11 @@ async fn bind_equiv_002_results_are_equivalent_across_bindings() {
             .rpc("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}), None)
             .await;
         let id = result(Binding::JsonRpc, &r)["task"]["id"].as_str().unwrap().to_owned();
-        let r = match binding {
-            Binding::JsonRpc => s.rpc("CancelTask", json!({"id": id}), None).await,
-            Binding::HttpJson => s.rest("POST", &format!("/tasks/{id}:cancel"), None, None).await,
-        };
+        let r = s.op(binding, "CancelTask", json!({"id": id}), None).await;
         canceled.push(normalize(&result(binding, &r)));
     }
     assert_eq!(canceled[0], canceled[1]);
+    assert_eq!(canceled[0], canceled[2]);
     assert_eq!(canceled[0]["status"]["state"], "TASK_STATE_CANCELED");
     s.stop().await;
 }
@@ -1179,64 +1377,83 @@ async fn bind_equiv_003_errors_map_consistently() {
         .as_str()
         .unwrap()
         .to_owned();
-    let v = [("A2A-Version", "1.0")];
-    // (what, JSON-RPC reply, HTTP+JSON reply, JSON-RPC code, HTTP status)
+    let v = [("a2a-version", "1.0")];
+    let nine = [("a2a-version", "9.0")];
+    let no_parts = json!({"message": {"role": "ROLE_USER"}});
+    // (what, JSON-RPC reply, HTTP+JSON reply, gRPC reply, JSON-RPC code, HTTP status, gRPC status)
     let cases = [
         (
             "GetTask unknown",
             s.rpc("GetTask", json!({"id": "nope"}), None).await,
             s.rest("GET", "/tasks/nope", None, None).await,
+            s.grpc("GetTask", json!({"id": "nope"}), None).await,
             -32001,
             404,
+            "NOT_FOUND",
         ),
         (
             "CancelTask unknown",
             s.rpc("CancelTask", json!({"id": "nope"}), None).await,
             s.rest("POST", "/tasks/nope:cancel", None, None).await,
+            s.grpc("CancelTask", json!({"id": "nope"}), None).await,
             -32001,
             404,
+            "NOT_FOUND",
         ),
         (
             "SubscribeToTask unknown",
             s.rpc("SubscribeToTask", json!({"id": "nope"}), None).await,
             s.rest("POST", "/tasks/nope:subscribe", None, None).await,
+            s.grpc("SubscribeToTask", json!({"id": "nope"}), None).await,
             -32001,
             404,
+            "NOT_FOUND",
         ),
         (
             "push config on an unknown task",
             s.rpc("GetTaskPushNotificationConfig", json!({"taskId": "nope", "id": "c"}), None).await,
             s.rest("GET", "/tasks/nope/pushNotificationConfigs/c", None, None).await,
+            s.grpc("GetTaskPushNotificationConfig", json!({"taskId": "nope", "id": "c"}), None).await,
             -32001,
             404,
+            "NOT_FOUND",
         ),
         (
             "CancelTask completed",
             s.rpc("CancelTask", json!({"id": done}), None).await,
             s.rest("POST", &format!("/tasks/{done}:cancel"), None, None).await,
+            s.grpc("CancelTask", json!({"id": done}), None).await,
             -32002,
             400,
+            "FAILED_PRECONDITION",
         ),
         (
             "unsupported version",
             s.rpc_h("GetTask", json!({"id": done}), &[("A2A-Version", "9.0")]).await,
             s.rest_h("GET", &format!("/tasks/{done}"), None, &[("A2A-Version", "9.0")]).await,
+            s.grpc_h("GetTask", json!({"id": done}), &nine).await,
             -32009,
             400,
+            "FAILED_PRECONDITION",
         ),
         (
             "invalid params",
-            s.rpc_h("SendMessage", json!({"message": {"role": "ROLE_USER"}}), &v).await,
-            s.rest_h("POST", "/message:send", Some(json!({"message": {"role": "ROLE_USER"}})), &v).await,
+            s.rpc_h("SendMessage", no_parts.clone(), &[("A2A-Version", "1.0")]).await,
+            s.rest_h("POST", "/message:send", Some(no_parts.clone()), &[("A2A-Version", "1.0")]).await,
+            s.grpc_h("SendMessage", no_parts.clone(), &v).await,
             -32602,
             400,
+            "INVALID_ARGUMENT",
         ),
     ];
-    for (what, rpc, rest, code, status) in cases {
+    for (what, rpc, rest, grpc, code, status, grpc_status) in cases {
         assert_eq!((rpc.status, rpc.body["error"]["code"].as_i64()), (200, Some(code)), "{what}: {}", rpc.body);
         assert_eq!(rest.status, status, "{what}: {}", rest.body);
         assert_eq!(rest.body["error"]["code"].as_i64(), Some(status as i64), "{what}: {}", rest.body);
+        assert_eq!(grpc.body["error"]["status"], grpc_status, "{what}: {}", grpc.body);
         assert_eq!(rpc.reason(), rest.reason(), "{what}: {} vs {}", rpc.body, rest.body);
+        assert_eq!(rpc.reason(), grpc.reason(), "{what}: {} vs {}", rpc.body, grpc.body);
+        assert_eq!(grpc.body["error"]["details"][0]["domain"], "a2a-protocol.org", "{what}");
     }
     s.stop().await;
 }
@@ -1275,6 +1492,20 @@ async fn bind_equiv_004_both_bindings_accept_the_same_auth_schemes() {
             assert_eq!(resp.status(), 200, "{cred:?}");
             assert!(resp.text().await.unwrap().contains("alice"), "{cred:?}");
         }
+    }
+    // gRPC: the same credentials as metadata, unary and streaming; anything else is refused.
+    for cred in creds {
+        let h = [("a2a-version", "1.0"), (cred.0, cred.1)];
+        let r = s.grpc_h("SendMessage", json!({"message": msg("hi")}), &h).await;
+        assert_eq!(r.body["task"]["status"]["message"]["parts"][0]["text"], "alice", "{cred:?}: {}", r.body);
+        let resp = s.grpc_send("SendStreamingMessage", json!({"message": msg("hi")}), &h).await;
+        assert!(grpc::status::from_headers(resp.headers()).is_none(), "{cred:?}: refused");
+        let events = Sse::Grpc { body: resp.into_body(), decoder: grpc::frame::Decoder::new(1 << 20), ended: false };
+        assert!(events.rest().await.iter().any(|e| e.to_string().contains("alice")), "{cred:?}");
+    }
+    for h in [vec![("a2a-version", "1.0")], vec![("a2a-version", "1.0"), ("x-other", "k-alice")]] {
+        let r = s.grpc_h("SendMessage", json!({"message": msg("hi")}), &h).await;
+        assert_eq!((r.body["error"]["status"].as_str(), r.reason()), (Some("UNAUTHENTICATED"), "UNAUTHENTICATED"));
     }
     // And neither binding takes anything else.
     let r =

@@ -66,23 +66,27 @@ use transport::{Config, Endpoint, Http, Transport};
 pub enum Binding {
     JsonRpc,
     HttpJson,
+    Grpc,
 }
 
 impl Binding {
-    /// The card's name for it (`JSONRPC`, `HTTP+JSON`).
+    /// The card's name for it (`JSONRPC`, `HTTP+JSON`, `GRPC`).
     pub fn as_str(self) -> &'static str {
         match self {
             Binding::JsonRpc => binding::JSONRPC,
             Binding::HttpJson => binding::HTTP_JSON,
+            Binding::Grpc => binding::GRPC,
         }
     }
 
-    /// The binding a card names (case-insensitively); `None` for others (gRPC, custom URIs).
+    /// The binding a card names (case-insensitively); `None` for others (custom URIs).
     pub fn from_name(name: &str) -> Option<Self> {
         if name.eq_ignore_ascii_case(binding::JSONRPC) {
             Some(Binding::JsonRpc)
         } else if name.eq_ignore_ascii_case(binding::HTTP_JSON) {
             Some(Binding::HttpJson)
+        } else if name.eq_ignore_ascii_case(binding::GRPC) {
+            Some(Binding::Grpc)
         } else {
             None
         }
@@ -143,8 +147,11 @@ fn select_interface(card: &AgentCard, preferred: Binding, allow_v03: bool, prefe
                 .iter()
                 .map(|i| format!("{} {} at {}", i.protocol_binding, i.protocol_version, i.url))
                 .collect();
-            let speaks =
-                if allow_v03 { "JSONRPC or HTTP+JSON 1.x, or JSONRPC 0.3" } else { "JSONRPC or HTTP+JSON 1.x" };
+            let speaks = if allow_v03 {
+                "JSONRPC, HTTP+JSON or GRPC 1.x, or JSONRPC 0.3"
+            } else {
+                "JSONRPC, HTTP+JSON or GRPC 1.x"
+            };
             Err(A2AError::unsupported_operation(format!(
                 "the agent {:?} declares no interface this client speaks ({speaks}); it declares: {}",
                 card.name,
@@ -162,14 +169,16 @@ pub struct ClientBuilder {
     /// Extra trusted roots and a client certificate (mTLS), for the built-in HTTP client.
     tls_roots: Vec<reqwest::Certificate>,
     tls_identity: Option<reqwest::Identity>,
+    /// The same as PEM, for the gRPC channel (which is not reqwest's).
+    grpc_tls: transport::grpc::TlsMaterial,
     card_cache: Option<Arc<CardCache>>,
     /// A header that could not be used, reported when the client is built.
     bad_header: Option<String>,
 }
 
 impl ClientBuilder {
-    /// The binding to use when the card offers both at the same protocol version (default
-    /// JSON-RPC).
+    /// The binding to use when the card offers several at the same protocol version (default
+    /// JSON-RPC). gRPC is used only when preferred here or when it is all the card offers.
     pub fn preferred_binding(mut self, binding: Binding) -> Self {
         self.config.preferred_binding = binding;
         self
@@ -271,17 +280,30 @@ impl ClientBuilder {
 
     /// Use this reqwest client (TLS settings, proxies, ...). `connect_timeout` is then the
     /// client's own business.
-    /// Trusts this CA certificate too (an agent with a private CA). Ignored with
-    /// [`Self::http_client`].
+    /// Trusts this CA certificate too (an agent with a private CA), on the HTTP bindings.
+    /// Ignored with [`Self::http_client`]. [`Self::tls_root_pem`] covers gRPC as well.
     pub fn tls_root(mut self, cert: reqwest::Certificate) -> Self {
         self.tls_roots.push(cert);
         self
     }
 
-    /// Presents this client certificate (agents that require mutual TLS). Ignored with
-    /// [`Self::http_client`].
+    /// Presents this client certificate (agents that require mutual TLS), on the HTTP
+    /// bindings. Ignored with [`Self::http_client`]. [`Self::tls_identity_pem`] covers gRPC too.
     pub fn tls_identity(mut self, identity: reqwest::Identity) -> Self {
         self.tls_identity = Some(identity);
+        self
+    }
+
+    /// Trusts the CA certificates of this PEM text too, on every binding (gRPC included).
+    /// Refused when the client is built if it holds no certificate.
+    pub fn tls_root_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.grpc_tls.roots_pem.push(pem.into());
+        self
+    }
+
+    /// Presents this client certificate and key (one PEM text) on every binding (mutual TLS).
+    pub fn tls_identity_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.grpc_tls.identity_pem = Some(pem.into());
         self
     }
 
@@ -310,8 +332,23 @@ impl ClientBuilder {
                 for root in self.tls_roots.drain(..) {
                     b = b.add_root_certificate(root);
                 }
+                for pem in &self.grpc_tls.roots_pem {
+                    let certs = reqwest::Certificate::from_pem_bundle(pem)
+                        .map_err(|e| A2AError::invalid_field("caCert", e.to_string()))?;
+                    if certs.is_empty() {
+                        return Err(A2AError::invalid_field("caCert", "no PEM certificate in it"));
+                    }
+                    for cert in certs {
+                        b = b.add_root_certificate(cert);
+                    }
+                }
                 if let Some(identity) = self.tls_identity.take() {
                     b = b.identity(identity);
+                }
+                if let Some(pem) = &self.grpc_tls.identity_pem {
+                    let id = reqwest::Identity::from_pem(pem)
+                        .map_err(|e| A2AError::invalid_field("clientIdentity", e.to_string()))?;
+                    b = b.identity(id);
                 }
                 b
             }
@@ -327,20 +364,20 @@ impl ClientBuilder {
         let cache = self.card_cache.take().unwrap_or_else(CardCache::shared);
         let span = tracing::info_span!("a2a.client", method = "GetAgentCard", url = %url, task_id = Empty);
         let card = card::resolve(&http, &cache, url).instrument(span).await?;
-        Self::build(http, card)
+        self.build(http, card)
     }
 
     /// A client for `card`, without any network access.
     pub fn from_card(mut self, card: AgentCard) -> Result<Client> {
         let http = self.http()?;
-        Self::build(http, card)
+        self.build(http, card)
     }
 
-    fn build(http: Http, card: AgentCard) -> Result<Client> {
+    fn build(self, http: Http, card: AgentCard) -> Result<Client> {
         let c = &http.config;
         let endpoint = select_interface(&card, c.preferred_binding, c.allow_v03, c.prefer_v03)?;
         tracing::debug!(url = %endpoint.url, binding = endpoint.binding.as_str(), version = endpoint.version.as_str(), "A2A client ready");
-        Ok(Client { transport: Arc::new(Transport::new(http, card, endpoint)) })
+        Ok(Client { transport: Arc::new(Transport::new(http, card, endpoint, &self.grpc_tls)?) })
     }
 }
 
@@ -587,7 +624,13 @@ mod tests {
         let mut t = iface("http://h/", "JSONRPC", "1.0");
         t["tenant"] = json!("acme");
         assert_eq!(select_interface(&card(json!([t])), Binding::JsonRpc, true, false).unwrap().tenant, "acme");
-        assert!(select_interface(&card(json!([iface("x", "GRPC", "1.0")])), Binding::JsonRpc, true, false).is_err());
+        // gRPC: taken when preferred or when it is all there is; never at 0.3 (package a2a.v1).
+        let g = card(json!([iface("h:1", "GRPC", "1.0"), iface("http://h/", "JSONRPC", "1.0")]));
+        assert_eq!(select_interface(&g, Binding::JsonRpc, true, false).unwrap().binding, Binding::JsonRpc);
+        assert_eq!(select_interface(&g, Binding::Grpc, true, false).unwrap().url, "h:1");
+        let only = card(json!([iface("h:1", "GRPC", "1.0")]));
+        assert_eq!(select_interface(&only, Binding::JsonRpc, true, false).unwrap().binding, Binding::Grpc);
+        assert!(select_interface(&card(json!([iface("h:1", "GRPC", "0.3")])), Binding::Grpc, true, false).is_err());
     }
 
     #[test]
@@ -607,7 +650,8 @@ mod tests {
             assert_eq!(ProtocolVersion::from_declared(v), want, "{v}");
         }
         assert_eq!(Binding::from_name("http+json"), Some(Binding::HttpJson));
-        assert_eq!(Binding::from_name("GRPC"), None);
+        assert_eq!(Binding::from_name("grpc"), Some(Binding::Grpc));
+        assert_eq!(Binding::from_name("urn:custom"), None);
     }
 
     #[test]

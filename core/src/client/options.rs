@@ -139,15 +139,14 @@ impl ClientOptions {
             (None, None) => None,
         };
         if let Some((pem, field)) = ca_cert {
-            // `from_pem` takes text with no certificate in it as none at all: refused here.
+            // Checked here to name the field; `from_pem` takes text with no certificate in it
+            // as none at all: refused.
             let certs = reqwest::Certificate::from_pem_bundle(&pem)
                 .map_err(|e| A2AError::invalid_field(field, e.to_string()))?;
             if certs.is_empty() {
                 return Err(A2AError::invalid_field(field, "no PEM certificate in it"));
             }
-            for cert in certs {
-                b = b.tls_root(cert);
-            }
+            b = b.tls_root_pem(pem);
         }
         let identity = match (&self.client_identity, &self.client_cert_files) {
             (Some(pem), _) => Some((pem.clone().into_bytes(), "clientIdentity")),
@@ -158,8 +157,8 @@ impl ClientOptions {
             (None, None) => None,
         };
         if let Some((pem, field)) = identity {
-            let id = reqwest::Identity::from_pem(&pem).map_err(|e| A2AError::invalid_field(field, e.to_string()))?;
-            b = b.tls_identity(id);
+            reqwest::Identity::from_pem(&pem).map_err(|e| A2AError::invalid_field(field, e.to_string()))?;
+            b = b.tls_identity_pem(pem);
         }
         if let Some(allow) = self.allow_v03 {
             b = b.allow_v03(allow);

@@ -94,9 +94,10 @@ enum Next {
     Ended,
 }
 
-/// One streaming HTTP response being read.
+/// One streaming HTTP response being read: an SSE body, or the messages of a gRPC stream.
 pub(crate) struct Source {
     resp: Option<reqwest::Response>,
+    grpc: Option<transport::grpc::Reader>,
     decoder: SseDecoder,
     /// Decoded events with their SSE ids.
     pending: VecDeque<(Option<String>, Decoded)>,
@@ -110,6 +111,7 @@ impl Source {
         Self {
             url: resp.url().to_string(),
             resp: Some(resp),
+            grpc: None,
             decoder: SseDecoder::new(config.max_event_bytes),
             pending: VecDeque::new(),
             framing,
@@ -121,11 +123,48 @@ impl Source {
     pub(crate) fn single(event: Decoded, framing: Framing) -> Self {
         Self {
             resp: None,
+            grpc: None,
             decoder: SseDecoder::new(1),
             pending: VecDeque::from([(None, event)]),
             framing,
             idle_timeout: None,
             url: String::new(),
+        }
+    }
+
+    /// The messages of a gRPC stream (they carry no event ids: a resumed gRPC stream starts
+    /// from the task's snapshot).
+    pub(crate) fn grpc(reader: transport::grpc::Reader, config: &Config) -> Self {
+        Self {
+            url: reader.url().to_owned(),
+            resp: None,
+            grpc: Some(reader),
+            decoder: SseDecoder::new(1),
+            pending: VecDeque::new(),
+            framing: Framing::Rest,
+            idle_timeout: config.stream_idle_timeout,
+        }
+    }
+
+    async fn next_grpc(&mut self) -> Next {
+        use transport::grpc::Item;
+        let Some(reader) = self.grpc.as_mut() else { return Next::Ended };
+        let item = match self.idle_timeout {
+            Some(idle) => match tokio::time::timeout(idle, reader.next()).await {
+                Ok(item) => item,
+                Err(_) => {
+                    self.grpc = None;
+                    let msg = format!("no data on the gRPC stream from {} for {idle:?}", self.url);
+                    return Next::Dropped(A2AError::new(ErrorKind::Timeout, msg));
+                }
+            },
+            None => reader.next().await,
+        };
+        match item {
+            Item::Event(event) => Next::Event(event, false, None),
+            Item::Error(e) => Next::Error(e),
+            Item::Dropped(e) => Next::Dropped(e),
+            Item::Ended => Next::Ended,
         }
     }
 
@@ -135,6 +174,9 @@ impl Source {
                 Some((id, Decoded::Event(event, last))) => return Next::Event(event, last, id),
                 Some((_, Decoded::Error(e))) => return Next::Error(e),
                 None => {}
+            }
+            if self.grpc.is_some() {
+                return self.next_grpc().await;
             }
             let Some(resp) = self.resp.as_mut() else { return Next::Ended };
             let chunk = match self.idle_timeout {

@@ -34,6 +34,7 @@ pub struct ResponseBody {
 enum Kind {
     Full(Option<Bytes>),
     Sse(Box<SseBody>),
+    Grpc(Box<GrpcBody>),
 }
 
 impl ResponseBody {
@@ -65,11 +66,44 @@ impl ResponseBody {
     }
 }
 
+impl ResponseBody {
+    /// A unary gRPC answer: one framed message, then the OK status in the trailers.
+    pub(crate) fn grpc_unary(message: Bytes) -> Self {
+        Self {
+            kind: Kind::Grpc(Box::new(GrpcBody {
+                message: Some(message),
+                events: None,
+                trailers: Some(crate::grpc::status::ok_trailers()),
+                deadline: None,
+                shutdown: None,
+                span: tracing::Span::none(),
+            })),
+        }
+    }
+
+    /// A server-streaming gRPC answer: one `StreamResponse` message per event, then the status
+    /// in the trailers (OK when the stream ended with the task, the error that ended it
+    /// otherwise). `deadline`: the call's `grpc-timeout`, after which it ends DEADLINE_EXCEEDED.
+    pub(crate) fn grpc_stream(events: EventStream, deadline: Option<Duration>, options: SseOptions) -> Self {
+        Self {
+            kind: Kind::Grpc(Box::new(GrpcBody {
+                message: None,
+                events: Some(events),
+                trailers: None,
+                deadline: deadline.map(|d| Box::pin(tokio::time::sleep(d))),
+                shutdown: options.shutdown.map(|t| Box::pin(t.cancelled_owned())),
+                span: options.span,
+            })),
+        }
+    }
+}
+
 impl std::fmt::Debug for ResponseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             Kind::Full(b) => write!(f, "ResponseBody::Full({} bytes)", b.as_ref().map_or(0, Bytes::len)),
             Kind::Sse(_) => f.write_str("ResponseBody::Sse"),
+            Kind::Grpc(_) => f.write_str("ResponseBody::Grpc"),
         }
     }
 }
@@ -189,6 +223,60 @@ impl SseBody {
     }
 }
 
+/// A gRPC response body: data frames of framed messages, then one trailers frame with the
+/// status. `trailers` is `None` while events may still come, `Some` once the status is known,
+/// taken when sent.
+struct GrpcBody {
+    message: Option<Bytes>,
+    events: Option<EventStream>,
+    trailers: Option<http::HeaderMap>,
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    shutdown: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
+    span: tracing::Span,
+}
+
+impl GrpcBody {
+    fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        use crate::grpc::{convert, frame, status};
+        if let Some(message) = self.message.take() {
+            return Poll::Ready(Some(Ok(Frame::data(message))));
+        }
+        if let Some(events) = &mut self.events {
+            let ended = match Pin::new(events).poll_next(cx) {
+                Poll::Ready(Some(StreamItem::Event { event, .. })) => {
+                    let _entered = self.span.enter();
+                    match convert::encode_event(&event) {
+                        Ok(bytes) => return Poll::Ready(Some(Ok(Frame::data(frame::encode(&bytes))))),
+                        Err(e) => Some(status::error_trailers(&e)),
+                    }
+                }
+                Poll::Ready(Some(StreamItem::Error(e))) => Some(status::error_trailers(&e)),
+                Poll::Ready(None) => Some(status::ok_trailers()),
+                Poll::Pending => {
+                    if self.shutdown.as_mut().is_some_and(|s| s.as_mut().poll(cx).is_ready()) {
+                        let e = A2AError::new(crate::ErrorKind::Unavailable, "the server is shutting down");
+                        Some(status::error_trailers(&e))
+                    } else if self.deadline.as_mut().is_some_and(|d| d.as_mut().poll(cx).is_ready()) {
+                        let e = A2AError::new(crate::ErrorKind::Timeout, "the call's deadline (grpc-timeout) passed");
+                        Some(status::error_trailers(&e))
+                    } else {
+                        None
+                    }
+                }
+            };
+            match ended {
+                Some(trailers) => {
+                    // Dropping the stream unsubscribes; the task goes on.
+                    self.events = None;
+                    self.trailers = Some(trailers);
+                }
+                None => return Poll::Pending,
+            }
+        }
+        Poll::Ready(self.trailers.take().map(|t| Ok(Frame::trailers(t))))
+    }
+}
+
 impl Body for ResponseBody {
     type Data = Bytes;
     type Error = Infallible;
@@ -197,6 +285,7 @@ impl Body for ResponseBody {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Kind::Sse(body) => body.poll_frame(cx),
+            Kind::Grpc(body) => body.poll_frame(cx),
         }
     }
 
@@ -204,13 +293,14 @@ impl Body for ResponseBody {
         match &self.kind {
             Kind::Full(bytes) => bytes.is_none(),
             Kind::Sse(body) => body.done,
+            Kind::Grpc(body) => body.message.is_none() && body.events.is_none() && body.trailers.is_none(),
         }
     }
 
     fn size_hint(&self) -> SizeHint {
         match &self.kind {
             Kind::Full(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64)),
-            Kind::Sse(_) => SizeHint::default(),
+            Kind::Sse(_) | Kind::Grpc(_) => SizeHint::default(),
         }
     }
 }

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// The card read from JSON, with the server's interfaces filled in when it declares none
-/// (JSON-RPC at `{base}/`, HTTP+JSON at `{base}`, A2A 1.0).
+/// (JSON-RPC at `{base}/`, HTTP+JSON at `{base}`, gRPC at its `host:port`, A2A 1.0).
 pub fn card(card: &Value, base: &str) -> Result<AgentCard> {
     let mut card = card.clone();
     let empty = card.get("supportedInterfaces").and_then(Value::as_array).is_none_or(Vec::is_empty);
@@ -23,6 +23,7 @@ pub fn card(card: &Value, base: &str) -> Result<AgentCard> {
             serde_json::json!([
                 {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
                 {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+                {"url": crate::grpc::target_of(base), "protocolBinding": "GRPC", "protocolVersion": "1.0"},
             ]),
         );
     }

@@ -19,6 +19,7 @@ pub mod auth;
 pub mod body;
 pub mod card;
 pub mod embedded;
+mod grpc_binding;
 pub mod handler;
 pub mod headers;
 pub mod host;

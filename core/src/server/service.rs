@@ -10,6 +10,9 @@
 //!    (`rest_binding`), tenant prefixes included.
 //! 4. Anything else: 404 with a `google.rpc.Status` body.
 //!
+//! Before all of these, a request with `content-type: application/grpc` goes to the gRPC
+//! binding (`grpc_binding`), whatever its path, once authenticated.
+//!
 //! Only the path of an interface URL matters here (scheme, host and port are the deployment's
 //! business), so a card listing `https://agent.example.com/a2a/v1` serves JSON-RPC at `/a2a/v1`.
 //!
@@ -84,6 +87,8 @@ pub(crate) struct App {
     pub jsonrpc_paths: Vec<String>,
     /// Path prefixes (`""` = root, `/rest`) that speak HTTP+JSON, longest first.
     pub rest_prefixes: Vec<String>,
+    /// The card declares a `GRPC` interface.
+    pub serves_grpc: bool,
     pub extensions: ExtensionPolicy,
     pub options: HttpOptions,
     /// The push signer's public keys (JSON), served at `push::JWKS_PATH` when notifications
@@ -110,6 +115,10 @@ impl A2AService {
             extensions: ExtensionPolicy::from_card(card),
             jsonrpc_paths,
             rest_prefixes,
+            serves_grpc: card
+                .supported_interfaces
+                .iter()
+                .any(|i| i.protocol_binding.eq_ignore_ascii_case(binding::GRPC)),
             push_jwks: handler.push_signer().map(|s| serde_json::to_vec(&s.jwks()).expect("a JWKS serialises")),
             handler,
             options,
@@ -172,6 +181,19 @@ impl App {
         let (parts, body) = req.into_parts();
         let path = parts.uri.path().to_owned();
         let span = tracing::Span::current();
+        if is_grpc(&parts.headers) {
+            span.record("binding", "grpc");
+            let mut parts = parts;
+            return match self.authenticate(&parts).await {
+                Ok(principal) => {
+                    if let Some(principal) = principal {
+                        parts.extensions.insert(principal);
+                    }
+                    super::grpc_binding::serve(self, parts, body).await
+                }
+                Err(e) => super::grpc_binding::refuse_error(&e),
+            };
+        }
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
             span.record("binding", "card");
             return self.card.respond(&parts.method, &parts.headers);
@@ -305,6 +327,11 @@ impl App {
     pub fn max_body_bytes(&self) -> usize {
         self.handler.limits().max_body_bytes
     }
+}
+
+/// Whether the request is a gRPC call (by its content type).
+fn is_grpc(headers: &HeaderMap) -> bool {
+    headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(crate::grpc::is_grpc_content_type)
 }
 
 /// The JSON-RPC paths and HTTP+JSON prefixes the card declares.

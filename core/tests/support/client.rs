@@ -33,6 +33,7 @@ pub fn test_card(base: &str, opts: &Opts) -> AgentCard {
         vec![
             json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}),
             json!({"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}),
+            json!({"url": a2a_native::grpc::target_of(base), "protocolBinding": "GRPC", "protocolVersion": "1.0"}),
         ]
     };
     if let Some(tenant) = opts.tenant {

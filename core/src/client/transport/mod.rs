@@ -1,5 +1,6 @@
 //! The client's side of the wire: one [`Transport`] per agent interface, speaking JSON-RPC or
-//! HTTP+JSON, A2A 1.0 or 0.3, over one shared HTTP layer ([`Http`]).
+//! HTTP+JSON (A2A 1.0 or 0.3) over one shared HTTP layer ([`Http`]), or gRPC (1.0) over its
+//! own HTTP/2 channel ([`grpc`]).
 //!
 //! Everything above this module works in 1.0 terms: a typed [`A2ARequest`] goes in, the 1.0
 //! ProtoJSON result (or a stream of 1.0 `StreamResponse`s) comes out. The binding files do the
@@ -9,6 +10,7 @@
 //! credentials, the interface's `tenant`, timeouts, retries of idempotent calls
 //! ([`super::retry`]), bounded body reads, and the mapping of HTTP failures to [`A2AError`].
 
+pub(crate) mod grpc;
 pub(crate) mod jsonrpc;
 pub(crate) mod rest;
 
@@ -212,6 +214,8 @@ pub(crate) struct Transport {
     pub http: Http,
     pub card: AgentCard,
     pub endpoint: Endpoint,
+    /// The HTTP/2 channel of a gRPC interface.
+    pub grpc: Option<grpc::Channel>,
     next_id: AtomicU64,
 }
 
@@ -228,8 +232,17 @@ pub(crate) fn is_idempotent(method: Method) -> bool {
 }
 
 impl Transport {
-    pub fn new(http: Http, card: AgentCard, endpoint: Endpoint) -> Self {
-        Self { http, card, endpoint, next_id: AtomicU64::new(1) }
+    /// The transport for `endpoint`; a gRPC interface gets its channel (with `tls`) here.
+    pub fn new(http: Http, card: AgentCard, endpoint: Endpoint, tls: &grpc::TlsMaterial) -> Result<Self> {
+        let grpc = match endpoint.binding {
+            Binding::Grpc => {
+                // A bare host:port says nothing of TLS: the card's other interfaces do.
+                let secure = card.supported_interfaces.iter().any(|i| i.url.starts_with("https://"));
+                Some(grpc::Channel::new(&endpoint.url, secure, tls, http.config.connect_timeout)?)
+            }
+            _ => None,
+        };
+        Ok(Self { http, card, endpoint, grpc, next_id: AtomicU64::new(1) })
     }
 
     pub fn config(&self) -> &Config {
@@ -255,6 +268,7 @@ impl Transport {
         match self.endpoint.binding {
             Binding::JsonRpc => jsonrpc::call(self, &req).await,
             Binding::HttpJson => rest::call(self, &req).await,
+            Binding::Grpc => grpc::call(self, &req).await,
         }
     }
 
@@ -271,6 +285,8 @@ impl Transport {
         match self.endpoint.binding {
             Binding::JsonRpc => jsonrpc::open_stream(self, &req, resume).await,
             Binding::HttpJson => rest::open_stream(self, &req, resume).await,
+            // gRPC streams carry no event ids: a resumed one starts from the snapshot.
+            Binding::Grpc => grpc::open_stream(self, &req).await,
         }
     }
 

@@ -107,6 +107,10 @@ class ExecutorTest {
             val client = Client.connect(server.url()!!)
             val stream = client.sendStreamingMessage(SendMessageRequest(message = userMessage("work")))
             val taskId = agent.started.await()
+            // The task exists once its first event is applied; the stream's first event says so
+            // (the executor's `started` signal can come before the manager applied its status).
+            val first = stream.next()!!
+            assertEquals(taskId, (first.payload as StreamResponsePayload.Task).task.id)
             client.cancelTask(taskId)
             val last = stream.asFlow().toList().last()
             assertEquals(TaskState.CANCELED, last.state)

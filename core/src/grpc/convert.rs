@@ -1,0 +1,251 @@
+//! Protobuf messages ↔ core's model, through ProtoJSON: a message decoded by prost is written
+//! as ProtoJSON by its pbjson impl and read by the model exactly as a JSON-RPC `params` or
+//! HTTP+JSON body would be (same validation, same field paths in errors); a result goes the
+//! other way. The A2A JSON bindings are ProtoJSON by definition (spec ADR-001), so this is the
+//! proto's own mapping, not a second one to keep in step.
+
+use super::pb;
+use crate::error::{A2AError, Result};
+use crate::model::{self, StreamResponse};
+use crate::request::{A2ARequest, Method};
+use bytes::Bytes;
+use prost::Message;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Runs `$body` with `$req` / `$resp` as the request and response message types of `$method`
+/// (streaming methods answer with `StreamResponse` messages; Delete's answer is Empty).
+macro_rules! with_types {
+    ($method:expr, |$req:ident, $resp:ident| $body:expr) => {
+        match $method {
+            Method::SendMessage => {
+                type $req = pb::SendMessageRequest;
+                type $resp = pb::SendMessageResponse;
+                $body
+            }
+            Method::SendStreamingMessage => {
+                type $req = pb::SendMessageRequest;
+                type $resp = pb::StreamResponse;
+                $body
+            }
+            Method::GetTask => {
+                type $req = pb::GetTaskRequest;
+                type $resp = pb::Task;
+                $body
+            }
+            Method::ListTasks => {
+                type $req = pb::ListTasksRequest;
+                type $resp = pb::ListTasksResponse;
+                $body
+            }
+            Method::CancelTask => {
+                type $req = pb::CancelTaskRequest;
+                type $resp = pb::Task;
+                $body
+            }
+            Method::SubscribeToTask => {
+                type $req = pb::SubscribeToTaskRequest;
+                type $resp = pb::StreamResponse;
+                $body
+            }
+            Method::CreateTaskPushNotificationConfig => {
+                type $req = pb::TaskPushNotificationConfig;
+                type $resp = pb::TaskPushNotificationConfig;
+                $body
+            }
+            Method::GetTaskPushNotificationConfig => {
+                type $req = pb::GetTaskPushNotificationConfigRequest;
+                type $resp = pb::TaskPushNotificationConfig;
+                $body
+            }
+            Method::ListTaskPushNotificationConfigs => {
+                type $req = pb::ListTaskPushNotificationConfigsRequest;
+                type $resp = pb::ListTaskPushNotificationConfigsResponse;
+                $body
+            }
+            Method::DeleteTaskPushNotificationConfig => {
+                type $req = pb::DeleteTaskPushNotificationConfigRequest;
+                type $resp = ::pbjson_types::Empty;
+                $body
+            }
+            Method::GetExtendedAgentCard => {
+                type $req = pb::GetExtendedAgentCardRequest;
+                type $resp = pb::AgentCard;
+                $body
+            }
+        }
+    };
+}
+
+/// A request message of `method` (protobuf bytes) as a validated [`A2ARequest`].
+pub fn decode_request(method: Method, bytes: &[u8]) -> Result<A2ARequest> {
+    let params = with_types!(method, |Req, _Resp| to_json(&decode::<Req>(bytes)?)?);
+    A2ARequest::from_params(method, params, "")
+}
+
+/// The request message of a call (protobuf bytes, unframed).
+pub fn encode_request(request: &A2ARequest) -> Result<Bytes> {
+    encode_params(request.method(), request.params())
+}
+
+/// `method`'s request message from ProtoJSON params as given, without the model's validation
+/// (what a peer may send: tests and fuzzing use it to send requests the model would refuse).
+pub fn encode_params(method: Method, params: Value) -> Result<Bytes> {
+    with_types!(method, |Req, _Resp| encode::<Req>(params))
+}
+
+/// A unary result (the handler's ProtoJSON value) as the method's response message.
+pub fn encode_result(method: Method, result: Value) -> Result<Bytes> {
+    with_types!(method, |_Req, Resp| encode::<Resp>(result))
+}
+
+/// A unary response message as ProtoJSON (what the JSON bindings' results are).
+pub fn decode_result(method: Method, bytes: &[u8]) -> Result<Value> {
+    with_types!(method, |_Req, Resp| to_json(&decode::<Resp>(bytes)?))
+}
+
+/// One event of a stream as a `StreamResponse` message.
+pub fn encode_event(event: &StreamResponse) -> Result<Bytes> {
+    encode::<pb::StreamResponse>(model::to_value(event))
+}
+
+/// A `StreamResponse` message as the model's event.
+pub fn decode_event(bytes: &[u8]) -> Result<StreamResponse> {
+    model::parse_value_at(to_json(&decode::<pb::StreamResponse>(bytes)?)?, "")
+}
+
+fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
+    M::decode(bytes).map_err(|e| A2AError::parse_error(format!("invalid protobuf message: {e}")))
+}
+
+fn to_json<M: Serialize>(message: &M) -> Result<Value> {
+    let mut value = serde_json::to_value(message)
+        .map_err(|e| A2AError::internal(format!("cannot write the message as JSON: {e}")))?;
+    whole_numbers_as_integers(&mut value);
+    Ok(value)
+}
+
+/// `google.protobuf.Value` numbers are doubles, so `1` sent as JSON data comes back `1.0`.
+/// Whole doubles within ±2^53 (exact as integers) are written as integers, as a JSON client
+/// that sent them expects; the numeric value is unchanged either way.
+fn whole_numbers_as_integers(value: &mut Value) {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() <= EXACT
+                && !(f == 0.0 && f.is_sign_negative())
+            {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
+}
+
+/// A ProtoJSON value as protobuf bytes. A value the proto cannot hold is a bug on this side.
+fn encode<M: Message + DeserializeOwned>(value: Value) -> Result<Bytes> {
+    let message: M = serde_json::from_value(value)
+        .map_err(|e| A2AError::internal(format!("cannot encode the message as protobuf: {e}")))?;
+    Ok(Bytes::from(message.encode_to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn send_request() -> A2ARequest {
+        A2ARequest::from_params(
+            Method::SendMessage,
+            json!({
+                "tenant": "t1",
+                "message": {
+                    "messageId": "m1", "role": "ROLE_USER", "contextId": "c1",
+                    "parts": [
+                        {"text": "hi", "metadata": {"k": [1, "x", null, true]}},
+                        {"raw": "AAEC", "mediaType": "application/octet-stream", "filename": "f.bin"},
+                        {"url": "https://example.com/a"},
+                        {"data": {"n": 1.5, "nested": {"a": []}}},
+                    ],
+                    "extensions": ["urn:x"],
+                    "referenceTaskIds": ["r1"],
+                },
+                "configuration": {"acceptedOutputModes": ["text/plain"], "historyLength": 0, "returnImmediately": true},
+                "metadata": {"m": "v"},
+            }),
+            "",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_request_survives_protobuf_unchanged() {
+        let request = send_request();
+        let bytes = encode_request(&request).unwrap();
+        assert_eq!(decode_request(Method::SendMessage, &bytes).unwrap(), request);
+    }
+
+    #[test]
+    fn every_method_round_trips_its_request() {
+        let cases = [
+            (Method::GetTask, json!({"id": "x", "historyLength": 3, "tenant": "t"})),
+            (Method::ListTasks, json!({"contextId": "c", "status": "TASK_STATE_WORKING", "pageSize": 5})),
+            (Method::CancelTask, json!({"id": "x", "metadata": {"why": "no"}})),
+            (Method::SubscribeToTask, json!({"id": "x"})),
+            (Method::CreateTaskPushNotificationConfig, json!({"taskId": "x", "url": "https://h/cb", "token": "t"})),
+            (Method::GetTaskPushNotificationConfig, json!({"taskId": "x", "id": "p"})),
+            (Method::ListTaskPushNotificationConfigs, json!({"taskId": "x", "pageSize": 2})),
+            (Method::DeleteTaskPushNotificationConfig, json!({"taskId": "x", "id": "p"})),
+            (Method::GetExtendedAgentCard, json!({})),
+        ];
+        for (method, params) in cases {
+            let request = A2ARequest::from_params(method, params, "").unwrap();
+            let bytes = encode_request(&request).unwrap();
+            assert_eq!(decode_request(method, &bytes).unwrap(), request, "{method}");
+        }
+    }
+
+    #[test]
+    fn results_and_events_round_trip() {
+        let task = json!({
+            "id": "t", "contextId": "c",
+            "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-01-02T03:04:05.678Z"},
+            "artifacts": [{"artifactId": "a", "parts": [{"text": "x"}]}],
+            "history": [{"messageId": "m", "role": "ROLE_AGENT", "parts": [{"data": [1, 2]}]}],
+        });
+        let canonical = model::to_value(&model::parse_value_at::<model::Task>(task.clone(), "").unwrap());
+        let bytes = encode_result(Method::GetTask, canonical.clone()).unwrap();
+        let back = model::parse_value_at::<model::Task>(decode_result(Method::GetTask, &bytes).unwrap(), "").unwrap();
+        assert_eq!(model::to_value(&back), canonical);
+        assert_eq!(encode_result(Method::DeleteTaskPushNotificationConfig, json!({})).unwrap().len(), 0);
+
+        let event: StreamResponse = model::parse_value_at(
+            json!({"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}),
+            "",
+        )
+        .unwrap();
+        assert_eq!(decode_event(&encode_event(&event).unwrap()).unwrap(), event);
+    }
+
+    #[test]
+    fn whole_doubles_read_back_as_integers() {
+        let mut v = json!({"a": [1.0, 2.5, -0.0, 1e300, 9007199254740992.0], "b": {"c": 3.0}});
+        whole_numbers_as_integers(&mut v);
+        assert_eq!(v, json!({"a": [1, 2.5, -0.0, 1e300, 9007199254740992_i64], "b": {"c": 3}}));
+    }
+
+    #[test]
+    fn bad_bytes_are_a_parse_error_and_bad_fields_name_the_field() {
+        let err = decode_request(Method::GetTask, &[0xff, 0xff, 0xff]).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::JsonParse);
+        // A message with no parts: valid protobuf, invalid A2A.
+        let empty = pb::SendMessageRequest { message: Some(pb::Message::default()), ..Default::default() };
+        let err = decode_request(Method::SendMessage, &empty.encode_to_vec()).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::InvalidParams);
+    }
+}

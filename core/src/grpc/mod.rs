@@ -1,0 +1,107 @@
+//! The gRPC binding's wire form (spec §3.2 / the `lf.a2a.v1.A2AService` proto): the protobuf
+//! messages, gRPC message framing, `google.rpc.Status` errors, and the conversion between the
+//! protobuf messages and core's model.
+//!
+//! The messages are generated from the vendored proto by `tools/grpc-gen` (prost types with
+//! pbjson's ProtoJSON serde impls, in [`pb`]). Core's model speaks ProtoJSON already, so a
+//! message converts through ProtoJSON (see [`convert`]): one mapping, the proto's own, with no
+//! hand-kept field lists that could drift from the JSON bindings.
+//!
+//! The service is served by `server::grpc_binding` on the HTTP listener (HTTP/2, `content-type:
+//! application/grpc`) and called by the client's gRPC transport; both use [`frame`] and
+//! [`status`].
+
+pub mod convert;
+pub mod frame;
+pub mod status;
+
+/// The generated protobuf messages of package `lf.a2a.v1`.
+#[allow(clippy::all, clippy::pedantic, missing_docs, rustdoc::all)]
+pub mod pb {
+    include!("gen/a2a.rs");
+    include!("gen/a2a.serde.rs");
+}
+
+use crate::request::Method;
+
+/// The gRPC service name of A2A 1.0.
+pub const SERVICE: &str = "lf.a2a.v1.A2AService";
+
+/// `application/grpc`: the media type of every gRPC request and response (`+proto` is the same).
+pub const CONTENT_TYPE: &str = "application/grpc";
+
+/// The HTTP/2 path of `method`: `/lf.a2a.v1.A2AService/SendMessage`.
+pub fn path(method: Method) -> String {
+    format!("/{SERVICE}/{}", method.as_str())
+}
+
+/// The method a request path names, when it is one of this service's: the path ends with
+/// `/lf.a2a.v1.A2AService/<Method>` (a proxy may mount the service under a prefix).
+/// `Err(name)` for a path of this service with an unknown method.
+pub fn method_of_path(path: &str) -> Option<Result<Method, String>> {
+    let (_, rest) = path.rsplit_once(&format!("/{SERVICE}/"))?;
+    Some(Method::from_name(rest).ok_or_else(|| rest.chars().take(128).collect()))
+}
+
+/// Whether a `content-type` is gRPC's (`application/grpc`, `application/grpc+proto`,
+/// `application/grpc;…`); `application/grpc-web` is a different protocol and is not.
+pub fn is_grpc_content_type(value: &str) -> bool {
+    let value = value.trim_start();
+    value.len() >= CONTENT_TYPE.len()
+        && value[..CONTENT_TYPE.len()].eq_ignore_ascii_case(CONTENT_TYPE)
+        && matches!(value.as_bytes().get(CONTENT_TYPE.len()), None | Some(b'+' | b';' | b' '))
+        && !value[CONTENT_TYPE.len()..].to_ascii_lowercase().starts_with("+json")
+}
+
+/// The `host:port` a gRPC interface is declared with (spec: a gRPC `AgentInterface.url` is
+/// the target `host:port`, which is what gRPC clients such as grpcio dial), from a base URL
+/// (`http://127.0.0.1:8080/a2a` → `127.0.0.1:8080`). Clients also accept a URL with a scheme.
+pub fn target_of(base_url: &str) -> String {
+    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    rest.split(['/', '?', '#']).next().unwrap_or(rest).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha2::Digest;
+
+    #[test]
+    fn paths() {
+        assert_eq!(path(Method::SendMessage), "/lf.a2a.v1.A2AService/SendMessage");
+        assert_eq!(method_of_path("/lf.a2a.v1.A2AService/GetTask"), Some(Ok(Method::GetTask)));
+        assert_eq!(method_of_path("/prefix/lf.a2a.v1.A2AService/CancelTask"), Some(Ok(Method::CancelTask)));
+        assert_eq!(method_of_path("/lf.a2a.v1.A2AService/Nope"), Some(Err("Nope".to_owned())));
+        assert_eq!(method_of_path("/a2a.v1.A2AService/GetTask"), None);
+        assert_eq!(method_of_path("/tasks/x"), None);
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(target_of("http://127.0.0.1:8080/a2a?x"), "127.0.0.1:8080");
+        assert_eq!(target_of("https://agent.example.com"), "agent.example.com");
+        assert_eq!(target_of("[::1]:9"), "[::1]:9");
+    }
+
+    #[test]
+    fn content_types() {
+        assert!(is_grpc_content_type("application/grpc"));
+        assert!(is_grpc_content_type("application/grpc+proto"));
+        assert!(is_grpc_content_type("Application/GRPC; charset=x"));
+        assert!(!is_grpc_content_type("application/grpc-web"));
+        assert!(!is_grpc_content_type("application/grpc+json"));
+        assert!(!is_grpc_content_type("application/json"));
+    }
+
+    /// The generated messages name the SHA-256 of the proto they came from: after a change to
+    /// `spec/`, run `cargo run --manifest-path tools/grpc-gen/Cargo.toml`.
+    #[test]
+    fn generated_code_is_current() {
+        let proto = include_bytes!("../../../spec/1.0.1/a2a.proto");
+        let digest = format!("{:x}", sha2::Sha256::digest(proto));
+        for generated in [include_str!("gen/a2a.rs"), include_str!("gen/a2a.serde.rs")] {
+            let header = generated.lines().next().unwrap_or_default();
+            assert!(header.contains(&digest), "stale generated gRPC code: {header}; run tools/grpc-gen");
+        }
+    }
+}

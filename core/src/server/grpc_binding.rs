@@ -1,0 +1,219 @@
+//! The gRPC binding (package `lf.a2a.v1`, service `A2AService`) on the HTTP listener: an
+//! HTTP/2 `POST /lf.a2a.v1.A2AService/<Method>` with `content-type: application/grpc` carries
+//! one framed protobuf request; the answer is one framed message (or, for the two streaming
+//! methods, one per event) and the status in the trailers, or a trailers-only status on error.
+//!
+//! It is a third adapter in front of the same [`super::RequestHandler`]: authentication (the
+//! `authorization` / API-key metadata are HTTP/2 headers, read by the same authenticator),
+//! scopes, tenancy (the request's `tenant` field), limits and the event log behave as on the
+//! two JSON bindings.
+//!
+//! Decisions:
+//! - Statuses come from the error table, with an `ErrorInfo` (and `BadRequest` for named
+//!   fields) in `grpc-status-details-bin`. Transport-level refusals: an unknown method or
+//!   service is UNIMPLEMENTED; a message over `Limits::max_body_bytes` is RESOURCE_EXHAUSTED; a
+//!   compressed message is UNIMPLEMENTED (no `grpc-accept-encoding` is announced); bytes that
+//!   are not one well-framed protobuf message are INVALID_ARGUMENT.
+//! - `grpc-timeout` bounds the call: DEADLINE_EXCEEDED when it passes (a stream ends then too;
+//!   the task goes on, as when any client leaves).
+//! - Service parameters are lowercase metadata: `a2a-version` (missing = 1.0: the gRPC service
+//!   of 0.3 is another package, so a call here is 1.0 by its path; an explicit 0.3 is
+//!   VersionNotSupported) and `a2a-extensions`, echoed in the response headers when activated.
+//! - Served only when the card declares a `GRPC` interface.
+
+use super::body::{ResponseBody, SseOptions};
+use super::handler::Reply;
+use super::headers::{self, Version};
+use super::service::{App, BoxError, call_context, echo_extensions, read_body};
+use crate::error::{A2AError, ErrorKind};
+use crate::grpc::{self, convert, frame, status};
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, HeaderValue};
+use http::request::Parts;
+use http::{Method as Verb, Response, StatusCode};
+use hyper::body::Body;
+use std::time::Duration;
+
+/// A refusal: the error, and the gRPC code when it is not the table's for the error's kind.
+struct Refusal {
+    code: Option<i32>,
+    error: A2AError,
+}
+
+impl From<A2AError> for Refusal {
+    fn from(error: A2AError) -> Self {
+        Self { code: None, error }
+    }
+}
+
+pub(super) async fn serve<B>(app: &App, parts: Parts, body: B) -> Response<ResponseBody>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let requested = headers::requested_extensions(&parts.headers, None);
+    let activated = app.extensions.activate(&requested);
+    let mut resp = match answer(app, &parts, body, &requested, activated.clone()).await {
+        Ok(resp) => resp,
+        Err(refusal) => refuse(refusal),
+    };
+    echo_extensions(&mut resp, &parts.headers, &activated);
+    resp
+}
+
+async fn answer<B>(
+    app: &App,
+    parts: &Parts,
+    body: B,
+    requested: &[String],
+    activated: Vec<String>,
+) -> Result<Response<ResponseBody>, Refusal>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    if !app.serves_grpc {
+        return Err(unimplemented("this agent's card declares no GRPC interface"));
+    }
+    let method = match grpc::method_of_path(parts.uri.path()) {
+        Some(Ok(method)) => method,
+        Some(Err(name)) => return Err(unimplemented(&format!("unknown method {}/{name}", grpc::SERVICE))),
+        None => {
+            let shown: String = parts.uri.path().chars().take(200).collect();
+            return Err(unimplemented(&format!("unknown service or method {shown}")));
+        }
+    };
+    let span = tracing::Span::current();
+    span.record("method", method.as_str());
+    if parts.method != Verb::POST {
+        return Err(A2AError::invalid_request(format!("gRPC calls are sent with POST, not {}", parts.method)).into());
+    }
+    let version = headers::requested_version(&parts.headers, None)?;
+    if version.explicit && version.version == Version::V03 {
+        return Err(A2AError::new(ErrorKind::VersionNotSupported, "this is the A2A 1.0 gRPC service (lf.a2a.v1)")
+            .with_meta("requestedVersion", "0.3")
+            .with_meta("supportedVersions", "1.0")
+            .into());
+    }
+    span.record("version", "1.0");
+    let deadline = grpc_timeout(&parts.headers)?;
+    let limit = app.max_body_bytes();
+    let read = read_body(&parts.headers, body, limit + frame::PREFIX);
+    let bytes = match deadline {
+        Some(d) => tokio::time::timeout(d, read).await.map_err(|_| deadline_passed())?,
+        None => read.await,
+    };
+    let bytes = bytes.map_err(|e| match e.status {
+        StatusCode::PAYLOAD_TOO_LARGE => Refusal { code: Some(status::RESOURCE_EXHAUSTED), error: e.error },
+        _ => e.error.into(),
+    })?;
+    let message = frame::single_message(&bytes, limit).map_err(|e| {
+        let code = match e {
+            frame::FrameError::Compressed => status::UNIMPLEMENTED,
+            frame::FrameError::TooLarge { .. } => status::RESOURCE_EXHAUSTED,
+            frame::FrameError::Truncated => status::INVALID_ARGUMENT,
+        };
+        Refusal { code: Some(code), error: A2AError::invalid_request(e.to_string()) }
+    })?;
+    let request = convert::decode_request(method, &message)?;
+    app.extensions.check_required(requested)?;
+    let ctx = call_context(activated, parts);
+    let call = app.call(&ctx, request);
+    let reply = match deadline {
+        Some(d) => tokio::time::timeout(d, call).await.map_err(|_| deadline_passed())?,
+        None => call.await,
+    }?;
+    let body = match reply {
+        Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&convert::encode_result(method, v)?)),
+        Reply::Empty => ResponseBody::grpc_unary(frame::encode(&[])),
+        Reply::Stream(events) => {
+            let options =
+                SseOptions { keep_alive: None, shutdown: Some(app.shutdown.clone()), span: tracing::Span::current() };
+            ResponseBody::grpc_stream(events, deadline, options)
+        }
+    };
+    Ok(grpc_response(body))
+}
+
+fn grpc_response(body: ResponseBody) -> Response<ResponseBody> {
+    let mut resp = Response::new(body);
+    resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(grpc::CONTENT_TYPE));
+    resp
+}
+
+/// A trailers-only answer: HTTP 200, the status in the headers, no body.
+fn refuse(refusal: Refusal) -> Response<ResponseBody> {
+    let mut status = status::of_error(&refusal.error);
+    if let Some(code) = refusal.code {
+        status.code = code;
+    }
+    let mut resp = grpc_response(ResponseBody::empty());
+    resp.headers_mut().extend(status::status_headers(&status));
+    resp
+}
+
+/// An authentication failure before routing, as a gRPC status.
+pub(super) fn refuse_error(error: &A2AError) -> Response<ResponseBody> {
+    refuse(Refusal { code: None, error: error.clone() })
+}
+
+fn unimplemented(what: &str) -> Refusal {
+    Refusal { code: Some(status::UNIMPLEMENTED), error: A2AError::new(ErrorKind::MethodNotFound, what) }
+}
+
+fn deadline_passed() -> Refusal {
+    A2AError::new(ErrorKind::Timeout, "the call's deadline (grpc-timeout) passed").into()
+}
+
+/// `grpc-timeout`: at most 8 digits and a unit (H, M, S, m, u, n).
+fn grpc_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, Refusal> {
+    let Some(value) = headers.get("grpc-timeout") else { return Ok(None) };
+    let bad = || Refusal {
+        code: Some(status::INVALID_ARGUMENT),
+        error: A2AError::invalid_request("grpc-timeout is not 1 to 8 digits and a unit (H, M, S, m, u, n)"),
+    };
+    let text = value.to_str().map_err(|_| bad())?;
+    if text.len() < 2 || text.len() > 9 {
+        return Err(bad());
+    }
+    let (digits, unit) = text.split_at(text.len() - 1);
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let d = match unit {
+        "H" => Duration::from_secs(n.saturating_mul(3600)),
+        "M" => Duration::from_secs(n.saturating_mul(60)),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return Err(bad()),
+    };
+    Ok(Some(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timeout(v: &str) -> Result<Option<Duration>, ()> {
+        let mut h = http::HeaderMap::new();
+        h.insert("grpc-timeout", HeaderValue::from_str(v).unwrap());
+        grpc_timeout(&h).map_err(|_| ())
+    }
+
+    #[test]
+    fn grpc_timeouts() {
+        assert_eq!(timeout("5S"), Ok(Some(Duration::from_secs(5))));
+        assert_eq!(timeout("250m"), Ok(Some(Duration::from_millis(250))));
+        assert_eq!(timeout("99999999n"), Ok(Some(Duration::from_nanos(99_999_999))));
+        assert_eq!(timeout("1H"), Ok(Some(Duration::from_secs(3600))));
+        assert!(timeout("5").is_err());
+        assert!(timeout("123456789S").is_err());
+        assert!(timeout("5x").is_err());
+        assert!(timeout("-5S").is_err());
+        assert!(timeout("+5S").is_err());
+        assert_eq!(grpc_timeout(&http::HeaderMap::new()).ok().flatten(), None);
+    }
+}
