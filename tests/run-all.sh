@@ -53,7 +53,7 @@ for features in server client; do
 done
 
 if [ "$fuzz" = 1 ]; then
-  for target in jsonrpc_request sse_decoder jws_verify; do
+  for target in jsonrpc_request sse_decoder jws_verify grpc_request; do
     (cd core/fuzz && cargo +nightly fuzz run "$target" -- -max_total_time=30)
   done
 fi

@@ -1,5 +1,5 @@
-//! Property tests of the two HTTP bindings: every request survives the client's encoding and the
-//! server's parsing unchanged (JSON-RPC and HTTP+JSON, ids with `/`, `:`, `%`, spaces and
+//! Property tests of the three bindings: every request survives the client's encoding and the
+//! server's parsing unchanged (JSON-RPC, HTTP+JSON and gRPC, ids with `/`, `:`, `%`, spaces and
 //! unicode), and no input of any shape makes a parser panic (the fuzz targets' contract).
 
 use a2a_native::jsonrpc::{self, Id};
@@ -216,6 +216,24 @@ proptest! {
         prop_assert_eq!(ok.id, id.clone());
         let err = jsonrpc::parse_response(&jsonrpc::error(&id, &a2a_native::A2AError::task_not_found("t"))).unwrap();
         prop_assert_eq!(err.id, id);
+    }
+
+    #[test]
+    fn grpc_round_trip(req in request()) {
+        let bytes = a2a_native::grpc::convert::encode_request(&req).unwrap();
+        prop_assert_eq!(a2a_native::grpc::convert::decode_request(req.method(), &bytes), Ok(req));
+    }
+
+    /// The gRPC fuzz target's contract: any bytes read as any method's request give a request
+    /// that encodes back to itself, or a typed error; never a panic.
+    #[test]
+    fn grpc_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256),
+                                  method in prop::sample::select(Method::ALL.to_vec())) {
+        use a2a_native::grpc::convert;
+        if let Ok(request) = convert::decode_request(method, &bytes) {
+            let again = convert::encode_request(&request).unwrap();
+            prop_assert_eq!(convert::decode_request(method, &again), Ok(request));
+        }
     }
 
     #[test]

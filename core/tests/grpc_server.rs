@@ -1,0 +1,312 @@
+//! The gRPC binding of the server end to end, with a raw HTTP/2 client (hyper) framing protobuf
+//! messages by hand: bad input gets the right gRPC status (malformed protobuf, bad framing,
+//! unknown methods, oversized or compressed messages, an expired `grpc-timeout`), a stream the
+//! client leaves does not leak, service parameters travel as metadata, and a card that declares
+//! no GRPC interface is not served over gRPC. The happy paths of every operation run in
+//! `client.rs` and `tck_untested.rs` (BIND-EQUIV) over gRPC too.
+
+mod support;
+
+use a2a_native::grpc::{self, convert, frame, pb, status};
+use a2a_native::model::{self, AgentCard};
+use a2a_native::request::Method;
+use a2a_native::server::{RequestHandler, Server, ServerConfig, Stores};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use prost::Message;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+use support::agent::TestAgent;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+struct Srv {
+    base: String,
+    handler: Arc<RequestHandler>,
+    h2: Client<HttpConnector, Full<Bytes>>,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+fn card(base: &str, grpc: bool, required_extension: bool) -> AgentCard {
+    let mut interfaces =
+        vec![json!({"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"})];
+    if grpc {
+        interfaces.push(json!({"url": grpc::target_of(base), "protocolBinding": "GRPC", "protocolVersion": "1.0"}));
+    }
+    let extensions = json!([
+        {"uri": "urn:a2a-native:test:opt"},
+        {"uri": "urn:a2a-native:test:req", "required": required_extension},
+    ]);
+    model::parse_value(json!({
+        "name": "grpc test agent", "description": "d", "version": "1",
+        "supportedInterfaces": interfaces,
+        "capabilities": {"streaming": true, "extensions": extensions},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap()
+}
+
+async fn start_with(grpc: bool, required_extension: bool) -> Srv {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 4096;
+    let handler = Arc::new(RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&base, grpc, required_extension),
+        Stores::memory(),
+        config,
+    ));
+    let server = Server::new(handler.clone()).shutdown_timeout(Duration::from_secs(2));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(server.serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let h2 = Client::builder(TokioExecutor::new()).http2_only(true).build_http();
+    Srv { base, handler, h2, stop: Some(stop), task }
+}
+
+async fn start() -> Srv {
+    start_with(true, false).await
+}
+
+/// What came back: HTTP status, headers, the messages, and the gRPC status (from the trailers
+/// or, for a trailers-only answer, the headers).
+struct Answer {
+    http: u16,
+    headers: http::HeaderMap,
+    messages: Vec<Bytes>,
+    status: status::Status,
+}
+
+impl Answer {
+    fn code(&self) -> &'static str {
+        status::name(self.status.code)
+    }
+    fn reason(&self) -> String {
+        status::to_error(&self.status).kind.spec().reason.to_owned()
+    }
+}
+
+impl Srv {
+    async fn raw(&self, path: &str, headers: &[(&str, &str)], body: Bytes) -> http::Response<hyper::body::Incoming> {
+        let mut req = http::Request::post(format!("{}{path}", self.base))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let req = req.body(Full::new(body)).unwrap();
+        tokio::time::timeout(Duration::from_secs(10), self.h2.request(req)).await.expect("no hang").unwrap()
+    }
+
+    async fn call(&self, path: &str, headers: &[(&str, &str)], body: Bytes) -> Answer {
+        let resp = self.raw(path, headers, body).await;
+        let http = resp.status().as_u16();
+        let (head, mut body) = resp.into_parts();
+        let mut messages = Vec::new();
+        let mut status = status::from_headers(&head.headers);
+        let mut decoder = frame::Decoder::new(1 << 20);
+        while status.is_none() {
+            let Some(f) = tokio::time::timeout(Duration::from_secs(10), body.frame()).await.expect("no hang") else {
+                break;
+            };
+            match f.unwrap().into_data() {
+                Ok(data) => {
+                    decoder.push(&data);
+                    while let Some(m) = decoder.next_message().unwrap() {
+                        messages.push(m);
+                    }
+                }
+                Err(f) => status = status::from_headers(&f.into_trailers().unwrap()),
+            }
+        }
+        Answer { http, headers: head.headers, messages, status: status.expect("a grpc-status") }
+    }
+
+    async fn send(&self, method: Method, params: serde_json::Value, headers: &[(&str, &str)]) -> Answer {
+        let body = frame::encode(&convert::encode_params(method, params).unwrap());
+        self.call(&grpc::path(method), headers, body).await
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.task).await;
+    }
+}
+
+fn msg(text: &str) -> serde_json::Value {
+    json!({"message": {"messageId": uuid::Uuid::new_v4().to_string(), "role": "ROLE_USER", "parts": [{"text": text}]}})
+}
+
+#[tokio::test]
+async fn a_unary_call_and_its_metadata() {
+    let s = start().await;
+    let a = s.send(Method::SendMessage, msg("hello"), &[("a2a-extensions", "urn:a2a-native:test:opt, urn:x")]).await;
+    assert_eq!((a.http, a.code()), (200, "OK"), "{:?}", a.status);
+    assert_eq!(a.headers.get("content-type").unwrap(), "application/grpc");
+    // Only the declared extension is activated, and echoed as response metadata.
+    assert_eq!(a.headers.get("a2a-extensions").unwrap(), "urn:a2a-native:test:opt");
+    let reply = pb::SendMessageResponse::decode(a.messages[0].clone()).unwrap();
+    let Some(pb::send_message_response::Payload::Task(task)) = reply.payload else { panic!("{reply:?}") };
+    assert_eq!(task.status.unwrap().state(), pb::TaskState::Completed);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_protobuf_and_framing_are_invalid_argument() {
+    let s = start().await;
+    let path = grpc::path(Method::SendMessage);
+    // Not protobuf: a field header announcing more bytes than there are.
+    let a = s.call(&path, &[], frame::encode(&[0x0a, 0xff, 0x01, 0x02])).await;
+    assert_eq!((a.http, a.code(), a.reason().as_str()), (200, "INVALID_ARGUMENT", "JSON_PARSE"), "{:?}", a.status);
+    // Valid protobuf, invalid A2A: a message without parts, named in a BadRequest.
+    let a = s.send(Method::SendMessage, json!({"message": {"messageId": "m", "role": "ROLE_USER"}}), &[]).await;
+    assert_eq!(a.code(), "INVALID_ARGUMENT");
+    let err = status::to_error(&a.status);
+    assert!(err.violations.iter().any(|v| v.field.contains("parts")), "{err:?}");
+    // Framing: cut short, empty, two messages in a unary call.
+    for body in [&[0u8, 0, 0, 0, 9, 1][..], &[], &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0]] {
+        let a = s.call(&path, &[], Bytes::copy_from_slice(body)).await;
+        assert_eq!(a.code(), "INVALID_ARGUMENT", "{body:?}: {:?}", a.status);
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn unknown_methods_and_services_are_unimplemented() {
+    let s = start().await;
+    for path in ["/lf.a2a.v1.A2AService/Nope", "/a2a.v1.A2AService/SendMessage", "/grpc.health.v1.Health/Check"] {
+        let a = s.call(path, &[], frame::encode(&[])).await;
+        assert_eq!((a.http, a.code()), (200, "UNIMPLEMENTED"), "{path}: {:?}", a.status);
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn oversized_and_compressed_messages_are_refused() {
+    let s = start().await;
+    let path = grpc::path(Method::SendMessage);
+    // A real message over the 4 KiB limit.
+    let a = s.send(Method::SendMessage, msg(&"x".repeat(8000)), &[]).await;
+    assert_eq!(a.code(), "RESOURCE_EXHAUSTED", "{:?}", a.status);
+    // A length prefix announcing 1 GiB, with a few bytes behind it.
+    let a = s.call(&path, &[], Bytes::from_static(&[0, 0x40, 0, 0, 0, 1, 2, 3])).await;
+    assert_eq!(a.code(), "RESOURCE_EXHAUSTED", "{:?}", a.status);
+    // The compressed flag: no encoding was announced, so none is accepted.
+    let mut compressed = frame::encode(&convert::encode_params(Method::SendMessage, msg("x")).unwrap()).to_vec();
+    compressed[0] = 1;
+    let a = s.call(&path, &[("grpc-encoding", "gzip")], Bytes::from(compressed)).await;
+    assert_eq!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
+    // The server is fine afterwards.
+    assert_eq!(s.send(Method::SendMessage, msg("hello"), &[]).await.code(), "OK");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn an_expired_deadline_is_deadline_exceeded() {
+    let s = start().await;
+    // "slow" takes 300 ms; the call allows 50.
+    let a = s.send(Method::SendMessage, msg("slow"), &[("grpc-timeout", "50m")]).await;
+    assert_eq!(a.code(), "DEADLINE_EXCEEDED", "{:?}", a.status);
+    // A stream past its deadline ends with the same status after the events it got.
+    let a = s.send(Method::SendStreamingMessage, msg("wait"), &[("grpc-timeout", "200m")]).await;
+    assert_eq!(a.code(), "DEADLINE_EXCEEDED", "{:?}", a.status);
+    assert!(!a.messages.is_empty());
+    // A malformed timeout is refused.
+    let a = s.send(Method::SendMessage, msg("hello"), &[("grpc-timeout", "soon")]).await;
+    assert_eq!(a.code(), "INVALID_ARGUMENT", "{:?}", a.status);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_stream_the_client_leaves_is_released_and_the_task_goes_on() {
+    let s = start().await;
+    let resp = s
+        .raw(
+            &grpc::path(Method::SendStreamingMessage),
+            &[],
+            frame::encode(&convert::encode_params(Method::SendStreamingMessage, msg("wait")).unwrap()),
+        )
+        .await;
+    let mut body = resp.into_body();
+    let mut decoder = frame::Decoder::new(1 << 20);
+    let first = loop {
+        let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        decoder.push(&data);
+        if let Some(m) = decoder.next_message().unwrap() {
+            break m;
+        }
+    };
+    let event = convert::decode_event(&first).unwrap();
+    let task_id = match event {
+        model::StreamResponse::Task(t) => t.id,
+        other => panic!("{other:?}"),
+    };
+    drop(body); // the client cancels the call (RST_STREAM)
+    // The task is still running and can be canceled; then nothing is held for it.
+    let got = s.send(Method::GetTask, json!({"id": task_id}), &[]).await;
+    assert_eq!(got.code(), "OK");
+    let canceled = s.send(Method::CancelTask, json!({"id": task_id}), &[]).await;
+    assert_eq!(canceled.code(), "OK", "{:?}", canceled.status);
+    for _ in 0..100 {
+        if s.handler.live_tasks() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(s.handler.live_tasks(), 0, "a left stream still holds its task");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn service_parameters_are_checked_as_metadata() {
+    let s = start_with(true, true).await;
+    // A required extension not activated.
+    let a = s.send(Method::SendMessage, msg("hello"), &[]).await;
+    assert_eq!((a.code(), a.reason().as_str()), ("FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"));
+    let ok = s.send(Method::SendMessage, msg("hello"), &[("a2a-extensions", "urn:a2a-native:test:req")]).await;
+    assert_eq!(ok.code(), "OK", "{:?}", ok.status);
+    // Versions: 0.3 is another package; an unknown one is refused; 1.x is served.
+    let req = ("a2a-extensions", "urn:a2a-native:test:req");
+    for (v, want) in [("0.3", "VERSION_NOT_SUPPORTED"), ("9.0", "VERSION_NOT_SUPPORTED")] {
+        let a = s.send(Method::GetTask, json!({"id": "x"}), &[("a2a-version", v), req]).await;
+        assert_eq!(a.reason(), want, "{v}");
+    }
+    let a = s.send(Method::GetTask, json!({"id": "x"}), &[("a2a-version", "1.1"), req]).await;
+    assert_eq!(a.code(), "NOT_FOUND");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_card_without_a_grpc_interface_is_not_served_over_grpc() {
+    let s = start_with(false, false).await;
+    let a = s.send(Method::SendMessage, msg("hello"), &[]).await;
+    assert_eq!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn grpc_over_http1_gets_a_status_not_a_broken_connection() {
+    let s = start().await;
+    let h1 = reqwest::Client::builder().http1_only().build().unwrap();
+    let body = frame::encode(&convert::encode_params(Method::GetTask, json!({"id": "x"})).unwrap());
+    let resp = h1
+        .post(format!("{}{}", s.base, grpc::path(Method::GetTask)))
+        .header("content-type", "application/grpc")
+        .body(body.to_vec())
+        .send()
+        .await
+        .unwrap();
+    // An error is a trailers-only answer: its status is in the headers, readable over HTTP/1.1.
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers().get("grpc-status").unwrap(), "5");
+    assert!(resp.bytes().await.unwrap().is_empty());
+    s.stop().await;
+}
