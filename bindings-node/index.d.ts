@@ -187,8 +187,8 @@ export interface ClientOptions {
   headers?: Record<string, string> | [string, string][];
   /** Per-request timeout in seconds (as in every binding). */
   timeout?: number;
-  /** "JSONRPC" (default) or "HTTP+JSON". */
-  binding?: 'JSONRPC' | 'HTTP+JSON';
+  /** "JSONRPC" (default), "HTTP+JSON", or "GRPC" (when the card declares it). */
+  binding?: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
   /** Retries of idempotent calls on connection errors and 502/503/504 (default 2). */
   retries?: number;
   /** How often a dropped stream is resubscribed. */

@@ -48,6 +48,22 @@ test('stream: for await over HTTP+JSON, artifact chunks in order, ends with the 
     assert.equal(events.at(-1).statusUpdate.status.state, 'TASK_STATE_COMPLETED');
   }));
 
+test('gRPC: the server serves it, the client speaks it when asked (call, stream, error)', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url, { binding: 'GRPC' });
+    assert.equal(client.binding, 'GRPC');
+    assert.equal(client.url, `127.0.0.1:${server.port}`);
+    const { task } = await client.send('over grpc');
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(task.artifacts[0].parts, [{ text: 'over grpc' }]);
+    const events = await within(10_000, collect(client.stream('chunks')), 'gRPC stream');
+    assert.equal(kind(events[0]), 'task');
+    const arts = events.filter((e) => e.artifactUpdate).map((e) => e.artifactUpdate.artifact.parts[0].text);
+    assert.deepEqual(arts, ['a', 'b']);
+    assert.equal(events.at(-1).statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+    await assert.rejects(client.getTask('no-such-task'), TaskNotFoundError);
+  }));
+
 test('multi-turn: input-required, then the answer completes the same task', () =>
   withServer(new Echo(), async (server) => {
     const client = await Client.connect(server.url);

@@ -55,6 +55,26 @@ async def test_stream_async_for() -> None:
 
 
 @run
+async def test_grpc_call_stream_and_error() -> None:
+    """Our server serves gRPC too (its card declares it at host:port); the Python client
+    speaks it when asked: a call, a stream, and a typed error."""
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url, binding="GRPC")
+        assert client.binding == "GRPC"
+        assert client.url == f"127.0.0.1:{server.port}"
+        task = (await client.send("over grpc"))["task"]
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert task["artifacts"][0]["parts"] == [{"text": "over grpc"}]
+        events = [e async for e in client.stream("chunks")]
+        assert [next(iter(e)) for e in events][0] == "task"
+        arts = [e["artifactUpdate"]["artifact"]["parts"][0]["text"] for e in events if "artifactUpdate" in e]
+        assert arts == ["a", "b"]
+        assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        with pytest.raises(TaskNotFoundError):
+            await client.get_task("no-such-task")
+
+
+@run
 async def test_multi_turn_input_required() -> None:
     async with AgentServer(CARD, Echo()) as server:
         client = await Client.connect(server.url)

@@ -31,7 +31,7 @@ pub struct ClientOptions {
     pub headers: HashMap<String, String>,
     #[uniffi(default)]
     pub timeout_ms: Option<u64>,
-    /// `JSONRPC` or `HTTP+JSON`: preferred when the card offers both.
+    /// `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
     #[uniffi(default)]
     pub binding: Option<String>,
     #[uniffi(default)]

@@ -165,8 +165,8 @@ class Client:
         """Resolves the agent card at ``url`` and picks an interface.
 
         ``api_key`` is ``(header_name, value)``; ``credentials`` is called before each call
-        (see :data:`CredentialProvider`); ``binding`` is ``"JSONRPC"`` (default) or
-        ``"HTTP+JSON"``; ``retries`` bounds the retries of idempotent calls on connection
+        (see :data:`CredentialProvider`); ``binding`` is ``"JSONRPC"`` (default),
+        ``"HTTP+JSON"`` or ``"GRPC"`` (used when the card declares it); ``retries`` bounds the retries of idempotent calls on connection
         failures and 502/503/504 (default 2); ``stream_reconnects`` how often a dropped stream
         is resubscribed; ``allow_v03=False`` refuses agents that only speak A2A 0.3;
         ``extensions`` are the extension URIs asked for on every call.

@@ -1,8 +1,10 @@
 """Interop, the other direction: OUR client (through the `a2a` CLI) against the OFFICIAL servers.
 
 Peers (tests/interop/peers/ and tests/interop/js/peer_server.mjs), the same small agent on each:
-  python   a2a-sdk 1.x   A2A 1.0, JSON-RPC + HTTP+JSON, push notifications, extended card
-  js       @a2a-js/sdk   A2A 1.0, JSON-RPC + HTTP+JSON (under /rest), no push
+  python   a2a-sdk 1.x   A2A 1.0, JSON-RPC + HTTP+JSON + gRPC (grpcio, its own port),
+                         push notifications, extended card
+  js       @a2a-js/sdk   A2A 1.0, JSON-RPC + HTTP+JSON (under /rest) + gRPC (@grpc/grpc-js, its
+                         own port), no push
   python03 a2a-sdk 0.3   A2A 0.3 only: our client must fall back to 0.3 by itself
 
 Environment: A2A_BIN (our CLI), PEER_V1_PYTHON / PEER_V03_PYTHON (venv interpreters with the
@@ -34,18 +36,19 @@ def free_port() -> int:
 
 
 PEERS = {
-    'python': dict(version='1.0', push=True, list=True, extended=True, bindings=['jsonrpc', 'http-json']),
-    'js': dict(version='1.0', push=False, list=True, extended=False, bindings=['jsonrpc', 'http-json']),
+    'python': dict(version='1.0', push=True, list=True, extended=True, bindings=['jsonrpc', 'http-json', 'grpc']),
+    'js': dict(version='1.0', push=False, list=True, extended=False, bindings=['jsonrpc', 'http-json', 'grpc']),
     'python03': dict(version='0.3', push=True, list=False, extended=False, bindings=['jsonrpc']),
 }
 
 
 def command(name: str, port: int) -> list[str]:
     if name == 'python':
-        return [os.environ['PEER_V1_PYTHON'], str(INTEROP / 'peers' / 'python_v1_server.py'), str(port)]
+        peer = str(INTEROP / 'peers' / 'python_v1_server.py')
+        return [os.environ['PEER_V1_PYTHON'], peer, str(port), str(free_port())]
     if name == 'python03':
         return [os.environ['PEER_V03_PYTHON'], str(INTEROP / 'peers' / 'python_v03_server.py'), str(port)]
-    return ['node', str(Path(os.environ.get('PEER_JS_DIR', INTEROP / 'js')) / 'peer_server.mjs'), str(port)]
+    return ['node', str(Path(os.environ.get('PEER_JS_DIR', INTEROP / 'js')) / 'peer_server.mjs'), str(port), str(free_port())]
 
 
 @pytest.fixture(scope='module', params=list(PEERS))
@@ -104,7 +107,7 @@ def test_card_names_the_protocol_in_use(peer):
     assert f'JSONRPC {peer["version"]}' in human, human
 
 
-@pytest.mark.parametrize('binding', ['jsonrpc', 'http-json'])
+@pytest.mark.parametrize('binding', ['jsonrpc', 'http-json', 'grpc'])
 def test_send_blocking_completes_with_the_echo(peer, binding):
     if binding not in peer['bindings']:
         pytest.skip(f'{peer["name"]} has no {binding} interface')
@@ -218,3 +221,27 @@ def test_forcing_1_0_on_a_0_3_agent_is_refused(peer):
     proc = a2a('send', peer['url'], 'hi', '--a2a-version', '1.0', ok=False)
     assert proc.returncode == 1
     assert 'declares no interface this client speaks' in proc.stderr, proc.stderr
+
+
+def test_grpc_streams_multi_turn_cancel_and_errors(peer):
+    """Our client over gRPC against the SDK's grpcio server: a stream, a multi-turn task, a
+    subscription, a cancel and a typed error, as over the HTTP bindings."""
+    if 'grpc' not in peer['bindings']:
+        pytest.skip(f'{peer["name"]} has no grpc interface')
+    g = ('--transport', 'grpc')
+    assert 'over GRPC 1.0' in a2a('card', peer['url'], *g).stdout
+    events = a2a_lines('send', peer['url'], 'stream me', '--stream', *g)
+    assert 'task' in events[0], events[0]
+    assert any('artifactUpdate' in e for e in events), events
+    assert events[-1].get('statusUpdate', events[-1].get('task', {}))['status']['state'] == 'TASK_STATE_COMPLETED'
+    first = a2a_json('send', peer['url'], 'need-input now', *g)['task']
+    assert first['status']['state'] == 'TASK_STATE_INPUT_REQUIRED', first
+    second = a2a_json('send', peer['url'], 'more', '--task', first['id'], '--context', first['contextId'], *g)['task']
+    assert (second['id'], second['status']['state']) == (first['id'], 'TASK_STATE_COMPLETED'), second
+    slow = a2a_json('send', peer['url'], 'slow subscribe', '--return-immediately', *g)['task']
+    followed = a2a_lines('subscribe', peer['url'], slow['id'], *g)
+    assert followed[-1].get('statusUpdate', followed[-1].get('task', {}))['status']['state'] == 'TASK_STATE_COMPLETED'
+    slow = a2a_json('send', peer['url'], 'slow cancel', '--return-immediately', *g)['task']
+    assert a2a_json('cancel', peer['url'], slow['id'], *g)['status']['state'] == 'TASK_STATE_CANCELED'
+    proc = a2a('get', peer['url'], f'no-such-task-{uuid.uuid4()}', *g, ok=False)
+    assert 'TaskNotFoundError (-32001)' in proc.stderr, proc.stderr

@@ -1,7 +1,7 @@
 // Interop: the official `@a2a-js/sdk` 1.x client (A2A 1.0) against the server at
 // A2A_INTEROP_URL running the `--conformance` agent (behaviour chosen by messageId prefix).
-// Every scenario runs on JSON-RPC and on HTTP+JSON, chosen with the factory's
-// `preferredTransports`. Run: A2A_INTEROP_URL=http://127.0.0.1:PORT node --test
+// Every scenario runs on JSON-RPC, HTTP+JSON and gRPC (@grpc/grpc-js, the SDK's
+// GrpcTransportFactory), chosen with the factory's `preferredTransports`. Run: A2A_INTEROP_URL=http://127.0.0.1:PORT node --test
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -22,6 +22,8 @@ import {
   TaskState,
 } from '@a2a-js/sdk';
 import { Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import * as grpc from '@grpc/grpc-js';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import {
   TaskNotFoundError,
@@ -88,6 +90,9 @@ async function collect(iterable, what = 'stream') {
 async function makeClient(binding) {
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      // Adds gRPC to the default JSON-RPC and HTTP+JSON factories (the card's GRPC interface is
+      // host:port, which grpc-js dials in the clear here).
+      transports: [new GrpcTransportFactory({ grpcChannelCredentials: grpc.credentials.createInsecure() })],
       preferredTransports: [binding],
     }),
   );
@@ -226,11 +231,12 @@ test('card resolution', async () => {
   const ifaces = card.supportedInterfaces.map((i) => `${i.protocolBinding}@${i.protocolVersion}`);
   assert.ok(ifaces.includes('JSONRPC@1.0'), ifaces.join());
   assert.ok(ifaces.includes('HTTP+JSON@1.0'), ifaces.join());
+  assert.ok(ifaces.includes('GRPC@1.0'), ifaces.join());
   const client = await new ClientFactory().createFromUrl(BASE_URL);
   assert.ok(['JSONRPC', 'HTTP+JSON'].includes(client.transport.protocolName.toUpperCase()));
 });
 
-for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC']) {
   describe(binding, () => {
     let client;
     let receiver;

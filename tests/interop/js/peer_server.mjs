@@ -4,17 +4,21 @@
 //   COMPLETED after 3 s (cancel stops it); "reply-message" a direct Message; else an "echo"
 //   artifact copying the parts, then COMPLETED.
 // A2A 1.0 JSON-RPC on POST /, HTTP+JSON under /rest, card at /.well-known/agent-card.json;
-// streaming on, push notifications off (the client must get PushNotificationNotSupported).
+// streaming on, push notifications off (the client must get PushNotificationNotSupported);
+// with GRPC_PORT, the SDK's gRPC service (@grpc/grpc-js) there too, declared on the card.
 //
-//   node tests/interop/js/peer_server.mjs PORT
+//   node tests/interop/js/peer_server.mjs PORT [GRPC_PORT]
 import { randomUUID } from 'node:crypto';
 import express from 'express';
+import * as grpc from '@grpc/grpc-js';
 
 import { AGENT_CARD_PATH, TaskState, Role } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 
 const port = Number(process.argv[2]);
+const grpcPort = process.argv[3] ? Number(process.argv[3]) : undefined;
 const base = `http://127.0.0.1:${port}`;
 
 const agentCard = {
@@ -24,6 +28,7 @@ const agentCard = {
   supportedInterfaces: [
     { url: `${base}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
     { url: `${base}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+    ...(grpcPort ? [{ url: `127.0.0.1:${grpcPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }] : []),
   ],
   capabilities: { streaming: true, pushNotifications: false, extensions: [] },
   defaultInputModes: ['text/plain'],
@@ -45,11 +50,21 @@ const agentCard = {
   signatures: [],
 };
 
-const status = (state, text) => ({
+// Whole messages: the SDK's protobuf encoder (gRPC) needs every repeated field present.
+const agentMessage = (text, taskId = '', contextId = '') => ({
+  messageId: randomUUID(),
+  taskId,
+  contextId,
+  role: Role.ROLE_AGENT,
+  parts: [{ content: { $case: 'text', value: text } }],
+  extensions: [],
+  referenceTaskIds: [],
+  metadata: undefined,
+});
+
+const status = (state, text, taskId, contextId) => ({
   state,
-  message: text
-    ? { messageId: randomUUID(), role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text', value: text } }] }
-    : undefined,
+  message: text ? agentMessage(text, taskId, contextId) : undefined,
   timestamp: new Date().toISOString(),
 });
 
@@ -62,19 +77,14 @@ const executor = {
     const message = ctx.userMessage;
     const text = message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : p.text ?? '')).join(' ');
     if (text.startsWith('reply-message')) {
-      bus.publish(
-        AgentEvent.message({
-          messageId: randomUUID(),
-          contextId,
-          role: Role.ROLE_AGENT,
-          parts: [{ content: { $case: 'text', value: 'a direct reply' } }],
-        }),
-      );
+      bus.publish(AgentEvent.message(agentMessage('a direct reply', '', contextId)));
       bus.finished();
       return;
     }
     const update = (state, text) =>
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(state, text), metadata: undefined }));
+      bus.publish(
+        AgentEvent.statusUpdate({ taskId, contextId, status: status(state, text, taskId, contextId), metadata: undefined }),
+      );
     if (!ctx.task) {
       bus.publish(
         AgentEvent.task({
@@ -126,3 +136,11 @@ app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHand
 app.use('/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 app.use('/', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 app.listen(port, '127.0.0.1', () => console.log(`interop peer (@a2a-js/sdk) on ${base}`));
+if (grpcPort) {
+  const server = new grpc.Server();
+  server.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  server.bindAsync(`127.0.0.1:${grpcPort}`, grpc.ServerCredentials.createInsecure(), (err) => {
+    if (err) throw err;
+    console.log(`interop peer (@a2a-js/sdk) gRPC on 127.0.0.1:${grpcPort}`);
+  });
+}

@@ -7,9 +7,10 @@ Behaviour, chosen by the message text (the same in every peer under tests/intero
   anything else      one artifact "echo" copying the message's parts, then COMPLETED
 
 A2A 1.0 JSON-RPC on POST /, HTTP+JSON at the root, card at /.well-known/agent-card.json,
-streaming and push notifications on, an extended card (served to anyone: the SDK's default).
+streaming and push notifications on, an extended card (served to anyone: the SDK's default);
+with GRPC_PORT, the SDK's gRPC server (grpcio) there too, declared on the card.
 
-    python python_v1_server.py PORT
+    python python_v1_server.py PORT [GRPC_PORT]
 """
 
 from __future__ import annotations
@@ -73,8 +74,13 @@ class PeerExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(port: int) -> Starlette:
+def build(port: int, grpc_port: int | None) -> tuple[Starlette, DefaultRequestHandler]:
     base = f'http://127.0.0.1:{port}'
+    grpc_interfaces = (
+        [AgentInterface(url=f'127.0.0.1:{grpc_port}', protocol_binding='GRPC', protocol_version='1.0')]
+        if grpc_port
+        else []
+    )
     card = AgentCard(
         name='interop peer (a2a-sdk 1.x)',
         description='A small agent on the official Python a2a-sdk, driven by a2a-native tests.',
@@ -82,6 +88,7 @@ def build_app(port: int) -> Starlette:
         supported_interfaces=[
             AgentInterface(url=f'{base}/', protocol_binding='JSONRPC', protocol_version='1.0'),
             AgentInterface(url=base, protocol_binding='HTTP+JSON', protocol_version='1.0'),
+            *grpc_interfaces,
         ],
         capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=True),
         default_input_modes=['text/plain'],
@@ -101,9 +108,24 @@ def build_app(port: int) -> Starlette:
         extended_agent_card=extended,
     )
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url='/') + create_rest_routes(handler)
-    return Starlette(routes=routes)
+    return Starlette(routes=routes), handler
+
+
+async def main(port: int, grpc_port: int | None) -> None:
+    app, handler = build(port, grpc_port)
+    if grpc_port:
+        import grpc
+
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        server.add_insecure_port(f'127.0.0.1:{grpc_port}')
+        await server.start()
+    config = uvicorn.Config(app, host='127.0.0.1', port=port, log_level='warning', access_log=False)
+    await uvicorn.Server(config).serve()
 
 
 if __name__ == '__main__':
-    port = int(sys.argv[1])
-    uvicorn.run(build_app(port), host='127.0.0.1', port=port, log_level='warning', access_log=False)
+    asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else None))

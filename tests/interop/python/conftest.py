@@ -13,6 +13,7 @@ import uuid
 
 from dataclasses import dataclass, field
 
+import grpc
 import httpx
 import pytest
 
@@ -22,7 +23,7 @@ from a2a.client import ClientConfig, ClientFactory
 from a2a.types.a2a_pb2 import Message, Part, Role
 
 
-BINDINGS = ['JSONRPC', 'HTTP+JSON']
+BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC']
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -64,6 +65,13 @@ async def client_factory(base_url: str):
     """Returns `make(binding, streaming=False)`: resolves the card at A2A_INTEROP_URL and
     builds an official SDK client bound to one transport. Everything is closed at teardown."""
     made = []
+    channels = []
+
+    def channel(url: str):
+        # The card's GRPC interface is host:port, what grpcio dials.
+        c = grpc.aio.insecure_channel(url)
+        channels.append(c)
+        return c
 
     async def make(binding: str, *, streaming: bool = False):
         http = httpx.AsyncClient(timeout=httpx.Timeout(30.0))
@@ -73,10 +81,11 @@ async def client_factory(base_url: str):
             supported_protocol_bindings=[binding],
             use_client_preference=True,
             httpx_client=http,
+            grpc_channel_factory=channel,
         )
         client = await ClientFactory(config).create_from_url(base_url)
         transport = type(getattr(client, '_transport', None)).__name__
-        expected = {'JSONRPC': 'JsonRpcTransport', 'HTTP+JSON': 'RestTransport'}
+        expected = {'JSONRPC': 'JsonRpcTransport', 'HTTP+JSON': 'RestTransport', 'GRPC': 'GrpcTransport'}
         assert transport in (expected[binding], 'TenantTransportDecorator'), (
             f'SDK picked transport {transport} for binding {binding}'
         )
@@ -85,6 +94,8 @@ async def client_factory(base_url: str):
     yield make
     for http in made:
         await http.aclose()
+    for c in channels:
+        await c.close()
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Interop: the official Python `a2a-sdk` 1.x client (A2A 1.0) against the server at
-A2A_INTEROP_URL running the `--conformance` agent. Most tests run on both JSON-RPC and
-HTTP+JSON, chosen through the SDK's ClientConfig.supported_protocol_bindings."""
+A2A_INTEROP_URL running the `--conformance` agent. Most tests run on JSON-RPC, HTTP+JSON and
+gRPC (a2a-sdk[grpc], grpcio), chosen through the SDK's ClientConfig.supported_protocol_bindings."""
 
 from __future__ import annotations
 
@@ -125,8 +125,13 @@ async def test_card_resolution(base_url: str, raw_http: httpx.AsyncClient):
     }
     assert ('JSONRPC', True) in bindings, f'no JSONRPC 1.0 interface: {card.supported_interfaces}'
     assert ('HTTP+JSON', True) in bindings, f'no HTTP+JSON 1.0 interface: {card.supported_interfaces}'
+    assert ('GRPC', True) in bindings, f'no GRPC 1.0 interface: {card.supported_interfaces}'
     for iface in card.supported_interfaces:
-        assert iface.url.startswith('http://') or iface.url.startswith('https://'), iface
+        if iface.protocol_binding == 'GRPC':
+            # A gRPC target is host:port (what grpcio dials), on the same port.
+            assert iface.url == base_url.split('://', 1)[1], iface
+        else:
+            assert iface.url.startswith('http://') or iface.url.startswith('https://'), iface
 
     # The raw document is ProtoJSON (camelCase) with every REQUIRED AgentCard field.
     raw = (await raw_http.get(f'{base_url}/.well-known/agent-card.json')).json()

@@ -28,7 +28,7 @@ class ClientTest {
 
     @Test
     fun `send returns the completed echo task`() = test {
-        for (binding in listOf("JSONRPC", "HTTP+JSON")) {
+        for (binding in listOf("JSONRPC", "HTTP+JSON", "GRPC")) {
             val client = client(binding)
             assertEquals(binding, client.binding())
             val task = client.sendText("hello kotlin").task!!
@@ -74,8 +74,8 @@ class ClientTest {
     }
 
     @Test
-    fun `unknown task is TaskNotFound on both bindings`() = test {
-        for (binding in listOf("JSONRPC", "HTTP+JSON")) {
+    fun `unknown task is TaskNotFound on every binding`() = test {
+        for (binding in listOf("JSONRPC", "HTTP+JSON", "GRPC")) {
             val e = assertThrows<A2aException> { client(binding).getTask("no-such-task") }
             assertEquals(-32001, e.code)
         }

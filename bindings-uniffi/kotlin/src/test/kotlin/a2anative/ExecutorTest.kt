@@ -34,6 +34,19 @@ class ExecutorTest {
     }
 
     @Test
+    fun `a Kotlin executor is served over gRPC to the Kotlin client`() = test {
+        serving(Echo()) { server ->
+            val client = Client.connect(server.url()!!, ClientOptions(binding = "GRPC"))
+            assertEquals("GRPC", client.binding())
+            val task = client.sendText("over grpc").task!!
+            assertEquals(TaskState.COMPLETED, task.status.state)
+            assertEquals("echo: over grpc", task.artifactText)
+            val states = client.streamText("s").toList().mapNotNull { it.state }
+            assertEquals(TaskState.COMPLETED, states.last())
+        }
+    }
+
+    @Test
     fun `a Kotlin executor answers the Rust CLI client`() = test {
         serving(Echo()) { server ->
             val (code, out) = runCommand(A2A_CLI.path, "send", server.url()!!, "from rust", "--json")
