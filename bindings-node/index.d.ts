@@ -141,6 +141,10 @@ export interface ServerLimits {
   maxStreamsPerTask?: number;
   /** Seconds a blocking SendMessage waits before it returns the task as it stands (default 600). */
   blockingTimeout?: number;
+  /** Largest request head in bytes (default 65536; 431 beyond it). */
+  maxHeaderBytes?: number;
+  /** Seconds a request body may take to arrive (default 30; 408 beyond it). */
+  bodyReadTimeout?: number;
 }
 
 /** Read by core, strictly: an unknown or mistyped option is refused (InvalidParamsError naming it). */
@@ -158,9 +162,13 @@ export interface AgentServerOptions {
   /** Serve the card in strict A2A 1.0 form: without the 0.3 fields a declared 0.3 interface
    * adds beside the 1.0 ones (for 1.0 clients that refuse unknown fields). */
   strictV1Card?: boolean;
+  /** The memory store's cap on tasks (default 10000). */
+  maxTasks?: number;
+  /** Seconds the memory store keeps a finished task (default 3600). */
+  taskRetention?: number;
 }
 
-/** An A2A server for one agent: JSON-RPC and HTTP+JSON on one port, SSE streams. */
+/** An A2A server for one agent: JSON-RPC, HTTP+JSON and gRPC on one port, SSE streams. */
 export declare class AgentServer {
   /** When `card` declares no `supportedInterfaces`, the server's own are filled in. */
   constructor(card: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>, executor: AgentExecutor, options?: AgentServerOptions);

@@ -64,6 +64,23 @@ test('gRPC: the server serves it, the client speaks it when asked (call, stream,
     await assert.rejects(client.getTask('no-such-task'), TaskNotFoundError);
   }));
 
+test('the memory store bounds and the listener limits are options', async () => {
+  const server = new AgentServer(CARD, new Echo(), { maxTasks: 2, taskRetention: 60, limits: { bodyReadTimeout: 5 } });
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url);
+    const ids = [];
+    for (const n of [0, 1, 2]) ids.push((await client.send(`t${n}`)).task.id);
+    const listed = (await client.listTasks()).tasks.map((t) => t.id);
+    assert.equal(listed.length, 2);
+    assert.ok(!listed.includes(ids[0]));
+  } finally {
+    await server.close();
+  }
+  assert.throws(() => new AgentServer(CARD, new Echo(), { maxTasks: 0 }), InvalidParamsError);
+  assert.throws(() => new AgentServer(CARD, new Echo(), { store: 'sqlite:/tmp/x.db', maxTasks: 3 }), /memory store only/);
+});
+
 test('multi-turn: input-required, then the answer completes the same task', () =>
   withServer(new Echo(), async (server) => {
     const client = await Client.connect(server.url);

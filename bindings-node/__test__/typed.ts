@@ -58,8 +58,9 @@ async function main(): Promise<void> {
     }
   }
   console.log(normalize('Message', userMessage('x')));
-  // @ts-expect-error binding names are checked
   await Client.connect('http://x', { binding: 'GRPC' });
+  // @ts-expect-error binding names are checked
+  await Client.connect('http://x', { binding: 'SOAP' });
   await server.close();
 }
 

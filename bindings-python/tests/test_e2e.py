@@ -75,6 +75,21 @@ async def test_grpc_call_stream_and_error() -> None:
 
 
 @run
+async def test_memory_store_bounds_and_listener_limits_are_options() -> None:
+    async with AgentServer(CARD, Echo(), max_tasks=2, task_retention=60, limits={"max_header_bytes": 9000}) as server:
+        client = await Client.connect(server.url)
+        ids = [(await client.send(f"t{n}"))["task"]["id"] for n in range(3)]
+        listed = [t["id"] for t in (await client.list_tasks())["tasks"]]
+        assert len(listed) == 2 and ids[0] not in listed, listed
+    with pytest.raises(ValueError, match="maxTasks"):
+        AgentServer(CARD, Echo(), max_tasks=0)
+    with pytest.raises(ValueError, match="memory store only"):
+        AgentServer(CARD, Echo(), store="sqlite:/tmp/a2a-bounds.db", max_tasks=5)
+    with pytest.raises(ValueError, match="maxHeaderBytes"):
+        AgentServer(CARD, Echo(), limits={"max_header_bytes": 100})
+
+
+@run
 async def test_multi_turn_input_required() -> None:
     async with AgentServer(CARD, Echo()) as server:
         client = await Client.connect(server.url)

@@ -37,6 +37,18 @@ pub struct ServerOptions {
     pub max_history_length: Option<u64>,
     #[uniffi(default)]
     pub max_streams_per_task: Option<u64>,
+    /// Largest request head accepted (431 beyond it; default 64 KiB).
+    #[uniffi(default)]
+    pub max_header_bytes: Option<u64>,
+    /// How long a request body may take to arrive (408 beyond it; default 30 s).
+    #[uniffi(default)]
+    pub body_read_timeout_ms: Option<u64>,
+    /// The memory store's cap on tasks (default 10,000).
+    #[uniffi(default)]
+    pub max_tasks: Option<u64>,
+    /// How long the memory store keeps a finished task (default 1 h).
+    #[uniffi(default)]
+    pub task_retention_ms: Option<u64>,
     /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
     /// visibility, private webhook targets: the core's `SecuritySpec` as JSON
     /// (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -71,14 +83,18 @@ fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
             "maxHistoryLength": options.max_history_length,
             "maxStreamsPerTask": options.max_streams_per_task,
             "blockingTimeout": options.blocking_timeout_ms.map(|ms| ms as f64 / 1000.0),
+            "maxHeaderBytes": options.max_header_bytes,
+            "bodyReadTimeout": options.body_read_timeout_ms.map(|ms| ms as f64 / 1000.0),
         },
+        "maxTasks": options.max_tasks,
+        "taskRetention": options.task_retention_ms.map(|ms| ms as f64 / 1000.0),
         "security": security,
         "strictV1Card": options.strict_v1_card,
     });
     Ok(CoreOptions::from_value(value)?)
 }
 
-/// An A2A server for one executor: JSON-RPC and HTTP+JSON on one port, plus the agent card.
+/// An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
 #[derive(uniffi::Object)]
 pub struct AgentServer {
     server: Arc<HostedServer>,

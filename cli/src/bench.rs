@@ -2,7 +2,8 @@
 //! servers are measured by one tool in one run.
 //!
 //! Each connection is one keep-alive HTTP/1.1 connection sending JSON-RPC SendMessage (or
-//! SendStreamingMessage) back to back, each with a fresh messageId. Latency is measured per
+//! SendStreamingMessage) back to back, each with a fresh messageId; with `--protocol grpc`, one
+//! HTTP/2 connection per worker sending the gRPC calls (protobuf, `lf.a2a.v1.A2AService`). Latency is measured per
 //! request from send to the last body byte (for streams: to the first SSE event, and the
 //! stream is then read to its end). A reply that is not HTTP 200 with a JSON-RPC `result`
 //! counts as an error.
@@ -19,7 +20,8 @@ use std::time::{Duration, Instant};
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// The server's JSON-RPC URL, e.g. http://127.0.0.1:41241/
+    /// The server's JSON-RPC URL, e.g. http://127.0.0.1:41241/ (with `--protocol grpc`: its
+    /// gRPC target, `http://HOST:PORT` or `HOST:PORT`).
     #[arg(long)]
     url: String,
     /// Concurrent connections, each sending one request at a time.
@@ -34,7 +36,8 @@ pub struct BenchArgs {
     /// Send exactly this many requests instead of running for a duration (no warm-up).
     #[arg(long)]
     requests: Option<u64>,
-    /// Protocol of the requests: 1.0 (`SendMessage`, `A2A-Version: 1.0`) or 0.3 (`message/send`).
+    /// Protocol of the requests: 1.0 (`SendMessage`, `A2A-Version: 1.0`), 0.3 (`message/send`),
+    /// or grpc (1.0 over gRPC; raw only).
     #[arg(long, value_enum, default_value_t = Protocol::V10)]
     protocol: Protocol,
     #[arg(long, value_enum, default_value_t = Mode::Send)]
@@ -55,6 +58,8 @@ enum Protocol {
     V10,
     #[value(name = "0.3")]
     V03,
+    #[value(name = "grpc")]
+    Grpc,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -80,7 +85,14 @@ struct Tally {
 }
 
 pub async fn run(args: BenchArgs) -> Result<(), String> {
-    let uri: hyper::Uri = args.url.parse().map_err(|e| format!("bad --url: {e}"))?;
+    if args.protocol == Protocol::Grpc && args.via == Via::Client {
+        return Err(
+            "--protocol grpc measures the server with raw calls; for our client use --via client with a gRPC agent URL"
+                .into(),
+        );
+    }
+    let url = if args.url.contains("://") { args.url.clone() } else { format!("http://{}", args.url) };
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("bad --url: {e}"))?;
     let host = uri.host().ok_or("--url needs a host")?.to_owned();
     let port = uri.port_u16().unwrap_or(80);
     let path = uri.path_and_query().map_or("/".to_owned(), |p| p.as_str().to_owned());
@@ -104,6 +116,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         workers.push(tokio::spawn(async move {
             match client {
                 Some(client) => drive_client(&client, args_mode(target.mode), worker, warmup_end, end, budget).await,
+                None if target.protocol == Protocol::Grpc => target.drive_grpc(worker, warmup_end, end, budget).await,
                 None => target.drive(worker, warmup_end, end, budget).await,
             }
         }));
@@ -169,6 +182,106 @@ impl Target {
         Ok(tally)
     }
 
+    /// One worker's HTTP/2 connection sending gRPC calls one at a time.
+    async fn drive_grpc(
+        &self,
+        worker: usize,
+        warmup_end: Instant,
+        end: Instant,
+        budget: Option<Arc<AtomicU64>>,
+    ) -> Result<Tally, String> {
+        let tcp = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
+            .await
+            .map_err(|e| format!("connect {}:{}: {e}", self.host, self.port))?;
+        tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+        let (mut sender, conn) =
+            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), TokioIo::new(tcp))
+                .await
+                .map_err(|e| e.to_string())?;
+        tokio::spawn(conn);
+        let mut tally = Tally::default();
+        for seq in 0u64.. {
+            if !take_one(&budget, end) {
+                break;
+            }
+            let began = Instant::now();
+            let outcome = self.one_grpc(&mut sender, worker, seq).await;
+            let latency = began.elapsed();
+            if budget.is_none() && began < warmup_end {
+                continue;
+            }
+            match outcome {
+                Ok(Some(first_event)) => tally.micros.push(micros(first_event)),
+                Ok(None) => tally.micros.push(micros(latency)),
+                Err(e) => {
+                    tally.errors += 1;
+                    tally.first_error.get_or_insert(e);
+                    if sender.ready().await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(tally)
+    }
+
+    /// One gRPC call: the request encoded with prost, the answer read to its trailers. For
+    /// streams, returns the time to the first message.
+    async fn one_grpc(
+        &self,
+        sender: &mut hyper::client::conn::http2::SendRequest<Full<Bytes>>,
+        worker: usize,
+        seq: u64,
+    ) -> Result<Option<Duration>, String> {
+        use a2a_native::grpc::{self, frame, pb, status};
+        use a2a_native::request::Method;
+        let began = Instant::now();
+        let request = pb::SendMessageRequest {
+            message: Some(pb::Message {
+                message_id: format!("bench-{worker}-{seq}"),
+                role: pb::Role::User as i32,
+                parts: vec![pb::Part { content: Some(pb::part::Content::Text("hello".into())), ..Default::default() }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let method = if self.mode == Mode::Send { Method::SendMessage } else { Method::SendStreamingMessage };
+        let req = Request::post(format!("http://{}:{}{}", self.host, self.port, grpc::path(method)))
+            .header(hyper::header::CONTENT_TYPE, grpc::CONTENT_TYPE)
+            .header("te", "trailers")
+            .header("a2a-version", "1.0")
+            .body(Full::new(frame::encode_message(&request)))
+            .map_err(|e| e.to_string())?;
+        sender.ready().await.map_err(|e| e.to_string())?;
+        let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+        if let Some(s) = status::from_headers(resp.headers()) {
+            return Err(format!("gRPC status {}: {}", status::name(s.code), s.message));
+        }
+        let mut body = resp.into_body();
+        let mut first_event = None;
+        let mut messages = 0;
+        let mut decoder = frame::Decoder::new(1 << 24);
+        let mut code = None;
+        while let Some(f) = body.frame().await {
+            match f.map_err(|e| e.to_string())?.into_data() {
+                Ok(data) => {
+                    decoder.push(&data);
+                    while decoder.next_message().map_err(|e| e.to_string())?.is_some() {
+                        messages += 1;
+                        first_event.get_or_insert_with(|| began.elapsed());
+                    }
+                }
+                Err(f) => code = f.into_trailers().ok().as_ref().and_then(status::from_headers),
+            }
+        }
+        match code {
+            Some(s) if s.code == status::OK && messages > 0 => {}
+            Some(s) => return Err(format!("gRPC status {}: {}", status::name(s.code), s.message)),
+            None => return Err("a gRPC answer without a status".into()),
+        }
+        Ok(if self.mode == Mode::Stream { first_event } else { None })
+    }
+
     /// One request. For streams, returns the time to the first event.
     async fn one(
         &self,
@@ -179,7 +292,7 @@ impl Target {
         let began = Instant::now();
         let message_id = format!("bench-{worker}-{seq}");
         let (method, message) = match (self.protocol, self.mode) {
-            (Protocol::V10, m) => (
+            (Protocol::V10 | Protocol::Grpc, m) => (
                 if m == Mode::Send { "SendMessage" } else { "SendStreamingMessage" },
                 json!({"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": "hello"}]}),
             ),
@@ -312,7 +425,7 @@ fn report(args: &BenchArgs, all: &mut Tally, elapsed: Duration) {
     if args.json {
         let out = json!({
             "url": args.url, "connections": args.connections, "mode": if args.mode == Mode::Stream { "stream" } else { "send" }, "via": if args.via == Via::Client { "client" } else { "raw" },
-            "protocol": if args.protocol == Protocol::V10 { "1.0" } else { "0.3" },
+            "protocol": match args.protocol { Protocol::V10 => "1.0", Protocol::V03 => "0.3", Protocol::Grpc => "grpc" },
             "requests": n, "errors": all.errors, "seconds": elapsed.as_secs_f64(),
             "rps": rps, "p50_ms": p50, "p99_ms": p99, "max_ms": max, "first_error": all.first_error,
         });

@@ -12,10 +12,12 @@ pub struct SecurityArgs {
     /// the agent card stays public. Also read from A2A_BEARER_TOKEN.
     #[arg(long, env = "A2A_BEARER_TOKEN", value_name = "TOKEN", hide_env_values = true, conflicts_with = "jwt_jwks")]
     pub bearer_token: Option<String>,
-    /// Accept this API key in the `X-API-Key` header (the card declares the scheme). Also read
-    /// from A2A_SERVE_API_KEY.
-    #[arg(long, env = "A2A_SERVE_API_KEY", value_name = "KEY", hide_env_values = true)]
-    pub api_key: Option<String>,
+    /// Accept this API key in the `X-API-Key` header (the card declares the scheme); repeat it
+    /// for several. `NAME=KEY` names the caller the key stands for (its tasks are its own:
+    /// tenancy), a bare `KEY` is the caller `api-key` (write a key containing `=` as NAME=KEY).
+    /// Also read from A2A_SERVE_API_KEY (one key).
+    #[arg(long, env = "A2A_SERVE_API_KEY", value_name = "[NAME=]KEY", hide_env_values = true)]
+    pub api_key: Vec<String>,
     /// Accept bearer JWTs signed by a key of this JWKS URL (the issuer's `jwks_uri`).
     #[arg(long, value_name = "URL")]
     pub jwt_jwks: Option<String>,
@@ -49,6 +51,18 @@ pub struct SecurityArgs {
     pub allow_private_webhooks: Option<Vec<String>>,
 }
 
+/// `NAME=KEY` → (KEY, NAME) when NAME is a plain name; anything else is a key of `api-key`.
+fn named_key(given: &str) -> (&str, &str) {
+    let plain = |n: &str| {
+        n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || "_.-@".contains(c))
+    };
+    match given.split_once('=') {
+        Some((name, key)) if plain(name) && !key.is_empty() => (key, name),
+        _ => (given, "api-key"),
+    }
+}
+
 impl SecurityArgs {
     /// The core's description of this security (`issuer`: this agent's base URL, for push
     /// notification tokens), through the same JSON reader the bindings use.
@@ -61,8 +75,15 @@ impl SecurityArgs {
         if let Some(token) = self.bearer_token.as_deref().filter(|t| !t.is_empty()) {
             spec["bearerTokens"] = json!({token: "bearer-token"});
         }
-        if let Some(k) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
-            spec["apiKeys"] = json!({k: "api-key"});
+        let mut keys = serde_json::Map::new();
+        for given in self.api_key.iter().filter(|k| !k.is_empty()) {
+            let (key, name) = named_key(given);
+            if keys.insert(key.to_owned(), json!(name)).is_some() {
+                return Err(format!("--api-key: the key of {name} is given twice"));
+            }
+        }
+        if !keys.is_empty() {
+            spec["apiKeys"] = serde_json::Value::Object(keys);
         }
         if let Some(url) = &self.jwt_jwks {
             spec["jwt"] = json!({"jwksUrl": url, "issuers": self.jwt_issuer, "audiences": self.jwt_audience});
@@ -86,5 +107,20 @@ impl SecurityArgs {
 
     pub fn tls_on(&self) -> bool {
         self.tls_cert.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::named_key;
+
+    #[test]
+    fn api_keys_name_their_callers() {
+        assert_eq!(named_key("k-123"), ("k-123", "api-key"));
+        assert_eq!(named_key("alice=k-1"), ("k-1", "alice"));
+        assert_eq!(named_key("svc.bot@x=a=b"), ("a=b", "svc.bot@x"));
+        assert_eq!(named_key("=k"), ("=k", "api-key"));
+        assert_eq!(named_key("9x=k"), ("9x=k", "api-key"));
+        assert_eq!(named_key("alice="), ("alice=", "api-key"));
     }
 }

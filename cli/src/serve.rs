@@ -54,12 +54,29 @@ pub struct ServeArgs {
     /// How often this instance looks for tasks whose instance was lost (their lease expired).
     #[arg(long, value_name = "MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(10..))]
     reap_interval_ms: u64,
+    /// With --store memory: tasks kept at most (default 10000; at the cap the oldest finished
+    /// task, else the oldest, makes room).
+    #[arg(long, value_name = "N")]
+    max_tasks: Option<usize>,
+    /// With --store memory: seconds a finished task stays readable (default 3600).
+    #[arg(long, value_name = "SECS")]
+    task_retention: Option<f64>,
+    /// Largest request head (request line and headers) accepted, in bytes: 431 beyond it
+    /// (default 65536, at least 8192).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8192..))]
+    max_header_bytes: Option<u64>,
+    /// Seconds a request body may take to arrive: 408 and the connection closed beyond it
+    /// (default 30).
+    #[arg(long, value_name = "SECS")]
+    body_read_timeout: Option<f64>,
     #[command(flatten)]
     security: SecurityArgs,
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), String> {
-    let stores = Stores::open(&args.store).await.map_err(|e| e.message)?;
+    let memory = a2a_native::server::host::memory_limits(&args.store, args.max_tasks, args.task_retention)
+        .map_err(|e| format!("--max-tasks / --task-retention: {}", e.message))?;
+    let stores = Stores::open_with(&args.store, memory).await.map_err(|e| e.message)?;
     let (agent, name): (Arc<dyn AgentExecutor>, &str) = if args.conformance {
         (Arc::new(agents::conformance::Conformance), "a2a-native conformance agent")
     } else {
@@ -70,6 +87,15 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         reap_interval: std::time::Duration::from_millis(args.reap_interval_ms),
         ..ServerConfig::default()
     };
+    if let Some(n) = args.max_header_bytes {
+        config.limits.max_header_bytes = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    if let Some(secs) = args.body_read_timeout {
+        config.limits.body_read_timeout = std::time::Duration::try_from_secs_f64(secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or("--body-read-timeout: a positive number of seconds")?;
+    }
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await

@@ -361,3 +361,41 @@ fn private_webhooks_all_or_an_allow_list() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("10.0.0.0/99"), "{err}");
 }
+
+#[test]
+fn several_api_keys_each_a_caller_and_memory_bounds_from_the_command_line() {
+    let server =
+        serve(&["--store", "memory", "--max-tasks", "2", "--api-key", "alice=k-alice", "--api-key", "bob=k-bob"]);
+    let url = server.base.as_str();
+    let as_alice = ["--api-key", "k-alice"];
+    let as_bob = ["--api-key", "k-bob"];
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let text = format!("task {n}");
+        let mut args = vec!["send", url, text.as_str()];
+        args.extend_from_slice(&as_alice);
+        ids.push(a2a_json(&args)["task"]["id"].as_str().unwrap().to_owned());
+    }
+    // The store holds two tasks: the oldest made room for the third.
+    let mut list = vec!["list", url];
+    list.extend_from_slice(&as_alice);
+    let listed: Vec<String> =
+        a2a_json(&list)["tasks"].as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(!listed.contains(&ids[0]), "the oldest task was kept: {listed:?}");
+    // Each key is its own caller: bob sees none of alice's tasks; an unknown key is refused.
+    let mut list = vec!["list", url];
+    list.extend_from_slice(&as_bob);
+    assert_eq!(a2a_json(&list)["tasks"].as_array().map(Vec::len), Some(0));
+    let (code, _, err) = a2a(&["list", url, "--api-key", "k-eve"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("UnauthenticatedError"), "{err}");
+    assert!(server.stop().success());
+    // The bounds apply to the memory store only.
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "sqlite::memory:", "--max-tasks", "5", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("memory store only"));
+}

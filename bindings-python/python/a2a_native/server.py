@@ -68,6 +68,10 @@ class ServerLimits(TypedDict, total=False):
     max_history_length: int
     max_streams_per_task: int
     blocking_timeout: float
+    #: Largest request head in bytes (431 beyond it; default 65536).
+    max_header_bytes: int
+    #: Seconds a request body may take to arrive (408 beyond it; default 30).
+    body_read_timeout: float
 
 
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
@@ -101,7 +105,7 @@ class AgentServer:
     """An A2A server for one agent.
 
     ``card`` is the agent card; when it declares no ``supportedInterfaces``, the server's own
-    (JSON-RPC and HTTP+JSON at the bound address) are filled in. ``store`` is ``"memory"`` or
+    (JSON-RPC and HTTP+JSON at the bound address, gRPC at its host:port) are filled in. ``store`` is ``"memory"`` or
     ``"sqlite:PATH"`` or ``"postgres://..."`` (several servers may share one PostgreSQL
     database). With ``bearer_tokens``, every request must carry one of them: a mapping names
     the principal each token authenticates (a list: all are the principal ``"bearer-token"``).
@@ -110,7 +114,10 @@ class AgentServer:
     ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
-    ``blocking_timeout`` (seconds a blocking SendMessage waits). ``security`` adds API keys,
+    ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
+    beyond it), ``body_read_timeout`` (seconds; 408 beyond it). The ``memory`` store keeps at
+    most ``max_tasks`` tasks (default 10,000) and a finished task ``task_retention`` seconds
+    (default 3600). ``security`` adds API keys,
     JWTs, TLS / mutual TLS, scopes per operation and signing keys (:class:`SecurityOptions`);
     the card declares each scheme, and any one of them admits a caller. A card declaring a 0.3
     interface is served with the 0.3 fields beside the 1.0 ones, for old clients;
@@ -133,6 +140,8 @@ class AgentServer:
         limits: ServerLimits | None = None,
         security: SecurityOptions | None = None,
         strict_v1_card: bool = False,
+        max_tasks: int | None = None,
+        task_retention: float | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -146,6 +155,10 @@ class AgentServer:
             options["security"] = _security(security)
         if strict_v1_card:
             options["strictV1Card"] = True
+        if max_tasks is not None:
+            options["maxTasks"] = max_tasks
+        if task_retention is not None:
+            options["taskRetention"] = task_retention
         self._native = _native.AgentServer(dict(card), executor, options)
         self._host, self._port = host, port
 

@@ -98,13 +98,14 @@ where
     span.record("version", "1.0");
     let deadline = grpc_timeout(&parts.headers)?;
     let limit = app.max_body_bytes();
-    let read = read_body(&parts.headers, body, limit + frame::PREFIX);
+    let read = read_body(&parts.headers, body, limit + frame::PREFIX, app.body_read_timeout());
     let bytes = match deadline {
         Some(d) => tokio::time::timeout(d, read).await.map_err(|_| deadline_passed())?,
         None => read.await,
     };
     let bytes = bytes.map_err(|e| match e.status {
         StatusCode::PAYLOAD_TOO_LARGE => Refusal { code: Some(status::RESOURCE_EXHAUSTED), error: e.error },
+        StatusCode::REQUEST_TIMEOUT => Refusal { code: Some(status::DEADLINE_EXCEEDED), error: e.error },
         _ => e.error.into(),
     })?;
     let message = frame::single_message(&bytes, limit).map_err(|e| {

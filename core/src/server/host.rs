@@ -46,6 +46,13 @@ pub struct ServerOptions {
     /// refuses unknown fields can read it; an old 0.3 client cannot).
     #[serde(default, alias = "strict_v1_card")]
     pub strict_v1_card: bool,
+    /// The `memory` store's bounds: tasks kept at most (default 10,000; the oldest finished,
+    /// else the oldest, go first) ...
+    #[serde(default, alias = "max_tasks")]
+    pub max_tasks: Option<usize>,
+    /// ... and how long a finished task stays readable, in seconds (default 3600).
+    #[serde(default, alias = "task_retention")]
+    pub task_retention: Option<f64>,
 }
 
 /// The forms `bearerTokens` takes.
@@ -75,6 +82,11 @@ pub struct LimitsSpec {
     /// Seconds.
     #[serde(default, alias = "blocking_timeout")]
     pub blocking_timeout: Option<f64>,
+    #[serde(default, alias = "max_header_bytes")]
+    pub max_header_bytes: Option<usize>,
+    /// Seconds.
+    #[serde(default, alias = "body_read_timeout")]
+    pub body_read_timeout: Option<f64>,
 }
 
 impl ServerOptions {
@@ -101,6 +113,12 @@ impl ServerOptions {
         self.store.as_deref().unwrap_or("memory")
     }
 
+    /// The memory store's bounds; refused with another store (which keeps tasks until they
+    /// are deleted), so a setting is never silently ignored.
+    pub fn memory_limits(&self) -> Result<crate::store::MemoryLimits> {
+        memory_limits(self.store(), self.max_tasks, self.task_retention)
+    }
+
     /// The server settings the limits describe.
     pub fn config(&self) -> Result<ServerConfig> {
         let mut config = ServerConfig::default();
@@ -113,8 +131,45 @@ impl ServerOptions {
             l.blocking_timeout = Duration::try_from_secs_f64(secs)
                 .map_err(|e| A2AError::invalid_field("limits.blockingTimeout", e.to_string()))?;
         }
+        if let Some(n) = s.max_header_bytes {
+            if n < super::MIN_HEADER_BYTES {
+                let why = format!("at least {} bytes", super::MIN_HEADER_BYTES);
+                return Err(A2AError::invalid_field("limits.maxHeaderBytes", why));
+            }
+            l.max_header_bytes = n;
+        }
+        if let Some(secs) = s.body_read_timeout {
+            l.body_read_timeout = Duration::try_from_secs_f64(secs)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| A2AError::invalid_field("limits.bodyReadTimeout", "a positive number of seconds"))?;
+        }
         Ok(config)
     }
+}
+
+/// The bounds of a `memory` store from the two options (maxTasks, taskRetention seconds);
+/// InvalidParams when they are out of range or `store` is not `memory`. `a2a serve` uses it too.
+pub fn memory_limits(
+    store: &str,
+    max_tasks: Option<usize>,
+    retention: Option<f64>,
+) -> Result<crate::store::MemoryLimits> {
+    let mut limits = crate::store::MemoryLimits::default();
+    if (max_tasks.is_some() || retention.is_some()) && store != "memory" {
+        return Err(A2AError::invalid_field("maxTasks", "maxTasks and taskRetention bound the memory store only"));
+    }
+    if let Some(n) = max_tasks {
+        if n == 0 {
+            return Err(A2AError::invalid_field("maxTasks", "at least 1"));
+        }
+        limits.max_tasks = n;
+    }
+    if let Some(secs) = retention {
+        limits.terminal_ttl = Duration::try_from_secs_f64(secs)
+            .map_err(|e| A2AError::invalid_field("taskRetention", format!("seconds: {e}")))?;
+    }
+    Ok(limits)
 }
 
 struct Running {
@@ -146,6 +201,7 @@ impl HostedServer {
     /// Checks the card and the options now; the interfaces are filled in once the port is known.
     pub fn new(card: Value, options: ServerOptions) -> Result<Self> {
         Stores::check(options.store())?;
+        options.memory_limits()?;
         // Options built in code, not read by `from_value`, are checked here too.
         options.config()?;
         embedded::check(&card, options.extended_card.as_ref(), &options.security)?;
@@ -182,7 +238,7 @@ impl HostedServer {
     }
 
     async fn bind_and_serve(&self, agent: Arc<dyn AgentExecutor>, host: &str, port: u16) -> Result<Running> {
-        let stores = Stores::open(self.options.store()).await?;
+        let stores = Stores::open_with(self.options.store(), self.options.memory_limits()?).await?;
         let listener = tokio::net::TcpListener::bind((host, port))
             .await
             .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot listen on {host}:{port}: {e}")))?;

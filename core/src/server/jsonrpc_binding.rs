@@ -72,7 +72,7 @@ where
         );
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &Id::Null, &err);
     }
-    let bytes = match read_body(&parts.headers, body, app.max_body_bytes()).await {
+    let bytes = match read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout()).await {
         Ok(b) => b,
         Err(e) => return rpc_error(e.status, &Id::Null, &e.error),
     };

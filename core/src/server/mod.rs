@@ -53,6 +53,9 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+/// The smallest `Limits::max_header_bytes` (hyper's smallest HTTP/1 read buffer).
+pub const MIN_HEADER_BYTES: usize = 8192;
+
 /// Serves one agent over HTTP/1.1 and HTTP/2 (h2c, by prior knowledge or upgrade-free
 /// detection) on a TCP listener.
 pub struct Server {
@@ -135,8 +138,17 @@ impl Server {
         let streams_done = CancellationToken::new();
         let service = A2AService::with_shutdown(self.handler.clone(), self.options.clone(), streams_done.clone());
         let mut builder = auto::Builder::new(TokioExecutor::new());
-        builder.http1().timer(TokioTimer::new()).header_read_timeout(self.header_read_timeout);
-        builder.http2().timer(TokioTimer::new());
+        let max_header_bytes = self.handler.limits().max_header_bytes.max(MIN_HEADER_BYTES);
+        // The HTTP/1 read buffer holds the request head (431 beyond it); bodies stream through it.
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.header_read_timeout)
+            .max_buf_size(max_header_bytes);
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_header_list_size(u32::try_from(max_header_bytes).unwrap_or(u32::MAX));
         let graceful = GracefulShutdown::new();
         let mut connections = JoinSet::new();
         // Before the first request: what a previous run left active is ended, not resumed.

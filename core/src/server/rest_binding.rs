@@ -76,7 +76,9 @@ where
         ));
     }
     tracing::Span::current().record("version", "1.0");
-    let bytes = read_body(&parts.headers, body, app.max_body_bytes()).await.map_err(|e| (e.status, e.error))?;
+    let bytes = read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout())
+        .await
+        .map_err(|e| (e.status, e.error))?;
     if !bytes.iter().all(u8::is_ascii_whitespace) && !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();

@@ -130,7 +130,7 @@ impl A2AService {
     /// Answers one request. Never fails: every problem is an HTTP response.
     pub async fn handle<B>(&self, req: Request<B>) -> Response<ResponseBody>
     where
-        B: Body<Data = Bytes> + Send + 'static,
+        B: Body<Data = Bytes> + Send + Unpin + 'static,
         B::Error: Into<BoxError>,
     {
         let span = tracing::info_span!(
@@ -159,7 +159,7 @@ impl A2AService {
 
 impl<B> hyper::service::Service<Request<B>> for A2AService
 where
-    B: Body<Data = Bytes> + Send + 'static,
+    B: Body<Data = Bytes> + Send + Unpin + 'static,
     B::Error: Into<BoxError>,
 {
     type Response = Response<ResponseBody>;
@@ -175,10 +175,28 @@ where
 impl App {
     async fn dispatch<B>(&self, req: Request<B>) -> Response<ResponseBody>
     where
-        B: Body<Data = Bytes> + Send + 'static,
+        B: Body<Data = Bytes> + Send + Unpin + 'static,
         B::Error: Into<BoxError>,
     {
         let (parts, body) = req.into_parts();
+        let ended = Arc::new(std::sync::atomic::AtomicBool::new(body.is_end_stream()));
+        let body = Tracked { inner: body, ended: ended.clone() };
+        let http1 = parts.version < http::Version::HTTP_2;
+        let mut resp = self.dispatch_parts(parts, body).await;
+        // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
+        // body, a body too large or too slow) says that the connection closes, and it does, so
+        // the client does not send its next request into a connection nobody reads.
+        if http1 && !ended.load(std::sync::atomic::Ordering::Acquire) {
+            resp.headers_mut().insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        resp
+    }
+
+    async fn dispatch_parts<B>(&self, parts: http::request::Parts, body: Tracked<B>) -> Response<ResponseBody>
+    where
+        B: Body<Data = Bytes> + Send + Unpin + 'static,
+        B::Error: Into<BoxError>,
+    {
         let path = parts.uri.path().to_owned();
         let span = tracing::Span::current();
         if is_grpc(&parts.headers) {
@@ -191,7 +209,10 @@ impl App {
                     }
                     super::grpc_binding::serve(self, parts, body).await
                 }
-                Err(e) => super::grpc_binding::refuse_error(&e),
+                Err(e) => {
+                    self.drain(body).await;
+                    super::grpc_binding::refuse_error(&e)
+                }
             };
         }
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
@@ -212,7 +233,11 @@ impl App {
                 parts.extensions.insert(principal);
             }
             Ok(None) => {}
-            Err(e) => return self.refuse(is_jsonrpc, &e),
+            Err(e) => {
+                // Answered after the body, so a client sending it separately reads the 401.
+                self.drain(body).await;
+                return self.refuse(is_jsonrpc, &e);
+            }
         }
         let resp = self.route(parts, body, &path, is_jsonrpc).await;
         self.with_challenge(resp)
@@ -326,6 +351,19 @@ impl App {
 
     pub fn max_body_bytes(&self) -> usize {
         self.handler.limits().max_body_bytes
+    }
+
+    pub fn body_read_timeout(&self) -> Duration {
+        self.handler.limits().body_read_timeout
+    }
+
+    /// Drops the rest of a refused request's body (see [`drain`]).
+    async fn drain<B>(&self, body: B)
+    where
+        B: Body<Data = Bytes>,
+        B::Error: Into<BoxError>,
+    {
+        drain(body, self.max_body_bytes(), self.body_read_timeout()).await;
     }
 }
 
@@ -444,8 +482,14 @@ pub(crate) struct BodyError {
 }
 
 /// Reads the whole body, refusing more than `limit` bytes (first from `Content-Length`,
-/// before reading anything; then while reading, for chunked or lying bodies).
-pub(crate) async fn read_body<B>(headers: &HeaderMap, body: B, limit: usize) -> std::result::Result<Bytes, BodyError>
+/// before reading anything; then while reading, for chunked or lying bodies), and a body that
+/// takes longer than `timeout` to arrive (408).
+pub(crate) async fn read_body<B>(
+    headers: &HeaderMap,
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> std::result::Result<Bytes, BodyError>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
@@ -462,14 +506,61 @@ where
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(BodyError {
+    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Err(e)) => Err(BodyError {
             status: StatusCode::BAD_REQUEST,
             error: A2AError::invalid_request(format!("cannot read the request body: {e}")),
         }),
+        Err(_) => Err(BodyError {
+            status: StatusCode::REQUEST_TIMEOUT,
+            error: A2AError::invalid_request(format!("the request body did not arrive within {timeout:?}"))
+                .with_meta("bodyReadTimeoutSeconds", timeout.as_secs_f64().to_string()),
+        }),
     }
+}
+
+/// A request body that records whether it was read to its end, so the service can tell a
+/// keep-alive client that its connection closes when an answer left the body unread.
+pub(crate) struct Tracked<B> {
+    inner: B,
+    ended: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<B: Body + Unpin> Body for Tracked<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<std::result::Result<hyper::body::Frame<B::Data>, B::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.ended.store(true, std::sync::atomic::Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Reads and drops what is left of a refused request's body, within the limits, so the
+/// answer reaches a keep-alive client that sends its body after its headers; `false` when the
+/// body was too large or too slow (the connection then closes).
+async fn drain<B>(body: B, limit: usize, timeout: Duration) -> bool
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    matches!(tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await, Ok(Ok(_)))
 }
 
 pub(crate) fn bytes_response(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> Response<ResponseBody> {

@@ -485,8 +485,17 @@ impl Stores {
     /// The stores a spec names: `memory`, `sqlite:PATH`, `postgres:URL` (or a bare
     /// `postgres://…` / `postgresql://…` URL), as `a2a serve --store` and the bindings take it.
     pub async fn open(spec: &str) -> Result<Self> {
+        Self::open_with(spec, MemoryLimits::default()).await
+    }
+
+    /// [`Stores::open`], with these bounds for a `memory` store (the other stores keep what
+    /// they are given until it is deleted).
+    pub async fn open_with(spec: &str, memory: MemoryLimits) -> Result<Self> {
         match StoreSpec::parse(spec)? {
-            StoreSpec::Memory => Ok(Self::memory()),
+            StoreSpec::Memory => {
+                let store = std::sync::Arc::new(crate::store::MemoryStore::new(memory));
+                Ok(Self { tasks: store.clone(), push: store })
+            }
             #[cfg(feature = "sqlite")]
             StoreSpec::Sqlite(path) => {
                 let store = std::sync::Arc::new(crate::store::SqliteStore::open(path).await?);

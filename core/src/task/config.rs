@@ -17,6 +17,12 @@ pub struct Limits {
     /// How long a blocking SendMessage waits for a terminal or interrupted state before it
     /// returns the task as it stands.
     pub blocking_timeout: Duration,
+    /// Largest request head (request line and headers; HTTP/2: the header list) accepted:
+    /// 431 beyond it, so idle connections holding half-sent headers stay cheap.
+    pub max_header_bytes: usize,
+    /// How long a request body may take to arrive once its headers have: 408 (and the
+    /// connection closed) beyond it, so a body trickled forever holds nothing.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -27,6 +33,8 @@ impl Default for Limits {
             max_history_length: 1000,
             max_streams_per_task: 64,
             blocking_timeout: Duration::from_secs(600),
+            max_header_bytes: 64 * 1024,
+            body_read_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -931,7 +931,7 @@ public func FfiConverterTypeAgentExecutor_lower(_ value: AgentExecutor) -> UInt6
 
 
 /**
- * An A2A server for one executor: JSON-RPC and HTTP+JSON on one port, plus the agent card.
+ * An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
  */
 public protocol AgentServerProtocol: AnyObject, Sendable {
     
@@ -958,7 +958,7 @@ public protocol AgentServerProtocol: AnyObject, Sendable {
     
 }
 /**
- * An A2A server for one executor: JSON-RPC and HTTP+JSON on one port, plus the agent card.
+ * An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
  */
 open class AgentServer: AgentServerProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -3385,7 +3385,7 @@ public struct ClientOptions {
     public var headers: [String: String]
     public var timeoutMs: UInt64?
     /**
-     * `JSONRPC` or `HTTP+JSON`: preferred when the card offers both.
+     * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
      */
     public var binding: String?
     public var retries: UInt32?
@@ -3429,7 +3429,7 @@ public struct ClientOptions {
          * Extra headers on every call.
          */headers: [String: String] = [:], timeoutMs: UInt64? = nil, 
         /**
-         * `JSONRPC` or `HTTP+JSON`: preferred when the card offers both.
+         * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
          */binding: String? = nil, retries: UInt32? = nil, streamReconnects: UInt32? = nil, 
         /**
          * Talk to A2A 0.3 agents too (on by default in core).
@@ -5249,6 +5249,22 @@ public struct ServerOptions: Equatable, Hashable {
     public var maxHistoryLength: UInt64?
     public var maxStreamsPerTask: UInt64?
     /**
+     * Largest request head accepted (431 beyond it; default 64 KiB).
+     */
+    public var maxHeaderBytes: UInt64?
+    /**
+     * How long a request body may take to arrive (408 beyond it; default 30 s).
+     */
+    public var bodyReadTimeoutMs: UInt64?
+    /**
+     * The memory store's cap on tasks (default 10,000).
+     */
+    public var maxTasks: UInt64?
+    /**
+     * How long the memory store keeps a finished task (default 1 h).
+     */
+    public var taskRetentionMs: UInt64?
+    /**
      * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
      * visibility, private webhook targets: the core's `SecuritySpec` as JSON
      * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -5282,6 +5298,18 @@ public struct ServerOptions: Equatable, Hashable {
          * How long a blocking SendMessage waits for the task to settle.
          */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
         /**
+         * Largest request head accepted (431 beyond it; default 64 KiB).
+         */maxHeaderBytes: UInt64? = nil, 
+        /**
+         * How long a request body may take to arrive (408 beyond it; default 30 s).
+         */bodyReadTimeoutMs: UInt64? = nil, 
+        /**
+         * The memory store's cap on tasks (default 10,000).
+         */maxTasks: UInt64? = nil, 
+        /**
+         * How long the memory store keeps a finished task (default 1 h).
+         */taskRetentionMs: UInt64? = nil, 
+        /**
          * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
          * visibility, private webhook targets: the core's `SecuritySpec` as JSON
          * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -5301,6 +5329,10 @@ public struct ServerOptions: Equatable, Hashable {
         self.maxPartsPerMessage = maxPartsPerMessage
         self.maxHistoryLength = maxHistoryLength
         self.maxStreamsPerTask = maxStreamsPerTask
+        self.maxHeaderBytes = maxHeaderBytes
+        self.bodyReadTimeoutMs = bodyReadTimeoutMs
+        self.maxTasks = maxTasks
+        self.taskRetentionMs = taskRetentionMs
         self.securityJson = securityJson
         self.strictV1Card = strictV1Card
     }
@@ -5330,6 +5362,10 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
+                maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                bodyReadTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
+                taskRetentionMs: FfiConverterOptionUInt64.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf)
         )
@@ -5345,6 +5381,10 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
+        FfiConverterOptionUInt64.write(value.bodyReadTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
+        FfiConverterOptionUInt64.write(value.taskRetentionMs, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
     }

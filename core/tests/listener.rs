@@ -1,0 +1,207 @@
+//! The listener against hostile clients, over raw sockets (HTTP/1.1) and a raw HTTP/2 client:
+//! a bounded request head (431), a body that must arrive in time (408, then the connection
+//! closes), and refusals on keep-alive connections that reach a client sending its body after
+//! its headers (the bounded body is read before a 401; an answer that leaves the body unread
+//! says `Connection: close` and closes).
+
+mod support;
+
+use a2a_native::model::{self, AgentCard};
+use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+use support::agent::TestAgent;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+struct Srv {
+    addr: std::net::SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Drop for Srv {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn card(base: &str, bearer: bool) -> AgentCard {
+    let mut card = json!({
+        "name": "listener test agent", "description": "d", "version": "1",
+        "supportedInterfaces": [
+            {"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        ],
+        "capabilities": {"streaming": true},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    });
+    if bearer {
+        card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+        card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+    }
+    model::parse_value(card).unwrap()
+}
+
+async fn start(bearer: bool) -> Srv {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = ServerConfig::default();
+    config.limits.max_header_bytes = 16 * 1024;
+    config.limits.body_read_timeout = Duration::from_millis(400);
+    let mut handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&format!("http://{addr}"), bearer),
+        Stores::memory(),
+        config,
+    );
+    if bearer {
+        let who = Principal { name: "tester".into(), scopes: vec![] };
+        handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token("s3cret", who)));
+    }
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    Srv { addr, stop: Some(stop) }
+}
+
+fn send_body(id: u32) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "SendMessage",
+           "params": {"message": {"messageId": format!("m{id}"), "role": "ROLE_USER", "parts": [{"text": "hello"}]}}})
+    .to_string()
+}
+
+fn head(content_length: usize, extra: &str) -> String {
+    format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n{extra}Content-Length: {content_length}\r\n\r\n"
+    )
+}
+
+/// Reads one HTTP/1.1 response (head and a Content-Length body); `None` when the server closed.
+async fn read_response(s: &mut TcpStream) -> Option<(u16, String, String)> {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") {
+        match tokio::time::timeout(Duration::from_secs(5), s.read(&mut byte)).await.expect("an answer in time") {
+            Ok(1) => buf.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body).await.ok()?;
+    Some((status, head.to_ascii_lowercase(), String::from_utf8_lossy(&body).to_string()))
+}
+
+/// Whether the server closed the connection (EOF or reset) within a second.
+async fn closed(s: &mut TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    matches!(tokio::time::timeout(Duration::from_secs(1), s.read(&mut byte)).await, Ok(Ok(0) | Err(_)))
+}
+
+#[tokio::test]
+async fn an_oversized_request_head_gets_431_on_http1() {
+    let s = start(false).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let big = format!("X-Big: {}\r\n", "a".repeat(32 * 1024));
+    c.write_all(head(0, &big).as_bytes()).await.unwrap();
+    let (status, _, _) = read_response(&mut c).await.expect("an answer, not a dropped connection");
+    assert_eq!(status, 431);
+    // A head within the limit is served.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let body = send_body(1);
+    c.write_all(format!("{}{body}", head(body.len(), &format!("X-Ok: {}\r\n", "a".repeat(4 * 1024)))).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(read_response(&mut c).await.unwrap().0, 200);
+}
+
+#[tokio::test]
+async fn an_oversized_header_list_is_refused_on_http2() {
+    let s = start(false).await;
+    let h2 = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .http2_only(true)
+        .build_http::<http_body_util::Full<bytes::Bytes>>();
+    let req = http::Request::post(format!("http://{}/", s.addr))
+        .header("content-type", "application/json")
+        .header("x-big", "a".repeat(32 * 1024))
+        .body(http_body_util::Full::new(bytes::Bytes::from(send_body(1))))
+        .unwrap();
+    match tokio::time::timeout(Duration::from_secs(5), h2.request(req)).await.expect("no hang") {
+        Ok(resp) => assert_eq!(resp.status(), 431),
+        Err(e) => assert!(format!("{e:?}").to_lowercase().contains("header"), "{e:?}"),
+    }
+    // The connection's other requests are still served.
+    let req = http::Request::post(format!("http://{}/", s.addr))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(http_body_util::Full::new(bytes::Bytes::from(send_body(2))))
+        .unwrap();
+    assert_eq!(h2.request(req).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn a_trickled_body_gets_408_and_the_connection_closes() {
+    let s = start(false).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let body = send_body(1);
+    c.write_all(head(body.len(), "").as_bytes()).await.unwrap();
+    c.write_all(&body.as_bytes()[..5]).await.unwrap();
+    // ... and the rest never comes.
+    let (status, answer, _) = read_response(&mut c).await.expect("a 408");
+    assert_eq!(status, 408);
+    assert!(answer.contains("connection: close"), "{answer}");
+    assert!(closed(&mut c).await, "the connection stays open after a 408");
+}
+
+#[tokio::test]
+async fn a_401_reaches_a_client_that_sends_its_body_after_its_headers() {
+    let s = start(true).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let body = send_body(1);
+    c.write_all(head(body.len(), "").as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.write_all(body.as_bytes()).await.unwrap();
+    let (status, answer, text) = read_response(&mut c).await.expect("the 401");
+    assert_eq!(status, 401, "{text}");
+    assert!(!answer.contains("connection: close"), "{answer}");
+    // The same connection serves the next request.
+    let body = send_body(2);
+    c.write_all(format!("{}{body}", head_with_auth(body.len())).as_bytes()).await.unwrap();
+    let (status, _, text) = read_response(&mut c).await.expect("the next answer on the same connection");
+    assert_eq!(status, 200, "{text}");
+}
+
+fn head_with_auth(len: usize) -> String {
+    head(len, "Authorization: Bearer s3cret\r\n")
+}
+
+#[tokio::test]
+async fn an_answer_that_leaves_the_body_unread_says_the_connection_closes() {
+    let s = start(false).await;
+    // A JSON-RPC request with a non-JSON content type is refused before its body is read.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let body = send_body(1);
+    let h = format!("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n", body.len());
+    c.write_all(h.as_bytes()).await.unwrap();
+    let (status, answer, _) = read_response(&mut c).await.expect("the 415");
+    assert_eq!(status, 415);
+    assert!(answer.contains("connection: close"), "{answer}");
+    // A body over the limit: 413, announced and closed.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(head(64 * 1024 * 1024, "").as_bytes()).await.unwrap();
+    let (status, answer, _) = read_response(&mut c).await.expect("the 413");
+    assert_eq!(status, 413);
+    assert!(answer.contains("connection: close"), "{answer}");
+    assert!(closed(&mut c).await);
+}
