@@ -116,7 +116,6 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
         workers.push(tokio::spawn(async move {
             match client {
                 Some(client) => drive_client(&client, args_mode(target.mode), worker, warmup_end, end, budget).await,
-                None if target.protocol == Protocol::Grpc => target.drive_grpc(worker, warmup_end, end, budget).await,
                 None => target.drive(worker, warmup_end, end, budget).await,
             }
         }));
@@ -141,7 +140,25 @@ struct Target {
     mode: Mode,
 }
 
+/// One worker's connection: HTTP/1.1 for JSON-RPC, HTTP/2 for gRPC.
+enum Conn {
+    H1(hyper::client::conn::http1::SendRequest<Full<Bytes>>),
+    H2(hyper::client::conn::http2::SendRequest<Full<Bytes>>),
+}
+
+impl Conn {
+    /// Whether the connection can take another request (after a failed one).
+    async fn ready(&mut self) -> bool {
+        match self {
+            Conn::H1(s) => s.ready().await.is_ok(),
+            Conn::H2(s) => s.ready().await.is_ok(),
+        }
+    }
+}
+
 impl Target {
+    /// One worker: its own connection, one request at a time until the budget or the clock
+    /// says stop; requests begun in the warm-up are not counted.
     async fn drive(
         &self,
         worker: usize,
@@ -153,16 +170,29 @@ impl Target {
             .await
             .map_err(|e| format!("connect {}:{}: {e}", self.host, self.port))?;
         tcp.set_nodelay(true).map_err(|e| e.to_string())?;
-        let (mut sender, conn) =
-            hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.map_err(|e| e.to_string())?;
-        tokio::spawn(conn);
+        let mut conn = if self.protocol == Protocol::Grpc {
+            let (sender, conn) =
+                hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), TokioIo::new(tcp))
+                    .await
+                    .map_err(|e| e.to_string())?;
+            tokio::spawn(conn);
+            Conn::H2(sender)
+        } else {
+            let (sender, conn) =
+                hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.map_err(|e| e.to_string())?;
+            tokio::spawn(conn);
+            Conn::H1(sender)
+        };
         let mut tally = Tally::default();
         for seq in 0u64.. {
             if !take_one(&budget, end) {
                 break;
             }
             let began = Instant::now();
-            let outcome = self.one(&mut sender, worker, seq).await;
+            let outcome = match &mut conn {
+                Conn::H1(sender) => self.one(sender, worker, seq).await,
+                Conn::H2(sender) => self.one_grpc(sender, worker, seq).await,
+            };
             let latency = began.elapsed();
             if budget.is_none() && began < warmup_end {
                 continue;
@@ -173,50 +203,7 @@ impl Target {
                 Err(e) => {
                     tally.errors += 1;
                     tally.first_error.get_or_insert(e);
-                    if sender.ready().await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(tally)
-    }
-
-    /// One worker's HTTP/2 connection sending gRPC calls one at a time.
-    async fn drive_grpc(
-        &self,
-        worker: usize,
-        warmup_end: Instant,
-        end: Instant,
-        budget: Option<Arc<AtomicU64>>,
-    ) -> Result<Tally, String> {
-        let tcp = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
-            .await
-            .map_err(|e| format!("connect {}:{}: {e}", self.host, self.port))?;
-        tcp.set_nodelay(true).map_err(|e| e.to_string())?;
-        let (mut sender, conn) =
-            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), TokioIo::new(tcp))
-                .await
-                .map_err(|e| e.to_string())?;
-        tokio::spawn(conn);
-        let mut tally = Tally::default();
-        for seq in 0u64.. {
-            if !take_one(&budget, end) {
-                break;
-            }
-            let began = Instant::now();
-            let outcome = self.one_grpc(&mut sender, worker, seq).await;
-            let latency = began.elapsed();
-            if budget.is_none() && began < warmup_end {
-                continue;
-            }
-            match outcome {
-                Ok(Some(first_event)) => tally.micros.push(micros(first_event)),
-                Ok(None) => tally.micros.push(micros(latency)),
-                Err(e) => {
-                    tally.errors += 1;
-                    tally.first_error.get_or_insert(e);
-                    if sender.ready().await.is_err() {
+                    if !conn.ready().await {
                         break;
                     }
                 }

@@ -109,7 +109,8 @@ type GrpcHttp = hyper_util::client::legacy::Client<
     http_body_util::Full<bytes::Bytes>,
 >;
 
-fn grpc_http() -> GrpcHttp {
+/// A TLS client configuration trusting the test CA (and nothing else).
+fn client_tls() -> rustls::ClientConfig {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
@@ -117,11 +118,15 @@ fn grpc_http() -> GrpcHttp {
         roots.add(c.unwrap()).unwrap();
     }
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
+    rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
         .with_root_certificates(roots)
-        .with_no_client_auth();
+        .with_no_client_auth()
+}
+
+fn grpc_http() -> GrpcHttp {
+    let config = client_tls();
     let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
     connector.enforce_http(false);
     let https = hyper_rustls::HttpsConnectorBuilder::new()
@@ -689,20 +694,10 @@ async fn auth_tls_001_both_bindings_are_served_over_https_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auth_tls_002_tls_1_3_with_an_aead_suite_is_negotiated() {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::{CertificateDer, ServerName};
+    use rustls::pki_types::ServerName;
     let s = serve(Some(tls_config()), |base| handler(base, echo_agent(), false)).await;
     let port: u16 = s.base.rsplit(':').next().unwrap().parse().unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    for c in CertificateDer::pem_file_iter(fixture("tls-ca.pem")).unwrap() {
-        roots.add(c.unwrap()).unwrap();
-    }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config = client_tls();
     let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(ServerName::try_from("localhost").unwrap(), tcp)
@@ -730,17 +725,7 @@ async fn grpc_svc_003_grpc_runs_over_http2_with_tls() {
     assert_eq!(kind(stream.rest().await.last().unwrap()), "status:TASK_STATE_COMPLETED");
     // The TLS handshake offers h2 and the server picks it.
     use rustls::pki_types::ServerName;
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    for c in rustls::pki_types::CertificateDer::pem_file_iter(fixture("tls-ca.pem")).unwrap() {
-        roots.add(c.unwrap()).unwrap();
-    }
-    let mut config =
-        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+    let mut config = client_tls();
     config.alpn_protocols = vec![b"h2".to_vec()];
     let port: u16 = s.base.rsplit(':').next().unwrap().parse().unwrap();
     let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
