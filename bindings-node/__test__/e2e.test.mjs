@@ -166,7 +166,7 @@ test('errors map to A2AError subclasses with .code, spec name, metadata and viol
     await assert.rejects(client.send({ messageId: 'm', role: 'ROLE_USER', parts: [{ data: cyclic }] }), InvalidParamsError);
     assert.throws(() => new AgentServer({ name: 'no card' }, new Echo()), InvalidParamsError);
     assert.throws(() => new AgentServer(CARD, {}), TypeError);
-    await assert.rejects(Client.connect(server.url, { binding: 'GRPC' }), InvalidParamsError);
+    await assert.rejects(Client.connect(server.url, { binding: 'SOAP' }), InvalidParamsError);
     // The server is gone: the client's failure to reach it is a TransportError.
     await server.close();
     const gone = await client.getTask('any').catch((e) => e);
