@@ -94,7 +94,7 @@ fn tenant() -> String {
 
 async fn call(h: &RequestHandler, req: A2ARequest) -> Value {
     match h.handle(&CallContext::default(), req).await.unwrap() {
-        Reply::Value(v) => v,
+        Reply::Value(v) => v.to_value(),
         _ => panic!("expected a value"),
     }
 }
@@ -225,6 +225,7 @@ async fn a_message_to_a_turn_running_on_another_instance_is_refused() {
     for _ in 0..50 {
         match b.handler.handle(&CallContext::default(), send(&tenant, next.clone(), false)).await {
             Ok(Reply::Value(v)) => {
+                let v = v.to_value();
                 assert_eq!(task_of(v).status.state, TaskState::Completed);
                 let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
                 call(&a.handler, A2ARequest::CancelTask(cancel)).await;

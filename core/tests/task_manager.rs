@@ -72,7 +72,7 @@ fn msg(text: &str) -> Message {
 
 async fn call(h: &RequestHandler, req: A2ARequest) -> Result<Value, A2AError> {
     match h.handle(&CallContext::default(), req).await? {
-        Reply::Value(v) => Ok(v),
+        Reply::Value(v) => Ok(v.to_value()),
         Reply::Empty => Ok(Value::Null),
         Reply::Stream(_) => panic!("unexpected stream"),
     }

@@ -5,6 +5,8 @@
 #   ours-grpc      `a2a serve --echo --store memory` (release build), over gRPC
 #   ours-jsonrpc   the same server over JSON-RPC
 #   sdk-grpc       the official a2a-sdk 1.3 gRPC server (grpcio; tests/bench/ref/python/grpc_server.py)
+#   floor-grpc     the floor: a bare hyper server that decodes the request and writes a fixed
+#   floor-jsonrpc  answer, over gRPC and JSON-RPC (cli/examples/bench_floor.rs)
 # The official Rust crates (a2a-server-lf 0.5.3) serve no gRPC, so they are not in this table
 # (tests/bench/run.sh has them over JSON-RPC).
 # Results: target/bench/grpc.md (with ratios to ours-grpc) and target/bench/grpc.jsonl.
@@ -21,6 +23,7 @@ warmup="${WARMUP:-1}"
 a2a="$root/target/release/a2a"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release --locked -p a2a-native-cli --quiet
+  cargo build --release --locked -p a2a-native-cli --example bench_floor --quiet
 fi
 tests/bench/ref/setup.sh >&2
 
@@ -43,13 +46,18 @@ pids+=($!)
 sdk=$(free_port)
 (cd tests/bench/ref/python && exec ../.venv/bin/python grpc_server.py "$sdk") > "$out/grpc-sdk.log" 2>&1 &
 pids+=($!)
+floor=$(free_port)
+"$root/target/release/examples/bench_floor" "$floor" > "$out/grpc-floor.log" 2>&1 &
+pids+=($!)
 wait_port "$ours"
 wait_port "$sdk"
+wait_port "$floor"
 
 results="$out/grpc.jsonl"
 : > "$results"
 for c in 1 16 64; do
-  for target in "ours-grpc grpc 127.0.0.1:$ours" "ours-jsonrpc 1.0 http://127.0.0.1:$ours/" "sdk-grpc grpc 127.0.0.1:$sdk"; do
+  for target in "ours-grpc grpc 127.0.0.1:$ours" "ours-jsonrpc 1.0 http://127.0.0.1:$ours/" "sdk-grpc grpc 127.0.0.1:$sdk" \
+    "floor-grpc grpc 127.0.0.1:$floor" "floor-jsonrpc 1.0 http://127.0.0.1:$floor/"; do
     read -r name protocol url <<< "$target"
     echo "== $name, $c connections" >&2
     line=$("$a2a" bench --json --url "$url" --protocol "$protocol" --connections "$c" --duration "$duration" --warmup "$warmup")
@@ -61,7 +69,7 @@ python3 - "$results" > "$out/grpc.md" <<'EOF_PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {(r['server'], r['result']['connections']): r['result'] for r in rows}
-servers = ['ours-grpc', 'ours-jsonrpc', 'sdk-grpc']
+servers = ['ours-grpc', 'ours-jsonrpc', 'sdk-grpc', 'floor-grpc', 'floor-jsonrpc']
 print('| server | connections | req/s | p50 ms | p99 ms | errors | req/s vs ours-grpc |')
 print('|---|---|---|---|---|---|---|')
 for c in (1, 16, 64):

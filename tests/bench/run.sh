@@ -7,6 +7,9 @@
 #   pyours   the same agent as an `async def` Python executor on our server through the Python
 #            binding (tests/bench/ref/python_native; release wheel of bindings-python), to set
 #            beside `python` (issue 5's comparison) and `ours` (the Python round trip's cost)
+#   floor    a bare hyper server that reads the body, parses the JSON and writes a fixed
+#            SendMessage result (cli/examples/bench_floor.rs): what no A2A server can beat, so
+#            `ours` is also reported as a fraction of it
 #   jsours   the same agent as an async JavaScript executor on our server through the Node
 #            binding (tests/bench/ref/js_native; release build of bindings-node), to set beside
 #            `js` (issue 6's comparison) and `ours` (the JavaScript round trip's cost)
@@ -31,13 +34,14 @@ mkdir -p "$out"
 duration="${DURATION:-10}"
 warmup="${WARMUP:-2}"
 tasks="${TASKS:-100000}"
-servers="${SERVERS:-ours rust python js pyours jsours}"
+servers="${SERVERS:-ours floor rust python js pyours jsours}"
 has() { [[ " $servers " == *" $1 "* ]]; }
 
 a2a="$root/target/release/a2a"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "== building (release)" >&2
   cargo build --release --locked -p a2a-native-cli --quiet
+  has floor && cargo build --release --locked -p a2a-native-cli --example bench_floor --quiet
 fi
 if has rust && { [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$root/target/bench-ref/release/bench-ref-rust" ]; }; then
   cargo build --release --quiet --manifest-path tests/bench/ref/rust/Cargo.toml --target-dir "$root/target/bench-ref"
@@ -92,6 +96,7 @@ start() { # name port
   # `exec`: $pid must be the server itself (for its RSS, and so that `stop` ends it).
   case "$name" in
     ours) exec "$a2a" serve --echo --store memory --port "$port" ;;
+    floor) exec "$root/target/release/examples/bench_floor" "$port" ;;
     rust) exec "$root/target/bench-ref/release/bench-ref-rust" "$port" ;;
     python) PORT="$port" exec tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
     js) PORT="$port" exec node tests/bench/ref/js/server.mjs "$port" ;;
@@ -117,7 +122,7 @@ record() { # server what json
   python3 -c 'import json,sys; d=json.loads(sys.argv[3]); d["server"]=sys.argv[1]; d["what"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" "$3" >> "$results"
 }
 
-for name in ours rust python js pyours jsours; do
+for name in ours floor rust python js pyours jsours; do
   has "$name" || continue
   port="$(free_port)"
   echo "== $name on :$port" >&2
@@ -141,9 +146,11 @@ for name in ours rust python js pyours jsours; do
     echo "   send c=$c: $r" >&2
     record "$name" "send_c$c" "$r"
   done
-  r="$("$a2a" bench --url "$url" --mode stream --connections 1 --duration "$duration" --warmup "$warmup" --json)"
-  echo "   stream c=1: $r" >&2
-  record "$name" "stream_c1" "$r"
+  if [ "$name" != floor ]; then # the floor answers SendMessage only
+    r="$("$a2a" bench --url "$url" --mode stream --connections 1 --duration "$duration" --warmup "$warmup" --json)"
+    echo "   stream c=1: $r" >&2
+    record "$name" "stream_c1" "$r"
+  fi
   # Memory again after everything: flat for a bounded store, growing for an unbounded one.
   total="$(python3 -c '
 import json,sys
@@ -158,8 +165,8 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
 for r in rows:
     by.setdefault(r["server"], {})[r["what"]] = r
-names = [n for n in ["ours", "rust", "python", "js", "pyours", "jsours"] if n in by]
-label = {"ours": "a2a-native", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)",
+names = [n for n in ["ours", "floor", "rust", "python", "js", "pyours", "jsours"] if n in by]
+label = {"ours": "a2a-native", "floor": "floor (bare hyper, fixed reply)", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)",
          "pyours": "a2a-native, Python executor (binding)", "jsours": "a2a-native, JavaScript executor (binding)"}
 def get(n, what, key):
     return by.get(n, {}).get(what, {}).get(key)

@@ -4,7 +4,10 @@
 
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::executor::AgentExecutor;
-use crate::model::{self, AgentCard, SendMessageRequest};
+use crate::model::{
+    self, AgentCard, ListTaskPushNotificationConfigsResponse, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, Task, TaskPushNotificationConfig,
+};
 use crate::request::A2ARequest;
 use crate::store::Stores;
 use crate::task::call::{CallContext, EventStream};
@@ -15,12 +18,55 @@ use std::sync::Arc;
 
 /// The outcome of one request.
 pub enum Reply {
-    /// A result object in 1.0 ProtoJSON (Task, SendMessageResponse, ListTasksResponse, ...).
-    Value(Value),
+    /// A result, typed: each binding writes it once in its own form (no JSON tree between).
+    Value(Payload),
     /// `google.protobuf.Empty` (DeleteTaskPushNotificationConfig).
     Empty,
     /// Server-sent events, closed by the server when the task ends.
     Stream(EventStream),
+}
+
+/// The result of a unary operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    Sent(Box<SendMessageResponse>),
+    Task(Box<Task>),
+    Tasks(ListTasksResponse),
+    PushConfig(TaskPushNotificationConfig),
+    PushConfigs(ListTaskPushNotificationConfigsResponse),
+    Card(Box<AgentCard>),
+}
+
+impl serde::Serialize for Payload {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Payload::Sent(r) => r.serialize(s),
+            Payload::Task(t) => t.serialize(s),
+            Payload::Tasks(l) => l.serialize(s),
+            Payload::PushConfig(c) => c.serialize(s),
+            Payload::PushConfigs(l) => l.serialize(s),
+            Payload::Card(c) => c.serialize(s),
+        }
+    }
+}
+
+impl Payload {
+    /// The result in 1.0 ProtoJSON, as a JSON value.
+    pub fn to_value(&self) -> Value {
+        model::to_value(self)
+    }
+
+    /// The task and context ids the result names (for tracing), `""` where it names none.
+    pub fn ids(&self) -> (&str, &str) {
+        match self {
+            Payload::Sent(r) => match &**r {
+                SendMessageResponse::Task(t) => (&t.id, &t.context_id),
+                SendMessageResponse::Message(m) => (&m.task_id, &m.context_id),
+            },
+            Payload::Task(t) => (&t.id, &t.context_id),
+            _ => ("", ""),
+        }
+    }
 }
 
 /// Answers A2A requests for one agent.
@@ -134,17 +180,17 @@ impl RequestHandler {
                 non_negative_history(r.history_length, "historyLength")?;
                 let task = self.stores.tasks.get(&tenant, &r.id, Some(self.history_cap(r.history_length))).await?;
                 let task = task.ok_or_else(|| A2AError::task_not_found(&r.id))?;
-                Ok(Reply::Value(model::to_value(&task)))
+                Ok(Reply::Value(Payload::Task(Box::new(task))))
             }
             A2ARequest::ListTasks(mut r) => {
                 non_negative_history(r.history_length, "historyLength")?;
                 r.history_length = Some(self.history_cap(r.history_length));
-                Ok(Reply::Value(model::to_value(&self.stores.tasks.list(&tenant, &r).await?)))
+                Ok(Reply::Value(Payload::Tasks(self.stores.tasks.list(&tenant, &r).await?)))
             }
             A2ARequest::CancelTask(r) => {
                 let ctx = ctx.with_skills(self.skills.permitted(ctx.principal.as_ref()));
                 let task = self.manager.cancel(&ctx, &tenant, &r.tenant, &r.id, r.metadata).await?;
-                Ok(Reply::Value(model::to_value(&task)))
+                Ok(Reply::Value(Payload::Task(Box::new(task))))
             }
             A2ARequest::SubscribeToTask(r) => {
                 self.require_streaming()?;
@@ -155,7 +201,7 @@ impl RequestHandler {
                 self.require_task(&tenant, &config.task_id).await?;
                 push.check_url(&config.url, "url")?;
                 let stored = self.stores.push.create(&tenant, config).await?;
-                Ok(Reply::Value(model::to_value(&stored)))
+                Ok(Reply::Value(Payload::PushConfig(stored)))
             }
             A2ARequest::GetTaskPushNotificationConfig(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
@@ -163,13 +209,13 @@ impl RequestHandler {
                 let config = config.ok_or_else(|| {
                     A2AError::task_not_found(&r.task_id).with_meta("pushNotificationConfigId", r.id.as_str())
                 })?;
-                Ok(Reply::Value(model::to_value(&config)))
+                Ok(Reply::Value(Payload::PushConfig(config)))
             }
             A2ARequest::ListTaskPushNotificationConfigs(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
                 self.require_task(&tenant, &r.task_id).await?;
                 let page = self.stores.push.list(&tenant, &r.task_id, r.page_size, &r.page_token).await?;
-                Ok(Reply::Value(model::to_value(&page)))
+                Ok(Reply::Value(Payload::PushConfigs(page)))
             }
             A2ARequest::DeleteTaskPushNotificationConfig(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
@@ -190,7 +236,7 @@ impl RequestHandler {
                     .extended_card
                     .as_ref()
                     .ok_or_else(|| A2AError::of(ErrorKind::ExtendedAgentCardNotConfigured))?;
-                Ok(Reply::Value(model::to_value(&self.extended_card_for(card, ctx.principal.as_ref())?)))
+                Ok(Reply::Value(Payload::Card(Box::new(self.extended_card_for(card, ctx.principal.as_ref())?))))
             }
         }
     }
@@ -206,7 +252,7 @@ impl RequestHandler {
         non_negative_history(r.history_length(), "configuration.historyLength")?;
         let partition = ctx.partition(&r.tenant, self.visibility);
         Ok(match self.manager.send(ctx, &partition, r, streaming).await? {
-            Sent::Reply(reply) => Reply::Value(model::to_value(&*reply)),
+            Sent::Reply(reply) => Reply::Value(Payload::Sent(reply)),
             Sent::Stream(stream) => Reply::Stream(stream),
         })
     }

@@ -154,7 +154,7 @@ async fn serve_v03(
         return no_content();
     }
     match result {
-        Ok(Reply::Value(v)) => match super::v03::result_to_v03(method, v) {
+        Ok(Reply::Value(v)) => match super::v03::result_to_v03(method, v.to_value()) {
             Ok(v03) => ok(jsonrpc::success(&id, &v03)),
             Err(e) => fail(e),
         },

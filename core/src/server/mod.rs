@@ -36,7 +36,7 @@ pub use crate::task::call::{CallContext, EventStream, StreamItem};
 pub use crate::task::config::{Limits, ServerConfig, TaskVisibility};
 pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Principal, RequiredScopes, SkillScopes};
 pub use body::ResponseBody;
-pub use handler::{Reply, RequestHandler};
+pub use handler::{Payload, Reply, RequestHandler};
 pub use jwt::{JwtBearer, JwtConfig, KeySource};
 pub use service::{A2AService, HttpOptions};
 pub use tls::{MutualTls, PeerCertificate};

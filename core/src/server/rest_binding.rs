@@ -22,7 +22,9 @@
 use super::body::{Framing, ResponseBody};
 use super::handler::Reply;
 use super::headers::{self, Version};
-use super::service::{App, BoxError, call_context, echo_extensions, json_response, read_body, status};
+use super::service::{
+    App, BoxError, call_context, echo_extensions, json_response, read_body, serialized_response, status,
+};
 use crate::error::{A2AError, ErrorKind};
 use crate::rest;
 use bytes::Bytes;
@@ -103,7 +105,7 @@ where
     app.extensions.check_required(requested).map_err(fail)?;
     let ctx = call_context(activated, parts);
     match app.call(&ctx, request).await.map_err(fail)? {
-        Reply::Value(v) => Ok(json_response(StatusCode::OK, media, &v)),
+        Reply::Value(v) => Ok(serialized_response(StatusCode::OK, media, &v)),
         // google.protobuf.Empty is `{}` in ProtoJSON.
         Reply::Empty => Ok(json_response(StatusCode::OK, media, &json!({}))),
         Reply::Stream(events) => Ok(app.sse_response(events, Framing::Rest)),

@@ -325,7 +325,7 @@ impl App {
             .await
             .unwrap_or_else(|_| Err(A2AError::internal("the request handler panicked")));
         match &result {
-            Ok(Reply::Value(v)) => record_result_ids(v),
+            Ok(Reply::Value(v)) => record_result_ids(v.ids()),
             Err(e) if e.http_status() >= 500 => tracing::warn!(code = e.code(), "request failed: {}", e.message),
             Err(e) => tracing::debug!(code = e.code(), "request failed: {}", e.message),
             _ => {}
@@ -454,24 +454,14 @@ fn record_request_ids(request: &A2ARequest) {
     }
 }
 
-/// Ids of the task a result names: SendMessageResponse (`{"task": …}` / `{"message": …}`) or
-/// a bare Task (GetTask, CancelTask).
-fn record_result_ids(value: &Value) {
-    let (task, context) = if let Some(t) = value.get("task") {
-        (t.get("id"), t.get("contextId"))
-    } else if let Some(m) = value.get("message") {
-        (m.get("taskId"), m.get("contextId"))
-    } else if value.get("status").is_some() {
-        (value.get("id"), value.get("contextId"))
-    } else {
-        (None, None)
-    };
+/// Ids of the task a result names (SendMessage's task or message, a Task).
+fn record_result_ids((task, context): (&str, &str)) {
     let span = tracing::Span::current();
-    if let Some(id) = task.and_then(Value::as_str).filter(|s| !s.is_empty()) {
-        span.record("task_id", id);
+    if !task.is_empty() {
+        span.record("task_id", task);
     }
-    if let Some(id) = context.and_then(Value::as_str).filter(|s| !s.is_empty()) {
-        span.record("context_id", id);
+    if !context.is_empty() {
+        span.record("context_id", context);
     }
 }
 
@@ -568,6 +558,22 @@ pub(crate) fn bytes_response(status: StatusCode, content_type: &'static str, bod
     *resp.status_mut() = status;
     resp.headers_mut().insert(http::header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     resp
+}
+
+/// A JSON response written straight from a typed value.
+pub(crate) fn serialized_response(
+    status: StatusCode,
+    content_type: &'static str,
+    value: &impl serde::Serialize,
+) -> Response<ResponseBody> {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => bytes_response(status, content_type, bytes),
+        Err(e) => json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            content_type,
+            &A2AError::internal(format!("cannot serialise the result: {e}")).to_http_body(),
+        ),
+    }
 }
 
 pub(crate) fn json_response(status: StatusCode, content_type: &'static str, value: &Value) -> Response<ResponseBody> {

@@ -1,0 +1,58 @@
+//! The floor the benchmark measures our server against: a bare hyper server on one port that
+//! reads each request's body, parses it (JSON, or the gRPC frame and its protobuf
+//! SendMessageRequest) and writes a fixed SendMessage result (a completed task echoing one
+//! text part), with no protocol logic, store or executor. What ours costs above it is the
+//! price of being A2A. `tests/bench/run.sh` and `tests/bench/grpc.sh` run it beside ours.
+//!
+//!     cargo run --release -p a2a-native-cli --example bench_floor -- PORT
+
+use a2a_native::grpc::{frame, pb};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use prost::Message;
+use std::convert::Infallible;
+
+const TASK: &str = r#"{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","name":"echo","parts":[{"text":"hello"}]}]}"#;
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+async fn answer(req: Request<hyper::body::Incoming>) -> Result<Response<Body>, Infallible> {
+    let grpc = req.headers().get("content-type").is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
+    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    if grpc {
+        let parsed = frame::single_message(&body, 1 << 20).ok().and_then(|m| pb::SendMessageRequest::decode(m).ok());
+        let reply: pb::SendMessageResponse = serde_json::from_str(&format!(r#"{{"task":{TASK}}}"#)).unwrap();
+        let mut trailers = http::HeaderMap::new();
+        trailers.insert("grpc-status", http::HeaderValue::from_static(if parsed.is_some() { "0" } else { "3" }));
+        let frames = futures_util::stream::iter([
+            Ok(hyper::body::Frame::data(frame::encode(&reply.encode_to_vec()))),
+            Ok(hyper::body::Frame::trailers(trailers)),
+        ]);
+        let mut resp = Response::new(http_body_util::StreamBody::new(frames).boxed());
+        resp.headers_mut().insert("content-type", http::HeaderValue::from_static("application/grpc"));
+        return Ok(resp);
+    }
+    let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let id = parsed.get("id").cloned().unwrap_or_default();
+    let out = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"task":{TASK}}}}}"#);
+    let mut resp = Response::new(Full::new(Bytes::from(out)).boxed());
+    resp.headers_mut().insert("content-type", http::HeaderValue::from_static("application/json"));
+    Ok(resp)
+}
+
+#[tokio::main]
+async fn main() {
+    let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(9100);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
+    let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    loop {
+        let (tcp, _) = listener.accept().await.expect("accept");
+        let _ = tcp.set_nodelay(true);
+        let builder = builder.clone();
+        tokio::spawn(async move {
+            let _ = builder.serve_connection(TokioIo::new(tcp), hyper::service::service_fn(answer)).await;
+        });
+    }
+}
