@@ -64,7 +64,7 @@ fn main() {
         let Reply::Value(v) = a.handle(&CallContext::default(), A2ARequest::SendMessage(req)).await.unwrap() else {
             panic!("not a task")
         };
-        let id = v["task"]["id"].as_str().unwrap().to_owned();
+        let id = v.ids().0.to_owned();
         let sub = model::SubscribeToTaskRequest { id, ..Default::default() };
         let Reply::Stream(mut stream) = b.handle(&CallContext::default(), A2ARequest::SubscribeToTask(sub)).await.unwrap() else {
             panic!("not a stream")

@@ -70,7 +70,10 @@ async fn turn(handler: &RequestHandler, n: usize, paced: bool) -> Duration {
     let text = if paced { format!("paced{n}") } else { n.to_string() };
     let req = A2ARequest::SendMessage(SendMessageRequest::new(Message::text(Role::User, text)));
     match handler.handle(&CallContext::default(), req).await.expect("the turn") {
-        Reply::Value(v) => assert_eq!(v["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{v}"),
+        Reply::Value(v) => {
+            let v = v.to_value();
+            assert_eq!(v["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{v}")
+        }
         _ => panic!("not a task"),
     }
     started.elapsed()
