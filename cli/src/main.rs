@@ -13,6 +13,9 @@ use a2a_native::model::dynamic;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "a2a", version, about = "Serve, inspect and talk to A2A agents")]
 struct Cli {
