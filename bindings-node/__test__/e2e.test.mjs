@@ -27,6 +27,8 @@ test('send: blocking send, get, list, direct reply', () =>
     const { task } = await client.send('hi there');
     assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
     assert.deepEqual(task.artifacts[0].parts, [{ text: 'hi there' }]);
+    // The executor gave no artifact id: core gave it a fresh UUID.
+    assert.match(task.artifacts[0].artifactId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.equal((await client.getTask(task.id)).id, task.id);
     const listed = await client.listTasks();
     assert.deepEqual(listed.tasks.map((t) => t.id), [task.id]);

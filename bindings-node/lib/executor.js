@@ -133,7 +133,8 @@ export class EventQueue {
   artifact(parts, { artifactId, name, description, append = false, lastChunk = false, metadata } = {}) {
     return this.#deliver((call) => {
       const artifact = {
-        artifactId: artifactId || randomUUID(),
+        // Without an id, core gives the artifact a fresh one.
+        ...(artifactId ? { artifactId } : {}),
         parts: typeof parts === 'string' ? [{ text: parts }] : parts,
       };
       if (name) artifact.name = name;

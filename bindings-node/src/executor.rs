@@ -15,7 +15,7 @@
 use crate::{errors, models};
 use a2a_native::error::{A2AError, ErrorKind};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
-use a2a_native::model::{Artifact, Message, Role, StreamResponse, TaskState};
+use a2a_native::model::{Message, Role, StreamResponse, TaskState};
 use napi::bindgen_prelude::{FnArgs, FromNapiValue};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Result, Status};
@@ -288,13 +288,13 @@ pub fn sink_status(call_id: u32, state: String, text: Option<String>, message_js
     sink.deliver(sink.inner.status_event(state, message))
 }
 
-/// An artifact (Artifact JSON; the JS layer gives it an id), or with `append` more parts for an
+/// An artifact (Artifact JSON; core gives one without an id a fresh one), or with `append` more parts for an
 /// earlier one with the same id.
 #[napi_derive::napi]
 pub fn sink_artifact(call_id: u32, artifact_json: String, append: bool, last_chunk: bool) -> Result<bool> {
     let sink = &call(call_id)?.sink;
-    let artifact: Artifact = models::parse(&artifact_json)?;
-    sink.deliver(sink.inner.artifact_event(artifact, append, last_chunk))
+    let artifact = serde_json::from_str(&artifact_json).map_err(|e| errors::invalid("artifact", e.to_string()))?;
+    sink.deliver(sink.inner.artifact_event_from_value(artifact, append, last_chunk).map_err(errors::to_js)?)
 }
 
 /// A direct reply (text, or Message JSON) instead of a task.

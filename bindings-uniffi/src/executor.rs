@@ -157,18 +157,17 @@ impl EventSink {
     /// An artifact (a fresh id when `artifact_id` is empty); `append` adds parts to an earlier one.
     #[uniffi::method(default(append = false, last_chunk = false))]
     pub async fn artifact(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
-        let artifact: model::Artifact = if artifact.artifact_id.is_empty() {
-            to_core(&Artifact { artifact_id: crate::client::uuid_v4(), ..artifact })?
-        } else {
-            to_core(&artifact)?
-        };
-        self.deliver(self.inner.artifact_event(artifact, append, last_chunk)).await
+        // Without an id, core gives the artifact a fresh one.
+        use crate::json::ProtoJson;
+        let event = self.inner.artifact_event_from_value(artifact.write("")?, append, last_chunk)?;
+        self.deliver(event).await
     }
 
     /// A whole artifact of one text part.
     pub async fn artifact_text(&self, name: String, text: String) -> Result<()> {
         let artifact = model::Artifact {
-            artifact_id: crate::client::uuid_v4(),
+            // Core's artifact_event gives it a fresh id.
+            artifact_id: String::new(),
             name,
             description: String::new(),
             parts: vec![model::Part::text(text)],

@@ -233,6 +233,25 @@ impl EventSink {
         self.send(self.artifact_event(artifact, append, last_chunk)).await
     }
 
+    /// [`EventSink::artifact_event`] of an artifact a host language gives as ProtoJSON: one
+    /// without `artifactId` (or with an empty one) gets a fresh id before it is validated, so
+    /// no binding fills ids itself.
+    pub fn artifact_event_from_value(
+        &self,
+        mut artifact: serde_json::Value,
+        append: bool,
+        last_chunk: bool,
+    ) -> Result<StreamResponse> {
+        if let Some(obj) = artifact.as_object_mut()
+            && obj.get("artifactId").and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
+            && !obj.contains_key("artifact_id")
+        {
+            obj.insert("artifactId".into(), uuid::Uuid::new_v4().to_string().into());
+        }
+        let artifact: Artifact = crate::model::parse_value_at(artifact, "artifact")?;
+        Ok(self.artifact_event(artifact, append, last_chunk))
+    }
+
     /// The event [`EventSink::artifact`] sends.
     /// An artifact without an id gets a fresh one (in every language: the bindings leave it to
     /// this).
@@ -285,6 +304,23 @@ impl EventSink {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_host_artifact_without_an_id_gets_one_and_a_bad_one_is_refused() {
+        let (tx, _rx) = mpsc::channel(1);
+        let sink = EventSink::new(tx, "t".into(), "c".into());
+        let id_of = |v| match sink.artifact_event_from_value(v, false, true).unwrap() {
+            StreamResponse::ArtifactUpdate(e) => e.artifact.artifact_id,
+            other => panic!("{other:?}"),
+        };
+        let fresh = id_of(json!({"parts": [{"text": "x"}]}));
+        assert_eq!(uuid::Uuid::parse_str(&fresh).map(|u| u.get_version_num()), Ok(4));
+        assert_ne!(id_of(json!({"artifactId": "", "parts": [{"text": "x"}]})), "");
+        assert_eq!(id_of(json!({"artifactId": "a1", "parts": [{"text": "x"}]})), "a1");
+        let err = sink.artifact_event_from_value(json!({"parts": []}), false, true).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParams);
+        assert!(err.violations[0].field.starts_with("artifact.parts"), "{err:?}");
+    }
 
     #[test]
     fn the_view_a_binding_hands_over_is_the_context_in_json_without_credentials() {

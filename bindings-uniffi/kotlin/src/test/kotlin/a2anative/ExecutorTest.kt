@@ -18,6 +18,8 @@ class ExecutorTest {
             val task = client.sendText("from kotlin").task!!
             assertEquals(TaskState.COMPLETED, task.status.state)
             assertEquals("echo: from kotlin", task.artifactText)
+            // The executor gave no artifact id: core gave it a fresh UUID.
+            assertTrue(Regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}").matches(task.artifacts[0].artifactId), task.toString())
         }
     }
 
