@@ -101,7 +101,7 @@ export declare function normalize(typeName: string, json: string): string
 export declare function signCard(cardJson: string, pem: string, alg: string, kid: string, jku?: string | undefined | null): string
 
 /**
- * An artifact (Artifact JSON; the JS layer gives it an id), or with `append` more parts for an
+ * An artifact (Artifact JSON; core gives one without an id a fresh one), or with `append` more parts for an
  * earlier one with the same id.
  */
 export declare function sinkArtifact(callId: number, artifactJson: string, append: boolean, lastChunk: boolean): boolean

@@ -205,3 +205,23 @@ async fn an_answer_that_leaves_the_body_unread_says_the_connection_closes() {
     assert!(answer.contains("connection: close"), "{answer}");
     assert!(closed(&mut c).await);
 }
+
+#[tokio::test]
+async fn a_trickled_body_gets_408_on_http2_too() {
+    use futures_util::StreamExt;
+    use http_body_util::BodyExt;
+    let s = start(false).await;
+    let h2 = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .http2_only(true)
+        .build_http::<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>>();
+    // The first bytes of the body, then nothing: the stream stays open.
+    let first = Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(bytes::Bytes::from_static(b"{\"jsonrpc\"")));
+    let frames = futures_util::stream::iter([first]).chain(futures_util::stream::pending());
+    let req = http::Request::post(format!("http://{}/", s.addr))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(BodyExt::boxed(http_body_util::StreamBody::new(frames)))
+        .unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(5), h2.request(req)).await.expect("an answer in time").unwrap();
+    assert_eq!(resp.status(), 408);
+}
