@@ -92,23 +92,12 @@ pub fn encode_request(request: &A2ARequest) -> Result<Bytes> {
 /// `method`'s request message from ProtoJSON params as given, without the model's validation
 /// (what a peer may send: tests and fuzzing use it to send requests the model would refuse).
 pub fn encode_params(method: Method, params: Value) -> Result<Bytes> {
-    with_types!(method, |Req, _Resp| encode::<Req>(params))
+    with_types!(method, |Req, _Resp| encode::<Req>(&params))
 }
 
-/// A unary result (the handler's ProtoJSON value) as the method's response message.
-pub fn encode_result(method: Method, result: Value) -> Result<Bytes> {
+/// A unary result (typed, or its ProtoJSON value) as the method's response message.
+pub fn encode_result(method: Method, result: &impl Serialize) -> Result<Bytes> {
     with_types!(method, |_Req, Resp| encode::<Resp>(result))
-}
-
-/// A typed unary result as the method's response message, through its ProtoJSON text (no
-/// JSON tree between: cheaper than [`encode_result`] for the server's replies).
-pub fn encode_typed(method: Method, result: &impl Serialize) -> Result<Bytes> {
-    let text = serde_json::to_vec(result).map_err(|e| A2AError::internal(format!("cannot write the result: {e}")))?;
-    with_types!(method, |_Req, Resp| {
-        let message: Resp = serde_json::from_slice(&text)
-            .map_err(|e| A2AError::internal(format!("cannot encode the message as protobuf: {e}")))?;
-        Ok(Bytes::from(message.encode_to_vec()))
-    })
 }
 
 /// A unary response message as ProtoJSON (what the JSON bindings' results are).
@@ -118,7 +107,7 @@ pub fn decode_result(method: Method, bytes: &[u8]) -> Result<Value> {
 
 /// One event of a stream as a `StreamResponse` message.
 pub fn encode_event(event: &StreamResponse) -> Result<Bytes> {
-    encode::<pb::StreamResponse>(model::to_value(event))
+    encode::<pb::StreamResponse>(event)
 }
 
 /// A `StreamResponse` message as the model's event.
@@ -158,9 +147,11 @@ fn whole_numbers_as_integers(value: &mut Value) {
     }
 }
 
-/// A ProtoJSON value as protobuf bytes. A value the proto cannot hold is a bug on this side.
-fn encode<M: Message + DeserializeOwned>(value: Value) -> Result<Bytes> {
-    let message: M = serde_json::from_value(value)
+/// Anything with a ProtoJSON form as the protobuf message `M`, through its JSON text (no JSON
+/// tree between). A value the proto cannot hold is a bug on this side.
+fn encode<M: Message + DeserializeOwned>(value: &impl Serialize) -> Result<Bytes> {
+    let text = serde_json::to_vec(value).map_err(|e| A2AError::internal(format!("cannot write the message: {e}")))?;
+    let message: M = serde_json::from_slice(&text)
         .map_err(|e| A2AError::internal(format!("cannot encode the message as protobuf: {e}")))?;
     Ok(Bytes::from(message.encode_to_vec()))
 }
@@ -230,10 +221,10 @@ mod tests {
             "history": [{"messageId": "m", "role": "ROLE_AGENT", "parts": [{"data": [1, 2]}]}],
         });
         let canonical = model::to_value(&model::parse_value_at::<model::Task>(task.clone(), "").unwrap());
-        let bytes = encode_result(Method::GetTask, canonical.clone()).unwrap();
+        let bytes = encode_result(Method::GetTask, &canonical).unwrap();
         let back = model::parse_value_at::<model::Task>(decode_result(Method::GetTask, &bytes).unwrap(), "").unwrap();
         assert_eq!(model::to_value(&back), canonical);
-        assert_eq!(encode_result(Method::DeleteTaskPushNotificationConfig, json!({})).unwrap().len(), 0);
+        assert_eq!(encode_result(Method::DeleteTaskPushNotificationConfig, &json!({})).unwrap().len(), 0);
 
         let event: StreamResponse = model::parse_value_at(
             json!({"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}),

@@ -125,7 +125,7 @@ where
         None => call.await,
     }?;
     let body = match reply {
-        Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&convert::encode_typed(method, &v)?)),
+        Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&convert::encode_result(method, &v)?)),
         Reply::Empty => ResponseBody::grpc_unary(frame::encode(&[])),
         Reply::Stream(events) => {
             let options =
