@@ -173,6 +173,8 @@ mod tests {
                         {"raw": "AAEC", "mediaType": "application/octet-stream", "filename": "f.bin"},
                         {"url": "https://example.com/a"},
                         {"data": {"n": 1.5, "nested": {"a": []}}},
+                        // Found by the fuzz bodies: pbjson read a null member as an absent one.
+                        {"data": null},
                     ],
                     "extensions": ["urn:x"],
                     "referenceTaskIds": ["r1"],

@@ -4997,9 +4997,7 @@ impl<'de> serde::Deserialize<'de> for Part {
                             if content__.is_some() {
                                 return Err(serde::de::Error::duplicate_field("data"));
                             }
-                            content__ = map_
-                                .next_value::<::std::option::Option<_>>()?
-                                .map(part::Content::Data);
+                            content__ = Some(part::Content::Data(map_.next_value()?));
                         }
                         GeneratedField::__SkipField__ => {
                             let _ = map_.next_value::<serde::de::IgnoredAny>()?;
