@@ -6,6 +6,7 @@ use crate::errors::Result;
 use crate::json::ProtoJson;
 use crate::models_gen::AgentCard;
 use a2a_native::A2AError;
+use a2a_native::auth::KeySet;
 use a2a_native::client::PushVerifier as CoreVerifier;
 use a2a_native::model;
 use a2a_native::signing::{self, CardSigner};
@@ -78,7 +79,7 @@ impl PushVerifier {
         token: Option<String>,
         max_age_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
-        let mut inner = CoreVerifier::new(json(&jwks_json, "jwks")?, audience);
+        let mut inner = CoreVerifier::new(json::<KeySet>(&jwks_json, "jwks")?, audience);
         if let Some(iss) = issuer {
             inner = inner.with_issuer(iss);
         }

@@ -8,11 +8,11 @@
 //! `jku`. A card verifies when at least one of its signatures does, with a key of the set and
 //! an algorithm the verifier accepts (several signatures allow key rotation).
 
+use crate::auth::{KeyRefusal, KeySet};
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::{self, AgentCard, AgentCardSignature};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey};
 use serde_json::{Value, json};
 
@@ -138,7 +138,7 @@ pub struct Verified {
 /// Checks that at least one of the card's signatures is valid under `keys` with one of
 /// `algorithms`. Unauthenticated naming why otherwise (no signature, unknown key, bad
 /// signature, algorithm not accepted).
-pub fn verify_card(card: &AgentCard, keys: &JwkSet, algorithms: &[Algorithm]) -> Result<Verified> {
+pub fn verify_card(card: &AgentCard, keys: &KeySet, algorithms: &[Algorithm]) -> Result<Verified> {
     if card.signatures.is_empty() {
         return Err(A2AError::new(ErrorKind::Unauthenticated, "the card has no signatures"));
     }
@@ -156,7 +156,7 @@ pub fn verify_card(card: &AgentCard, keys: &JwkSet, algorithms: &[Algorithm]) ->
 fn verify_one(
     sig: &AgentCardSignature,
     payload: &[u8],
-    keys: &JwkSet,
+    keys: &KeySet,
     algorithms: &[Algorithm],
 ) -> std::result::Result<Verified, String> {
     let header: Value = URL_SAFE_NO_PAD
@@ -169,7 +169,10 @@ fn verify_one(
         return Err(format!("{} is not an accepted algorithm", alg_name(alg)));
     }
     let kid = header["kid"].as_str().ok_or("the protected header has no kid")?;
-    let jwk = keys.find(kid).ok_or_else(|| format!("no key {kid:?}"))?;
+    let jwk = keys.usable(kid).map_err(|why| match why {
+        KeyRefusal::Unknown => format!("no key {kid:?}"),
+        why => format!("key {kid:?}: {why}"),
+    })?;
     let key = DecodingKey::from_jwk(jwk).map_err(|e| format!("key {kid:?}: {e}"))?;
     let input = signing_input(&sig.protected, payload);
     match jsonwebtoken::crypto::verify(&sig.signature, input.as_bytes(), &key, alg) {

@@ -119,7 +119,7 @@ async fn each_algorithm_is_accepted_with_its_claims() {
             jwk(&ed, Algorithm::EdDSA, "ed"),
         ],
     };
-    let auth = JwtBearer::new(config(), KeySource::Static(set));
+    let auth = JwtBearer::new(config(), KeySource::Static(set.into()));
     for (k, alg, kid) in [(&rsa, Algorithm::RS256, "rsa"), (&ec, Algorithm::ES256, "ec"), (&ed, Algorithm::EdDSA, "ed")]
     {
         let token = sign(k, alg, Some(kid), &claims("alice", "a2a.read a2a.write"));
@@ -141,7 +141,7 @@ async fn bad_tokens_are_refused() {
     let other = key("jwt-ec-rotated.pem", Algorithm::ES256);
     let rsa = key("jwt-rsa.pem", Algorithm::RS256);
     let set = JwkSet { keys: vec![jwk(&ec, Algorithm::ES256, "ec")] };
-    let auth = JwtBearer::new(config(), KeySource::Static(set));
+    let auth = JwtBearer::new(config(), KeySource::Static(set.into()));
     let refused = |token: String, why: &'static str| {
         let auth = &auth;
         async move {

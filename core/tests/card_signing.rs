@@ -2,6 +2,7 @@
 //! refused algorithms and missing signatures fail; several signatures allow rotation.
 
 use a2a_native::ErrorKind;
+use a2a_native::auth::KeySet;
 use a2a_native::model::{self, AgentCard};
 use a2a_native::signing::{CardSigner, card_payload, verify_card};
 use jsonwebtoken::jwk::{Jwk, JwkSet};
@@ -49,11 +50,11 @@ fn each_algorithm_signs_and_verifies() {
             .sign(&mut c)
             .unwrap();
         let keys = JwkSet { keys: vec![public(file, alg, "k1")] };
-        let v = verify_card(&c, &keys, &ALL).unwrap();
+        let v = verify_card(&c, &KeySet::from(keys.clone()), &ALL).unwrap();
         assert_eq!((v.kid.as_str(), v.alg), ("k1", alg));
         // The signature survives the wire: written and read back.
         let again: AgentCard = model::parse_value(model::to_value(&c)).unwrap();
-        assert!(verify_card(&again, &keys, &ALL).is_ok(), "{alg:?}");
+        assert!(verify_card(&again, &KeySet::from(keys.clone()), &ALL).is_ok(), "{alg:?}");
         // The protected header says what the spec asks.
         use base64::Engine;
         let header: serde_json::Value = serde_json::from_slice(
@@ -73,21 +74,22 @@ fn tampering_and_wrong_keys_fail() {
 
     let mut tampered = c.clone();
     tampered.description.push('!');
-    let e = verify_card(&tampered, &keys, &ALL).unwrap_err();
+    let e = verify_card(&tampered, &KeySet::from(keys.clone()), &ALL).unwrap_err();
     assert!(e.message.contains("bad signature"), "{e}");
 
     let other = JwkSet { keys: vec![public("jwt-ec-rotated.pem", Algorithm::ES256, "k1")] };
-    assert!(verify_card(&c, &other, &ALL).is_err());
-    let e = verify_card(&c, &JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k2")] }, &ALL).unwrap_err();
+    assert!(verify_card(&c, &KeySet::from(other.clone()), &ALL).is_err());
+    let e = verify_card(&c, &KeySet::from(JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k2")] }), &ALL)
+        .unwrap_err();
     assert!(e.message.contains("no key"), "{e}");
-    let e = verify_card(&c, &keys, &[Algorithm::RS256]).unwrap_err();
+    let e = verify_card(&c, &KeySet::from(keys.clone()), &[Algorithm::RS256]).unwrap_err();
     assert!(e.message.contains("not an accepted algorithm"), "{e}");
-    let e = verify_card(&card(), &keys, &ALL).unwrap_err();
+    let e = verify_card(&card(), &KeySet::from(keys.clone()), &ALL).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unauthenticated);
 
     let mut garbage = c.clone();
     garbage.signatures[0].protected = "%%%".into();
-    assert!(verify_card(&garbage, &keys, &ALL).is_err());
+    assert!(verify_card(&garbage, &KeySet::from(keys.clone()), &ALL).is_err());
 }
 
 #[test]
@@ -99,5 +101,5 @@ fn several_signatures_allow_rotation_and_are_not_covered() {
     assert_eq!(card_payload(&c).unwrap(), before, "signatures are outside the payload");
     // A verifier that knows only the new key accepts the card by its second signature.
     let keys = JwkSet { keys: vec![public("jwt-ec-rotated.pem", Algorithm::ES256, "new")] };
-    assert_eq!(verify_card(&c, &keys, &ALL).unwrap().kid, "new");
+    assert_eq!(verify_card(&c, &KeySet::from(keys.clone()), &ALL).unwrap().kid, "new");
 }

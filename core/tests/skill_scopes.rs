@@ -5,6 +5,7 @@
 
 mod support;
 
+use a2a_native::auth::KeySet;
 use a2a_native::model::{self, AgentCard, TaskState};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};
 use a2a_native::signing::{CardSigner, verify_card};
@@ -181,7 +182,7 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
         assert_eq!((status, ids(&rest)), (200, expected), "{token}: {rest}");
         let card: AgentCard = model::parse_value(rest).unwrap();
         assert_eq!(card.signatures.len(), 1, "{token}");
-        verify_card(&card, &keys, &[Algorithm::ES256]).unwrap_or_else(|e| panic!("{token}: {e}"));
+        verify_card(&card, &KeySet::from(keys.clone()), &[Algorithm::ES256]).unwrap_or_else(|e| panic!("{token}: {e}"));
     }
     // A card needs a skill: a caller who may use none gets the extended card no more than a reply.
     assert_eq!(server.rpc("GetExtendedAgentCard", json!({}), Some("t-none")).await.0, 403);

@@ -4,7 +4,7 @@
 //! Covered (transports: JSON-RPC, HTTP+JSON and gRPC wherever the requirement is about the wire):
 //! - CARD-SIGN-001..004: signed Agent Cards (JCS payload, `signatures` excluded, `alg`/`kid` in
 //!   the protected header, revoked keys refused); the served card verifies after a fetch.
-//!   CARD-SIGN-004's expired-key half is `#[ignore]`d: keys carry no expiry we check.
+//!   CARD-SIGN-004: a revoked key (gone from the set) and an expired one (its JWK's `exp`) verify nothing.
 //! - AUTH-TLS-001/002, AUTH-SERVER-001: HTTPS on the three bindings, plain HTTP refused, TLS 1.3
 //!   with an AEAD suite, our client refusing a server whose CA it does not trust.
 //! - GRPC-SVC-003: gRPC over HTTP/2 with TLS (ALPN h2), cleartext refused on the TLS port.
@@ -20,6 +20,7 @@
 
 mod support;
 
+use a2a_native::auth::KeySet;
 use a2a_native::client::{Binding, CardCache, Client, ProtocolVersion};
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::grpc;
@@ -580,7 +581,7 @@ fn card_sign_002_signatures_are_excluded_from_the_signed_content() {
     bogus.signature = "AAAA".into();
     card.signatures.push(bogus);
     let first_only = JwkSet { keys: vec![public_key("jwt-ec.pem", "k1")] };
-    assert_eq!(verify_card(&card, &first_only, &[Algorithm::ES256]).unwrap().kid, "k1");
+    assert_eq!(verify_card(&card, &KeySet::from(first_only.clone()), &[Algorithm::ES256]).unwrap().kid, "k1");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -616,7 +617,7 @@ async fn card_sign_003_protected_header_has_alg_and_kid() {
     }
     let served: AgentCard = model::parse_value(fetched.body.clone()).unwrap();
     let keys = JwkSet { keys: vec![public_key("jwt-ec.pem", "card-1")] };
-    assert_eq!(verify_card(&served, &keys, &[Algorithm::ES256]).unwrap().kid, "card-1");
+    assert_eq!(verify_card(&served, &KeySet::from(keys.clone()), &[Algorithm::ES256]).unwrap().kid, "card-1");
     // A signature whose protected header lacks kid is refused, even though its bytes are valid.
     let mut card: AgentCard = model::parse_value(unsorted_card()).unwrap();
     let protected = URL_SAFE_NO_PAD.encode(json!({"alg": "ES256", "typ": "JOSE"}).to_string());
@@ -624,7 +625,7 @@ async fn card_sign_003_protected_header_has_alg_and_kid() {
     let key = EncodingKey::from_ec_pem(&pem("jwt-ec.pem")).unwrap();
     let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &key, Algorithm::ES256).unwrap();
     card.signatures.push(model::AgentCardSignature { protected, signature, header: None });
-    let e = verify_card(&card, &keys, &[Algorithm::ES256]).unwrap_err();
+    let e = verify_card(&card, &KeySet::from(keys.clone()), &[Algorithm::ES256]).unwrap_err();
     assert!(e.message.contains("no kid"), "{e}");
     s.stop().await;
 }
@@ -634,28 +635,47 @@ fn card_sign_004_revoked_keys_do_not_verify() {
     let mut card: AgentCard = model::parse_value(unsorted_card()).unwrap();
     CardSigner::from_pem(&pem("jwt-ec.pem"), Algorithm::ES256, "old").unwrap().sign(&mut card).unwrap();
     let with_old = JwkSet { keys: vec![public_key("jwt-ec.pem", "old")] };
-    assert!(verify_card(&card, &with_old, &[Algorithm::ES256]).is_ok());
+    assert!(verify_card(&card, &KeySet::from(with_old.clone()), &[Algorithm::ES256]).is_ok());
     // "old" revoked: gone from the agent's key set. Nothing verifies the card any more, not
     // even a key of another id that happens to be the same key material.
     let revoked = JwkSet { keys: vec![public_key("jwt-ec-rotated.pem", "new")] };
-    let e = verify_card(&card, &revoked, &[Algorithm::ES256]).unwrap_err();
+    let e = verify_card(&card, &KeySet::from(revoked.clone()), &[Algorithm::ES256]).unwrap_err();
     assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated, "{e}");
     let renamed = JwkSet { keys: vec![public_key("jwt-ec.pem", "new")] };
-    assert!(verify_card(&card, &renamed, &[Algorithm::ES256]).is_err());
+    assert!(verify_card(&card, &KeySet::from(renamed.clone()), &[Algorithm::ES256]).is_err());
     // A new key under a reused kid does not verify the old signature either.
     let reused = JwkSet { keys: vec![public_key("jwt-ec-rotated.pem", "old")] };
-    assert!(verify_card(&card, &reused, &[Algorithm::ES256]).is_err());
+    assert!(verify_card(&card, &KeySet::from(reused.clone()), &[Algorithm::ES256]).is_err());
 }
 
 #[test]
-#[ignore = "not implemented: verify_card does not consider key expiry (an `exp` on a JWK, or an x5c certificate's validity)"]
 fn card_sign_004_expired_keys_do_not_verify() {
     let mut card: AgentCard = model::parse_value(unsorted_card()).unwrap();
     CardSigner::from_pem(&pem("jwt-ec.pem"), Algorithm::ES256, "k1").unwrap().sign(&mut card).unwrap();
-    let mut jwk = serde_json::to_value(public_key("jwt-ec.pem", "k1")).unwrap();
-    jwk["exp"] = json!(946684800); // 2000-01-01: long expired.
-    let keys: JwkSet = serde_json::from_value(json!({"keys": [jwk]})).unwrap();
-    assert!(verify_card(&card, &keys, &[Algorithm::ES256]).is_err(), "an expired key must not verify");
+    // The key set as an agent publishes it, each key with its validity window (`exp`, `nbf`).
+    let with = |window: Value| {
+        let mut jwk = serde_json::to_value(public_key("jwt-ec.pem", "k1")).unwrap();
+        jwk.as_object_mut().unwrap().extend(window.as_object().unwrap().clone());
+        KeySet::from_value(json!({"keys": [jwk]})).unwrap()
+    };
+    let current = with(json!({"nbf": 946684800, "exp": 32503680000_i64})); // 2000 .. 3000
+    assert_eq!(verify_card(&card, &current, &[Algorithm::ES256]).unwrap().kid, "k1");
+    let e = verify_card(&card, &with(json!({"exp": 946684800})), &[Algorithm::ES256]).unwrap_err();
+    assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated);
+    assert!(e.message.contains("expired"), "{e}");
+    let e = verify_card(&card, &with(json!({"nbf": 32503680000_i64})), &[Algorithm::ES256]).unwrap_err();
+    assert!(e.message.contains("not valid yet"), "{e}");
+    // The same rule for a push notification's signing key.
+    let signer = a2a_native::push::PushSigner::from_pem(&pem("jwt-ec.pem"), Algorithm::ES256, "k1", "agent").unwrap();
+    let body = br#"{"task":{}}"#;
+    let mut headers = http::HeaderMap::new();
+    let token = signer.sign("https://hook.example/", "t1", body).unwrap();
+    headers.insert("a2a-notification-signature", token.parse().unwrap());
+    let verifier = a2a_native::client::PushVerifier::new(current.clone(), "https://hook.example/");
+    assert_eq!(verifier.verify(&headers, body).unwrap().task_id, "t1");
+    let verifier = a2a_native::client::PushVerifier::new(with(json!({"exp": 946684800})), "https://hook.example/");
+    let e = verifier.verify(&headers, body).unwrap_err();
+    assert!(e.message.contains("expired"), "{e}");
 }
 
 // ------------------------------------------------------------------------------------------

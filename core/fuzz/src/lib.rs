@@ -3,6 +3,7 @@
 //! body on seeds and on generated inputs, so the bodies build and run with the workspace tests.
 //! Each body must refuse bad input with an error, never panic, and never accept a forgery.
 
+use a2a_native::auth::KeySet;
 use a2a_native::client::PushVerifier;
 use a2a_native::grpc::{convert, frame};
 use a2a_native::jsonrpc;
@@ -40,11 +41,11 @@ pub fn sse_decoder(data: &[u8]) {
     let _ = decoder.finish();
 }
 
-static KEYS: LazyLock<JwkSet> = LazyLock::new(|| {
+static KEYS: LazyLock<KeySet> = LazyLock::new(|| {
     let key = EncodingKey::from_ec_pem(include_bytes!("../../tests/fixtures/jwt-ec.pem")).unwrap();
     let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
     jwk.common.key_id = Some("k1".into());
-    JwkSet { keys: vec![jwk] }
+    JwkSet { keys: vec![jwk] }.into()
 });
 
 static CARD: LazyLock<AgentCard> = LazyLock::new(|| {

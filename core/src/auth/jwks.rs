@@ -1,8 +1,8 @@
 //! A JSON Web Key Set over HTTPS, read with a hard bound on size and time: an endless or
 //! oversized answer costs at most [`MAX_JWKS_BYTES`] of memory.
 
+use super::KeySet;
 use crate::error::{A2AError, ErrorKind, Result};
-use jsonwebtoken::jwk::JwkSet;
 use std::time::Duration;
 
 /// Largest key set accepted.
@@ -10,7 +10,7 @@ pub const MAX_JWKS_BYTES: usize = 1 << 20;
 
 /// A JSON Web Key Set fetched from `url` (an agent's push keys, a card signer's keys), read
 /// within 10 s.
-pub async fn fetch_jwks(url: &str) -> Result<JwkSet> {
+pub async fn fetch_jwks(url: &str) -> Result<KeySet> {
     let timeout = Duration::from_secs(10);
     let http = reqwest::Client::builder().timeout(timeout).build().map_err(|e| fetch_error(url, &e))?;
     fetch_jwks_with(&http, url, timeout).await
@@ -19,7 +19,7 @@ pub async fn fetch_jwks(url: &str) -> Result<JwkSet> {
 /// [`fetch_jwks`] with the caller's HTTP client (the server's JWT verifier has its own, which
 /// follows no redirects). The body is read in chunks and refused as soon as it passes
 /// [`MAX_JWKS_BYTES`].
-pub async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: Duration) -> Result<JwkSet> {
+pub async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: Duration) -> Result<KeySet> {
     let read = async {
         let mut resp = http.get(url).send().await.map_err(|e| fetch_error(url, &e))?;
         if !resp.status().is_success() {
@@ -42,8 +42,7 @@ pub async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: Duratio
     let body = tokio::time::timeout(timeout, read)
         .await
         .map_err(|_| A2AError::new(ErrorKind::Timeout, format!("fetching {url}: no answer within {timeout:?}")))??;
-    serde_json::from_slice(&body)
-        .map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
+    KeySet::from_slice(&body).map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
 }
 
 fn fetch_error(url: &str, e: &reqwest::Error) -> A2AError {

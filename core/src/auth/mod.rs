@@ -1,10 +1,12 @@
 //! Auth shared by both sides, below the server and the client: who a caller is ([`Principal`]),
-//! and JOSE: fetching a JSON Web Key Set (a card signer's keys, an agent's push keys, an
+//! and JOSE: fetching and reading a JSON Web Key Set (validity windows kept) (a card signer's keys, an agent's push keys, an
 //! identity provider's JWT keys). A server-only or a client-only build has all of it.
 
 mod jwks;
+mod keys;
 
 pub use jwks::{fetch_jwks, fetch_jwks_with};
+pub use keys::{KeyRefusal, KeySet};
 
 /// An authenticated caller, as the executor and the stores see it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,9 +9,9 @@
 //! replayed notification is refused; so is a duplicate delivery, which you may treat as
 //! already handled).
 
+use crate::auth::KeySet;
 use crate::error::{A2AError, ErrorKind, Result};
 use http::HeaderMap;
-use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ const TOKEN_HEADER: &str = "x-a2a-notification-token";
 
 /// Verifies notifications from one agent to one webhook.
 pub struct PushVerifier {
-    keys: JwkSet,
+    keys: KeySet,
     issuer: Option<String>,
     audience: String,
     token: Option<String>,
@@ -53,9 +53,9 @@ fn now() -> u64 {
 impl PushVerifier {
     /// `keys`: the agent's push JWKS (served at `/.well-known/a2a-push-jwks.json`, see
     /// [`fetch_jwks`]); `audience`: the webhook URL you registered.
-    pub fn new(keys: JwkSet, audience: impl Into<String>) -> Self {
+    pub fn new(keys: impl Into<KeySet>, audience: impl Into<String>) -> Self {
         Self {
-            keys,
+            keys: keys.into(),
             issuer: None,
             audience: audience.into(),
             token: None,
@@ -101,7 +101,7 @@ impl PushVerifier {
             return Err(refused("the signature algorithm is not accepted"));
         }
         let kid = header.kid.as_deref().ok_or_else(|| refused("the signature names no key (kid)"))?;
-        let jwk = self.keys.find(kid).ok_or_else(|| refused(format!("unknown signing key {kid:?}")))?;
+        let jwk = self.keys.usable(kid).map_err(|why| refused(format!("signing key {kid:?}: {why}")))?;
         let key = DecodingKey::from_jwk(jwk).map_err(|_| refused("the signing key is unusable"))?;
         let mut validation = Validation::new(header.alg);
         validation.leeway = self.leeway.as_secs();

@@ -10,10 +10,11 @@
 //! scopes come from `scope` (space-separated, OAuth2) and `scp` (string or array).
 
 use super::auth::{Authenticator, Principal, bearer_token, unauthenticated};
+use crate::auth::KeySet;
 use crate::error::Result;
 use async_trait::async_trait;
 use http::request::Parts;
-use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
@@ -56,7 +57,7 @@ impl Default for JwtConfig {
 #[derive(Debug, Clone)]
 pub enum KeySource {
     /// A fixed key set (keys configured by hand, tests).
-    Static(JwkSet),
+    Static(KeySet),
     /// A JWKS URL, fetched on first use and on rotation.
     Url(String),
 }
@@ -65,7 +66,7 @@ pub enum KeySource {
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Cache {
-    keys: JwkSet,
+    keys: KeySet,
     fetched: Option<Instant>,
 }
 
@@ -83,7 +84,7 @@ impl JwtBearer {
     pub fn new(config: JwtConfig, source: KeySource) -> Self {
         let keys = match &source {
             KeySource::Static(set) => set.clone(),
-            KeySource::Url(_) => JwkSet { keys: Vec::new() },
+            KeySource::Url(_) => KeySet::default(),
         };
         let http = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
@@ -173,11 +174,12 @@ impl Authenticator for JwtBearer {
     }
 }
 
-fn find(keys: &JwkSet, kid: Option<&str>) -> Option<Jwk> {
+/// The key for `kid` (or the only key), if listed and within its validity window: an expired
+/// key is treated as unknown, so a URL source refetches (the provider may have rotated).
+fn find(keys: &KeySet, kid: Option<&str>) -> Option<Jwk> {
     match kid {
-        Some(kid) => keys.find(kid).cloned(),
-        None if keys.keys.len() == 1 => keys.keys.first().cloned(),
-        None => None,
+        Some(kid) => keys.usable(kid).ok().cloned(),
+        None => keys.only().ok().cloned(),
     }
 }
 

@@ -219,7 +219,7 @@ pub struct JwtSpec {
     #[serde(default, alias = "jwks_url")]
     pub jwks_url: Option<String>,
     #[serde(default)]
-    pub jwks: Option<jsonwebtoken::jwk::JwkSet>,
+    pub jwks: Option<crate::auth::KeySet>,
     #[serde(default)]
     pub issuers: Vec<String>,
     #[serde(default)]
