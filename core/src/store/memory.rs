@@ -194,11 +194,12 @@ impl Inner {
         }
     }
 
-    /// Makes room for one task by dropping the oldest terminal one. `false` if there is none.
-    fn evict_oldest_terminal(&mut self) -> bool {
+    /// Makes room for one task by removing the oldest terminal one, handed to `dropped` so the
+    /// caller frees it after the lock. `false` if there is none.
+    fn evict_oldest_terminal(&mut self, dropped: &mut Option<Entry>) -> bool {
         match self.expiry.pop_first() {
             Some((_, Expiry { tenant, id, .. })) => {
-                self.remove_task(&tenant, &id, true);
+                *dropped = self.remove_task(&tenant, &id, true);
                 true
             }
             None => false,
@@ -208,9 +209,9 @@ impl Inner {
     /// Removes a task from every structure. Expiry and eviction also drop its push configs
     /// (the memory they hold must go too); an explicit delete leaves them to `delete_all`,
     /// as the other stores do.
-    fn remove_task(&mut self, tenant: &str, id: &str, with_push_configs: bool) -> bool {
-        let Some(tasks) = self.tenants.get_mut(tenant) else { return false };
-        let Some(entry) = tasks.tasks.remove(id) else { return false };
+    fn remove_task(&mut self, tenant: &str, id: &str, with_push_configs: bool) -> Option<Entry> {
+        let tasks = self.tenants.get_mut(tenant)?;
+        let entry = tasks.tasks.remove(id)?;
         tasks.order.remove(&(Reverse(entry.key), Reverse(id.to_owned())));
         if tasks.tasks.is_empty() {
             self.tenants.remove(tenant);
@@ -222,7 +223,7 @@ impl Inner {
         if with_push_configs {
             self.remove_push_list(tenant, id);
         }
-        true
+        Some(entry)
     }
 
     fn schedule_expiry(&mut self, tenant: &str, id: &str, ttl: Duration) -> u64 {
@@ -275,6 +276,8 @@ impl MemoryStore {
             Update::Whole => Some(task.clone()),
             Update::Changes(_) => None,
         };
+        // Declared before the guard, so an evicted task is freed after the lock is released.
+        let mut evicted = None;
         let mut guard = self.lock_purged();
         let inner = &mut *guard;
         let current = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map(|e| e.version);
@@ -288,7 +291,7 @@ impl MemoryStore {
             return Ok(CommitOutcome::Conflict);
         }
         let exists = current.is_some();
-        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal() {
+        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(&mut evicted) {
             return Err(A2AError::new(
                 ErrorKind::Unavailable,
                 format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
@@ -388,7 +391,9 @@ impl TaskStore for MemoryStore {
     }
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
-        self.lock_purged().remove_task(tenant, id, false);
+        // The task is freed after the lock (the guard is a temporary of this statement).
+        let removed = self.lock_purged().remove_task(tenant, id, false);
+        drop(removed);
         Ok(())
     }
 

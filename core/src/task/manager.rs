@@ -130,9 +130,10 @@ impl TaskManager {
     ) -> Result<Sent> {
         let inner = &self.inner;
         let tenant = partition.to_owned();
-        let mut message = req.message.clone();
+        let (return_immediately, history_length) = (req.return_immediately(), req.history_length());
+        let SendMessageRequest { mut message, configuration, metadata, tenant: req_tenant, .. } = req;
         // Refuse a bad webhook before anything changes.
-        let push_config = req.configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
+        let push_config = configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
         if let Some(config) = &push_config {
             let push = inner.push.as_ref().ok_or_else(|| A2AError::of(ErrorKind::PushNotificationNotSupported))?;
             push.check_url(&config.url, "configuration.taskPushNotificationConfig.url")?;
@@ -210,9 +211,9 @@ impl TaskManager {
             context_id,
             message: Some(message.clone()),
             task: prior.clone(),
-            configuration: req.configuration.clone(),
-            metadata: req.metadata.clone(),
-            tenant: req.tenant.clone(),
+            configuration,
+            metadata,
+            tenant: req_tenant,
             principal: call.principal.clone(),
             extensions: call.extensions.clone(),
             skills: call.skills.clone(),
@@ -225,10 +226,7 @@ impl TaskManager {
                 prior.map(|t| item(Some(seen), StreamResponse::Task(inner.capped(t, None)))).into_iter().collect();
             return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, seen, stream_slot, Some(execution))));
         }
-        inner
-            .wait(&guard, rx, execution, req.return_immediately(), req.history_length())
-            .await
-            .map(|r| Sent::Reply(Box::new(r)))
+        inner.wait(&guard, rx, execution, return_immediately, history_length).await.map(|r| Sent::Reply(Box::new(r)))
     }
 
     /// CancelTask: stops the executor and ends the task CANCELED. Any terminal task, CANCELED
