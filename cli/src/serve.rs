@@ -69,6 +69,11 @@ pub struct ServeArgs {
     /// (default 30).
     #[arg(long, value_name = "SECS")]
     body_read_timeout: Option<f64>,
+    /// Serve Prometheus/OpenMetrics text at http://ADDR/metrics (e.g. 127.0.0.1:9464): request
+    /// counts and latency by binding, method and outcome, open streams, task states, events
+    /// applied, push outcomes, store latency. Its own address, so it is never public by accident.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<String>,
     #[command(flatten)]
     security: SecurityArgs,
 }
@@ -129,7 +134,27 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(tls) = tls {
         server = server.tls(tls);
     }
+    let _metrics = match &args.metrics {
+        Some(addr) => Some(serve_metrics(addr, server.metrics()).await?),
+        None => None,
+    };
     server.serve(listener, shutdown).await.map_err(|e| e.to_string())
+}
+
+/// Serves the metrics on `addr` in the background until the returned sender is dropped.
+async fn serve_metrics(
+    addr: &str,
+    metrics: Arc<a2a_native::metrics::Metrics>,
+) -> Result<tokio::sync::oneshot::Sender<()>, String> {
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--metrics: cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("metrics at http://{bound}{}", a2a_native::server::metrics_endpoint::METRICS_PATH);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(a2a_native::server::serve_metrics(listener, metrics, async move {
+        let _ = stopped.await;
+    }));
+    Ok(stop)
 }
 
 /// The public card: JSON-RPC 1.0, HTTP+JSON, gRPC (at the base URL's host:port), then JSON-RPC

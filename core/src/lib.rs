@@ -16,6 +16,8 @@ pub mod executor;
 #[cfg(feature = "grpc")]
 pub mod grpc;
 pub mod jsonrpc;
+#[cfg(feature = "server")]
+pub mod metrics;
 pub mod model;
 #[cfg(feature = "server")]
 pub mod push;

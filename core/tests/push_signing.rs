@@ -85,6 +85,7 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
     .unwrap();
     // Two notifications: WORKING, then COMPLETED.
     let agent = TestAgent::new().otherwise([Step::working(), Step::complete()]);
+    let metrics = config.metrics.clone();
     let handler = RequestHandler::new(Arc::new(agent), card, Stores::memory(), config);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
@@ -115,6 +116,19 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
     }
     let posts = posts.lock().unwrap().clone();
     assert!(posts.len() >= 2, "got {} notifications", posts.len());
+    // Every delivery is counted as a metric too (the receiver answers before it is counted).
+    let delivered = || {
+        let text = metrics.encode();
+        let prefix = r#"a2a_push_notifications_total{outcome="delivered"} "#;
+        text.lines().find_map(|l| l.strip_prefix(prefix)).map_or(0, |v| v.parse::<usize>().unwrap())
+    };
+    for _ in 0..50 {
+        if delivered() >= posts.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(delivered() >= posts.len(), "{}", metrics.encode());
 
     let keys = a2a_native::client::fetch_jwks(&format!("{base}{JWKS_PATH}")).await.unwrap();
     assert!(keys.usable("push-1").is_ok(), "the served JWKS has the signer's key");

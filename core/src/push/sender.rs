@@ -106,6 +106,8 @@ struct Inner {
     failed: AtomicU64,
     refused: AtomicU64,
     dropped: AtomicU64,
+    /// The same outcomes, as the server's `a2a_push_notifications_total{outcome}`.
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// Notifications are ordered per task: tenant + task id.
@@ -187,11 +189,16 @@ enum Attempt {
 }
 
 impl PushSender {
-    pub fn new(config: PushSenderConfig) -> Self {
-        Self::with_resolver(config, GuardedResolver::default())
+    /// `metrics`: where delivery outcomes are counted besides [`PushSender::stats`].
+    pub fn new(config: PushSenderConfig, metrics: Arc<crate::metrics::Metrics>) -> Self {
+        Self::with_resolver(config, GuardedResolver::default(), metrics)
     }
 
-    fn with_resolver(config: PushSenderConfig, mut resolver: GuardedResolver) -> Self {
+    fn with_resolver(
+        config: PushSenderConfig,
+        mut resolver: GuardedResolver,
+        metrics: Arc<crate::metrics::Metrics>,
+    ) -> Self {
         // The resolver applies the same allow-list as the URL check.
         resolver.allowed = Arc::new(config.allow_private_targets.clone());
         let permits = Semaphore::new(config.max_concurrent_deliveries.max(1));
@@ -208,6 +215,7 @@ impl PushSender {
                 failed: AtomicU64::new(0),
                 refused: AtomicU64::new(0),
                 dropped: AtomicU64::new(0),
+                metrics,
             }),
         }
     }
@@ -232,7 +240,7 @@ impl PushSender {
         let task_id = event.task_id().unwrap_or(&config.task_id);
         let Some(job) = self.job(config, event, task_id) else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            inner.dropped.fetch_add(1, Ordering::Relaxed);
+            inner.settle(&inner.dropped, "dropped");
             let config_id = &config.id;
             tracing::warn!(task_id, config_id, "push notification dropped: enqueue outside a tokio runtime");
             return;
@@ -244,7 +252,7 @@ impl PushSender {
             let first = !std::mem::replace(&mut state.dropping, true);
             let why = if state.closed { "sender shut down" } else { "queue full" };
             drop(state);
-            inner.dropped.fetch_add(1, Ordering::Relaxed);
+            inner.settle(&inner.dropped, "dropped");
             let (config_id, capacity) = (&config.id, inner.config.queue_capacity);
             if first {
                 tracing::warn!(task_id, config_id, capacity, "push notification dropped: {why}");
@@ -289,12 +297,12 @@ impl PushSender {
         match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
             Ok(job) => Some(job),
             Err(Unsendable::Refused(reason)) => {
-                inner.refused.fetch_add(1, Ordering::Relaxed);
+                inner.settle(&inner.refused, "refused");
                 tracing::warn!(task_id, config_id = %config.id, %reason, "push notification refused: target not allowed");
                 None
             }
             Err(Unsendable::Invalid(reason)) => {
-                inner.dropped.fetch_add(1, Ordering::Relaxed);
+                inner.settle(&inner.dropped, "dropped");
                 tracing::warn!(task_id, config_id = %config.id, %reason, "push notification dropped: invalid config");
                 None
             }
@@ -383,7 +391,9 @@ impl Drop for Worker {
         let lost = state.queues.remove(&self.key).map_or(0, |queue| queue.len()) + usize::from(self.in_flight);
         state.pending = state.pending.saturating_sub(lost);
         drop(state);
-        self.inner.dropped.fetch_add(lost as u64, Ordering::Relaxed);
+        for _ in 0..lost {
+            self.inner.settle(&self.inner.dropped, "dropped");
+        }
         if lost > 0 && !self.inner.cancel.is_cancelled() {
             tracing::warn!(task_id = %self.key.1, lost, "push worker stopped early; notifications dropped");
         }
@@ -391,6 +401,12 @@ impl Drop for Worker {
 }
 
 impl Inner {
+    /// Counts a notification's outcome (delivered, failed, refused, dropped).
+    fn settle(&self, counter: &AtomicU64, outcome: &'static str) {
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.metrics.push(outcome);
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // The state stays consistent at every unlock, so a panic elsewhere cannot corrupt it.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -419,7 +435,7 @@ impl Inner {
     async fn deliver(&self, job: &Job) {
         let (task_id, config_id, host) = (&job.task_id, &job.config_id, job.url.host_str().unwrap_or(""));
         let Some(client) = self.client() else {
-            self.failed.fetch_add(1, Ordering::Relaxed);
+            self.settle(&self.failed, "failed");
             return;
         };
         // One token per notification, reused by its retries (same jti: receivers drop repeats).
@@ -428,7 +444,7 @@ impl Inner {
             Some(signer) => match signer.sign(job.url.as_str(), task_id, &job.body).map(HeaderValue::try_from) {
                 Ok(Ok(value)) => Some(value),
                 _ => {
-                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    self.settle(&self.dropped, "dropped");
                     tracing::error!(task_id, config_id, "push notification not signed; not sent");
                     return;
                 }
@@ -443,22 +459,22 @@ impl Inner {
             };
             match outcome {
                 Attempt::Delivered => {
-                    self.delivered.fetch_add(1, Ordering::Relaxed);
+                    self.settle(&self.delivered, "delivered");
                     tracing::debug!(task_id, config_id, host, attempt, "push notification delivered");
                     return;
                 }
                 Attempt::Refused(reason) => {
-                    self.refused.fetch_add(1, Ordering::Relaxed);
+                    self.settle(&self.refused, "refused");
                     tracing::warn!(task_id, config_id, %reason, "push notification refused: target not allowed");
                     return;
                 }
                 Attempt::Failed(reason) => {
-                    self.failed.fetch_add(1, Ordering::Relaxed);
+                    self.settle(&self.failed, "failed");
                     tracing::warn!(task_id, config_id, host, %reason, "push notification failed; not retried");
                     return;
                 }
                 Attempt::Retry { reason, .. } if attempt == attempts => {
-                    self.failed.fetch_add(1, Ordering::Relaxed);
+                    self.settle(&self.failed, "failed");
                     tracing::warn!(task_id, config_id, host, attempts, %reason, "push notification failed; giving up");
                     return;
                 }
@@ -698,7 +714,7 @@ mod tests {
     #[tokio::test]
     async fn delivers_body_and_headers() {
         let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
-        let sender = PushSender::new(fast());
+        let sender = PushSender::new(fast(), Default::default());
         let mut config = push_config(&receiver.url, "task-1");
         config.token = "tok-123".into();
         config.authentication = Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret-abc".into() });
@@ -729,7 +745,7 @@ mod tests {
     #[tokio::test]
     async fn retries_5xx_and_429_then_succeeds() {
         let receiver = Receiver::start(|n, _| (*[500, 429, 503].get(n).unwrap_or(&200), Duration::ZERO)).await;
-        let sender = PushSender::new(fast());
+        let sender = PushSender::new(fast(), Default::default());
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 4);
@@ -739,7 +755,7 @@ mod tests {
     #[tokio::test]
     async fn gives_up_after_max_attempts() {
         let receiver = Receiver::start(|_, _| (503, Duration::ZERO)).await;
-        let sender = PushSender::new(PushSenderConfig { max_attempts: 3, ..fast() });
+        let sender = PushSender::new(PushSenderConfig { max_attempts: 3, ..fast() }, Default::default());
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 3);
@@ -749,7 +765,7 @@ mod tests {
     #[tokio::test]
     async fn no_retry_on_4xx() {
         let receiver = Receiver::start(|n, _| (if n == 0 { 400 } else { 404 }, Duration::ZERO)).await;
-        let sender = PushSender::new(fast());
+        let sender = PushSender::new(fast(), Default::default());
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 1));
         sender.shutdown(WAIT).await;
@@ -761,7 +777,8 @@ mod tests {
     async fn timeout_then_retry() {
         let receiver =
             Receiver::start(|n, _| (200, if n == 0 { Duration::from_secs(3) } else { Duration::ZERO })).await;
-        let sender = PushSender::new(PushSenderConfig { timeout: Duration::from_millis(100), ..fast() });
+        let sender =
+            PushSender::new(PushSenderConfig { timeout: Duration::from_millis(100), ..fast() }, Default::default());
         let started = Instant::now();
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
         sender.shutdown(WAIT).await;
@@ -781,7 +798,7 @@ mod tests {
             (status, Duration::from_millis(1 + (n as u64 * 7) % 4))
         })
         .await;
-        let sender = PushSender::new(fast());
+        let sender = PushSender::new(fast(), Default::default());
         let tasks = ["a", "b", "c"];
         for seq in 0..30 {
             for task in tasks {
@@ -805,7 +822,7 @@ mod tests {
     #[tokio::test]
     async fn queue_full_drops_new_notifications() {
         let receiver = Receiver::start(|_, _| (200, Duration::from_millis(20))).await;
-        let sender = PushSender::new(PushSenderConfig { queue_capacity: 3, ..fast() });
+        let sender = PushSender::new(PushSenderConfig { queue_capacity: 3, ..fast() }, Default::default());
         for seq in 0..10 {
             let task = ["a", "b"][seq % 2];
             sender.enqueue(&push_config(&receiver.url, task), &event(task, seq));
@@ -821,7 +838,7 @@ mod tests {
     #[tokio::test]
     async fn workers_exit_when_queues_drain() {
         let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
-        let sender = PushSender::new(fast());
+        let sender = PushSender::new(fast(), Default::default());
         let enqueue_all = |round: usize| {
             for task in 0..20 {
                 let task = format!("task-{task}");
@@ -848,7 +865,8 @@ mod tests {
     #[tokio::test]
     async fn shutdown_stops_at_deadline() {
         let receiver = Receiver::start(|_, _| (200, Duration::from_secs(30))).await;
-        let sender = PushSender::new(PushSenderConfig { timeout: Duration::from_secs(30), ..fast() });
+        let sender =
+            PushSender::new(PushSenderConfig { timeout: Duration::from_secs(30), ..fast() }, Default::default());
         for seq in 0..3 {
             sender.enqueue(&push_config(&receiver.url, "t"), &event("t", seq));
         }
@@ -865,7 +883,7 @@ mod tests {
 
     #[test]
     fn check_url_refuses_non_public_targets() {
-        let sender = PushSender::new(PushSenderConfig::default());
+        let sender = PushSender::new(PushSenderConfig::default(), Default::default());
         for url in [
             "http://127.0.0.1",
             "http://127.0.0.1:8080/hook",
@@ -996,7 +1014,7 @@ mod tests {
             (["other.internal"], &by_name, false),
         ] {
             let config = PushSenderConfig { allow_private_targets: allow_list(&entries), ..fast() };
-            let sender = PushSender::with_resolver(config, resolver());
+            let sender = PushSender::with_resolver(config, resolver(), Default::default());
             sender.enqueue(&push_config(url, "t"), &event("t", 0));
             sender.shutdown(WAIT).await;
             let stats = sender.stats();
@@ -1012,7 +1030,10 @@ mod tests {
     #[tokio::test]
     async fn literal_private_target_refused_at_enqueue() {
         let receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
-        let sender = PushSender::new(PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() });
+        let sender = PushSender::new(
+            PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() },
+            Default::default(),
+        );
         sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 0);
@@ -1031,6 +1052,7 @@ mod tests {
         let sender = PushSender::with_resolver(
             PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() },
             resolver,
+            Default::default(),
         );
         let url = format!("http://rebind.test:{}/hook", receiver.port);
         sender.check_url(&url, "url").expect("a name passes the synchronous check");

@@ -85,6 +85,7 @@ where
     };
     let span = tracing::Span::current();
     span.record("method", method.as_str());
+    crate::metrics::observe(|o| o.method.set(method.as_str()));
     if parts.method != Verb::POST {
         return Err(A2AError::invalid_request(format!("gRPC calls are sent with POST, not {}", parts.method)).into());
     }
@@ -144,6 +145,7 @@ fn grpc_response(body: ResponseBody) -> Response<ResponseBody> {
 
 /// A trailers-only answer: HTTP 200, the status in the headers, no body.
 fn refuse(refusal: Refusal) -> Response<ResponseBody> {
+    crate::metrics::outcome(refusal.error.kind.spec().reason);
     let mut status = status::of_error(&refusal.error);
     if let Some(code) = refusal.code {
         status.code = code;

@@ -85,6 +85,7 @@ pub struct RequestHandler {
     push_signer: Option<Arc<crate::push::PushSigner>>,
     shutdown_grace: std::time::Duration,
     manager: TaskManager,
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl RequestHandler {
@@ -104,6 +105,7 @@ impl RequestHandler {
             push_signer: config.push.signer.clone(),
             shutdown_grace: config.shutdown_grace,
             manager,
+            metrics: config.metrics,
         }
     }
 
@@ -151,6 +153,11 @@ impl RequestHandler {
     /// The public agent card.
     pub fn card(&self) -> &AgentCard {
         &self.card
+    }
+
+    /// The metrics this handler's requests, tasks and pushes are recorded in.
+    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
+        &self.metrics
     }
 
     pub fn limits(&self) -> &Limits {

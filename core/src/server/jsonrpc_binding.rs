@@ -82,6 +82,9 @@ where
     };
     let span = tracing::Span::current();
     span.record("method", bounded(&envelope.method).as_str());
+    if let Some(method) = Method::from_name(&envelope.method) {
+        crate::metrics::observe(|o| o.method.set(method.as_str()));
+    }
     let requested_version = match headers::requested_version(&parts.headers, parts.uri.query()) {
         Ok(v) => v,
         Err(e) => return error_reply(&envelope.error(e)),
@@ -191,10 +194,16 @@ fn handler_error_status(err: &A2AError) -> StatusCode {
 }
 
 fn rpc_error(status: StatusCode, id: &Id, err: &A2AError) -> Response<ResponseBody> {
+    crate::metrics::outcome(err.kind.spec().reason);
     bytes_response(status, headers::JSON, jsonrpc::error(id, err))
 }
 
 /// The answer to a request that failed before the handler: nothing for a notification.
 fn error_reply(e: &ErrorResponse) -> Response<ResponseBody> {
-    if e.notification { no_content() } else { rpc_error(StatusCode::OK, &e.id, &e.error) }
+    if e.notification {
+        crate::metrics::outcome(e.error.kind.spec().reason);
+        no_content()
+    } else {
+        rpc_error(StatusCode::OK, &e.id, &e.error)
+    }
 }

@@ -25,6 +25,7 @@ pub mod headers;
 pub mod host;
 mod jsonrpc_binding;
 pub mod jwt;
+pub mod metrics_endpoint;
 mod rest_binding;
 pub mod security;
 pub mod service;
@@ -38,6 +39,7 @@ pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Princip
 pub use body::ResponseBody;
 pub use handler::{Payload, Reply, RequestHandler};
 pub use jwt::{JwtBearer, JwtConfig, KeySource};
+pub use metrics_endpoint::serve_metrics;
 pub use service::{A2AService, HttpOptions};
 pub use tls::{MutualTls, PeerCertificate};
 
@@ -119,6 +121,11 @@ impl Server {
     }
 
     /// The hyper service alone, to mount in another server.
+    /// The metrics this server records (serve them with [`serve_metrics`]).
+    pub fn metrics(&self) -> Arc<crate::metrics::Metrics> {
+        self.handler.metrics().clone()
+    }
+
     pub fn service(&self) -> A2AService {
         A2AService::new(self.handler.clone(), self.options.clone())
     }

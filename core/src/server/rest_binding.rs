@@ -114,6 +114,7 @@ where
 
 /// A `google.rpc.Status` body whose `code` is the HTTP status actually sent.
 fn error_response(code: StatusCode, err: &A2AError, media: &'static str) -> Response<ResponseBody> {
+    crate::metrics::outcome(err.kind.spec().reason);
     let mut body = err.to_http_body();
     body["error"]["code"] = code.as_u16().into();
     json_response(code, media, &body)

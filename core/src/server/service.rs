@@ -25,6 +25,7 @@ use super::card::{LEGACY_WELL_KNOWN_PATH, ServedCard, WELL_KNOWN_PATH};
 use super::handler::{Reply, RequestHandler};
 use super::headers::{self, ExtensionPolicy};
 use crate::error::{A2AError, Result};
+use crate::metrics::{self, Observed};
 use crate::model::{AgentCard, binding};
 use crate::request::A2ARequest;
 use crate::task::call::{CallContext, EventStream};
@@ -147,16 +148,19 @@ impl A2AService {
             context_id = Empty,
         );
         let app = self.app.clone();
-        async move {
+        let started = std::time::Instant::now();
+        let answer = async move {
             let mut resp = app.dispatch(req).await;
             if let Some(hsts) = &app.options.hsts {
                 resp.headers_mut().insert(http::header::STRICT_TRANSPORT_SECURITY, hsts.clone());
             }
             tracing::debug!(status = resp.status().as_u16(), "response");
+            // Answers no layer named (a 404, a refused method) by their HTTP status.
+            metrics::outcome(if resp.status().is_success() { "OK" } else { "HTTP_ERROR" });
+            metrics::observe(|o| app.handler.metrics().request(o, started));
             resp
-        }
-        .instrument(span)
-        .await
+        };
+        metrics::OBSERVED.scope(Observed::default(), answer.instrument(span)).await
     }
 }
 
@@ -204,6 +208,7 @@ impl App {
         let span = tracing::Span::current();
         if is_grpc(&parts.headers) {
             span.record("binding", "grpc");
+            metrics::observe(|o| o.binding.set("grpc"));
             let mut parts = parts;
             return match self.authenticate(&parts).await {
                 Ok(principal) => {
@@ -220,6 +225,10 @@ impl App {
         }
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
             span.record("binding", "card");
+            metrics::observe(|o| {
+                o.binding.set("card");
+                o.method.set("GetAgentCard");
+            });
             return self.card.respond(&parts.method, &parts.headers);
         }
         if path == crate::push::JWKS_PATH
@@ -230,6 +239,12 @@ impl App {
         }
         let normalised = normalise(&path);
         let is_jsonrpc = self.jsonrpc_paths.contains(&normalised);
+        // Named before authentication, so that refusals are counted under their binding.
+        if is_jsonrpc {
+            metrics::observe(|o| o.binding.set("jsonrpc"));
+        } else if self.rest_prefixes.iter().any(|prefix| strip_path_prefix(&path, prefix).is_some()) {
+            metrics::observe(|o| o.binding.set("http+json"));
+        }
         let mut parts = parts;
         match self.authenticate(&parts).await {
             Ok(Some(principal)) => {
@@ -261,6 +276,7 @@ impl App {
 
     /// An authentication failure in the binding's error format, with its HTTP status.
     fn refuse(&self, is_jsonrpc: bool, err: &A2AError) -> Response<ResponseBody> {
+        metrics::outcome(err.kind.spec().reason);
         let status = status(err.http_status());
         let resp = if is_jsonrpc {
             bytes_response(status, headers::JSON, crate::jsonrpc::error(&crate::jsonrpc::Id::Null, err))
@@ -323,10 +339,19 @@ impl App {
     /// (a server bug) becomes InternalError rather than a dropped connection.
     pub async fn call(&self, ctx: &CallContext, request: A2ARequest) -> Result<Reply> {
         record_request_ids(&request);
-        let result = AssertUnwindSafe(self.handler.handle(ctx, request))
+        metrics::observe(|o| o.method.set(request.method().as_str()));
+        let mut result = AssertUnwindSafe(self.handler.handle(ctx, request))
             .catch_unwind()
             .await
             .unwrap_or_else(|_| Err(A2AError::internal("the request handler panicked")));
+        match &mut result {
+            Ok(Reply::Stream(events)) => {
+                metrics::outcome("OK");
+                events.hold(self.handler.metrics().open_stream());
+            }
+            Ok(_) => metrics::outcome("OK"),
+            Err(e) => metrics::outcome(e.kind.spec().reason),
+        }
         match &result {
             Ok(Reply::Value(v)) => record_result_ids(v.ids()),
             Err(e) if e.http_status() >= 500 => tracing::warn!(code = e.code(), "request failed: {}", e.message),

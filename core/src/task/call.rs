@@ -53,11 +53,16 @@ pub enum StreamItem {
 /// The events of one stream, in order. Dropping it unsubscribes; it never cancels the task.
 pub struct EventStream {
     rx: mpsc::Receiver<StreamItem>,
+    /// Counts this stream among the server's open ones while it lives.
+    open: Option<crate::metrics::OpenStream>,
 }
 
 impl EventStream {
     pub(crate) fn new(rx: mpsc::Receiver<StreamItem>) -> Self {
-        Self { rx }
+        Self { rx, open: None }
+    }
+    pub(crate) fn hold(&mut self, open: crate::metrics::OpenStream) {
+        self.open = Some(open);
     }
     /// The next event; `None` when the stream is over (or ended with an error).
     pub async fn next(&mut self) -> Option<StreamResponse> {

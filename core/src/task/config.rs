@@ -54,6 +54,8 @@ pub struct ServerConfig {
     pub lease: Duration,
     /// How often each instance looks for tasks whose owner's lease expired.
     pub reap_interval: Duration,
+    /// Where the server, its task manager and its push sender record (see `server::Server::metrics`).
+    pub metrics: std::sync::Arc<crate::metrics::Metrics>,
 }
 
 impl Default for ServerConfig {
@@ -66,6 +68,7 @@ impl Default for ServerConfig {
             // A dead owner is found within lease + reap_interval = 8 s.
             lease: Duration::from_secs(6),
             reap_interval: Duration::from_secs(2),
+            metrics: Default::default(),
         }
     }
 }

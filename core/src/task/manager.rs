@@ -71,6 +71,7 @@ struct Inner {
     /// The store keeps the push outbox (push notifications are queued with their events);
     /// otherwise they go to the sender's in-memory queue.
     outbox: bool,
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 fn key(tenant: &str, id: &str) -> Key {
@@ -80,7 +81,7 @@ fn key(tenant: &str, id: &str) -> Key {
 impl TaskManager {
     /// `push_enabled`: the card declares push notifications (configs are then delivered).
     pub fn new(agent: Arc<dyn AgentExecutor>, stores: Stores, config: &ServerConfig, push_enabled: bool) -> Self {
-        let push = push_enabled.then(|| PushSender::new(config.push.clone()));
+        let push = push_enabled.then(|| PushSender::new(config.push.clone(), config.metrics.clone()));
         let moves = stores.tasks.moves();
         let leases = stores.tasks.leases();
         let outbox = push.is_some() && stores.tasks.outbox() && tokio::runtime::Handle::try_current().is_ok();
@@ -94,6 +95,7 @@ impl TaskManager {
             instance: uuid::Uuid::new_v4().to_string(),
             lease: config.lease,
             outbox,
+            metrics: config.metrics.clone(),
         };
         let inner = Arc::new(inner);
         if let Some(moves) = moves {
@@ -561,7 +563,10 @@ impl Inner {
     /// Reads the task from the store the first time its live entry is used.
     async fn load(&self, key: &Key, slot: &mut Slot) -> Result<()> {
         if !slot.loaded {
-            let found = self.stores.tasks.load(&key.0, &key.1).await?;
+            let started = std::time::Instant::now();
+            let found = self.stores.tasks.load(&key.0, &key.1).await;
+            self.metrics.store("load", started);
+            let found = found?;
             slot.unload();
             slot.version = found.as_ref().map_or(0, |v| v.version);
             slot.lease = found.as_ref().and_then(|v| v.lease.clone());
@@ -872,6 +877,21 @@ impl Inner {
         }
     }
 
+    /// Counts committed events, and the state each status-bearing one sets.
+    fn record_committed(&self, entries: &[LogEntry]) {
+        let mut events = 0;
+        for entry in entries {
+            let Change::Event(event) = &entry.change else { continue };
+            events += 1;
+            match event {
+                StreamResponse::Task(t) => self.metrics.task_state(t.status.state.as_str()),
+                StreamResponse::StatusUpdate(u) => self.metrics.task_state(u.status.state.as_str()),
+                _ => {}
+            }
+        }
+        self.metrics.events_applied(events);
+    }
+
     /// Commits `entries`, already applied to the slot's task (which moved from version `base`),
     /// then publishes them. `Ok(false)`: another writer moved the task first; nothing of
     /// `entries` was stored, the slot holds the stored task again, and the other writer's
@@ -901,8 +921,12 @@ impl Inner {
             || !task.status.state.is_terminal();
         let commit =
             Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only, push: self.outbox, log };
-        match self.stores.tasks.commit(tenant, commit).await {
+        let started = std::time::Instant::now();
+        let committed = self.stores.tasks.commit(tenant, commit).await;
+        self.metrics.store("commit", started);
+        match committed {
             Ok(CommitOutcome::Committed) => {
+                self.record_committed(&entries);
                 slot.version = commit.version();
                 slot.snapshots.record(snapshot, entries.len());
                 if hold {

@@ -1,0 +1,237 @@
+//! A server's metrics, in one registry served as Prometheus/OpenMetrics text (see
+//! `server::metrics_endpoint`): requests by binding, method and outcome with their latency,
+//! open streams, task state changes, events applied, push deliveries, and store latency.
+//!
+//! Recording is cheap enough to be always on (a hash lookup and an atomic add per sample);
+//! nothing is exported unless an endpoint serves the registry.
+//!
+//! Labels are `&'static str`: bindings, A2A method names, `ErrorInfo` reasons, task states and
+//! store operations are closed sets, so a hostile client cannot grow the registry.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use std::cell::Cell;
+use std::time::Instant;
+
+/// The content type of [`Metrics::encode`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Latency buckets, in seconds: 50 µs to 10 s.
+const LATENCY_BUCKETS: [f64; 16] =
+    [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(LATENCY_BUCKETS)
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    binding: &'static str,
+    method: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct MethodLabels {
+    binding: &'static str,
+    method: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateLabels {
+    state: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabels {
+    operation: &'static str,
+}
+
+type LatencyFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+/// One server's metrics. Cloned handles share the counters.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    request_duration: LatencyFamily<MethodLabels>,
+    open_streams: Gauge,
+    task_states: Family<StateLabels, Counter>,
+    events_applied: Counter,
+    push: Family<OutcomeLabels, Counter>,
+    store_duration: LatencyFamily<OperationLabels>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("a2a");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "server_requests",
+            "A2A requests answered, by binding, method and outcome (OK or the error's ErrorInfo reason)",
+            requests.clone(),
+        );
+        let request_duration = LatencyFamily::<MethodLabels>::new_with_constructor(latency_histogram as fn() -> _);
+        registry.register(
+            "server_request_duration_seconds",
+            "Time from a request's arrival to its response head (a stream's events come after)",
+            request_duration.clone(),
+        );
+        let open_streams = Gauge::default();
+        registry.register("server_open_streams", "Event streams open (SSE and gRPC)", open_streams.clone());
+        let task_states = Family::<StateLabels, Counter>::default();
+        registry.register("task_state_changes", "Tasks entering each state", task_states.clone());
+        let events_applied = Counter::default();
+        registry.register("task_events_applied", "Executor events applied to tasks", events_applied.clone());
+        let push = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "push_notifications",
+            "Push notifications settled, by outcome: delivered, failed (after retries), refused (target not allowed), dropped (queue full, unsigned, shutdown)",
+            push.clone(),
+        );
+        let store_duration = LatencyFamily::<OperationLabels>::new_with_constructor(latency_histogram as fn() -> _);
+        registry.register(
+            "store_operation_duration_seconds",
+            "Task store operations, by operation",
+            store_duration.clone(),
+        );
+        Self { registry, requests, request_duration, open_streams, task_states, events_applied, push, store_duration }
+    }
+
+    /// The registry as OpenMetrics text ([`CONTENT_TYPE`]).
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+
+    pub(crate) fn request(&self, observed: &Observed, started: Instant) {
+        let (binding, method, outcome) = (observed.binding.get(), observed.method.get(), observed.outcome.get());
+        self.requests.get_or_create(&RequestLabels { binding, method, outcome }).inc();
+        self.request_duration.get_or_create(&MethodLabels { binding, method }).observe(started.elapsed().as_secs_f64());
+    }
+
+    /// A gauge count held while a stream is open.
+    pub(crate) fn open_stream(&self) -> OpenStream {
+        self.open_streams.inc();
+        OpenStream(self.open_streams.clone())
+    }
+
+    pub(crate) fn task_state(&self, state: &'static str) {
+        self.task_states.get_or_create(&StateLabels { state }).inc();
+    }
+
+    pub(crate) fn events_applied(&self, n: u64) {
+        self.events_applied.inc_by(n);
+    }
+
+    pub(crate) fn push(&self, outcome: &'static str) {
+        self.push.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
+
+    pub(crate) fn store(&self, operation: &'static str, started: Instant) {
+        self.store_duration.get_or_create(&OperationLabels { operation }).observe(started.elapsed().as_secs_f64());
+    }
+}
+
+/// Decrements the open-streams gauge when the stream it rides with is dropped.
+#[derive(Debug)]
+pub(crate) struct OpenStream(Gauge);
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+/// What one request turned out to be, filled in by whichever layer learns it: the binding by
+/// the listener, the method by the adapter, the outcome by the handler or the error answer.
+#[derive(Debug)]
+pub(crate) struct Observed {
+    pub binding: Cell<&'static str>,
+    pub method: Cell<&'static str>,
+    pub outcome: Cell<&'static str>,
+}
+
+impl Default for Observed {
+    fn default() -> Self {
+        Self { binding: Cell::new("other"), method: Cell::new("unknown"), outcome: Cell::new("") }
+    }
+}
+
+tokio::task_local! {
+    /// The request being answered on this task (set by `A2AService::handle`).
+    pub(crate) static OBSERVED: Observed;
+}
+
+/// Records `f(observed)` on the current request, if any.
+pub(crate) fn observe(f: impl FnOnce(&Observed)) {
+    let _ = OBSERVED.try_with(f);
+}
+
+/// The outcome of the current request, unless an inner layer already set it.
+pub(crate) fn outcome(reason: &'static str) {
+    observe(|o| {
+        if o.outcome.get().is_empty() {
+            o.outcome.set(reason);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_names_every_family_and_counts_what_was_recorded() {
+        let m = Metrics::new();
+        let observed = Observed::default();
+        observed.binding.set("jsonrpc");
+        observed.method.set("SendMessage");
+        observed.outcome.set("OK");
+        m.request(&observed, Instant::now());
+        m.request(&observed, Instant::now());
+        let stream = m.open_stream();
+        m.task_state("TASK_STATE_COMPLETED");
+        m.events_applied(3);
+        m.push("delivered");
+        m.store("commit", Instant::now());
+        let text = m.encode();
+        assert!(
+            text.contains(r#"a2a_server_requests_total{binding="jsonrpc",method="SendMessage",outcome="OK"} 2"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"a2a_server_request_duration_seconds_count{binding="jsonrpc",method="SendMessage"} 2"#)
+        );
+        assert!(text.contains("a2a_server_open_streams 1"), "{text}");
+        assert!(text.contains(r#"a2a_task_state_changes_total{state="TASK_STATE_COMPLETED"} 1"#));
+        assert!(text.contains("a2a_task_events_applied_total 3"));
+        assert!(text.contains(r#"a2a_push_notifications_total{outcome="delivered"} 1"#));
+        assert!(text.contains(r#"a2a_store_operation_duration_seconds_count{operation="commit"} 1"#));
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        drop(stream);
+        assert!(m.encode().contains("a2a_server_open_streams 0"));
+    }
+}

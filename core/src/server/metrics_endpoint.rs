@@ -1,0 +1,64 @@
+//! `GET /metrics` on a listener of its own: the server's [`Metrics`] as OpenMetrics text, for
+//! Prometheus to scrape. It is kept off the agent's port so that it is never public by
+//! accident: bind it to loopback or an internal interface.
+
+use crate::metrics::{CONTENT_TYPE, Metrics};
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// The path served.
+pub const METRICS_PATH: &str = "/metrics";
+
+/// Serves `GET /metrics` until `shutdown` completes. Every connection is served in its own
+/// task; a scrape is one small response, so nothing waits for open connections at shutdown.
+pub async fn serve_metrics(listener: TcpListener, metrics: Arc<Metrics>, shutdown: impl Future<Output = ()>) {
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            () = &mut shutdown => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors and the like: pause instead of spinning.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let metrics = metrics.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let metrics = metrics.clone();
+                async move { Ok::<_, Infallible>(answer(&req, &metrics)) }
+            });
+            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+            let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+        });
+    }
+}
+
+fn answer(req: &Request<Incoming>, metrics: &Metrics) -> Response<Full<Bytes>> {
+    let reply = |status: StatusCode, text: String| {
+        let mut resp = Response::new(Full::new(Bytes::from(text)));
+        *resp.status_mut() = status;
+        resp
+    };
+    if req.uri().path() != METRICS_PATH {
+        return reply(StatusCode::NOT_FOUND, format!("not found; metrics are at {METRICS_PATH}\n"));
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut resp = reply(StatusCode::METHOD_NOT_ALLOWED, "GET only\n".into());
+        resp.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        return resp;
+    }
+    let mut resp = reply(StatusCode::OK, metrics.encode());
+    resp.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(CONTENT_TYPE));
+    resp
+}
