@@ -60,7 +60,7 @@ impl PushVerifier {
         token: Option<String>,
         max_age_ms: Option<f64>,
     ) -> Result<Self> {
-        let mut inner = CoreVerifier::new(json(&jwks_json, "jwks")?, audience);
+        let mut inner = CoreVerifier::new(json::<a2a_native::auth::KeySet>(&jwks_json, "jwks")?, audience);
         if let Some(iss) = issuer {
             inner = inner.with_issuer(iss);
         }

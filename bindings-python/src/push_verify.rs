@@ -25,7 +25,7 @@ impl PushVerifier {
         token: Option<String>,
         max_age: f64,
     ) -> PyResult<Self> {
-        let keys =
+        let keys: a2a_native::auth::KeySet =
             serde_json::from_value(models::to_value(jwks)?).map_err(|e| PyValueError::new_err(format!("jwks: {e}")))?;
         let max_age =
             Duration::try_from_secs_f64(max_age).map_err(|e| PyValueError::new_err(format!("max_age: {e}")))?;

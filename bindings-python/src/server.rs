@@ -59,4 +59,10 @@ impl AgentServer {
     fn url(&self) -> Option<String> {
         self.server.url()
     }
+
+    /// `http://host:port/metrics` (`None` when not running or not serving metrics).
+    #[getter]
+    fn metrics_url(&self) -> Option<String> {
+        self.server.metrics_url()
+    }
 }

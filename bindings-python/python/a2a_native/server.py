@@ -122,7 +122,10 @@ class AgentServer:
     the card declares each scheme, and any one of them admits a caller. A card declaring a 0.3
     interface is served with the 0.3 fields beside the 1.0 ones, for old clients;
     ``strict_v1_card=True`` serves the 1.0 fields alone, for 1.0 clients that refuse unknown
-    fields (0.3 requests are still answered).
+    fields (0.3 requests are still answered). ``metrics_address`` (``"host:port"``; port 0:
+    any) serves Prometheus/OpenMetrics text at ``/metrics`` on a listener of its own (see
+    ``server.metrics_url``): requests by binding, method and outcome with their latency, open
+    streams, task states, events applied, push outcomes, store latency.
 
     Use ``async with AgentServer(card, executor) as server:`` (port 0: see ``server.port``),
     ``await server.start()`` / ``await server.stop()``, or ``await server.serve(host, port)``.
@@ -142,6 +145,7 @@ class AgentServer:
         strict_v1_card: bool = False,
         max_tasks: int | None = None,
         task_retention: float | None = None,
+        metrics_address: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -159,6 +163,8 @@ class AgentServer:
             options["maxTasks"] = max_tasks
         if task_retention is not None:
             options["taskRetention"] = task_retention
+        if metrics_address is not None:
+            options["metricsAddress"] = metrics_address
         self._native = _native.AgentServer(dict(card), executor, options)
         self._host, self._port = host, port
 
@@ -197,6 +203,14 @@ class AgentServer:
         url = self._native.url
         if url is None:
             raise RuntimeError("the server is not running")
+        return url
+
+    @property
+    def metrics_url(self) -> str:
+        """``http://host:port/metrics`` (RuntimeError when not running with ``metrics_address``)."""
+        url = self._native.metrics_url
+        if url is None:
+            raise RuntimeError("the server is not running with a metrics_address")
         return url
 
     async def __aenter__(self) -> AgentServer:

@@ -946,8 +946,10 @@ mod tests {
 
     #[test]
     fn check_url_allows_private_targets_when_configured() {
-        let sender =
-            PushSender::new(PushSenderConfig { allow_private_targets: PrivateTargets::All, ..Default::default() });
+        let sender = PushSender::new(
+            PushSenderConfig { allow_private_targets: PrivateTargets::All, ..Default::default() },
+            Default::default(),
+        );
         for url in ["http://127.0.0.1:9000/hook", "http://localhost", "http://[::1]", "http://10.0.0.1"] {
             sender.check_url(url, "url").unwrap_or_else(|e| panic!("{url}: {e}"));
         }
@@ -958,10 +960,13 @@ mod tests {
 
     #[test]
     fn check_url_with_an_allow_list() {
-        let sender = PushSender::new(PushSenderConfig {
-            allow_private_targets: allow_list(&["127.0.0.1", "10.0.0.0/8", "::1", "hooks.internal"]),
-            ..Default::default()
-        });
+        let sender = PushSender::new(
+            PushSenderConfig {
+                allow_private_targets: allow_list(&["127.0.0.1", "10.0.0.0/8", "::1", "hooks.internal"]),
+                ..Default::default()
+            },
+            Default::default(),
+        );
         for url in [
             "http://127.0.0.1:9000/hook",
             "http://0177.0.0.1/",

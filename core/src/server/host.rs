@@ -9,7 +9,8 @@
 //!  "extendedCard": {...},
 //!  "limits": {"maxBodyBytes": 8388608, "maxPartsPerMessage": 256, "maxHistoryLength": 1000,
 //!             "maxStreamsPerTask": 64, "blockingTimeout": 600},
-//!  "security": {... see SecuritySpec ...}}
+//!  "security": {... see SecuritySpec ...},
+//!  "metricsAddress": "127.0.0.1:9464"}
 //! ```
 //! `bearerTokens` may also be a list of `[token, principal]` pairs, or of tokens (each then
 //! authenticates the principal `bearer-token`). `blockingTimeout` is in seconds.
@@ -53,6 +54,11 @@ pub struct ServerOptions {
     /// ... and how long a finished task stays readable, in seconds (default 3600).
     #[serde(default, alias = "task_retention")]
     pub task_retention: Option<f64>,
+    /// `host:port` to serve Prometheus/OpenMetrics text at `/metrics` on (port 0: any free
+    /// port; see [`HostedServer::metrics_url`]). A listener of its own, so it is never public
+    /// by accident. Absent: metrics are recorded but not served.
+    #[serde(default, alias = "metrics_address")]
+    pub metrics_address: Option<String>,
 }
 
 /// The forms `bearerTokens` takes.
@@ -174,6 +180,8 @@ pub fn memory_limits(
 
 struct Running {
     addr: SocketAddr,
+    /// The metrics endpoint's address, when served.
+    metrics: Option<SocketAddr>,
     stop: oneshot::Sender<()>,
     done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -248,10 +256,22 @@ impl HostedServer {
             embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, addr)?
                 .strict_v1_card(o.strict_v1_card);
         let (stop, stopped) = oneshot::channel::<()>();
-        let done = tokio::spawn(server.serve(listener, async move {
+        let stopped = futures_util::FutureExt::shared(async move {
             let _ = stopped.await;
-        }));
-        Ok(Running { addr, stop, done })
+        });
+        let metrics = match &o.metrics_address {
+            Some(at) => {
+                let listener = tokio::net::TcpListener::bind(at.as_str())
+                    .await
+                    .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot serve metrics on {at}: {e}")))?;
+                let bound = listener.local_addr().map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
+                tokio::spawn(super::serve_metrics(listener, server.metrics(), stopped.clone()));
+                Some(bound)
+            }
+            None => None,
+        };
+        let done = tokio::spawn(server.serve(listener, stopped));
+        Ok(Running { addr, metrics, stop, done })
     }
 
     /// Stops accepting, ends open streams, lets running requests finish, and waits for the
@@ -277,6 +297,16 @@ impl HostedServer {
     pub fn addr(&self) -> Option<SocketAddr> {
         match &*self.lock() {
             State::Running(r) => Some(r.addr),
+            _ => None,
+        }
+    }
+
+    /// `http://host:port/metrics`, while running with `metricsAddress`.
+    pub fn metrics_url(&self) -> Option<String> {
+        match &*self.lock() {
+            State::Running(Running { metrics: Some(at), .. }) => {
+                Some(format!("http://{at}{}", super::metrics_endpoint::METRICS_PATH))
+            }
             _ => None,
         }
     }
