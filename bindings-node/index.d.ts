@@ -166,6 +166,10 @@ export interface AgentServerOptions {
   maxTasks?: number;
   /** Seconds the memory store keeps a finished task (default 3600). */
   taskRetention?: number;
+  /** `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
+   * listener of its own: requests by binding, method and outcome with their latency, open
+   * streams, task states, events applied, push outcomes, store latency. */
+  metricsAddress?: string;
 }
 
 /** An A2A server for one agent: JSON-RPC, HTTP+JSON and gRPC on one port, SSE streams. */
@@ -181,6 +185,8 @@ export declare class AgentServer {
   readonly port: number | null;
   /** `http://host:port` (null when not listening). */
   readonly url: string | null;
+  /** `http://host:port/metrics` (null when not listening or without `metricsAddress`). */
+  readonly metricsUrl: string | null;
   [Symbol.asyncDispose](): Promise<void>;
 }
 

@@ -21,6 +21,8 @@ export declare class AgentServer {
   get port(): number | null
   /** `http://host:port` (`null` when not listening). */
   get url(): string | null
+  /** `http://host:port/metrics` (`null` when not listening or without `metricsAddress`). */
+  get metricsUrl(): string | null
 }
 
 export declare class Client {

@@ -83,6 +83,27 @@ test('the memory store bounds and the listener limits are options', async () => 
   assert.throws(() => new AgentServer(CARD, new Echo(), { store: 'sqlite:/tmp/x.db', maxTasks: 3 }), /memory store only/);
 });
 
+test('metricsAddress serves the requests, by binding, method and outcome, at metricsUrl', async () => {
+  const server = new AgentServer(CARD, new Echo(), { metricsAddress: '127.0.0.1:0' });
+  assert.equal(server.metricsUrl, null);
+  await server.listen(0);
+  try {
+    assert.match(server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const client = await Client.connect(server.url);
+    await client.send('hello');
+    await assert.rejects(client.getTask('missing'), TaskNotFoundError);
+    const resp = await fetch(server.metricsUrl);
+    assert.match(resp.headers.get('content-type'), /^application\/openmetrics-text/);
+    const text = await resp.text();
+    assert.ok(text.includes('a2a_server_requests_total{binding="jsonrpc",method="SendMessage",outcome="OK"} 1'), text);
+    assert.ok(text.includes('a2a_server_requests_total{binding="jsonrpc",method="GetTask",outcome="TASK_NOT_FOUND"} 1'), text);
+    assert.ok(text.endsWith('# EOF\n'));
+  } finally {
+    await server.close();
+  }
+  assert.equal(server.metricsUrl, null);
+});
+
 test('multi-turn: input-required, then the answer completes the same task', () =>
   withServer(new Echo(), async (server) => {
     const client = await Client.connect(server.url);

@@ -62,6 +62,11 @@ export class AgentServer {
     return this.#native.url;
   }
 
+  /** `http://host:port/metrics` (null when not listening or without `metricsAddress`). */
+  get metricsUrl() {
+    return this.#native.metricsUrl;
+  }
+
   [Symbol.asyncDispose]() {
     return this.close();
   }

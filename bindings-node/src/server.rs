@@ -70,4 +70,10 @@ impl AgentServer {
     pub fn url(&self) -> Option<String> {
         self.server.url()
     }
+
+    /// `http://host:port/metrics` (`null` when not listening or without `metricsAddress`).
+    #[napi(getter)]
+    pub fn metrics_url(&self) -> Option<String> {
+        self.server.metrics_url()
+    }
 }
