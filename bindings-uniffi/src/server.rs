@@ -60,6 +60,10 @@ pub struct ServerOptions {
     /// adds (for 1.0 clients that refuse unknown fields).
     #[uniffi(default)]
     pub strict_v1_card: bool,
+    /// `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
+    /// listener of its own (see `metricsUrl`).
+    #[uniffi(default)]
+    pub metrics_address: Option<String>,
 }
 
 /// Core's `ServerOptions` (read strictly there) from the record.
@@ -90,6 +94,7 @@ fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
         "taskRetention": options.task_retention_ms.map(|ms| ms as f64 / 1000.0),
         "security": security,
         "strictV1Card": options.strict_v1_card,
+        "metricsAddress": options.metrics_address,
     });
     Ok(CoreOptions::from_value(value)?)
 }
@@ -134,5 +139,10 @@ impl AgentServer {
     /// `http://host:port` (`null` when not running).
     pub fn url(&self) -> Option<String> {
         self.server.url()
+    }
+
+    /// `http://host:port/metrics` (`null` when not running or without `metricsAddress`).
+    pub fn metrics_url(&self) -> Option<String> {
+        self.server.metrics_url()
     }
 }

@@ -936,6 +936,11 @@ public func FfiConverterTypeAgentExecutor_lower(_ value: AgentExecutor) -> UInt6
 public protocol AgentServerProtocol: AnyObject, Sendable {
     
     /**
+     * `http://host:port/metrics` (`null` when not running or without `metricsAddress`).
+     */
+    func metricsUrl()  -> String?
+    
+    /**
      * The bound port (`null` when not running).
      */
     func port()  -> UInt16?
@@ -1026,6 +1031,18 @@ public convenience init(card: AgentCard, executor: AgentExecutor, options: Serve
 
     
 
+    
+    /**
+     * `http://host:port/metrics` (`null` when not running or without `metricsAddress`).
+     */
+open func metricsUrl() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_method_agentserver_metrics_url(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
     
     /**
      * The bound port (`null` when not running).
@@ -5277,6 +5294,11 @@ public struct ServerOptions: Equatable, Hashable {
      * adds (for 1.0 clients that refuse unknown fields).
      */
     public var strictV1Card: Bool
+    /**
+     * `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
+     * listener of its own (see `metricsUrl`).
+     */
+    public var metricsAddress: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5319,7 +5341,11 @@ public struct ServerOptions: Equatable, Hashable {
         /**
          * Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
          * adds (for 1.0 clients that refuse unknown fields).
-         */strictV1Card: Bool = false) {
+         */strictV1Card: Bool = false, 
+        /**
+         * `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
+         * listener of its own (see `metricsUrl`).
+         */metricsAddress: String? = nil) {
         self.store = store
         self.bearerTokens = bearerTokens
         self.bearerTokenPrincipals = bearerTokenPrincipals
@@ -5335,6 +5361,7 @@ public struct ServerOptions: Equatable, Hashable {
         self.taskRetentionMs = taskRetentionMs
         self.securityJson = securityJson
         self.strictV1Card = strictV1Card
+        self.metricsAddress = metricsAddress
     }
 
     
@@ -5367,7 +5394,8 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetentionMs: FfiConverterOptionUInt64.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf), 
-                strictV1Card: FfiConverterBool.read(from: &buf)
+                strictV1Card: FfiConverterBool.read(from: &buf), 
+                metricsAddress: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -5387,6 +5415,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.taskRetentionMs, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
+        FfiConverterOptionString.write(value.metricsAddress, into: &buf)
     }
 }
 
@@ -8005,6 +8034,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_eventsink_task_id() != 39383) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_method_agentserver_metrics_url() != 62599) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_agentserver_port() != 45330) {

@@ -515,6 +515,11 @@ void uniffi_a2a_native_uniffi_fn_free_agentserver(uint64_t handle, RustCallStatu
 uint64_t uniffi_a2a_native_uniffi_fn_constructor_agentserver_new(RustBuffer card, uint64_t executor, RustBuffer options, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_AGENTSERVER_METRICS_URL
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_AGENTSERVER_METRICS_URL
+RustBuffer uniffi_a2a_native_uniffi_fn_method_agentserver_metrics_url(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_AGENTSERVER_PORT
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_AGENTSERVER_PORT
 RustBuffer uniffi_a2a_native_uniffi_fn_method_agentserver_port(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -1104,6 +1109,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_eventsink_status_text(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSINK_TASK_ID
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSINK_TASK_ID
 uint16_t uniffi_a2a_native_uniffi_checksum_method_eventsink_task_id(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_AGENTSERVER_METRICS_URL
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_AGENTSERVER_METRICS_URL
+uint16_t uniffi_a2a_native_uniffi_checksum_method_agentserver_metrics_url(void
     
 );
 #endif

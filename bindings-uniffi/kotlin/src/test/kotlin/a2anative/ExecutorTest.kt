@@ -186,6 +186,27 @@ class ExecutorTest {
     }
 
     @Test
+    fun `metricsAddress serves the requests by binding, method and outcome at metricsUrl`() = test {
+        val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), Echo(), ServerOptions(metricsAddress = "127.0.0.1:0"))
+        assertEquals(null, server.metricsUrl())
+        server.start()
+        try {
+            val url = server.metricsUrl()!!
+            assertTrue(Regex("""http://127\.0\.0\.1:\d+/metrics""").matches(url), url)
+            val client = Client.connect(server.url()!!)
+            assertEquals(TaskState.COMPLETED, client.sendText("hello").task!!.status.state)
+            val connection = java.net.URI(url).toURL().openConnection()
+            assertTrue(connection.contentType.startsWith("application/openmetrics-text"), connection.contentType)
+            val text = connection.getInputStream().bufferedReader().readText()
+            assertTrue(text.contains("""a2a_server_requests_total{binding="jsonrpc",method="SendMessage",outcome="OK"} 1"""), text)
+            assertTrue(text.endsWith("# EOF\n"))
+        } finally {
+            server.stop()
+            server.destroy()
+        }
+    }
+
+    @Test
     fun `an invalid card is refused at construction`() = test {
         val card = agentCard("", "no name")
         val e = assertThrows<A2aException> { AgentServer(card, Echo(), null) }
