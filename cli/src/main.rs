@@ -8,6 +8,7 @@ mod print;
 mod security;
 mod serve;
 mod talk;
+mod telemetry;
 
 use a2a_native::model::dynamic;
 use clap::{Parser, Subcommand};
@@ -76,7 +77,7 @@ fn main() -> ExitCode {
     let conn = cli.conn;
     match cli.command {
         Command::Serve(args) => {
-            init_tracing();
+            let _telemetry = telemetry::init("warn,a2a_native=info", args.log_format);
             run_async("a2a serve", serve::run(*args))
         }
         Command::Bench(mut args) => {
@@ -150,12 +151,5 @@ fn talk_async(work: impl std::future::Future<Output = Result<(), a2a_native::A2A
 fn init_client_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
-}
-
-/// Logs to stderr; `RUST_LOG` picks the level (default: warnings, and info for a2a-native).
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,a2a_native=info"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }

@@ -74,6 +74,10 @@ pub struct ServeArgs {
     /// applied, push outcomes, store latency. Its own address, so it is never public by accident.
     #[arg(long, value_name = "ADDR")]
     metrics: Option<String>,
+    /// Logs on stderr as text or as JSON lines (with the request's span fields). Traces are
+    /// exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    #[arg(long, value_enum, default_value_t)]
+    pub log_format: crate::telemetry::LogFormat,
     #[command(flatten)]
     security: SecurityArgs,
 }

@@ -139,6 +139,7 @@ impl A2AService {
         // `a2a_native=info`. `RUST_LOG=a2a_native=debug` gives each log line its request.
         let span = tracing::debug_span!(
             "a2a.request",
+            otel.kind = "server",
             verb = %req.method(),
             path = %req.uri().path(),
             binding = Empty,
@@ -147,6 +148,7 @@ impl A2AService {
             task_id = Empty,
             context_id = Empty,
         );
+        crate::trace_context::continue_trace(&span, req.headers());
         let app = self.app.clone();
         let started = std::time::Instant::now();
         let answer = async move {

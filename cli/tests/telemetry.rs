@@ -1,0 +1,188 @@
+//! `a2a serve` exporting traces as an operator configures it (OTEL_EXPORTER_OTLP_ENDPOINT) to an
+//! OTLP/HTTP receiver in this test, whose requests are decoded with OpenTelemetry's own OTLP
+//! messages: the request span continues the caller's W3C trace (trace id and parent span id from
+//! `traceparent`), the execution span is its child, a malformed `traceparent` starts a fresh
+//! trace and fails nothing, and the service name comes from OTEL_SERVICE_NAME.
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use prost::Message;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID: &str = "00f067aa0ba902b7";
+
+/// An OTLP/HTTP receiver: every POST body to /v1/traces, decoded.
+fn receiver() -> (String, Arc<Mutex<Vec<ExportTraceServiceRequest>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let sink = got.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let sink = sink.clone();
+            std::thread::spawn(move || serve_connection(conn, &sink));
+        }
+    });
+    (url, got)
+}
+
+fn serve_connection(conn: TcpStream, sink: &Mutex<Vec<ExportTraceServiceRequest>>) {
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut writer = conn;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        if request_line.starts_with("POST /v1/traces") {
+            sink.lock()
+                .unwrap()
+                .push(ExportTraceServiceRequest::decode(body.as_slice()).expect("an OTLP trace export"));
+        }
+        let _ =
+            writer.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n");
+    }
+}
+
+struct Served {
+    child: Child,
+    host: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(collector: &str) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "memory", "--port", "0"])
+        .env("RUST_LOG", "warn")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
+        .env("OTEL_SERVICE_NAME", "a2a-telemetry-test")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a2a starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let announce = lines.next().expect("an announcement line").unwrap();
+    let host = announce
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .unwrap_or_else(|| panic!("no URL in {announce:?}"))
+        .trim_end_matches('/')
+        .to_owned();
+    std::thread::spawn(move || for _ in lines {});
+    Served { child, host }
+}
+
+/// SendMessage over JSON-RPC with `traceparent`; the HTTP status.
+fn send(host: &str, traceparent: &str, text: &str) -> u16 {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"{text}","role":"ROLE_USER","parts":[{{"text":"{text}"}}]}}}}}}"#
+    );
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        stream,
+        "POST / HTTP/1.1\r\nHost: {host}\r\nA2A-Version: 1.0\r\ntraceparent: {traceparent}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    assert!(raw.contains(r#""result""#), "{raw}");
+    raw.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn attribute(span: &Span, key: &str) -> Option<String> {
+    use opentelemetry_proto::tonic::common::v1::any_value::Value;
+    span.attributes.iter().find(|a| a.key == key).and_then(|a| match a.value.as_ref()?.value.as_ref()? {
+        Value::StringValue(s) => Some(s.clone()),
+        other => Some(format!("{other:?}")),
+    })
+}
+
+#[test]
+fn request_spans_continue_the_callers_trace_and_executions_are_their_children() {
+    let (collector, exported) = receiver();
+    let server = serve(&collector);
+    assert_eq!(send(&server.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "traced"), 200);
+    assert_eq!(send(&server.host, "00-not-a-trace-context", "untraced"), 200);
+
+    let spans = || -> Vec<(Span, Vec<String>)> {
+        exported
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|r| &r.resource_spans)
+            .flat_map(|rs| {
+                let service: Vec<String> = rs
+                    .resource
+                    .iter()
+                    .flat_map(|r| &r.attributes)
+                    .filter(|a| a.key == "service.name")
+                    .map(|a| format!("{:?}", a.value))
+                    .collect();
+                rs.scope_spans.iter().flat_map(|ss| &ss.spans).map(move |s| (s.clone(), service.clone()))
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while spans().iter().filter(|(s, _)| s.name == "a2a.execute").count() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let spans = spans();
+    let requests: Vec<&Span> = spans.iter().map(|(s, _)| s).filter(|s| s.name == "a2a.request").collect();
+    let traced = requests
+        .iter()
+        .find(|s| hex(&s.trace_id) == TRACE_ID)
+        .unwrap_or_else(|| panic!("no request span in the caller's trace: {requests:#?}"));
+    assert_eq!(hex(&traced.parent_span_id), PARENT_ID, "the request span's parent is the caller's span");
+    assert_eq!(traced.kind, SpanKind::Server as i32);
+    assert_eq!(attribute(traced, "method").as_deref(), Some("SendMessage"));
+    assert_eq!(attribute(traced, "binding").as_deref(), Some("jsonrpc"));
+    assert!(attribute(traced, "task_id").is_some_and(|id| !id.is_empty()), "{traced:#?}");
+
+    let execute = spans
+        .iter()
+        .map(|(s, _)| s)
+        .find(|s| s.name == "a2a.execute" && s.parent_span_id == traced.span_id)
+        .unwrap_or_else(|| panic!("no execution span under the request span: {spans:#?}"));
+    assert_eq!(execute.trace_id, traced.trace_id);
+    assert_eq!(attribute(execute, "task_id"), attribute(traced, "task_id"));
+
+    // A malformed traceparent is ignored: the request is answered, in a trace of its own.
+    let fresh: Vec<&&Span> = requests.iter().filter(|s| hex(&s.trace_id) != TRACE_ID).collect();
+    assert_eq!(fresh.len(), 1, "{requests:#?}");
+    assert!(fresh[0].parent_span_id.is_empty());
+    assert!(spans.iter().all(|(_, service)| service.iter().any(|s| s.contains("a2a-telemetry-test"))), "{spans:#?}");
+}
