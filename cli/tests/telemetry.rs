@@ -2,7 +2,8 @@
 //! OTLP/HTTP receiver in this test, whose requests are decoded with OpenTelemetry's own OTLP
 //! messages: the request span continues the caller's W3C trace (trace id and parent span id from
 //! `traceparent`), the execution span is its child, a malformed `traceparent` starts a fresh
-//! trace and fails nothing, and the service name comes from OTEL_SERVICE_NAME.
+//! trace and fails nothing, the service name comes from OTEL_SERVICE_NAME, and a push
+//! notification carries the execution's trace context to its webhook.
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -17,11 +18,19 @@ use std::time::{Duration, Instant};
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID: &str = "00f067aa0ba902b7";
 
-/// An OTLP/HTTP receiver: every POST body to /v1/traces, decoded.
-fn receiver() -> (String, Arc<Mutex<Vec<ExportTraceServiceRequest>>>) {
+#[derive(Default)]
+struct Received {
+    /// Every POST body to /v1/traces, decoded.
+    exports: Vec<ExportTraceServiceRequest>,
+    /// The `traceparent` of every POST to /hook (push notifications).
+    hooks: Vec<Option<String>>,
+}
+
+/// An OTLP/HTTP receiver that is also a push webhook (at /hook).
+fn receiver() -> (String, Arc<Mutex<Received>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let got = Arc::new(Mutex::new(Vec::new()));
+    let got = Arc::new(Mutex::new(Received::default()));
     let sink = got.clone();
     std::thread::spawn(move || {
         for conn in listener.incoming().flatten() {
@@ -32,7 +41,7 @@ fn receiver() -> (String, Arc<Mutex<Vec<ExportTraceServiceRequest>>>) {
     (url, got)
 }
 
-fn serve_connection(conn: TcpStream, sink: &Mutex<Vec<ExportTraceServiceRequest>>) {
+fn serve_connection(conn: TcpStream, sink: &Mutex<Received>) {
     let mut reader = BufReader::new(conn.try_clone().unwrap());
     let mut writer = conn;
     loop {
@@ -41,6 +50,7 @@ fn serve_connection(conn: TcpStream, sink: &Mutex<Vec<ExportTraceServiceRequest>
             return;
         }
         let mut length = 0;
+        let mut traceparent = None;
         loop {
             let mut line = String::new();
             reader.read_line(&mut line).unwrap();
@@ -48,18 +58,21 @@ fn serve_connection(conn: TcpStream, sink: &Mutex<Vec<ExportTraceServiceRequest>
             if line.is_empty() {
                 break;
             }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap();
+            if let Some((name, value)) = line.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap();
+                } else if name.eq_ignore_ascii_case("traceparent") {
+                    traceparent = Some(value.trim().to_owned());
+                }
             }
         }
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
         if request_line.starts_with("POST /v1/traces") {
-            sink.lock()
-                .unwrap()
-                .push(ExportTraceServiceRequest::decode(body.as_slice()).expect("an OTLP trace export"));
+            let export = ExportTraceServiceRequest::decode(body.as_slice()).expect("an OTLP trace export");
+            sink.lock().unwrap().exports.push(export);
+        } else if request_line.starts_with("POST /hook") {
+            sink.lock().unwrap().hooks.push(traceparent);
         }
         let _ =
             writer.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n");
@@ -80,7 +93,7 @@ impl Drop for Served {
 
 fn serve(collector: &str) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "memory", "--port", "0"])
+        .args(["serve", "--store", "memory", "--port", "0", "--allow-private-webhooks"])
         .env("RUST_LOG", "warn")
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
         .env("OTEL_SERVICE_NAME", "a2a-telemetry-test")
@@ -100,10 +113,12 @@ fn serve(collector: &str) -> Served {
     Served { child, host }
 }
 
-/// SendMessage over JSON-RPC with `traceparent`; the HTTP status.
-fn send(host: &str, traceparent: &str, text: &str) -> u16 {
+/// SendMessage over JSON-RPC with `traceparent` (and a push webhook, if given); the HTTP status.
+fn send(host: &str, traceparent: &str, text: &str, hook: Option<&str>) -> u16 {
+    let push = hook
+        .map_or(String::new(), |url| format!(r#","configuration":{{"taskPushNotificationConfig":{{"url":"{url}"}}}}"#));
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"{text}","role":"ROLE_USER","parts":[{{"text":"{text}"}}]}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"{text}","role":"ROLE_USER","parts":[{{"text":"{text}"}}]}}{push}}}}}"#
     );
     let mut stream = TcpStream::connect(host).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -135,13 +150,15 @@ fn attribute(span: &Span, key: &str) -> Option<String> {
 fn request_spans_continue_the_callers_trace_and_executions_are_their_children() {
     let (collector, exported) = receiver();
     let server = serve(&collector);
-    assert_eq!(send(&server.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "traced"), 200);
-    assert_eq!(send(&server.host, "00-not-a-trace-context", "untraced"), 200);
+    let hook = format!("{collector}/hook");
+    assert_eq!(send(&server.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "traced", Some(&hook)), 200);
+    assert_eq!(send(&server.host, "00-not-a-trace-context", "untraced", None), 200);
 
     let spans = || -> Vec<(Span, Vec<String>)> {
         exported
             .lock()
             .unwrap()
+            .exports
             .iter()
             .flat_map(|r| &r.resource_spans)
             .flat_map(|rs| {
@@ -185,4 +202,14 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     assert_eq!(fresh.len(), 1, "{requests:#?}");
     assert!(fresh[0].parent_span_id.is_empty());
     assert!(spans.iter().all(|(_, service)| service.iter().any(|s| s.contains("a2a-telemetry-test"))), "{spans:#?}");
+
+    // The task's push notifications continue the trace, from the execution span.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while exported.lock().unwrap().hooks.len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let hooks = exported.lock().unwrap().hooks.clone();
+    assert!(hooks.len() >= 2, "the task's notifications did not arrive: {hooks:?}");
+    let expected = format!("00-{TRACE_ID}-{}-01", hex(&execute.span_id));
+    assert!(hooks.iter().all(|h| h.as_deref() == Some(expected.as_str())), "{hooks:?} != {expected}");
 }

@@ -30,7 +30,7 @@ pub mod signing;
 pub mod sse;
 pub mod store;
 pub mod task;
-#[cfg(feature = "server")]
+#[cfg(any(feature = "server", feature = "client"))]
 pub mod trace_context;
 
 pub use error::{A2AError, ErrorKind, Result};

@@ -362,7 +362,7 @@ impl ClientBuilder {
     pub async fn connect(mut self, url: &str) -> Result<Client> {
         let http = self.http()?;
         let cache = self.card_cache.take().unwrap_or_else(CardCache::shared);
-        let span = tracing::info_span!("a2a.client", method = "GetAgentCard", url = %url, task_id = Empty);
+        let span = tracing::info_span!("a2a.client", otel.kind = "client", method = "GetAgentCard", url = %url, task_id = Empty);
         let card = card::resolve(&http, &cache, url).instrument(span).await?;
         self.build(http, card)
     }
@@ -438,8 +438,7 @@ impl Client {
     }
 
     fn span(&self, req: &A2ARequest, task_id: &str) -> tracing::Span {
-        let span =
-            tracing::info_span!("a2a.client", method = req.method().as_str(), url = %self.url(), task_id = Empty);
+        let span = tracing::info_span!("a2a.client", otel.kind = "client", method = req.method().as_str(), url = %self.url(), task_id = Empty);
         if !task_id.is_empty() {
             span.record("task_id", task_id);
         }

@@ -131,6 +131,9 @@ struct Job {
     body: Bytes,
     token: Option<HeaderValue>,
     authorization: Option<HeaderValue>,
+    /// The trace context (`traceparent`, ...) of the execution that produced the event, so the
+    /// receiver's spans join the task's trace.
+    trace: http::HeaderMap,
     task_id: String,
     config_id: String,
 }
@@ -165,11 +168,14 @@ impl Job {
         };
         let body =
             serde_json::to_vec(event).map_err(|e| Unsendable::Invalid(format!("event does not serialise: {e}")))?;
+        let mut trace = http::HeaderMap::new();
+        crate::trace_context::inject_current(&mut trace);
         Ok(Job {
             url,
             body: body.into(),
             token,
             authorization,
+            trace,
             task_id: task_id.to_owned(),
             config_id: config.id.clone(),
         })
@@ -496,6 +502,9 @@ impl Inner {
             .body(job.body.clone());
         if let Some(token) = &job.token {
             request = request.header(TOKEN_HEADER, token.clone());
+        }
+        for (name, value) in &job.trace {
+            request = request.header(name, value);
         }
         if let Some(authorization) = &job.authorization {
             request = request.header(AUTHORIZATION, authorization.clone());

@@ -307,6 +307,9 @@ impl Transport {
         if v10 {
             headers.insert(VERSION_HEADER, HeaderValue::from_static("1.0"));
         }
+        // The caller's trace continues in the agent (a no-op unless the application installed
+        // an OpenTelemetry propagator).
+        crate::trace_context::inject_current(&mut headers);
         if !config.extensions.is_empty() {
             let value = HeaderValue::from_str(&config.extensions.join(","))
                 .map_err(|_| A2AError::invalid_field("extensions", "an extension URI is not a valid header value"))?;
