@@ -16,8 +16,9 @@ export PATH="$here/.venv/bin:$PATH"
 # The official SDK (client and server) for the interop tests, pinned as tests/interop pins it.
 "$py" -m pip install --quiet --disable-pip-version-check -r "$here/../tests/interop/peers/requirements-v1.txt"
 # Signed-card cross-checks: the SDK's signer/verifier (PyJWT, cryptography) and an independent
-# RFC 8785 implementation; prometheus_client parses the metrics endpoint (OpenMetrics).
-"$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4" "prometheus-client==0.26.0"
+# RFC 8785 implementation; prometheus_client parses the metrics endpoint (OpenMetrics); the
+# OpenTelemetry SDK records a Python executor's spans.
+"$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4" "prometheus-client==0.26.0" "opentelemetry-sdk==1.45.2"
 # The generated models and errors must match the proto and core's error table.
 "$py" tools/generate.py --check
 # Dev profile: this workspace's [profile.dev] (deps at opt-level 1) builds in a fraction of a

@@ -104,6 +104,27 @@ test('metricsAddress serves the requests, by binding, method and outcome, at met
   assert.equal(server.metricsUrl, null);
 });
 
+test("the caller's W3C trace context reaches the executor as context.traceContext", async () => {
+  const seen = [];
+  const agent = {
+    async execute(context, events) {
+      seen.push(context.traceContext);
+      await events.complete('done');
+    },
+  };
+  const server = new AgentServer(CARD, agent);
+  await server.listen(0);
+  try {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await (await Client.connect(server.url, { headers: { traceparent, tracestate: 'v=1' } })).send('traced');
+    await (await Client.connect(server.url)).send('plain');
+    await (await Client.connect(server.url, { headers: { traceparent: 'not-one' } })).send('malformed');
+    assert.deepEqual(seen, [{ traceparent, tracestate: 'v=1' }, {}, {}]);
+  } finally {
+    await server.close();
+  }
+});
+
 test('multi-turn: input-required, then the answer completes the same task', () =>
   withServer(new Echo(), async (server) => {
     const client = await Client.connect(server.url);

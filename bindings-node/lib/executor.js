@@ -47,6 +47,10 @@ export class RequestContext {
     this.extensions = fields.extensions ?? [];
     /** Ids of the card's skills this caller may use (per-skill scopes), in card order. */
     this.skills = fields.skills ?? [];
+    /** The W3C trace context this work continues ({traceparent, tracestate}, the caller's as
+     * received; {} without one): give it to @opentelemetry/api's propagator so the agent's
+     * spans join the caller's trace. */
+    this.traceContext = Object.fromEntries(Object.entries(fields.traceContext ?? {}).filter(([, v]) => v));
     this.#cancellation = cancellation;
   }
 

@@ -77,6 +77,10 @@ pub struct RequestContext {
     /// `securityRequirements`, and those whose requirements the caller's scopes meet. A message
     /// names no skill, so an agent with scoped skills picks among these.
     pub skills: Vec<String>,
+    /// The W3C trace context this work continues: the execution span's when this process
+    /// exports traces, else the caller's (`traceparent` / `tracestate` as received). An executor
+    /// in another language gives it to its own OpenTelemetry, so its spans join the trace.
+    pub trace: crate::trace_context::TraceParent,
     /// Fires when the task is canceled.
     pub cancelled: CancellationToken,
 }
@@ -101,6 +105,7 @@ impl RequestContext {
             principal: self.principal.as_ref().map(|p| PrincipalView { name: &p.name, scopes: &p.scopes }),
             extensions: &self.extensions,
             skills: &self.skills,
+            trace_context: &self.trace,
         }
     }
 }
@@ -120,6 +125,7 @@ pub struct ContextView<'a> {
     pub principal: Option<PrincipalView<'a>>,
     pub extensions: &'a [String],
     pub skills: &'a [String],
+    pub trace_context: &'a crate::trace_context::TraceParent,
 }
 
 /// The caller in a [`ContextView`]: its name and granted scopes (never a credential).
@@ -335,6 +341,7 @@ mod tests {
             principal: Some(crate::auth::Principal { name: "ada".into(), scopes: vec!["read".into()] }),
             extensions: vec!["https://ext".into()],
             skills: vec!["echo".into()],
+            trace: Default::default(),
             cancelled: CancellationToken::new(),
         };
         let view = crate::model::to_value(&ctx.view());

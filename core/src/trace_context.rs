@@ -51,3 +51,83 @@ pub fn inject_current(headers: &mut HeaderMap) {
     let context = tracing::Span::current().context();
     opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&context, &mut HeadersMut(headers)));
 }
+
+/// A W3C trace context as text, for code that propagates it itself: an executor in another
+/// language hands it to its own OpenTelemetry, whose spans then join the request's trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TraceParent {
+    pub traceparent: Option<String>,
+    pub tracestate: Option<String>,
+}
+
+impl TraceParent {
+    /// The caller's context from a request's headers; a malformed `traceparent` is dropped.
+    pub fn from_headers(headers: &HeaderMap) -> Self {
+        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+        match text("traceparent").filter(|t| is_traceparent(t)) {
+            Some(parent) => Self {
+                traceparent: Some(parent.to_owned()),
+                tracestate: text("tracestate").filter(|s| !s.is_empty() && s.len() <= 512).map(str::to_owned),
+            },
+            None => Self::default(),
+        }
+    }
+
+    /// The current span's context when this process traces (its span is then the parent),
+    /// else `self` (the caller's, passed through).
+    pub fn in_current_span(self) -> Self {
+        let mut headers = HeaderMap::new();
+        inject_current(&mut headers);
+        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        match text("traceparent") {
+            Some(parent) => Self { traceparent: Some(parent), tracestate: text("tracestate") },
+            None => self,
+        }
+    }
+}
+
+/// `version-traceid-parentid-flags` (W3C Trace Context §3.2), with a non-zero trace and
+/// parent id; future versions may append fields after the flags.
+fn is_traceparent(value: &str) -> bool {
+    let fields: Vec<&str> = value.split('-').collect();
+    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let nonzero = |s: &str| s.bytes().any(|b| b != b'0');
+    fields.len() >= 4
+        && hex(fields[0], 2)
+        && fields[0] != "ff"
+        && (fields[0] != "00" || fields.len() == 4)
+        && hex(fields[1], 32)
+        && nonzero(fields[1])
+        && hex(fields[2], 16)
+        && nonzero(fields[2])
+        && hex(fields[3], 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_well_formed_traceparents_are_kept() {
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        for (value, kept) in [
+            (good, true),
+            ("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", true),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", false),
+            ("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", false),
+            ("00-00000000000000000000000000000000-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", false),
+            ("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", false),
+            ("00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01", false),
+            ("garbage", false),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert("traceparent", value.parse().unwrap());
+            headers.insert("tracestate", "vendor=1".parse().unwrap());
+            let parsed = TraceParent::from_headers(&headers);
+            assert_eq!(parsed.traceparent.is_some(), kept, "{value}");
+            assert_eq!(parsed.tracestate.is_some(), kept, "{value}");
+        }
+        assert_eq!(TraceParent::from_headers(&HeaderMap::new()), TraceParent::default());
+    }
+}

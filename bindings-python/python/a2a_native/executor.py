@@ -8,7 +8,7 @@ its message; when the task is canceled the coroutine gets ``asyncio.CancelledErr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
@@ -49,6 +49,10 @@ class RequestContext:
     #: Ids of the card's skills the caller may use, in card order: skills without
     #: ``securityRequirements`` and those whose scopes the caller holds (a message names no skill).
     skills: list[str] = field(default_factory=list)
+    #: The W3C trace context this work continues (``traceparent``, ``tracestate``): the
+    #: caller's, as received. When ``opentelemetry`` is installed, ``execute`` already runs in
+    #: it, so the executor's spans join the caller's trace.
+    trace_context: dict[str, str] = field(default_factory=dict)
 
     def get_user_input(self) -> str:
         """The text parts of the client's message, joined by newlines."""
@@ -195,14 +199,30 @@ def _context(view: dict[str, Any]) -> RequestContext:
         principal=view.get("principal"),
         extensions=view["extensions"],
         skills=view["skills"],
+        trace_context={k: v for k, v in (view.get("traceContext") or {}).items() if v},
     )
+
+
+def _attach_trace(carrier: dict[str, str]) -> Callable[[], None]:
+    """Makes ``carrier``'s trace context current for this task when OpenTelemetry is installed
+    (its global propagator reads it; W3C by default); returns how to undo it."""
+    if not carrier:
+        return lambda: None
+    try:
+        from opentelemetry import context, propagate
+    except ImportError:
+        return lambda: None
+    token = context.attach(propagate.extract(carrier))
+    return lambda: context.detach(token)
 
 
 async def _body(
     executor: AgentExecutor, method: str, context: dict[str, Any], sink: _native.EventSink, done: _native.Completion
 ) -> None:
+    request = _context(context)
+    detach = _attach_trace(request.trace_context)
     try:
-        await getattr(executor, method)(_context(context), EventQueue(sink))
+        await getattr(executor, method)(request, EventQueue(sink))
     except asyncio.CancelledError:
         done("the executor's coroutine was canceled")
         raise
@@ -214,6 +234,8 @@ async def _body(
         raise
     else:
         done(None)
+    finally:
+        detach()
 
 
 def _start(

@@ -637,6 +637,7 @@ pub(crate) fn call_context(extensions: Vec<String>, request: &http::request::Par
         extensions,
         principal: request.extensions.get::<Principal>().cloned(),
         last_event_id: last_event_id(&request.headers),
+        trace: crate::trace_context::TraceParent::from_headers(&request.headers),
         ..Default::default()
     }
 }

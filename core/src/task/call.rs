@@ -21,6 +21,8 @@ pub struct CallContext {
     /// The SSE `Last-Event-ID` of a reconnecting stream (a sequence number this server sent):
     /// SubscribeToTask then replays what came after it instead of sending a snapshot.
     pub last_event_id: Option<u64>,
+    /// The caller's W3C trace context, for executors that trace in another language.
+    pub trace: crate::trace_context::TraceParent,
 }
 
 impl CallContext {

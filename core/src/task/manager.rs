@@ -219,6 +219,7 @@ impl TaskManager {
             principal: call.principal.clone(),
             extensions: call.extensions.clone(),
             skills: call.skills.clone(),
+            trace: call.trace.clone(),
             cancelled: guard.cancel.child_token(),
         };
         inner.clone().spawn_execution(guard.share(), ctx, message, execution);
@@ -276,6 +277,7 @@ impl TaskManager {
             principal: call.principal.clone(),
             extensions: call.extensions.clone(),
             skills: call.skills.clone(),
+            trace: call.trace.clone().in_current_span(),
             cancelled: guard.cancel.clone(),
         };
         let agent = inner.agent.clone();
@@ -678,12 +680,14 @@ impl Inner {
     }
 
     /// Runs `execute` in its own tokio task; the caller's connection does not own it.
-    fn spawn_execution(self: Arc<Self>, guard: LiveGuard, ctx: RequestContext, user_message: Message, execution: u64) {
+    fn spawn_execution(self: Arc<Self>, guard: LiveGuard, mut ctx: RequestContext, user_message: Message, execution: u64) {
         // DEBUG like the request span (see server::service): formatting it costs at INFO.
         let span = tracing::debug_span!("a2a.execute", task_id = %ctx.task_id, context_id = %ctx.context_id);
         guard.executions.fetch_add(1, Ordering::AcqRel);
         tokio::spawn(
             async move {
+                // The executor's own spans (in any language) become children of this one.
+                ctx.trace = std::mem::take(&mut ctx.trace).in_current_span();
                 let _running = Running(guard.share());
                 let (tx, rx) = mpsc::channel(SINK_CAPACITY);
                 let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone());
@@ -1027,6 +1031,7 @@ impl Inner {
             principal: None,
             extensions: Vec::new(),
             skills: Vec::new(),
+            trace: Default::default(),
             cancelled: guard.cancel.clone(),
         };
         let agent = self.agent.clone();
