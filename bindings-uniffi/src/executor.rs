@@ -40,6 +40,11 @@ pub struct RequestContext {
     pub skills: Vec<String>,
     /// The text parts of `message`, joined (empty without a message).
     pub text: String,
+    /// The W3C trace context this work continues (the caller's `traceparent` and `tracestate`
+    /// as received; `null` without one): extract it with OpenTelemetry's propagator so the
+    /// agent's spans join the caller's trace.
+    pub traceparent: Option<String>,
+    pub tracestate: Option<String>,
 }
 
 /// An agent, implemented in Kotlin (`suspend fun`) or Swift (`async`).
@@ -71,6 +76,8 @@ fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2
         extensions: ctx.extensions.clone(),
         skills: ctx.skills.clone(),
         text: ctx.text(),
+        traceparent: ctx.trace.traceparent.clone(),
+        tracestate: ctx.trace.tracestate.clone(),
     })
 }
 

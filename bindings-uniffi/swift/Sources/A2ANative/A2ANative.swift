@@ -4838,6 +4838,13 @@ public struct RequestContext: Equatable, Hashable {
      * The text parts of `message`, joined (empty without a message).
      */
     public var text: String
+    /**
+     * The W3C trace context this work continues (the caller's `traceparent` and `tracestate`
+     * as received; `null` without one): extract it with OpenTelemetry's propagator so the
+     * agent's spans join the caller's trace.
+     */
+    public var traceparent: String?
+    public var tracestate: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4869,7 +4876,12 @@ public struct RequestContext: Equatable, Hashable {
          */skills: [String], 
         /**
          * The text parts of `message`, joined (empty without a message).
-         */text: String) {
+         */text: String, 
+        /**
+         * The W3C trace context this work continues (the caller's `traceparent` and `tracestate`
+         * as received; `null` without one): extract it with OpenTelemetry's propagator so the
+         * agent's spans join the caller's trace.
+         */traceparent: String?, tracestate: String?) {
         self.taskId = taskId
         self.contextId = contextId
         self.message = message
@@ -4882,6 +4894,8 @@ public struct RequestContext: Equatable, Hashable {
         self.extensions = extensions
         self.skills = skills
         self.text = text
+        self.traceparent = traceparent
+        self.tracestate = tracestate
     }
 
     
@@ -4911,7 +4925,9 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
                 scopes: FfiConverterSequenceString.read(from: &buf), 
                 extensions: FfiConverterSequenceString.read(from: &buf), 
                 skills: FfiConverterSequenceString.read(from: &buf), 
-                text: FfiConverterString.read(from: &buf)
+                text: FfiConverterString.read(from: &buf), 
+                traceparent: FfiConverterOptionString.read(from: &buf), 
+                tracestate: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -4928,6 +4944,8 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
         FfiConverterSequenceString.write(value.extensions, into: &buf)
         FfiConverterSequenceString.write(value.skills, into: &buf)
         FfiConverterString.write(value.text, into: &buf)
+        FfiConverterOptionString.write(value.traceparent, into: &buf)
+        FfiConverterOptionString.write(value.tracestate, into: &buf)
     }
 }
 

@@ -207,6 +207,29 @@ class ExecutorTest {
     }
 
     @Test
+    fun `the caller's trace context reaches the executor`() = test {
+        val seen = mutableListOf<Pair<String?, String?>>()
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) {
+                seen.add(context.traceparent to context.tracestate)
+                events.status(TaskState.COMPLETED)
+            }
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), agent, null)
+        server.start()
+        try {
+            val traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            Client.connect(server.url()!!, ClientOptions(headers = mapOf("traceparent" to traceparent, "tracestate" to "v=1"))).sendText("traced")
+            Client.connect(server.url()!!).sendText("plain")
+            assertEquals(listOf(traceparent to "v=1", null to null), seen)
+        } finally {
+            server.stop()
+            server.destroy()
+        }
+    }
+
+    @Test
     fun `an invalid card is refused at construction`() = test {
         val card = agentCard("", "no name")
         val e = assertThrows<A2aException> { AgentServer(card, Echo(), null) }
