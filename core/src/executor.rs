@@ -341,7 +341,7 @@ mod tests {
             principal: Some(crate::auth::Principal { name: "ada".into(), scopes: vec!["read".into()] }),
             extensions: vec!["https://ext".into()],
             skills: vec!["echo".into()],
-            trace: Default::default(),
+            trace: crate::trace_context::TraceParent { traceparent: Some("00-ab-cd-01".into()), tracestate: None },
             cancelled: CancellationToken::new(),
         };
         let view = crate::model::to_value(&ctx.view());
@@ -352,7 +352,8 @@ mod tests {
         assert_eq!(view["tenant"], "acme");
         assert_eq!(view["principal"], json!({"name": "ada", "scopes": ["read"]}));
         assert_eq!((&view["extensions"], &view["skills"]), (&json!(["https://ext"]), &json!(["echo"])));
-        assert_eq!(view.as_object().unwrap().len(), 10, "{view}");
+        assert_eq!(view["traceContext"], json!({"traceparent": "00-ab-cd-01", "tracestate": null}));
+        assert_eq!(view.as_object().unwrap().len(), 11, "{view}");
     }
 
     #[test]
