@@ -680,7 +680,13 @@ impl Inner {
     }
 
     /// Runs `execute` in its own tokio task; the caller's connection does not own it.
-    fn spawn_execution(self: Arc<Self>, guard: LiveGuard, mut ctx: RequestContext, user_message: Message, execution: u64) {
+    fn spawn_execution(
+        self: Arc<Self>,
+        guard: LiveGuard,
+        mut ctx: RequestContext,
+        user_message: Message,
+        execution: u64,
+    ) {
         // DEBUG like the request span (see server::service): formatting it costs at INFO.
         let span = tracing::debug_span!("a2a.execute", task_id = %ctx.task_id, context_id = %ctx.context_id);
         guard.executions.fetch_add(1, Ordering::AcqRel);
