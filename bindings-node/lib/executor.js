@@ -50,7 +50,7 @@ export class RequestContext {
     /** The W3C trace context this work continues ({traceparent, tracestate}, the caller's as
      * received; {} without one): give it to @opentelemetry/api's propagator so the agent's
      * spans join the caller's trace. */
-    this.traceContext = Object.fromEntries(Object.entries(fields.traceContext ?? {}).filter(([, v]) => v));
+    this.traceContext = fields.traceContext ?? {};
     this.#cancellation = cancellation;
   }
 

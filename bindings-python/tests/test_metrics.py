@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
-from a2a_native import AgentServer, Client, TaskNotFoundError
+from a2a_native import AgentServer, Client, TaskNotFoundError, errors
 from conftest import CARD, Echo, run
 
 
@@ -68,5 +68,5 @@ def test_a_bad_metrics_address_is_refused_at_start() -> None:
         async with AgentServer(CARD, Echo(), metrics_address="not an address"):
             pass
 
-    with pytest.raises(Exception, match="metrics"):
+    with pytest.raises(errors.TransportError, match="cannot serve metrics on not an address"):
         asyncio.run(start())

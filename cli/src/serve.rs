@@ -150,14 +150,13 @@ async fn serve_metrics(
     addr: &str,
     metrics: Arc<a2a_native::metrics::Metrics>,
 ) -> Result<tokio::sync::oneshot::Sender<()>, String> {
-    let listener =
-        tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--metrics: cannot listen on {addr}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    eprintln!("metrics at http://{bound}{}", a2a_native::server::metrics_endpoint::METRICS_PATH);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(a2a_native::server::serve_metrics(listener, metrics, async move {
+    let bound = a2a_native::server::start_metrics(addr, metrics, async move {
         let _ = stopped.await;
-    }));
+    })
+    .await
+    .map_err(|e| format!("--metrics: {}", e.message))?;
+    eprintln!("metrics at http://{bound}{}", a2a_native::server::metrics_endpoint::METRICS_PATH);
     Ok(stop)
 }
 

@@ -146,8 +146,8 @@ impl Metrics {
         self.events_applied.inc_by(n);
     }
 
-    pub(crate) fn push(&self, outcome: &'static str) {
-        self.push.get_or_create(&OutcomeLabels { outcome }).inc();
+    pub(crate) fn push(&self, outcome: &'static str, n: u64) {
+        self.push.get_or_create(&OutcomeLabels { outcome }).inc_by(n);
     }
 
     pub(crate) fn store(&self, operation: &'static str, started: Instant) {
@@ -215,7 +215,7 @@ mod tests {
         let stream = m.open_stream();
         m.task_state("TASK_STATE_COMPLETED");
         m.events_applied(3);
-        m.push("delivered");
+        m.push("delivered", 1);
         m.store("commit", Instant::now());
         let text = m.encode();
         assert!(

@@ -54,9 +54,12 @@ pub fn inject_current(headers: &mut HeaderMap) {
 
 /// A W3C trace context as text, for code that propagates it itself: an executor in another
 /// language hands it to its own OpenTelemetry, whose spans then join the request's trace.
+/// Absent members are left out of its JSON, so a binding hands the object over as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TraceParent {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tracestate: Option<String>,
 }
 

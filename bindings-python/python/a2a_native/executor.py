@@ -199,7 +199,7 @@ def _context(view: dict[str, Any]) -> RequestContext:
         principal=view.get("principal"),
         extensions=view["extensions"],
         skills=view["skills"],
-        trace_context={k: v for k, v in (view.get("traceContext") or {}).items() if v},
+        trace_context=view["traceContext"],
     )
 
 

@@ -397,9 +397,7 @@ impl Drop for Worker {
         let lost = state.queues.remove(&self.key).map_or(0, |queue| queue.len()) + usize::from(self.in_flight);
         state.pending = state.pending.saturating_sub(lost);
         drop(state);
-        for _ in 0..lost {
-            self.inner.settle(&self.inner.dropped, "dropped");
-        }
+        self.inner.settle_many(&self.inner.dropped, lost as u64, "dropped");
         if lost > 0 && !self.inner.cancel.is_cancelled() {
             tracing::warn!(task_id = %self.key.1, lost, "push worker stopped early; notifications dropped");
         }
@@ -409,8 +407,12 @@ impl Drop for Worker {
 impl Inner {
     /// Counts a notification's outcome (delivered, failed, refused, dropped).
     fn settle(&self, counter: &AtomicU64, outcome: &'static str) {
-        counter.fetch_add(1, Ordering::Relaxed);
-        self.metrics.push(outcome);
+        self.settle_many(counter, 1, outcome);
+    }
+
+    fn settle_many(&self, counter: &AtomicU64, n: u64, outcome: &'static str) {
+        counter.fetch_add(n, Ordering::Relaxed);
+        self.metrics.push(outcome, n);
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -260,14 +260,7 @@ impl HostedServer {
             let _ = stopped.await;
         });
         let metrics = match &o.metrics_address {
-            Some(at) => {
-                let listener = tokio::net::TcpListener::bind(at.as_str())
-                    .await
-                    .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot serve metrics on {at}: {e}")))?;
-                let bound = listener.local_addr().map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
-                tokio::spawn(super::serve_metrics(listener, server.metrics(), stopped.clone()));
-                Some(bound)
-            }
+            Some(at) => Some(super::start_metrics(at, server.metrics(), stopped.clone()).await?),
             None => None,
         };
         let done = tokio::spawn(server.serve(listener, stopped));

@@ -2,6 +2,7 @@
 //! Prometheus to scrape. It is kept off the agent's port so that it is never public by
 //! accident: bind it to loopback or an internal interface.
 
+use crate::error::{A2AError, ErrorKind, Result};
 use crate::metrics::{CONTENT_TYPE, Metrics};
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
@@ -10,11 +11,28 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
 /// The path served.
 pub const METRICS_PATH: &str = "/metrics";
+
+/// Binds `addr` (`host:port`; port 0: any) and serves `metrics` there in the background until
+/// `shutdown` completes; the bound address. `a2a serve --metrics` and every binding's
+/// `metricsAddress` start the endpoint this way.
+pub async fn start_metrics(
+    addr: &str,
+    metrics: Arc<Metrics>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<SocketAddr> {
+    let cannot =
+        |e: std::io::Error| A2AError::new(ErrorKind::Transport, format!("cannot serve metrics on {addr}: {e}"));
+    let listener = TcpListener::bind(addr).await.map_err(cannot)?;
+    let bound = listener.local_addr().map_err(cannot)?;
+    tokio::spawn(serve_metrics(listener, metrics, shutdown));
+    Ok(bound)
+}
 
 /// Serves `GET /metrics` until `shutdown` completes. Every connection is served in its own
 /// task; a scrape is one small response, so nothing waits for open connections at shutdown.

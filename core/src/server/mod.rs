@@ -39,7 +39,7 @@ pub use auth::{AnyOf, ApiKeys, Authenticator, BearerTokens, KeyLocation, Princip
 pub use body::ResponseBody;
 pub use handler::{Payload, Reply, RequestHandler};
 pub use jwt::{JwtBearer, JwtConfig, KeySource};
-pub use metrics_endpoint::serve_metrics;
+pub use metrics_endpoint::{serve_metrics, start_metrics};
 pub use service::{A2AService, HttpOptions};
 pub use tls::{MutualTls, PeerCertificate};
 
