@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds and installs the Python package from this source tree into bindings-python/.venv
-# (a dev-profile build: see README.md), then runs its pytest suite. Exits non-zero on failure.
+# Builds the Python package's wheel and sdist from this source tree (package.sh --dev), installs
+# the wheel into bindings-python/.venv, then runs its pytest suite. Exits non-zero on failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -10,9 +10,9 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 py=.venv/bin/python
-# The build backend runs `maturin` from PATH.
+# package.sh runs `maturin` and `auditwheel` from PATH.
 export PATH="$here/.venv/bin:$PATH"
-"$py" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "pytest==9.0.3" "mypy==2.4.1"
+"$py" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "auditwheel==6.8.2" "pytest==9.0.3" "mypy==2.4.1"
 # The official SDK (client and server) for the interop tests, pinned as tests/interop pins it.
 "$py" -m pip install --quiet --disable-pip-version-check -r "$here/../tests/interop/peers/requirements-v1.txt"
 # Signed-card cross-checks: the SDK's signer/verifier (PyJWT, cryptography) and an independent
@@ -21,10 +21,13 @@ export PATH="$here/.venv/bin:$PATH"
 "$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4" "prometheus-client==0.26.0" "opentelemetry-sdk==1.45.2"
 # The generated models and errors must match the proto and core's error table.
 "$py" tools/generate.py --check
-# Dev profile: this workspace's [profile.dev] (deps at opt-level 1) builds in a fraction of a
-# release build's time on 2 cores and shares target/ with cargo. Users get release by default.
-MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
-    "$py" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
+# The wheel and sdist (package.sh, checked by auditwheel), in the dev profile: this workspace's
+# [profile.dev] (deps at opt-level 1) builds in a fraction of a release build's time on 2 cores
+# and shares target/ with cargo. Users get release (package.sh with no option). The suite runs
+# on that wheel, installed here; tests/test_dist.py installs it again into a fresh venv.
+./package.sh --dev
+"$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ../target/dist/python/*.whl
+export A2A_REQUIRE_DIST=1
 # The typed surface: the native module's stub against the build, the package against its code.
 (cd /tmp && "$here/$py" -m mypy.stubtest a2a_native --allowlist "$here/tools/stubtest-allowlist.txt")
 (cd tests && "../$py" -m mypy --cache-dir "$here/.venv/mypy-cache" --strict -p a2a_native && "../$py" -m mypy --cache-dir "$here/.venv/mypy-cache" .)
