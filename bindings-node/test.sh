@@ -2,7 +2,8 @@
 # Installs the npm package's dev dependencies (npm ci, from package-lock.json), builds the native
 # module (dev profile, like bindings-python/test.sh: a fraction of a release build's time on 2
 # cores, one target/ with cargo), checks that the generated files are current and that the
-# declarations type-check, then runs the node:test suites (__test__/*.test.mjs).
+# declarations type-check, packs the npm tarballs (tools/package.mjs), then runs the node:test
+# suites (__test__/*.test.mjs), the installed tarballs' smoke test among them.
 # Ends with one line: `node binding: N passed, M failed, K skipped`; exits non-zero on failure.
 #   A2A_BUILD_LOCK=/tmp/a2a-build.lock bindings-node/test.sh   # serialise the build with others
 set -uo pipefail
@@ -32,6 +33,10 @@ fi
 lock=()
 [ -n "${A2A_BUILD_LOCK:-}" ] && lock=(flock "$A2A_BUILD_LOCK")
 "${lock[@]}" npm run --silent build || fail_setup "the native build"
+# The npm tarballs (napi's layout: a2a-native plus its linux-x64-gnu platform package), from the
+# dev build above; __test__/dist.test.mjs installs them into a fresh project.
+node tools/package.mjs || fail_setup "tools/package.mjs"
+export A2A_REQUIRE_DIST=1
 # The generated models and errors must match the proto and core's error table.
 node tools/generate.mjs --check || fail_setup "generate.mjs --check"
 # The declarations must type-check against a typed usage file (strict).

@@ -7,16 +7,29 @@ import { A2AError, ERRORS } from '../errors.js';
 const require = createRequire(import.meta.url);
 const root = new URL('..', import.meta.url);
 
+// napi's platform suffix for this machine (`linux-x64-gnu`), the name of the native module's
+// file (`a2a-native.<suffix>.node`) and of the npm package that ships it (`a2a-native-<suffix>`).
+function platformSuffix() {
+  if (process.platform !== 'linux') return `${process.platform}-${process.arch}`;
+  const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
+  return `linux-${process.arch}-${glibc ? 'gnu' : 'musl'}`;
+}
+
 function load() {
   // A2A_NATIVE_MODULE picks another build (the benchmark loads a release one).
   if (process.env.A2A_NATIVE_MODULE) return require(process.env.A2A_NATIVE_MODULE);
-  // `napi build --platform` names the file for the platform: a2a-native.linux-x64-gnu.node.
-  const prefix = `a2a-native.${process.platform}-${process.arch}`;
-  const file = readdirSync(root).find((f) => f.startsWith(prefix) && f.endsWith('.node'));
-  if (!file) {
-    throw new Error(`a2a-native: no native module for ${process.platform}-${process.arch} in ${root.pathname} (run \`npm run build\`)`);
+  const suffix = platformSuffix();
+  // A build in this directory first (`npm run build` in the source tree) ...
+  const file = readdirSync(root).find((f) => f === `a2a-native.${suffix}.node`);
+  if (file) return require(new URL(file, root).pathname);
+  // ... else the platform package npm installed as an optional dependency.
+  try {
+    return require(`a2a-native-${suffix}`);
+  } catch (e) {
+    if (e?.code !== 'MODULE_NOT_FOUND') throw e;
+    throw new Error(`a2a-native: no native module for ${suffix}: install the package a2a-native-${suffix} ` +
+      `(npm installs it with a2a-native on a supported platform), or build one with \`npm run build\``, { cause: e });
   }
-  return require(new URL(file, root).pathname);
 }
 
 export const native = load();
