@@ -4,9 +4,12 @@
 #   bindings-python/package.sh          release build: the wheel users install
 #   bindings-python/package.sh --dev    dev profile: what test.sh installs and smoke-tests (a
 #                                       release build of the core takes minutes more on 2 cores)
-# Needs maturin and auditwheel on PATH (test.sh puts them in bindings-python/.venv).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# maturin and auditwheel, pinned, from bindings-python/.venv (made here if missing).
+[ -x "$here/.venv/bin/python" ] || "${PYTHON:-python3}" -m venv "$here/.venv"
+export PATH="$here/.venv/bin:$PATH"
+"$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "auditwheel==6.8.2"
 out="$(cd "$here/.." && pwd)/target/dist/python"
 profile=(--release)
 case "${1:-}" in

@@ -10,15 +10,15 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 py=.venv/bin/python
-# package.sh runs `maturin` and `auditwheel` from PATH.
+# package.sh installs and runs `maturin` and `auditwheel` from this venv.
 export PATH="$here/.venv/bin:$PATH"
-"$py" -m pip install --quiet --disable-pip-version-check "maturin==1.16.0" "auditwheel==6.8.2" "pytest==9.0.3" "mypy==2.4.1"
+"$py" -m pip install --quiet --disable-pip-version-check "pytest==9.0.3" "mypy==2.4.1"
 # The official SDK (client and server) for the interop tests, pinned as tests/interop pins it.
 "$py" -m pip install --quiet --disable-pip-version-check -r "$here/../tests/interop/peers/requirements-v1.txt"
 # Signed-card cross-checks: the SDK's signer/verifier (PyJWT, cryptography) and an independent
 # RFC 8785 implementation; prometheus_client parses the metrics endpoint (OpenMetrics); the
 # OpenTelemetry SDK records a Python executor's spans.
-"$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4" "prometheus-client==0.26.0" "opentelemetry-sdk==1.45.2"
+"$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4" "prometheus-client==0.26.0" "opentelemetry-sdk==1.45.2" "opentelemetry-exporter-otlp-proto-http==1.45.2"
 # The generated models and errors must match the proto and core's error table.
 "$py" tools/generate.py --check
 # The wheel and sdist (package.sh, checked by auditwheel), in the dev profile: this workspace's

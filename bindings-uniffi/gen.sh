@@ -4,7 +4,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
-lib="$repo/target/debug/liba2a_native_uniffi.so"
+lib="${A2A_UNIFFI_LIB:-$repo/target/debug/liba2a_native_uniffi.so}"  # package.sh passes the release one
 bindgen=(cargo run -q -p a2a-native-uniffi --bin uniffi-bindgen -- generate --library "$lib" --no-format)
 cd "$repo"
 rm -rf target/uniffi/kotlin target/uniffi/swift

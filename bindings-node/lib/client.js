@@ -2,6 +2,7 @@
 // agents that only speak it), streams as async iterables, credentials.
 import { randomUUID } from 'node:crypto';
 import { call, fromNative, json, native, settle } from './native.js';
+import { callerTrace } from './trace.js';
 
 /** A user message with a fresh id: a string becomes one text part. */
 export function userMessage(content, { taskId, contextId } = {}) {
@@ -123,7 +124,7 @@ export class Client {
   }
 
   async #unary(method, request, what) {
-    const text = await settle(this.#native[method](json(request, what)));
+    const text = await settle(this.#native[method](json(request, what), ...callerTrace()));
     return JSON.parse(text);
   }
 
@@ -136,12 +137,14 @@ export class Client {
   /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. */
   stream(message, options) {
     const request = sendRequest(message, options);
-    return new EventStream(() => settle(this.#native.sendStreamingMessage(json(request, 'request'))));
+    const trace = callerTrace();
+    return new EventStream(() => settle(this.#native.sendStreamingMessage(json(request, 'request'), ...trace)));
   }
 
   /** SubscribeToTask: the task first, then its live events. */
   subscribe(taskId) {
-    return new EventStream(() => settle(this.#native.subscribeToTask(json({ id: taskId }, 'request'))));
+    const trace = callerTrace();
+    return new EventStream(() => settle(this.#native.subscribeToTask(json({ id: taskId }, 'request'), ...trace)));
   }
 
   getTask(taskId, { historyLength } = {}) {
@@ -183,10 +186,10 @@ export class Client {
   }
 
   async deletePushConfig(taskId, configId) {
-    await settle(this.#native.deletePushConfig(json({ taskId, id: configId }, 'request')));
+    await settle(this.#native.deletePushConfig(json({ taskId, id: configId }, 'request'), ...callerTrace()));
   }
 
   async getExtendedCard() {
-    return JSON.parse(await settle(this.#native.getExtendedAgentCard()));
+    return JSON.parse(await settle(this.#native.getExtendedAgentCard(...callerTrace())));
   }
 }

@@ -5,6 +5,7 @@ use crate::credentials::{JsCredentials, Provide};
 use crate::{errors, models};
 use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::model;
+use a2a_native::trace_context::{TraceParent, with_caller};
 use napi::Result;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -28,11 +29,17 @@ pub struct Client {
     inner: core::Client,
 }
 
-/// A unary call: request JSON in (validated by the core before anything is sent), reply out.
+/// The caller's trace context as the JS layer read it from @opentelemetry/api (W3C text).
+fn caller(traceparent: Option<String>, tracestate: Option<String>) -> TraceParent {
+    TraceParent::from_text(traceparent.as_deref(), tracestate.as_deref())
+}
+
+/// A unary call: request JSON in (validated by the core before anything is sent), reply out,
+/// as part of the JS caller's trace.
 macro_rules! unary {
-    ($self:ident, $json:ident : $ty:ty => $call:ident) => {{
+    ($self:ident, $json:ident : $ty:ty => $call:ident, $parent:ident, $state:ident) => {{
         let req: $ty = models::parse(&$json)?;
-        let reply = $self.inner.$call(req).await.map_err(errors::to_js)?;
+        let reply = with_caller(caller($parent, $state), $self.inner.$call(req)).await.map_err(errors::to_js)?;
         Ok(models::text(&reply))
     }};
 }
@@ -46,6 +53,7 @@ impl Client {
         options_json: Option<String>,
         #[napi(ts_arg_type = "(method: string, url: string) => Promise<string>")] credentials: Option<Provide>,
     ) -> Result<Client> {
+        a2a_native::telemetry::install_global("a2a-native-node");
         let inner = builder(options_json, credentials)?.connect(&url).await.map_err(errors::to_js)?;
         Ok(Client { inner })
     }
@@ -81,54 +89,111 @@ impl Client {
     }
 
     #[napi]
-    pub async fn send_message(&self, request: String) -> Result<String> {
-        unary!(self, request: model::SendMessageRequest => send_message)
+    pub async fn send_message(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, request: model::SendMessageRequest => send_message, traceparent, tracestate)
     }
     #[napi]
-    pub async fn get_task(&self, request: String) -> Result<String> {
-        unary!(self, request: model::GetTaskRequest => get_task)
+    pub async fn get_task(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, request: model::GetTaskRequest => get_task, traceparent, tracestate)
     }
     #[napi]
-    pub async fn list_tasks(&self, request: String) -> Result<String> {
-        unary!(self, request: model::ListTasksRequest => list_tasks)
+    pub async fn list_tasks(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, request: model::ListTasksRequest => list_tasks, traceparent, tracestate)
     }
     #[napi]
-    pub async fn cancel_task(&self, request: String) -> Result<String> {
-        unary!(self, request: model::CancelTaskRequest => cancel_task)
+    pub async fn cancel_task(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, request: model::CancelTaskRequest => cancel_task, traceparent, tracestate)
     }
     #[napi]
-    pub async fn create_push_config(&self, config: String) -> Result<String> {
-        unary!(self, config: model::TaskPushNotificationConfig => create_push_config)
+    pub async fn create_push_config(
+        &self,
+        config: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, config: model::TaskPushNotificationConfig => create_push_config, traceparent, tracestate)
     }
     #[napi]
-    pub async fn get_push_config(&self, request: String) -> Result<String> {
-        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config)
+    pub async fn get_push_config(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config, traceparent, tracestate)
     }
     #[napi]
-    pub async fn list_push_configs(&self, request: String) -> Result<String> {
-        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs)
+    pub async fn list_push_configs(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs, traceparent, tracestate)
     }
     #[napi]
-    pub async fn delete_push_config(&self, request: String) -> Result<()> {
+    pub async fn delete_push_config(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<()> {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::parse(&request)?;
-        self.inner.delete_push_config(req).await.map_err(errors::to_js)
+        with_caller(caller(traceparent, tracestate), self.inner.delete_push_config(req)).await.map_err(errors::to_js)
     }
     #[napi]
-    pub async fn get_extended_agent_card(&self) -> Result<String> {
-        let card = self.inner.get_extended_agent_card().await.map_err(errors::to_js)?;
+    pub async fn get_extended_agent_card(
+        &self,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<String> {
+        let call = self.inner.get_extended_agent_card();
+        let card = with_caller(caller(traceparent, tracestate), call).await.map_err(errors::to_js)?;
         Ok(models::text(&card))
     }
 
     #[napi]
-    pub async fn send_streaming_message(&self, request: String) -> Result<EventStream> {
+    pub async fn send_streaming_message(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<EventStream> {
         let req: model::SendMessageRequest = models::parse(&request)?;
-        let stream = self.inner.send_streaming_message(req).await.map_err(errors::to_js)?;
+        let call = self.inner.send_streaming_message(req);
+        let stream = with_caller(caller(traceparent, tracestate), call).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
     #[napi]
-    pub async fn subscribe_to_task(&self, request: String) -> Result<EventStream> {
+    pub async fn subscribe_to_task(
+        &self,
+        request: String,
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+    ) -> Result<EventStream> {
         let req: model::SubscribeToTaskRequest = models::parse(&request)?;
-        let stream = self.inner.subscribe_to_task(req).await.map_err(errors::to_js)?;
+        let call = self.inner.subscribe_to_task(req);
+        let stream = with_caller(caller(traceparent, tracestate), call).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
 }

@@ -5,9 +5,12 @@ use crate::runtime::future_into_py;
 use crate::{credentials, errors, models};
 use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::model;
+use a2a_native::trace_context::{TraceParent, with_caller};
 use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 
 #[pyclass(frozen, module = "a2a_native._native")]
@@ -31,11 +34,24 @@ fn builder(py: Python<'_>, options: Option<Bound<'_, PyDict>>) -> PyResult<Clien
     Ok(b)
 }
 
+/// The caller's OpenTelemetry context, as the Python layer read it (`{"traceparent": ...}`).
+type Trace = Option<HashMap<String, String>>;
+
+/// Runs a call as part of the Python caller's trace (see `trace_context::with_caller`).
+fn traced<F: Future>(trace: Trace, call: F) -> impl Future<Output = F::Output> {
+    let trace = trace.unwrap_or_default();
+    let text = |name: &str| trace.get(name).map(String::as_str);
+    with_caller(TraceParent::from_text(text("traceparent"), text("tracestate")), call)
+}
+
 macro_rules! unary {
-    ($self:ident, $py:ident, $req:ident : $ty:ty => $call:ident) => {{
+    ($self:ident, $py:ident, $trace:ident, $req:ident : $ty:ty => $call:ident) => {{
         let req: $ty = models::from_py($req)?;
         let client = $self.inner.clone();
-        future_into_py($py, async move { client.$call(req).await.map(|r| models::Json::of(&r)).map_err(errors::to_py) })
+        future_into_py(
+            $py,
+            traced($trace, async move { client.$call(req).await.map(|r| models::Json::of(&r)).map_err(errors::to_py) }),
+        )
     }};
 }
 
@@ -82,37 +98,84 @@ impl Client {
         self.inner.protocol_version().as_str()
     }
 
-    fn send_message<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, request: model::SendMessageRequest => send_message)
+    #[pyo3(signature = (request, trace=None))]
+    fn send_message<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, request: model::SendMessageRequest => send_message)
     }
-    fn get_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, request: model::GetTaskRequest => get_task)
+    #[pyo3(signature = (request, trace=None))]
+    fn get_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>, trace: Trace) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, request: model::GetTaskRequest => get_task)
     }
-    fn list_tasks<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, request: model::ListTasksRequest => list_tasks)
+    #[pyo3(signature = (request, trace=None))]
+    fn list_tasks<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, request: model::ListTasksRequest => list_tasks)
     }
-    fn cancel_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, request: model::CancelTaskRequest => cancel_task)
+    #[pyo3(signature = (request, trace=None))]
+    fn cancel_task<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, request: model::CancelTaskRequest => cancel_task)
     }
-    fn create_push_config<'py>(&self, py: Python<'py>, config: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, config: model::TaskPushNotificationConfig => create_push_config)
+    #[pyo3(signature = (config, trace=None))]
+    fn create_push_config<'py>(
+        &self,
+        py: Python<'py>,
+        config: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, config: model::TaskPushNotificationConfig => create_push_config)
     }
-    fn get_push_config<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, request: model::GetTaskPushNotificationConfigRequest => get_push_config)
+    #[pyo3(signature = (request, trace=None))]
+    fn get_push_config<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, request: model::GetTaskPushNotificationConfigRequest => get_push_config)
     }
-    fn list_push_configs<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs)
+    #[pyo3(signature = (request, trace=None))]
+    fn list_push_configs<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        unary!(self, py, trace, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs)
     }
-    fn delete_push_config<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (request, trace=None))]
+    fn delete_push_config<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::from_py(request)?;
         let client = self.inner.clone();
-        future_into_py(py, async move { client.delete_push_config(req).await.map_err(errors::to_py) })
+        future_into_py(py, traced(trace, async move { client.delete_push_config(req).await.map_err(errors::to_py) }))
     }
-    fn get_extended_agent_card<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (trace=None))]
+    fn get_extended_agent_card<'py>(&self, py: Python<'py>, trace: Trace) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
-        future_into_py(py, async move {
-            client.get_extended_agent_card().await.map(|c| models::Json::of(&c)).map_err(errors::to_py)
-        })
+        future_into_py(
+            py,
+            traced(trace, async move {
+                client.get_extended_agent_card().await.map(|c| models::Json::of(&c)).map_err(errors::to_py)
+            }),
+        )
     }
 
     /// Every task matching `request`, page after page, as an async iterator.
@@ -121,21 +184,39 @@ impl Client {
         Ok(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) })
     }
 
-    fn send_streaming_message<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (request, trace=None))]
+    fn send_streaming_message<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let req: model::SendMessageRequest = models::from_py(request)?;
         let client = self.inner.clone();
-        future_into_py(py, async move {
-            let stream = client.send_streaming_message(req).await.map_err(errors::to_py)?;
-            Ok(EventStream::new(stream))
-        })
+        future_into_py(
+            py,
+            traced(trace, async move {
+                let stream = client.send_streaming_message(req).await.map_err(errors::to_py)?;
+                Ok(EventStream::new(stream))
+            }),
+        )
     }
-    fn subscribe_to_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (request, trace=None))]
+    fn subscribe_to_task<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let req: model::SubscribeToTaskRequest = models::from_py(request)?;
         let client = self.inner.clone();
-        future_into_py(py, async move {
-            let stream = client.subscribe_to_task(req).await.map_err(errors::to_py)?;
-            Ok(EventStream::new(stream))
-        })
+        future_into_py(
+            py,
+            traced(trace, async move {
+                let stream = client.subscribe_to_task(req).await.map_err(errors::to_py)?;
+                Ok(EventStream::new(stream))
+            }),
+        )
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! Installed once as the global subscriber (unless the process already has one). The level is
 //! `logging.getLogger("a2a_native").getEffectiveLevel()`, read by [`sync_level`] whenever a
-//! server starts or a client connects, so events below it cost no GIL.
+//! server starts or a client connects, so events below it cost no GIL. Beside it, when the
+//! `OTEL_*` variables ask for it, core's OTLP exporter (`a2a_native::telemetry`) exports the
+//! server's request and execution spans and the client's spans, flushed at exit ([`flush`]).
 
 use pyo3::prelude::*;
 use std::fmt::Write as _;
@@ -11,6 +13,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicU8, Ordering};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, Subscriber};
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 
 /// The most verbose level forwarded: 0 = none, 1 = ERROR ... 5 = TRACE.
@@ -60,11 +63,11 @@ impl Visit for Text {
     }
 }
 
-impl<S: Subscriber> Layer<S> for ToLogging {
-    fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        rank(metadata.level()) <= MAX_LEVEL.load(Ordering::Relaxed)
-    }
+fn forwarded(metadata: &Metadata<'_>) -> bool {
+    rank(metadata.level()) <= MAX_LEVEL.load(Ordering::Relaxed)
+}
 
+impl<S: Subscriber> Layer<S> for ToLogging {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let meta = event.metadata();
         let mut text = Text::default();
@@ -102,7 +105,11 @@ pub fn sync_level(py: Python<'_>) -> PyResult<()> {
     };
     MAX_LEVEL.store(max, Ordering::Relaxed);
     INSTALL.call_once(|| {
-        let subscriber = tracing_subscriber::registry().with(ToLogging);
+        // Each layer filters for itself: the logging level must not hide spans from the exporter.
+        let traces = a2a_native::telemetry::global("a2a-native-python");
+        let subscriber = tracing_subscriber::registry()
+            .with(ToLogging.with_filter(filter_fn(forwarded)))
+            .with(traces.map(|t| t.layer()));
         let _ = tracing::subscriber::set_global_default(subscriber);
     });
     tracing::callsite::rebuild_interest_cache();

@@ -118,6 +118,7 @@ fn handle() -> PyResult<Handle> {
 pub fn shutdown(py: Python<'_>) {
     // Without the GIL: a thread inside the gate may be waiting for it.
     py.detach(|| {
+        a2a_native::telemetry::flush_global();
         *OPEN.write().unwrap_or_else(PoisonError::into_inner) = false;
         let runtime = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner).take();
         // Spawned work is dropped at once (nothing of it can reach Python now); blocking work

@@ -58,3 +58,73 @@ async def test_executor_spans_join_the_callers_trace() -> None:
     for span in spans[1:]:
         assert span.parent is None
         assert format(span.context.trace_id, "032x") != TRACE_ID
+
+
+def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
+    """An application span → our client (its `a2a.client` span) → our server (`a2a.request`) →
+    the execution (`a2a.execute`) → the Python agent's own span, and the push notification
+    carries the same trace: every span exported over OTLP/HTTP to one receiver, the Rust ones by
+    core's exporter and the Python ones by the application's SDK, decoded with OpenTelemetry's
+    own protobuf messages, and linked parent to child."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    from pathlib import Path
+    from typing import Any
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    spans: list[dict[str, Any]] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            request = ExportTraceServiceRequest.FromString(body)
+            for resource in request.resource_spans:
+                service = next(a.value.string_value for a in resource.resource.attributes if a.key == "service.name")
+                for scope in resource.scope_spans:
+                    for span in scope.spans:
+                        spans.append({"name": span.name, "service": service, "kind": span.kind,
+                                      "trace": span.trace_id.hex(), "id": span.span_id.hex(),
+                                      "parent": span.parent_span_id.hex()})
+            self.send_response(200)
+            self.send_header("content-type", "application/x-protobuf")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    receiver = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_address[1]}",
+           "OTEL_SERVICE_NAME": "a2a-core", "OTEL_BSP_SCHEDULE_DELAY": "100"}
+    run_ = subprocess.run([sys.executable, str(Path(__file__).with_name("trace_chain_agent.py"))],
+                          env=env, capture_output=True, text=True, timeout=60)
+    receiver.shutdown()
+    assert run_.returncode == 0, run_.stderr
+    result = json.loads(run_.stdout.strip().splitlines()[-1])
+
+    def one(name: str, **where: Any) -> dict[str, Any]:
+        found = [s for s in spans if s["name"] == name and all(s[k] == v for k, v in where.items())]
+        assert len(found) == 1, (name, where, spans)
+        return found[0]
+
+    caller = one("caller", service="python-app")
+    client = one("a2a.client", service="a2a-core", parent=caller["id"])
+    request = one("a2a.request", service="a2a-core", parent=client["id"])
+    execute = one("a2a.execute", service="a2a-core", parent=request["id"])
+    work = one("agent-work", service="python-app", parent=execute["id"])
+    assert {s["trace"] for s in (caller, client, request, execute, work)} == {caller["trace"]}
+    # OTLP span kinds: CLIENT is 3, SERVER is 2.
+    assert (client["kind"], request["kind"]) == (3, 2)
+    # The push notification carries the task's trace; its parent is one of the trace's spans.
+    assert result["pushes"], result
+    for push in result["pushes"]:
+        version, trace_id, parent, _flags = push["traceparent"].split("-")
+        assert trace_id == caller["trace"], (push, caller)
+        assert push.get("tracestate", "x"), push  # no empty header
+        assert parent in {s["id"] for s in spans if s["trace"] == caller["trace"]}, (push, spans)

@@ -213,3 +213,45 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     let expected = format!("00-{TRACE_ID}-{}-01", hex(&execute.span_id));
     assert!(hooks.iter().all(|h| h.as_deref() == Some(expected.as_str())), "{hooks:?} != {expected}");
 }
+
+#[test]
+fn json_log_lines_carry_the_requests_trace_id() {
+    // No exporter: the ids come from the caller's traceparent.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "memory", "--port", "0", "--log-format", "json"])
+        .env("RUST_LOG", "a2a_native=debug")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a2a starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let announce = lines.next().expect("an announcement line").unwrap();
+    let host = announce
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .unwrap_or_else(|| panic!("no URL in {announce:?}"))
+        .trim_end_matches('/')
+        .to_owned();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    assert_eq!(send(&host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "logged", None), 200);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    let found = loop {
+        let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else { break None };
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if value["span"]["trace_id"] == TRACE_ID {
+            break Some(value);
+        }
+        seen.push(line);
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = found.unwrap_or_else(|| panic!("no log line with the trace id: {seen:#?}"));
+    assert_eq!(line["span"]["name"], "a2a.request", "{line}");
+    assert_eq!(line["span"]["method"], "SendMessage", "{line}");
+}

@@ -30,6 +30,8 @@ pub mod signing;
 pub mod sse;
 pub mod store;
 pub mod task;
+#[cfg(feature = "otlp")]
+pub mod telemetry;
 #[cfg(any(feature = "server", feature = "client"))]
 pub mod trace_context;
 

@@ -22,6 +22,10 @@ struct HeadersMut<'a>(&'a mut HeaderMap);
 
 impl Injector for HeadersMut<'_> {
     fn set(&mut self, key: &str, value: String) {
+        // The W3C propagator writes an empty `tracestate` when there is none: no header then.
+        if value.is_empty() {
+            return;
+        }
         if let (Ok(name), Ok(value)) =
             (http::HeaderName::from_bytes(key.as_bytes()), http::HeaderValue::try_from(value))
         {
@@ -44,12 +48,54 @@ pub fn continue_trace(span: &tracing::Span, headers: &HeaderMap) {
     let _ = span.set_parent(extract(headers));
 }
 
+/// Records the trace and span ids of a request's `span` as its `trace_id` and `span_id` fields,
+/// so the request's log lines (`--log-format json`) join its trace: the span's own ids when this
+/// process traces, else the caller's trace id from `headers`.
+pub fn record_ids(span: &tracing::Span, headers: &HeaderMap) {
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    if span.is_disabled() {
+        return;
+    }
+    let context = span.context();
+    let ids = context.span().span_context().clone();
+    if ids.is_valid() {
+        span.record("trace_id", tracing::field::display(ids.trace_id()));
+        span.record("span_id", tracing::field::display(ids.span_id()));
+    } else if let Some(parent) = TraceParent::from_headers(headers).traceparent {
+        span.record("trace_id", &parent[3..35]);
+    }
+}
+
+tokio::task_local! {
+    static CALLER: TraceParent;
+}
+
+/// Runs `call` (a client call) as part of the trace `caller` names: the current context of a
+/// host language's own OpenTelemetry, which a binding reads and passes per call. The call's
+/// `a2a.client` span becomes its child when this process traces; when it does not, the
+/// caller's context goes out on the wire as it came.
+pub async fn with_caller<F: std::future::Future>(caller: TraceParent, call: F) -> F::Output {
+    CALLER.scope(caller, call).await
+}
+
+/// The context [`with_caller`] gave the running task, as headers.
+pub(crate) fn caller_headers() -> Option<HeaderMap> {
+    CALLER.try_with(TraceParent::headers).ok().filter(|h| !h.is_empty())
+}
+
 /// Writes the current span's trace context into outgoing `headers` (client calls, push
-/// notifications), so the callee's spans join this trace.
+/// notifications), so the callee's spans join this trace; else the context a host language
+/// gave the call ([`with_caller`]).
 pub fn inject_current(headers: &mut HeaderMap) {
     use tracing_opentelemetry::OpenTelemetrySpanExt;
     let context = tracing::Span::current().context();
     opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&context, &mut HeadersMut(headers)));
+    if !headers.contains_key("traceparent")
+        && let Some(caller) = caller_headers()
+    {
+        headers.extend(caller);
+    }
 }
 
 /// A W3C trace context as text, for code that propagates it itself: an executor in another
@@ -74,6 +120,28 @@ impl TraceParent {
             },
             None => Self::default(),
         }
+    }
+
+    /// A context a host language gave as text; a malformed `traceparent` gives none.
+    pub fn from_text(traceparent: Option<&str>, tracestate: Option<&str>) -> Self {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [("traceparent", traceparent), ("tracestate", tracestate)] {
+            if let Some(value) = value.and_then(|v| http::HeaderValue::from_str(v).ok()) {
+                headers.insert(name, value);
+            }
+        }
+        Self::from_headers(&headers)
+    }
+
+    /// As `traceparent`/`tracestate` headers (none when absent or not valid header text).
+    pub fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [("traceparent", &self.traceparent), ("tracestate", &self.tracestate)] {
+            if let Some(value) = value.as_deref().and_then(|v| http::HeaderValue::from_str(v).ok()) {
+                headers.insert(name, value);
+            }
+        }
+        headers
     }
 
     /// The current span's context when this process traces (its span is then the parent),

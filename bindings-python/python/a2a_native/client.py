@@ -69,6 +69,31 @@ def _request(
     return req
 
 
+def _find_inject() -> Callable[[dict[str, str]], None] | None:
+    try:
+        from opentelemetry.propagate import inject
+    except ImportError:
+        return None
+    return inject
+
+
+_inject: list[Callable[[dict[str, str]], None] | None] = []  # looked up once, on first use
+
+
+def _trace() -> dict[str, str] | None:
+    """The caller's current OpenTelemetry context as W3C headers (``traceparent``,
+    ``tracestate``), handed to the native call so its request joins the caller's trace; None
+    without OpenTelemetry installed or without a current span."""
+    if not _inject:
+        _inject.append(_find_inject())
+    inject = _inject[0]
+    if inject is None:
+        return None
+    carrier: dict[str, str] = {}
+    inject(carrier)
+    return carrier or None
+
+
 class EventStream:
     """The events of one stream (StreamResponse dicts), ended by the server when the task
     ends. ``async with`` or ``aclose()`` ends it early; the task goes on."""
@@ -232,7 +257,7 @@ class Client:
         """SendMessage: waits (unless ``configuration.returnImmediately``) until the task is
         terminal or interrupted; returns ``{"task": ...}`` or ``{"message": ...}``."""
         req = _request(message, task_id, context_id, configuration, metadata)
-        return cast(SendMessageResponse, await self._native.send_message(req))
+        return cast(SendMessageResponse, await self._native.send_message(req, _trace()))
 
     def stream(
         self,
@@ -244,21 +269,22 @@ class Client:
         metadata: dict[str, Any] | None = None,
     ) -> _StreamCall:
         """SendStreamingMessage: ``async for event in client.stream("hi")``."""
-        req = _request(message, task_id, context_id, configuration, metadata)
-        return _StreamCall(lambda: self._native.send_streaming_message(req))
+        req, trace = _request(message, task_id, context_id, configuration, metadata), _trace()
+        return _StreamCall(lambda: self._native.send_streaming_message(req, trace))
 
     def subscribe(self, task_id: str) -> _StreamCall:
         """SubscribeToTask: the task first, then its live events."""
-        return _StreamCall(lambda: self._native.subscribe_to_task({"id": task_id}))
+        trace = _trace()
+        return _StreamCall(lambda: self._native.subscribe_to_task({"id": task_id}, trace))
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         req: dict[str, Any] = {"id": task_id}
         if history_length is not None:
             req["historyLength"] = history_length
-        return cast(Task, await self._native.get_task(req))
+        return cast(Task, await self._native.get_task(req, _trace()))
 
     async def list_tasks(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
-        return cast(ListTasksResponse, await self._native.list_tasks(dict(request or {})))
+        return cast(ListTasksResponse, await self._native.list_tasks(dict(request or {}), _trace()))
 
     async def list_all_tasks(self, request: ListTasksRequest | None = None) -> AsyncIterator[Task]:
         """Every task matching ``request``, following ``nextPageToken`` page by page as the
@@ -270,23 +296,23 @@ class Client:
         req: dict[str, Any] = {"id": task_id}
         if metadata:
             req["metadata"] = metadata
-        return cast(Task, await self._native.cancel_task(req))
+        return cast(Task, await self._native.cancel_task(req, _trace()))
 
     async def create_push_config(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
-        return cast(TaskPushNotificationConfig, await self._native.create_push_config(config))
+        return cast(TaskPushNotificationConfig, await self._native.create_push_config(config, _trace()))
 
     async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
         return cast(
-            TaskPushNotificationConfig, await self._native.get_push_config({"taskId": task_id, "id": config_id})
+            TaskPushNotificationConfig, await self._native.get_push_config({"taskId": task_id, "id": config_id}, _trace())
         )
 
     async def list_push_configs(self, task_id: str) -> ListTaskPushNotificationConfigsResponse:
         return cast(
-            ListTaskPushNotificationConfigsResponse, await self._native.list_push_configs({"taskId": task_id})
+            ListTaskPushNotificationConfigsResponse, await self._native.list_push_configs({"taskId": task_id}, _trace())
         )
 
     async def delete_push_config(self, task_id: str, config_id: str) -> None:
-        await self._native.delete_push_config({"taskId": task_id, "id": config_id})
+        await self._native.delete_push_config({"taskId": task_id, "id": config_id}, _trace())
 
     async def get_extended_card(self) -> AgentCard:
-        return cast(AgentCard, await self._native.get_extended_agent_card())
+        return cast(AgentCard, await self._native.get_extended_agent_card(_trace()))

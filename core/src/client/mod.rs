@@ -442,6 +442,10 @@ impl Client {
         if !task_id.is_empty() {
             span.record("task_id", task_id);
         }
+        // A host language's current span (a binding's caller) is this call's parent.
+        if let Some(caller) = crate::trace_context::caller_headers() {
+            crate::trace_context::continue_trace(&span, &caller);
+        }
         span
     }
 

@@ -283,6 +283,14 @@ impl HostedServer {
         };
         let _ = running.stop.send(());
         let served = running.done.await.map_err(|e| A2AError::internal(e.to_string()))?;
+        // The spans of the last requests go to the collector now (a host often exits next),
+        // for at most two seconds: a collector that is down does not hold the stop.
+        #[cfg(feature = "otlp")]
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            tokio::task::spawn_blocking(crate::telemetry::flush_global),
+        )
+        .await;
         served.map_err(|e| A2AError::new(ErrorKind::Transport, format!("the server stopped with an error: {e}")))
     }
 

@@ -147,8 +147,11 @@ impl A2AService {
             version = Empty,
             task_id = Empty,
             context_id = Empty,
+            trace_id = Empty,
+            span_id = Empty,
         );
         crate::trace_context::continue_trace(&span, req.headers());
+        crate::trace_context::record_ids(&span, req.headers());
         let app = self.app.clone();
         let started = std::time::Instant::now();
         let answer = async move {

@@ -1,0 +1,26 @@
+// The caller's OpenTelemetry context, for the native client to carry (W3C `traceparent` and
+// `tracestate`), so a call made inside an application's span joins that trace. Read through
+// @opentelemetry/api when the application has it (its propagator and context manager are
+// global, whichever copy of the API loads them); nothing otherwise.
+import { createRequire } from 'node:module';
+
+let api;
+function otel() {
+  if (api === undefined) {
+    try {
+      api = createRequire(import.meta.url)('@opentelemetry/api');
+    } catch {
+      api = null;
+    }
+  }
+  return api;
+}
+
+/** `[traceparent, tracestate]` of the active context (each `null` when absent). */
+export function callerTrace() {
+  const otelApi = otel();
+  if (!otelApi) return [null, null];
+  const carrier = {};
+  otelApi.propagation.inject(otelApi.context.active(), carrier);
+  return [carrier.traceparent ?? null, carrier.tracestate ?? null];
+}
