@@ -7,6 +7,7 @@ use crate::errors::{A2aException, Result};
 use crate::models::{from_core, to_core};
 use crate::models_gen::*;
 use crate::runtime::run;
+use crate::trace::traced;
 use a2a_native::client::{self as core, ClientBuilder};
 use a2a_native::{A2AError, ErrorKind, model};
 use std::collections::HashMap;
@@ -104,7 +105,7 @@ macro_rules! unary {
     ($self:ident, $req:expr, $core:ty, $call:ident) => {{
         let req: $core = to_core(&$req)?;
         let client = $self.inner.clone();
-        let reply = run(async move { client.$call(req).await }).await?;
+        let reply = run(traced(async move { client.$call(req).await })).await?;
         from_core(&reply)
     }};
 }
@@ -114,6 +115,7 @@ impl Client {
     /// Resolves the agent card at `url` (its `/.well-known/agent-card.json`) and picks an interface.
     #[uniffi::constructor(default(options = None))]
     pub async fn connect(url: String, options: Option<ClientOptions>) -> Result<Arc<Self>> {
+        a2a_native::telemetry::install_global("a2a-native-uniffi");
         let b = builder(options)?;
         let inner = run(async move { b.connect(&url).await }).await?;
         Ok(Arc::new(Self { inner }))
@@ -176,11 +178,11 @@ impl Client {
     pub async fn delete_push_config(&self, request: DeleteTaskPushNotificationConfigRequest) -> Result<()> {
         let req: model::DeleteTaskPushNotificationConfigRequest = to_core(&request)?;
         let client = self.inner.clone();
-        Ok(run(async move { client.delete_push_config(req).await }).await?)
+        Ok(run(traced(async move { client.delete_push_config(req).await })).await?)
     }
     pub async fn get_extended_agent_card(&self) -> Result<AgentCard> {
         let client = self.inner.clone();
-        let card = run(async move { client.get_extended_agent_card().await }).await?;
+        let card = run(traced(async move { client.get_extended_agent_card().await })).await?;
         from_core(&card)
     }
 
@@ -188,7 +190,7 @@ impl Client {
     pub async fn send_streaming_message(&self, request: SendMessageRequest) -> Result<Arc<EventStream>> {
         let req: model::SendMessageRequest = to_core(&request)?;
         let client = self.inner.clone();
-        let stream = run(async move { client.send_streaming_message(req).await }).await?;
+        let stream = run(traced(async move { client.send_streaming_message(req).await })).await?;
         Ok(Arc::new(EventStream::new(stream)))
     }
 
@@ -196,7 +198,7 @@ impl Client {
     pub async fn subscribe_to_task(&self, request: SubscribeToTaskRequest) -> Result<Arc<EventStream>> {
         let req: model::SubscribeToTaskRequest = to_core(&request)?;
         let client = self.inner.clone();
-        let stream = run(async move { client.subscribe_to_task(req).await }).await?;
+        let stream = run(traced(async move { client.subscribe_to_task(req).await })).await?;
         Ok(Arc::new(EventStream::new(stream)))
     }
 }

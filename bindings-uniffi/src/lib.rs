@@ -20,5 +20,6 @@ mod models_gen;
 mod runtime;
 mod server;
 mod signing;
+mod trace;
 
 pub use errors::A2aException;

@@ -255,3 +255,71 @@ fn json_log_lines_carry_the_requests_trace_id() {
     assert_eq!(line["span"]["name"], "a2a.request", "{line}");
     assert_eq!(line["span"]["method"], "SendMessage", "{line}");
 }
+
+#[test]
+fn a_collector_that_never_answers_slows_no_request_and_its_drops_are_counted() {
+    // A collector that accepts connections and never answers: every export hangs until the
+    // exporter's own timeout.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let collector = format!("http://{}", silent.local_addr().unwrap());
+    let held = Arc::new(Mutex::new(Vec::new()));
+    let keep = held.clone();
+    std::thread::spawn(move || {
+        for conn in silent.incoming().map_while(Result::ok) {
+            keep.lock().unwrap().push(conn);
+        }
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "memory", "--port", "0", "--metrics", "127.0.0.1:0"])
+        .env("RUST_LOG", "warn")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
+        .env("OTEL_EXPORTER_OTLP_TIMEOUT", "30000")
+        .env("OTEL_BSP_MAX_QUEUE_SIZE", "4")
+        .env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "10")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a2a starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines().map_while(Result::ok);
+    let mut url_in = |prefix: &str| {
+        let line = lines.find(|l| l.contains(prefix)).unwrap_or_else(|| panic!("no line with {prefix}"));
+        let word = line.split_whitespace().find_map(|w| w.strip_prefix("http://")).unwrap().to_owned();
+        word.trim_end_matches('/').to_owned()
+    };
+    let host = url_in("http://");
+    let metrics = url_in("metrics at");
+    std::thread::spawn(move || for _ in lines {});
+
+    // Each request makes two spans (request, execution); the queue holds four and the export
+    // thread is stuck on its first batch, so most are dropped, and no request waits for it.
+    let started = Instant::now();
+    for i in 0..40 {
+        assert_eq!(send(&host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), &format!("m{i}"), None), 200);
+    }
+    let took = started.elapsed();
+    let (addr, path) = metrics.split_once('/').unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(stream, "GET /{path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    // A graceful stop flushes what is queued, but a hung collector holds it two seconds at most.
+    let stopping = Instant::now();
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let deadline = stopping + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped = stopping.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(took < Duration::from_secs(10), "40 requests took {took:?} with the collector hung");
+    assert!(stopped < Duration::from_secs(5), "a2a serve took {stopped:?} to stop with the collector hung");
+    let dropped: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("a2a_telemetry_spans_dropped_total "))
+        .unwrap_or_else(|| panic!("no drop counter in {text}"))
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(dropped >= 60.0, "{dropped} dropped of 80 spans: {text}");
+}

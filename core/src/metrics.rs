@@ -115,6 +115,12 @@ impl Metrics {
             "Task store operations, by operation",
             store_duration.clone(),
         );
+        #[cfg(feature = "otlp")]
+        registry.register(
+            "telemetry_spans_dropped",
+            "Trace spans the OTLP exporter dropped because its queue was full (collector down or slow); process-wide",
+            crate::telemetry::SPANS_DROPPED.clone(),
+        );
         Self { registry, requests, request_duration, open_streams, task_states, events_applied, push, store_duration }
     }
 

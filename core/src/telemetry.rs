@@ -2,12 +2,19 @@
 //! binding's server. Opt-in through OpenTelemetry's standard variables: export happens only when
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set, unless
 //! `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. OTLP over HTTP/protobuf, batched on
-//! the SDK's own thread with a bounded queue (`OTEL_BSP_*`): a slow or absent collector drops
-//! spans, never slows a request. Exported: core's request, execution and client spans, which
-//! continue the caller's W3C trace context (the W3C propagator is installed with the exporter).
+//! a thread of its own with a bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_SCHEDULE_DELAY`,
+//! `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`): a slow or absent collector drops spans, counted in
+//! [`SPANS_DROPPED`], and never slows a request. Exported: core's request, execution and client
+//! spans, which continue the caller's W3C trace context (the W3C propagator is installed with
+//! the exporter).
 
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter, SpanProcessor};
+use prometheus_client::metrics::counter::Counter;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant};
 use tracing::Subscriber;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::Targets;
@@ -38,13 +45,15 @@ impl OtlpTraces {
         if !traces_wanted() {
             return None;
         }
-        let exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().build() {
+        let mut exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().build() {
             Ok(exporter) => exporter,
             Err(e) => return Some(Err(format!("OpenTelemetry: cannot export traces: {e}"))),
         };
         let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| default_service.to_owned());
         let resource = opentelemetry_sdk::Resource::builder().with_service_name(service).build();
-        let provider = SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build();
+        opentelemetry_sdk::trace::SpanExporter::set_resource(&mut exporter, &resource);
+        let queue = ExportQueue::start(exporter, QueueLimits::from_env());
+        let provider = SdkTracerProvider::builder().with_span_processor(queue).with_resource(resource).build();
         opentelemetry::global::set_text_map_propagator(opentelemetry_sdk::propagation::TraceContextPropagator::new());
         Some(Ok(Self { provider }))
     }
@@ -68,7 +77,8 @@ impl OtlpTraces {
 
 impl Drop for OtlpTraces {
     fn drop(&mut self) {
-        let _ = self.provider.shutdown();
+        // Bounded: a hung collector holds a process's exit two seconds at most.
+        let _ = self.provider.shutdown_with_timeout(Duration::from_secs(2));
     }
 }
 
@@ -108,5 +118,147 @@ pub fn install_global(default_service: &str) {
 pub fn flush_global() {
     if let Some(Some(traces)) = GLOBAL.get() {
         traces.flush();
+    }
+}
+
+/// Spans the exporter dropped because its queue was full (a collector down or slow). One count
+/// per process; every server's metrics list it as `a2a_telemetry_spans_dropped_total`.
+pub static SPANS_DROPPED: LazyLock<Counter> = LazyLock::new(Counter::default);
+
+/// The bounds of the export queue, from the `OTEL_BSP_*` variables (OpenTelemetry's defaults).
+struct QueueLimits {
+    queue: usize,
+    batch: usize,
+    delay: Duration,
+}
+
+impl QueueLimits {
+    fn from_env() -> Self {
+        let read = |name: &str, default: usize| {
+            std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or(default)
+        };
+        let queue = read("OTEL_BSP_MAX_QUEUE_SIZE", 2048);
+        Self {
+            queue,
+            batch: read("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512).min(queue),
+            delay: Duration::from_millis(read("OTEL_BSP_SCHEDULE_DELAY", 5000) as u64),
+        }
+    }
+}
+
+enum Job {
+    Span(Box<SpanData>),
+    Flush(SyncSender<()>),
+    Stop(SyncSender<()>),
+}
+
+/// A batching span processor like the SDK's, except that what it drops is counted: a finished
+/// span goes into a bounded queue without waiting (a full queue drops it and counts it in
+/// [`SPANS_DROPPED`]), and one thread of its own exports batches (the SDK's keeps that count to
+/// itself).
+#[derive(Debug)]
+struct ExportQueue {
+    jobs: SyncSender<Job>,
+    worker: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl ExportQueue {
+    fn start<E: SpanExporter + 'static>(exporter: E, limits: QueueLimits) -> Self {
+        let (jobs, queued) = sync_channel(limits.queue);
+        let worker = std::thread::Builder::new()
+            .name("a2a-otlp-export".into())
+            .spawn(move || export_loop(exporter, queued, limits))
+            .ok();
+        Self { jobs, worker: Mutex::new(worker) }
+    }
+
+    /// Queues a control job and waits for the worker to do it, all within `timeout`: a worker
+    /// stuck on a hung collector (its queue full) does not hold a flush or an exit longer.
+    fn ask(&self, job: fn(SyncSender<()>) -> Job, timeout: Duration) -> OTelSdkResult {
+        let deadline = Instant::now() + timeout;
+        let (done, finished) = sync_channel(1);
+        let mut job = job(done);
+        loop {
+            match self.jobs.try_send(job) {
+                Ok(()) => break,
+                Err(TrySendError::Disconnected(_)) => return Err(OTelSdkError::AlreadyShutdown),
+                Err(TrySendError::Full(back)) if Instant::now() < deadline => {
+                    job = back;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(TrySendError::Full(_)) => return Err(OTelSdkError::Timeout(timeout)),
+            }
+        }
+        finished
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .map_err(|_| OTelSdkError::Timeout(timeout))
+    }
+}
+
+impl SpanProcessor for ExportQueue {
+    fn on_start(&self, _span: &mut opentelemetry_sdk::trace::Span, _cx: &opentelemetry::Context) {}
+
+    fn on_end(&self, span: SpanData) {
+        match self.jobs.try_send(Job::Span(Box::new(span))) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+            Err(TrySendError::Full(_)) => {
+                SPANS_DROPPED.inc();
+            }
+        }
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.ask(Job::Flush, Duration::from_secs(2))
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        let asked = self.ask(Job::Stop, timeout);
+        if asked.is_ok()
+            && let Some(worker) = self.worker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+        {
+            let _ = worker.join();
+        }
+        asked
+    }
+}
+
+fn export_loop<E: SpanExporter>(exporter: E, queued: Receiver<Job>, limits: QueueLimits) {
+    let mut batch = Vec::with_capacity(limits.batch);
+    let export = |batch: &mut Vec<SpanData>| {
+        if !batch.is_empty() {
+            // The OTLP exporter's blocking HTTP client completes the future on this thread.
+            let _ = futures_executor::block_on(exporter.export(std::mem::take(batch)));
+        }
+    };
+    let mut due = Instant::now() + limits.delay;
+    loop {
+        match queued.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            Ok(Job::Span(span)) => {
+                batch.push(*span);
+                if batch.len() >= limits.batch {
+                    export(&mut batch);
+                    due = Instant::now() + limits.delay;
+                }
+            }
+            Ok(Job::Flush(done)) => {
+                export(&mut batch);
+                let _ = exporter.force_flush();
+                let _ = done.send(());
+            }
+            Ok(Job::Stop(done)) => {
+                export(&mut batch);
+                let _ = exporter.shutdown();
+                let _ = done.send(());
+                return;
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                export(&mut batch);
+                due = Instant::now() + limits.delay;
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                export(&mut batch);
+                return;
+            }
+        }
     }
 }

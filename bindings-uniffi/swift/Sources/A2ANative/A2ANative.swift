@@ -2425,6 +2425,210 @@ public func FfiConverterTypePushVerifier_lower(_ value: PushVerifier) -> UInt64 
 
 
 
+
+
+/**
+ * The host's current trace context, asked for at the start of each client call on the
+ * caller's thread; `None` outside any span.
+ */
+public protocol TraceContextSource: AnyObject, Sendable {
+    
+    func current()  -> TraceContext?
+    
+}
+/**
+ * The host's current trace context, asked for at the start of each client call on the
+ * caller's thread; `None` outside any span.
+ */
+open class TraceContextSourceImpl: TraceContextSource, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_native_uniffi_fn_clone_tracecontextsource(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_native_uniffi_fn_free_tracecontextsource(handle, $0) }
+    }
+
+    
+
+    
+open func current() -> TraceContext?  {
+    return try!  FfiConverterOptionTypeTraceContext.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_method_tracecontextsource_current(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceTraceContextSource {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceTraceContextSource = UniffiVTableCallbackInterfaceTraceContextSource(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeTraceContextSource.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface TraceContextSource: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeTraceContextSource.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface TraceContextSource: handle missing in uniffiClone")
+            }
+        },
+        current: { (
+            uniffiHandle: UInt64,
+            uniffiOutReturn: UnsafeMutablePointer<RustBuffer>,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> TraceContext? in
+                guard let uniffiObj = try? FfiConverterTypeTraceContextSource.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.current(
+                )
+            }
+
+            
+            let writeReturn = { uniffiOutReturn.pointee = FfiConverterOptionTypeTraceContext.lower($0) }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceTraceContextSource> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceTraceContextSource>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitTraceContextSource() {
+    uniffi_a2a_native_uniffi_fn_init_callback_vtable_tracecontextsource(UniffiCallbackInterfaceTraceContextSource.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTraceContextSource: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<TraceContextSource>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = TraceContextSource
+
+    public static func lift(_ handle: UInt64) throws -> TraceContextSource {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return TraceContextSourceImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: TraceContextSource) -> UInt64 {
+         if let rustImpl = value as? TraceContextSourceImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TraceContextSource {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TraceContextSource, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTraceContextSource_lift(_ handle: UInt64) throws -> TraceContextSource {
+    return try FfiConverterTypeTraceContextSource.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTraceContextSource_lower(_ value: TraceContextSource) -> UInt64 {
+    return FfiConverterTypeTraceContextSource.lower(value)
+}
+
+
+
+
 /**
  * `Task` of the proto (named A2ATask for Swift's sake).
  */
@@ -5889,6 +6093,63 @@ public func FfiConverterTypeTaskStatusUpdateEvent_lower(_ value: TaskStatusUpdat
 
 
 /**
+ * A W3C trace context as text.
+ */
+public struct TraceContext: Equatable, Hashable {
+    public var traceparent: String
+    public var tracestate: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(traceparent: String, tracestate: String? = nil) {
+        self.traceparent = traceparent
+        self.tracestate = tracestate
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TraceContext: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTraceContext: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TraceContext {
+        return
+            try TraceContext(
+                traceparent: FfiConverterString.read(from: &buf), 
+                tracestate: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TraceContext, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.traceparent, into: &buf)
+        FfiConverterOptionString.write(value.tracestate, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTraceContext_lift(_ buf: RustBuffer) throws -> TraceContext {
+    return try FfiConverterTypeTraceContext.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTraceContext_lower(_ value: TraceContext) -> RustBuffer {
+    return FfiConverterTypeTraceContext.lower(value)
+}
+
+
+/**
  * What a verified push notification says about itself.
  */
 public struct VerifiedPush: Equatable, Hashable {
@@ -6875,6 +7136,30 @@ fileprivate struct FfiConverterOptionTypeCredentialProvider: FfiConverterRustBuf
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeTraceContextSource: FfiConverterRustBuffer {
+    typealias SwiftType = TraceContextSource?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeTraceContextSource.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeTraceContextSource.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeA2ATask: FfiConverterRustBuffer {
     typealias SwiftType = A2aTask?
 
@@ -7107,6 +7392,30 @@ fileprivate struct FfiConverterOptionTypeTaskPushNotificationConfig: FfiConverte
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeTaskPushNotificationConfig.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeTraceContext: FfiConverterRustBuffer {
+    typealias SwiftType = TraceContext?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeTraceContext.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeTraceContext.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -7918,6 +8227,17 @@ public func verifyCard(card: AgentCard, jwksJson: String, algorithms: [String])t
     )
 })
 }
+/**
+ * Registers (or, with `None`, removes) the source every client call reads its caller's trace
+ * context from.
+ */
+public func setTraceContextSource(source: TraceContextSource?)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_set_trace_context_source(
+        FfiConverterOptionTypeTraceContextSource.lower(source),uniffiCallStatus
+    )
+}
+}
 
 private enum InitializationResult {
     case ok
@@ -7962,6 +8282,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_verify_card() != 39845) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_set_trace_context_source() != 21816) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_binding() != 8273) {
@@ -8072,6 +8395,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_pushverifier_verify() != 7547) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_method_tracecontextsource_current() != 41828) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_constructor_client_connect() != 45387) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8087,6 +8413,7 @@ private let initializationResult: InitializationResult = {
 
     uniffiCallbackInitAgentExecutor()
     uniffiCallbackInitCredentialProvider()
+    uniffiCallbackInitTraceContextSource()
     return InitializationResult.ok
 }()
 

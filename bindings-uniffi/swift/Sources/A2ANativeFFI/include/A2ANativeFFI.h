@@ -261,6 +261,13 @@ typedef void (*UniffiCallbackInterfaceAgentExecutorMethod1)(uint64_t, RustBuffer
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE_METHOD0
+typedef void (*UniffiCallbackInterfaceTraceContextSourceMethod0)(uint64_t, RustBuffer* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_CREDENTIAL_PROVIDER
 #define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_CREDENTIAL_PROVIDER
 typedef struct UniffiVTableCallbackInterfaceCredentialProvider {
@@ -278,6 +285,15 @@ typedef struct UniffiVTableCallbackInterfaceAgentExecutor {
     UniffiCallbackInterfaceAgentExecutorMethod0 _Nonnull execute;
     UniffiCallbackInterfaceAgentExecutorMethod1 _Nonnull cancel;
 } UniffiVTableCallbackInterfaceAgentExecutor;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE
+typedef struct UniffiVTableCallbackInterfaceTraceContextSource {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceTraceContextSourceMethod0 _Nonnull current;
+} UniffiVTableCallbackInterfaceTraceContextSource;
 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_CLIENT
@@ -560,6 +576,26 @@ uint64_t uniffi_a2a_native_uniffi_fn_constructor_pushverifier_new(RustBuffer jwk
 RustBuffer uniffi_a2a_native_uniffi_fn_method_pushverifier_verify(uint64_t ptr, RustBuffer headers, RustBuffer body, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_TRACECONTEXTSOURCE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_TRACECONTEXTSOURCE
+uint64_t uniffi_a2a_native_uniffi_fn_clone_tracecontextsource(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_TRACECONTEXTSOURCE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_TRACECONTEXTSOURCE
+void uniffi_a2a_native_uniffi_fn_free_tracecontextsource(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_TRACECONTEXTSOURCE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_TRACECONTEXTSOURCE
+void uniffi_a2a_native_uniffi_fn_init_callback_vtable_tracecontextsource(const UniffiVTableCallbackInterfaceTraceContextSource* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_TRACECONTEXTSOURCE_CURRENT
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_TRACECONTEXTSOURCE_CURRENT
+RustBuffer uniffi_a2a_native_uniffi_fn_method_tracecontextsource_current(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_TEXT_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_TEXT_REQUEST
 RustBuffer uniffi_a2a_native_uniffi_fn_func_text_request(RustBuffer text, RustCallStatus *_Nonnull out_status
@@ -610,6 +646,11 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_sign_card(RustBuffer card, RustBuffe
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VERIFY_CARD
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_VERIFY_CARD
 RustBuffer uniffi_a2a_native_uniffi_fn_func_verify_card(RustBuffer card, RustBuffer jwks_json, RustBuffer algorithms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SET_TRACE_CONTEXT_SOURCE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SET_TRACE_CONTEXT_SOURCE
+void uniffi_a2a_native_uniffi_fn_func_set_trace_context_source(RustBuffer source, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_A2A_NATIVE_UNIFFI_RUSTBUFFER_ALLOC
@@ -932,6 +973,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_verify_card(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SET_TRACE_CONTEXT_SOURCE
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SET_TRACE_CONTEXT_SOURCE
+uint16_t uniffi_a2a_native_uniffi_checksum_func_set_trace_context_source(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_BINDING
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_BINDING
 uint16_t uniffi_a2a_native_uniffi_checksum_method_client_binding(void
@@ -1145,6 +1192,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_agentserver_url(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PUSHVERIFIER_VERIFY
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PUSHVERIFIER_VERIFY
 uint16_t uniffi_a2a_native_uniffi_checksum_method_pushverifier_verify(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_TRACECONTEXTSOURCE_CURRENT
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_TRACECONTEXTSOURCE_CURRENT
+uint16_t uniffi_a2a_native_uniffi_checksum_method_tracecontextsource_current(void
     
 );
 #endif
