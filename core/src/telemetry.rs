@@ -70,7 +70,11 @@ impl OtlpTraces {
     {
         let ours = |meta: &tracing::Metadata<'_>| {
             meta.target().starts_with("a2a_native")
-                && if meta.is_span() { *meta.level() <= tracing::Level::DEBUG } else { *meta.level() <= tracing::Level::WARN }
+                && if meta.is_span() {
+                    *meta.level() <= tracing::Level::DEBUG
+                } else {
+                    *meta.level() <= tracing::Level::WARN
+                }
         };
         tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("a2a-native"))
