@@ -91,16 +91,12 @@ impl Drop for Served {
     }
 }
 
-fn serve(collector: &str) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "memory", "--port", "0", "--allow-private-webhooks"])
-        .env("RUST_LOG", "warn")
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
-        .env("OTEL_SERVICE_NAME", "a2a-telemetry-test")
-        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("a2a starts");
+type Lines = std::io::Lines<BufReader<std::process::ChildStderr>>;
+
+/// Starts `a2a serve` as `command` says (stderr piped), and reads its announcement line for the
+/// address; the rest of stderr is the caller's.
+fn start(command: &mut Command) -> (Served, Lines) {
+    let mut child = command.stderr(Stdio::piped()).spawn().expect("a2a starts");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let announce = lines.next().expect("an announcement line").unwrap();
     let host = announce
@@ -109,8 +105,25 @@ fn serve(collector: &str) -> Served {
         .unwrap_or_else(|| panic!("no URL in {announce:?}"))
         .trim_end_matches('/')
         .to_owned();
+    (Served { child, host }, lines)
+}
+
+fn a2a_serve(extra: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_a2a"));
+    command.args(["serve", "--store", "memory", "--port", "0"]).args(extra);
+    command
+}
+
+fn serve(collector: &str) -> Served {
+    let (served, lines) = start(
+        a2a_serve(&["--allow-private-webhooks"])
+            .env("RUST_LOG", "warn")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
+            .env("OTEL_SERVICE_NAME", "a2a-telemetry-test")
+            .env("OTEL_BSP_SCHEDULE_DELAY", "50"),
+    );
     std::thread::spawn(move || for _ in lines {});
-    Served { child, host }
+    served
 }
 
 /// SendMessage over JSON-RPC with `traceparent` (and a push webhook, if given); the HTTP status.
@@ -217,21 +230,12 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
 #[test]
 fn json_log_lines_carry_the_requests_trace_id() {
     // No exporter: the ids come from the caller's traceparent.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "memory", "--port", "0", "--log-format", "json"])
-        .env("RUST_LOG", "a2a_native=debug")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("a2a starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let announce = lines.next().expect("an announcement line").unwrap();
-    let host = announce
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("http://"))
-        .unwrap_or_else(|| panic!("no URL in {announce:?}"))
-        .trim_end_matches('/')
-        .to_owned();
+    let (mut server, lines) = start(
+        a2a_serve(&["--log-format", "json"])
+            .env("RUST_LOG", "a2a_native=debug")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    );
+    let host = server.host.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {
@@ -249,8 +253,7 @@ fn json_log_lines_carry_the_requests_trace_id() {
         }
         seen.push(line);
     };
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = server.child.kill();
     let line = found.unwrap_or_else(|| panic!("no log line with the trace id: {seen:#?}"));
     assert_eq!(line["span"]["name"], "a2a.request", "{line}");
     assert_eq!(line["span"]["method"], "SendMessage", "{line}");
@@ -269,25 +272,21 @@ fn a_collector_that_never_answers_slows_no_request_and_its_drops_are_counted() {
             keep.lock().unwrap().push(conn);
         }
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "memory", "--port", "0", "--metrics", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn")
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
-        .env("OTEL_EXPORTER_OTLP_TIMEOUT", "30000")
-        .env("OTEL_BSP_MAX_QUEUE_SIZE", "4")
-        .env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1")
-        .env("OTEL_BSP_SCHEDULE_DELAY", "10")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("a2a starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines().map_while(Result::ok);
-    let mut url_in = |prefix: &str| {
-        let line = lines.find(|l| l.contains(prefix)).unwrap_or_else(|| panic!("no line with {prefix}"));
-        let word = line.split_whitespace().find_map(|w| w.strip_prefix("http://")).unwrap().to_owned();
-        word.trim_end_matches('/').to_owned()
-    };
-    let host = url_in("http://");
-    let metrics = url_in("metrics at");
+    let (mut server, lines) = start(
+        a2a_serve(&["--metrics", "127.0.0.1:0"])
+            .env("RUST_LOG", "warn")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "30000")
+            .env("OTEL_BSP_MAX_QUEUE_SIZE", "4")
+            .env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1")
+            .env("OTEL_BSP_SCHEDULE_DELAY", "10"),
+    );
+    let host = server.host.clone();
+    let mut lines = lines.map_while(Result::ok);
+    let metrics = lines
+        .find(|l| l.starts_with("metrics at "))
+        .and_then(|l| l.split_whitespace().find_map(|w| w.strip_prefix("http://")).map(str::to_owned))
+        .expect("the metrics line");
     std::thread::spawn(move || for _ in lines {});
 
     // Each request makes two spans (request, execution); the queue holds four and the export
@@ -304,14 +303,12 @@ fn a_collector_that_never_answers_slows_no_request_and_its_drops_are_counted() {
     stream.read_to_string(&mut text).unwrap();
     // A graceful stop flushes what is queued, but a hung collector holds it two seconds at most.
     let stopping = Instant::now();
-    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
     let deadline = stopping + Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+    while server.child.try_wait().unwrap().is_none() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
     let stopped = stopping.elapsed();
-    let _ = child.kill();
-    let _ = child.wait();
     assert!(took < Duration::from_secs(10), "40 requests took {took:?} with the collector hung");
     assert!(stopped < Duration::from_secs(5), "a2a serve took {stopped:?} to stop with the collector hung");
     let dropped: f64 = text
