@@ -58,9 +58,9 @@ export declare class RequestContext {
    * `securityRequirements` and those whose scopes the caller holds (a message names no skill).
    */
   readonly skills: string[];
-  /** The W3C trace context this work continues (`traceparent`, `tracestate`: the caller's as
-   * received; empty without one), to extract with @opentelemetry/api's propagator. */
-  readonly traceContext: { readonly traceparent?: string; readonly tracestate?: string };
+  /** The W3C trace context this work continues (`traceparent`, `tracestate`, and `baggage`: the
+   * caller's as received; empty without one), to extract with @opentelemetry/api's propagator. */
+  readonly traceContext: { readonly traceparent?: string; readonly tracestate?: string; readonly baggage?: string };
   /** Aborted when the task is canceled (or the server closes). */
   readonly signal: AbortSignal;
   /** The text parts of the client's message, joined by newlines. */

@@ -35,17 +35,17 @@ export declare class Client {
   get url(): string
   get binding(): string
   get protocolVersion(): string
-  sendMessage(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  getTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  listTasks(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  cancelTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  createPushConfig(config: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  getPushConfig(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  listPushConfigs(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  deletePushConfig(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<void>
-  getExtendedAgentCard(traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<string>
-  sendStreamingMessage(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<EventStream>
-  subscribeToTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null): Promise<EventStream>
+  sendMessage(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  getTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  listTasks(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  cancelTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  createPushConfig(config: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  getPushConfig(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  listPushConfigs(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  deletePushConfig(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<void>
+  getExtendedAgentCard(traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
+  sendStreamingMessage(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<EventStream>
+  subscribeToTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<EventStream>
 }
 
 /**

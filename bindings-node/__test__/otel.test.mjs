@@ -1,17 +1,20 @@
 // Our client inside an application instrumented with @opentelemetry/api: a call made in the
-// application's active span carries that span's W3C context (traceparent, tracestate), so the
-// agent's request joins the application's trace. The API's context manager and propagator are
+// application's active span carries that span's W3C context (traceparent, tracestate, and the
+// context's baggage), so the agent's request joins the application's trace. The API's context manager and propagator are
 // process-global, hence a file (a process) of its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { context, createTraceState, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AgentServer, Client } from '../index.js';
 import { CARD } from './helpers.mjs';
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+// Once per process: the API refuses to replace a registered propagator.
+propagation.setGlobalPropagator(new CompositePropagator({
+  propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+}));
 
 test("calls made in the application's active span carry its trace context", async () => {
   const seen = [];
@@ -39,6 +42,27 @@ test("calls made in the application's active span carry its trace context", asyn
     await client.send('plain');
     assert.deepEqual(seen, [{ traceparent, tracestate: 'vendor=1' }, { traceparent, tracestate: 'vendor=1' }, {}]);
     assert.ok(taskId);
+  } finally {
+    await server.close();
+  }
+});
+
+test("the application's baggage goes along and reaches the executor", async () => {
+  const seen = [];
+  const agent = {
+    async execute(ctx, events) {
+      seen.push(ctx.traceContext.baggage);
+      await events.complete('done');
+    },
+  };
+  const server = new AgentServer(CARD, agent);
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url);
+    const withBaggage = propagation.setBaggage(context.active(), propagation.createBaggage({ user: { value: 'ada' } }));
+    await context.with(withBaggage, () => client.send('with baggage'));
+    await client.send('without');
+    assert.deepEqual(seen, ['user=ada', undefined]);
   } finally {
     await server.close();
   }

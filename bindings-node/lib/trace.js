@@ -1,6 +1,6 @@
-// The caller's OpenTelemetry context, for the native client to carry (W3C `traceparent` and
-// `tracestate`), so a call made inside an application's span joins that trace. Read through
-// @opentelemetry/api when the application has it (its propagator and context manager are
+// The caller's OpenTelemetry context, for the native client to carry (W3C `traceparent`,
+// `tracestate` and `baggage`), so a call made inside an application's span joins that trace.
+// Read through @opentelemetry/api when the application has it (its propagator and context manager are
 // global, whichever copy of the API loads them); nothing otherwise.
 import { createRequire } from 'node:module';
 
@@ -16,11 +16,11 @@ function otel() {
   return api;
 }
 
-/** `[traceparent, tracestate]` of the active context (each `null` when absent). */
+/** `[traceparent, tracestate, baggage]` of the active context (each `null` when absent). */
 export function callerTrace() {
   const otelApi = otel();
-  if (!otelApi) return [null, null];
+  if (!otelApi) return [null, null, null];
   const carrier = {};
   otelApi.propagation.inject(otelApi.context.active(), carrier);
-  return [carrier.traceparent ?? null, carrier.tracestate ?? null];
+  return [carrier.traceparent ?? null, carrier.tracestate ?? null, carrier.baggage ?? null];
 }

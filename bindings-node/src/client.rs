@@ -30,16 +30,17 @@ pub struct Client {
 }
 
 /// The caller's trace context as the JS layer read it from @opentelemetry/api (W3C text).
-fn caller(traceparent: Option<String>, tracestate: Option<String>) -> TraceParent {
-    TraceParent::from_text(traceparent.as_deref(), tracestate.as_deref())
+fn caller(traceparent: Option<String>, tracestate: Option<String>, baggage: Option<String>) -> TraceParent {
+    TraceParent::from_text(traceparent.as_deref(), tracestate.as_deref(), baggage.as_deref())
 }
 
 /// A unary call: request JSON in (validated by the core before anything is sent), reply out,
 /// as part of the JS caller's trace.
 macro_rules! unary {
-    ($self:ident, $json:ident : $ty:ty => $call:ident, $parent:ident, $state:ident) => {{
+    ($self:ident, $json:ident : $ty:ty => $call:ident, $parent:ident, $state:ident, $baggage:ident) => {{
         let req: $ty = models::parse(&$json)?;
-        let reply = with_caller(caller($parent, $state), $self.inner.$call(req)).await.map_err(errors::to_js)?;
+        let call = $self.inner.$call(req);
+        let reply = with_caller(caller($parent, $state, $baggage), call).await.map_err(errors::to_js)?;
         Ok(models::text(&reply))
     }};
 }
@@ -94,8 +95,9 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, request: model::SendMessageRequest => send_message, traceparent, tracestate)
+        unary!(self, request: model::SendMessageRequest => send_message, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn get_task(
@@ -103,8 +105,9 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, request: model::GetTaskRequest => get_task, traceparent, tracestate)
+        unary!(self, request: model::GetTaskRequest => get_task, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn list_tasks(
@@ -112,8 +115,9 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, request: model::ListTasksRequest => list_tasks, traceparent, tracestate)
+        unary!(self, request: model::ListTasksRequest => list_tasks, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn cancel_task(
@@ -121,8 +125,9 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, request: model::CancelTaskRequest => cancel_task, traceparent, tracestate)
+        unary!(self, request: model::CancelTaskRequest => cancel_task, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn create_push_config(
@@ -130,8 +135,9 @@ impl Client {
         config: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, config: model::TaskPushNotificationConfig => create_push_config, traceparent, tracestate)
+        unary!(self, config: model::TaskPushNotificationConfig => create_push_config, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn get_push_config(
@@ -139,8 +145,9 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config, traceparent, tracestate)
+        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn list_push_configs(
@@ -148,8 +155,9 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
-        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs, traceparent, tracestate)
+        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs, traceparent, tracestate, baggage)
     }
     #[napi]
     pub async fn delete_push_config(
@@ -157,18 +165,22 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<()> {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::parse(&request)?;
-        with_caller(caller(traceparent, tracestate), self.inner.delete_push_config(req)).await.map_err(errors::to_js)
+        with_caller(caller(traceparent, tracestate, baggage), self.inner.delete_push_config(req))
+            .await
+            .map_err(errors::to_js)
     }
     #[napi]
     pub async fn get_extended_agent_card(
         &self,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<String> {
         let call = self.inner.get_extended_agent_card();
-        let card = with_caller(caller(traceparent, tracestate), call).await.map_err(errors::to_js)?;
+        let card = with_caller(caller(traceparent, tracestate, baggage), call).await.map_err(errors::to_js)?;
         Ok(models::text(&card))
     }
 
@@ -178,10 +190,11 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<EventStream> {
         let req: model::SendMessageRequest = models::parse(&request)?;
         let call = self.inner.send_streaming_message(req);
-        let stream = with_caller(caller(traceparent, tracestate), call).await.map_err(errors::to_js)?;
+        let stream = with_caller(caller(traceparent, tracestate, baggage), call).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
     #[napi]
@@ -190,10 +203,11 @@ impl Client {
         request: String,
         traceparent: Option<String>,
         tracestate: Option<String>,
+        baggage: Option<String>,
     ) -> Result<EventStream> {
         let req: model::SubscribeToTaskRequest = models::parse(&request)?;
         let call = self.inner.subscribe_to_task(req);
-        let stream = with_caller(caller(traceparent, tracestate), call).await.map_err(errors::to_js)?;
+        let stream = with_caller(caller(traceparent, tracestate, baggage), call).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
 }

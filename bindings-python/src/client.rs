@@ -41,7 +41,7 @@ type Trace = Option<HashMap<String, String>>;
 fn traced<F: Future>(trace: Trace, call: F) -> impl Future<Output = F::Output> {
     let trace = trace.unwrap_or_default();
     let text = |name: &str| trace.get(name).map(String::as_str);
-    with_caller(TraceParent::from_text(text("traceparent"), text("tracestate")), call)
+    with_caller(TraceParent::from_text(text("traceparent"), text("tracestate"), text("baggage")), call)
 }
 
 macro_rules! unary {

@@ -128,3 +128,42 @@ def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
         assert trace_id == caller["trace"], (push, caller)
         assert push.get("tracestate", "x"), push  # no empty header
         assert parent in {s["id"] for s in spans if s["trace"] == caller["trace"]}, (push, spans)
+
+
+class BaggageReader(AgentExecutor):
+    """Reads W3C baggage the way an instrumented agent does: from OpenTelemetry's context."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[object, dict[str, str]]] = []
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        from opentelemetry import baggage
+
+        self.seen.append((baggage.get_baggage("user"), context.trace_context))
+        await events.complete("done")
+
+    async def cancel(self, context: RequestContext, events: EventQueue) -> None:
+        await events.canceled()
+
+
+@run
+async def test_baggage_reaches_the_executor_and_leaves_with_our_client() -> None:
+    from opentelemetry import baggage, context as otel_context
+
+    agent = BaggageReader()
+    async with AgentServer(CARD, agent) as server:
+        # Sent as a header by any client, without a trace.
+        headed = await Client.connect(server.url, headers={"baggage": "user=ada"})
+        await headed.send("headed")
+        # Our client inside the application's context: its baggage goes along.
+        client = await Client.connect(server.url)
+        token = otel_context.attach(baggage.set_baggage("user", "grace"))
+        try:
+            await client.send("from the context")
+        finally:
+            otel_context.detach(token)
+        await client.send("none")
+
+    assert agent.seen[0] == ("ada", {"baggage": "user=ada"})
+    assert agent.seen[1][0] == "grace" and agent.seen[1][1].get("baggage") == "user=grace"
+    assert agent.seen[2] == (None, {})

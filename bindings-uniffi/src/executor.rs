@@ -45,6 +45,8 @@ pub struct RequestContext {
     /// agent's spans join the caller's trace.
     pub traceparent: Option<String>,
     pub tracestate: Option<String>,
+    /// The caller's W3C baggage, as received.
+    pub baggage: Option<String>,
 }
 
 /// An agent, implemented in Kotlin (`suspend fun`) or Swift (`async`).
@@ -78,6 +80,7 @@ fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2
         text: ctx.text(),
         traceparent: ctx.trace.traceparent.clone(),
         tracestate: ctx.trace.tracestate.clone(),
+        baggage: ctx.trace.baggage.clone(),
     })
 }
 

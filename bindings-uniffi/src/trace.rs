@@ -15,6 +15,9 @@ pub struct TraceContext {
     pub traceparent: String,
     #[uniffi(default)]
     pub tracestate: Option<String>,
+    /// W3C baggage, passed on as it is.
+    #[uniffi(default)]
+    pub baggage: Option<String>,
 }
 
 /// The host's current trace context, asked for at the start of each client call on the
@@ -38,7 +41,7 @@ pub fn traced<F: Future>(call: F) -> impl Future<Output = F::Output> {
     let source = SOURCE.read().unwrap_or_else(PoisonError::into_inner).clone();
     let caller = source
         .and_then(|s| s.current())
-        .map(|t| TraceParent::from_text(Some(&t.traceparent), t.tracestate.as_deref()))
+        .map(|t| TraceParent::from_text(Some(&t.traceparent), t.tracestate.as_deref(), t.baggage.as_deref()))
         .unwrap_or_default();
     with_caller(caller, call)
 }

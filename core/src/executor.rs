@@ -341,7 +341,7 @@ mod tests {
             principal: Some(crate::auth::Principal { name: "ada".into(), scopes: vec!["read".into()] }),
             extensions: vec!["https://ext".into()],
             skills: vec!["echo".into()],
-            trace: crate::trace_context::TraceParent { traceparent: Some("00-ab-cd-01".into()), tracestate: None },
+            trace: crate::trace_context::TraceParent { traceparent: Some("00-ab-cd-01".into()), ..Default::default() },
             cancelled: CancellationToken::new(),
         };
         let view = crate::model::to_value(&ctx.view());

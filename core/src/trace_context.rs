@@ -91,10 +91,16 @@ pub fn inject_current(headers: &mut HeaderMap) {
     use tracing_opentelemetry::OpenTelemetrySpanExt;
     let context = tracing::Span::current().context();
     opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&context, &mut HeadersMut(headers)));
-    if !headers.contains_key("traceparent")
-        && let Some(caller) = caller_headers()
-    {
-        headers.extend(caller);
+    if let Some(caller) = caller_headers() {
+        // The caller's trace context when this process injected none (its own, when it traces,
+        // already descends from the caller's); the caller's baggage either way.
+        let traced = headers.contains_key("traceparent");
+        for (name, value) in &caller {
+            let trace_header = name == "traceparent" || name == "tracestate";
+            if !(traced && trace_header) && !headers.contains_key(name) {
+                headers.insert(name.clone(), value.clone());
+            }
+        }
     }
 }
 
@@ -107,25 +113,34 @@ pub struct TraceParent {
     pub traceparent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tracestate: Option<String>,
+    /// W3C baggage (the `baggage` header) as it came, at most [`MAX_BAGGAGE`] bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baggage: Option<String>,
 }
+
+/// The W3C Baggage limit on the whole header (§3.3.1).
+pub const MAX_BAGGAGE: usize = 8192;
 
 impl TraceParent {
     /// The caller's context from a request's headers; a malformed `traceparent` is dropped.
     pub fn from_headers(headers: &HeaderMap) -> Self {
         let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+        // Baggage travels with or without a trace.
+        let baggage = text("baggage").filter(|b| !b.is_empty() && b.len() <= MAX_BAGGAGE).map(str::to_owned);
         match text("traceparent").filter(|t| is_traceparent(t)) {
             Some(parent) => Self {
                 traceparent: Some(parent.to_owned()),
                 tracestate: text("tracestate").filter(|s| !s.is_empty() && s.len() <= 512).map(str::to_owned),
+                baggage,
             },
-            None => Self::default(),
+            None => Self { baggage, ..Self::default() },
         }
     }
 
     /// A context a host language gave as text; a malformed `traceparent` gives none.
-    pub fn from_text(traceparent: Option<&str>, tracestate: Option<&str>) -> Self {
+    pub fn from_text(traceparent: Option<&str>, tracestate: Option<&str>, baggage: Option<&str>) -> Self {
         let mut headers = HeaderMap::new();
-        for (name, value) in [("traceparent", traceparent), ("tracestate", tracestate)] {
+        for (name, value) in [("traceparent", traceparent), ("tracestate", tracestate), ("baggage", baggage)] {
             if let Some(value) = value.and_then(|v| http::HeaderValue::from_str(v).ok()) {
                 headers.insert(name, value);
             }
@@ -136,7 +151,9 @@ impl TraceParent {
     /// As `traceparent`/`tracestate` headers (none when absent or not valid header text).
     pub fn headers(&self) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        for (name, value) in [("traceparent", &self.traceparent), ("tracestate", &self.tracestate)] {
+        for (name, value) in
+            [("traceparent", &self.traceparent), ("tracestate", &self.tracestate), ("baggage", &self.baggage)]
+        {
             if let Some(value) = value.as_deref().and_then(|v| http::HeaderValue::from_str(v).ok()) {
                 headers.insert(name, value);
             }
@@ -151,7 +168,7 @@ impl TraceParent {
         inject_current(&mut headers);
         let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
         match text("traceparent") {
-            Some(parent) => Self { traceparent: Some(parent), tracestate: text("tracestate") },
+            Some(parent) => Self { traceparent: Some(parent), tracestate: text("tracestate"), baggage: self.baggage },
             None => self,
         }
     }
@@ -200,5 +217,21 @@ mod tests {
             assert_eq!(parsed.tracestate.is_some(), kept, "{value}");
         }
         assert_eq!(TraceParent::from_headers(&HeaderMap::new()), TraceParent::default());
+    }
+
+    #[test]
+    fn baggage_travels_with_or_without_a_trace_and_within_its_limit() {
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let with = TraceParent::from_text(Some(good), None, Some("user=ada,tier=1"));
+        assert_eq!(with.baggage.as_deref(), Some("user=ada,tier=1"));
+        assert_eq!(with.headers().get("baggage").unwrap(), "user=ada,tier=1");
+        let without = TraceParent::from_text(Some("garbage"), None, Some("user=ada"));
+        assert_eq!((without.traceparent, without.baggage.as_deref()), (None, Some("user=ada")));
+        let huge = "k=".to_owned() + &"v".repeat(MAX_BAGGAGE);
+        assert_eq!(TraceParent::from_text(None, None, Some(&huge)).baggage, None);
+        assert_eq!(
+            serde_json::to_value(TraceParent::from_text(None, None, Some("a=b"))).unwrap(),
+            serde_json::json!({"baggage": "a=b"})
+        );
     }
 }

@@ -43,7 +43,7 @@ async fn client_calls_carry_the_callers_trace_context() {
 
     // A host language's caller (a binding passes its OpenTelemetry context per call): this
     // process does not trace yet, so the caller's context goes out as it came.
-    let host = TraceParent::from_text(Some(HOST_PARENT), Some("vendor=1"));
+    let host = TraceParent::from_text(Some(HOST_PARENT), Some("vendor=1"), Some("user=ada"));
     with_caller(host.clone(), get()).await.unwrap();
 
     opentelemetry::global::set_text_map_propagator(opentelemetry_sdk::propagation::TraceContextPropagator::new());
@@ -83,6 +83,12 @@ async fn client_calls_carry_the_callers_trace_context() {
     assert!(host.starts_with(&format!("00-{host_trace}-")), "{host}");
     assert!(!host.contains(host_span), "the client's own span is the parent now: {host}");
     assert_eq!(tracestates[4], Some("vendor=1"), "the host's tracestate goes on");
+    let baggage: Vec<Option<&str>> = requests.iter().filter(|r| r.path() == "/").map(|r| r.header("baggage")).collect();
+    assert_eq!(
+        (baggage[0], baggage[4]),
+        (Some("user=ada"), Some("user=ada")),
+        "the host's baggage goes on, traced or not"
+    );
     for traceparent in &calls[..2] {
         let traceparent = traceparent.as_deref().expect("a traced call carries traceparent");
         assert!(traceparent.starts_with(&format!("00-{trace_id}-")), "{traceparent} not in trace {trace_id}");

@@ -49,9 +49,10 @@ class RequestContext:
     #: Ids of the card's skills the caller may use, in card order: skills without
     #: ``securityRequirements`` and those whose scopes the caller holds (a message names no skill).
     skills: list[str] = field(default_factory=list)
-    #: The W3C trace context this work continues (``traceparent``, ``tracestate``): the
-    #: caller's, as received. When ``opentelemetry`` is installed, ``execute`` already runs in
-    #: it, so the executor's spans join the caller's trace.
+    #: The W3C trace context this work continues (``traceparent``, ``tracestate``,
+    #: ``baggage``): the caller's, as received. When ``opentelemetry`` is installed,
+    #: ``execute`` already runs in it (baggage included), so the executor's spans join the
+    #: caller's trace.
     trace_context: dict[str, str] = field(default_factory=dict)
 
     def get_user_input(self) -> str:

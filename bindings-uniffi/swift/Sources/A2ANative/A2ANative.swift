@@ -5049,6 +5049,10 @@ public struct RequestContext: Equatable, Hashable {
      */
     public var traceparent: String?
     public var tracestate: String?
+    /**
+     * The caller's W3C baggage, as received.
+     */
+    public var baggage: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5085,7 +5089,10 @@ public struct RequestContext: Equatable, Hashable {
          * The W3C trace context this work continues (the caller's `traceparent` and `tracestate`
          * as received; `null` without one): extract it with OpenTelemetry's propagator so the
          * agent's spans join the caller's trace.
-         */traceparent: String?, tracestate: String?) {
+         */traceparent: String?, tracestate: String?, 
+        /**
+         * The caller's W3C baggage, as received.
+         */baggage: String?) {
         self.taskId = taskId
         self.contextId = contextId
         self.message = message
@@ -5100,6 +5107,7 @@ public struct RequestContext: Equatable, Hashable {
         self.text = text
         self.traceparent = traceparent
         self.tracestate = tracestate
+        self.baggage = baggage
     }
 
     
@@ -5131,7 +5139,8 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
                 skills: FfiConverterSequenceString.read(from: &buf), 
                 text: FfiConverterString.read(from: &buf), 
                 traceparent: FfiConverterOptionString.read(from: &buf), 
-                tracestate: FfiConverterOptionString.read(from: &buf)
+                tracestate: FfiConverterOptionString.read(from: &buf), 
+                baggage: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -5150,6 +5159,7 @@ public struct FfiConverterTypeRequestContext: FfiConverterRustBuffer {
         FfiConverterString.write(value.text, into: &buf)
         FfiConverterOptionString.write(value.traceparent, into: &buf)
         FfiConverterOptionString.write(value.tracestate, into: &buf)
+        FfiConverterOptionString.write(value.baggage, into: &buf)
     }
 }
 
@@ -6098,12 +6108,20 @@ public func FfiConverterTypeTaskStatusUpdateEvent_lower(_ value: TaskStatusUpdat
 public struct TraceContext: Equatable, Hashable {
     public var traceparent: String
     public var tracestate: String?
+    /**
+     * W3C baggage, passed on as it is.
+     */
+    public var baggage: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
-    public init(traceparent: String, tracestate: String? = nil) {
+    public init(traceparent: String, tracestate: String? = nil, 
+        /**
+         * W3C baggage, passed on as it is.
+         */baggage: String? = nil) {
         self.traceparent = traceparent
         self.tracestate = tracestate
+        self.baggage = baggage
     }
 
     
@@ -6123,13 +6141,15 @@ public struct FfiConverterTypeTraceContext: FfiConverterRustBuffer {
         return
             try TraceContext(
                 traceparent: FfiConverterString.read(from: &buf), 
-                tracestate: FfiConverterOptionString.read(from: &buf)
+                tracestate: FfiConverterOptionString.read(from: &buf), 
+                baggage: FfiConverterOptionString.read(from: &buf)
         )
     }
 
     public static func write(_ value: TraceContext, into buf: inout [UInt8]) {
         FfiConverterString.write(value.traceparent, into: &buf)
         FfiConverterOptionString.write(value.tracestate, into: &buf)
+        FfiConverterOptionString.write(value.baggage, into: &buf)
     }
 }
 

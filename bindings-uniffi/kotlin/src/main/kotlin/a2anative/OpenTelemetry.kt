@@ -21,6 +21,6 @@ private object OpenTelemetryContext : TraceContextSource {
     override fun current(): TraceContext? = runCatching {
         val carrier = HashMap<String, String>()
         GlobalOpenTelemetry.getPropagators().textMapPropagator.inject(Context.current(), carrier, setter)
-        carrier["traceparent"]?.let { TraceContext(it, carrier["tracestate"]) }
+        carrier["traceparent"]?.let { TraceContext(it, carrier["tracestate"], carrier["baggage"]) }
     }.getOrNull()
 }

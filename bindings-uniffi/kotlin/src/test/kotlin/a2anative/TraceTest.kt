@@ -1,10 +1,12 @@
 // Our client inside a JVM application instrumented with OpenTelemetry: after
 // useOpenTelemetryContext(), a call made in the application's current span carries its W3C
-// context, so the agent's request (and the executor's context) joins the application's trace.
+// context and baggage, so the agent's request (and the executor's context) joins the application's trace.
 package a2anative
 
 import io.opentelemetry.api.GlobalOpenTelemetry
 import io.opentelemetry.api.OpenTelemetry
+import io.opentelemetry.api.baggage.Baggage
+import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator
 import io.opentelemetry.api.trace.Span
 import io.opentelemetry.api.trace.SpanContext
 import io.opentelemetry.api.trace.TraceFlags
@@ -12,15 +14,16 @@ import io.opentelemetry.api.trace.TraceState
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator
 import io.opentelemetry.context.Context
 import io.opentelemetry.context.propagation.ContextPropagators
+import io.opentelemetry.context.propagation.TextMapPropagator
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Test
 
 class TraceTest {
     private class Recorder : AgentExecutor {
-        val seen = mutableListOf<Pair<String?, String?>>()
+        val seen = mutableListOf<Triple<String?, String?, String?>>()
 
         override suspend fun execute(context: RequestContext, events: EventSink) {
-            seen.add(context.traceparent to context.tracestate)
+            seen.add(Triple(context.traceparent, context.tracestate, context.baggage))
             events.status(TaskState.COMPLETED)
         }
 
@@ -30,7 +33,8 @@ class TraceTest {
     @Test
     fun `client calls carry the caller's OpenTelemetry context`() = test {
         GlobalOpenTelemetry.resetForTest()
-        GlobalOpenTelemetry.set(OpenTelemetry.propagating(ContextPropagators.create(W3CTraceContextPropagator.getInstance())))
+        val w3c = TextMapPropagator.composite(W3CTraceContextPropagator.getInstance(), W3CBaggagePropagator.getInstance())
+        GlobalOpenTelemetry.set(OpenTelemetry.propagating(ContextPropagators.create(w3c)))
         useOpenTelemetryContext()
         val agent = Recorder()
         try {
@@ -40,14 +44,15 @@ class TraceTest {
                 val spanId = "b7ad6b7169203331"
                 val state = TraceState.builder().put("vendor", "1").build()
                 val span = SpanContext.create(traceId, spanId, TraceFlags.getSampled(), state)
-                val scope = Context.current().with(Span.wrap(span)).makeCurrent()
+                val baggage = Baggage.builder().put("user", "ada").build()
+                val scope = Context.current().with(Span.wrap(span)).with(baggage).makeCurrent()
                 try {
                     client.sendText("traced")
                 } finally {
                     scope.close()
                 }
                 client.sendText("plain")
-                assertEquals(listOf("00-$traceId-$spanId-01" to "vendor=1", null to null), agent.seen)
+                assertEquals(listOf(Triple("00-$traceId-$spanId-01", "vendor=1", "user=ada"), Triple(null, null, null)), agent.seen)
             }
         } finally {
             setTraceContextSource(null)
