@@ -96,8 +96,8 @@ pub fn inject_current(headers: &mut HeaderMap) {
         // already descends from the caller's); the caller's baggage either way.
         let traced = headers.contains_key("traceparent");
         for (name, value) in &caller {
-            let trace_header = name == "traceparent" || name == "tracestate";
-            if !(traced && trace_header) && !headers.contains_key(name) {
+            let ours = headers.contains_key(name) || (traced && (name == "traceparent" || name == "tracestate"));
+            if !ours {
                 headers.insert(name.clone(), value.clone());
             }
         }
