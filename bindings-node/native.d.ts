@@ -35,17 +35,17 @@ export declare class Client {
   get url(): string
   get binding(): string
   get protocolVersion(): string
-  sendMessage(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  getTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  listTasks(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  cancelTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  createPushConfig(config: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  getPushConfig(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  listPushConfigs(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  deletePushConfig(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<void>
-  getExtendedAgentCard(traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<string>
-  sendStreamingMessage(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<EventStream>
-  subscribeToTask(request: string, traceparent?: string | undefined | null, tracestate?: string | undefined | null, baggage?: string | undefined | null): Promise<EventStream>
+  sendMessage(request: string, trace?: CallerTrace | undefined | null): Promise<string>
+  getTask(request: string, trace?: CallerTrace | undefined | null): Promise<string>
+  listTasks(request: string, trace?: CallerTrace | undefined | null): Promise<string>
+  cancelTask(request: string, trace?: CallerTrace | undefined | null): Promise<string>
+  createPushConfig(config: string, trace?: CallerTrace | undefined | null): Promise<string>
+  getPushConfig(request: string, trace?: CallerTrace | undefined | null): Promise<string>
+  listPushConfigs(request: string, trace?: CallerTrace | undefined | null): Promise<string>
+  deletePushConfig(request: string, trace?: CallerTrace | undefined | null): Promise<void>
+  getExtendedAgentCard(trace?: CallerTrace | undefined | null): Promise<string>
+  sendStreamingMessage(request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
+  subscribeToTask(request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
 }
 
 /**
@@ -66,6 +66,13 @@ export declare class PushVerifier {
    * `{"taskId", "jti", "issuedAt"}`.
    */
   verify(headers: Array<Array<string>>, body: Buffer): string
+}
+
+/** The caller's trace context as the JS layer read it from @opentelemetry/api (W3C text). */
+export interface CallerTrace {
+  traceparent?: string
+  tracestate?: string
+  baggage?: string
 }
 
 /** The RFC 8785 (JCS) form of a JSON text. */

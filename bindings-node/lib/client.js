@@ -124,7 +124,7 @@ export class Client {
   }
 
   async #unary(method, request, what) {
-    const text = await settle(this.#native[method](json(request, what), ...callerTrace()));
+    const text = await settle(this.#native[method](json(request, what), callerTrace()));
     return JSON.parse(text);
   }
 
@@ -138,13 +138,13 @@ export class Client {
   stream(message, options) {
     const request = sendRequest(message, options);
     const trace = callerTrace();
-    return new EventStream(() => settle(this.#native.sendStreamingMessage(json(request, 'request'), ...trace)));
+    return new EventStream(() => settle(this.#native.sendStreamingMessage(json(request, 'request'), trace)));
   }
 
   /** SubscribeToTask: the task first, then its live events. */
   subscribe(taskId) {
     const trace = callerTrace();
-    return new EventStream(() => settle(this.#native.subscribeToTask(json({ id: taskId }, 'request'), ...trace)));
+    return new EventStream(() => settle(this.#native.subscribeToTask(json({ id: taskId }, 'request'), trace)));
   }
 
   getTask(taskId, { historyLength } = {}) {
@@ -186,10 +186,10 @@ export class Client {
   }
 
   async deletePushConfig(taskId, configId) {
-    await settle(this.#native.deletePushConfig(json({ taskId, id: configId }, 'request'), ...callerTrace()));
+    await settle(this.#native.deletePushConfig(json({ taskId, id: configId }, 'request'), callerTrace()));
   }
 
   async getExtendedCard() {
-    return JSON.parse(await settle(this.#native.getExtendedAgentCard(...callerTrace())));
+    return JSON.parse(await settle(this.#native.getExtendedAgentCard(callerTrace())));
   }
 }

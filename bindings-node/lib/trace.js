@@ -16,11 +16,11 @@ function otel() {
   return api;
 }
 
-/** `[traceparent, tracestate, baggage]` of the active context (each `null` when absent). */
+/** `{ traceparent, tracestate, baggage }` of the active context (undefined without the API). */
 export function callerTrace() {
   const otelApi = otel();
-  if (!otelApi) return [null, null, null];
+  if (!otelApi) return undefined;
   const carrier = {};
   otelApi.propagation.inject(otelApi.context.active(), carrier);
-  return [carrier.traceparent ?? null, carrier.tracestate ?? null, carrier.baggage ?? null];
+  return { traceparent: carrier.traceparent, tracestate: carrier.tracestate, baggage: carrier.baggage };
 }

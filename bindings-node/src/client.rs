@@ -30,17 +30,25 @@ pub struct Client {
 }
 
 /// The caller's trace context as the JS layer read it from @opentelemetry/api (W3C text).
-fn caller(traceparent: Option<String>, tracestate: Option<String>, baggage: Option<String>) -> TraceParent {
-    TraceParent::from_text(traceparent.as_deref(), tracestate.as_deref(), baggage.as_deref())
+#[napi_derive::napi(object)]
+pub struct CallerTrace {
+    pub traceparent: Option<String>,
+    pub tracestate: Option<String>,
+    pub baggage: Option<String>,
+}
+
+fn caller(trace: Option<CallerTrace>) -> TraceParent {
+    let Some(t) = trace else { return TraceParent::default() };
+    TraceParent::from_text(t.traceparent.as_deref(), t.tracestate.as_deref(), t.baggage.as_deref())
 }
 
 /// A unary call: request JSON in (validated by the core before anything is sent), reply out,
 /// as part of the JS caller's trace.
 macro_rules! unary {
-    ($self:ident, $json:ident : $ty:ty => $call:ident, $parent:ident, $state:ident, $baggage:ident) => {{
+    ($self:ident, $json:ident : $ty:ty => $call:ident, $trace:ident) => {{
         let req: $ty = models::parse(&$json)?;
         let call = $self.inner.$call(req);
-        let reply = with_caller(caller($parent, $state, $baggage), call).await.map_err(errors::to_js)?;
+        let reply = with_caller(caller($trace), call).await.map_err(errors::to_js)?;
         Ok(models::text(&reply))
     }};
 }
@@ -90,124 +98,57 @@ impl Client {
     }
 
     #[napi]
-    pub async fn send_message(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, request: model::SendMessageRequest => send_message, traceparent, tracestate, baggage)
+    pub async fn send_message(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, request: model::SendMessageRequest => send_message, trace)
     }
     #[napi]
-    pub async fn get_task(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, request: model::GetTaskRequest => get_task, traceparent, tracestate, baggage)
+    pub async fn get_task(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, request: model::GetTaskRequest => get_task, trace)
     }
     #[napi]
-    pub async fn list_tasks(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, request: model::ListTasksRequest => list_tasks, traceparent, tracestate, baggage)
+    pub async fn list_tasks(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, request: model::ListTasksRequest => list_tasks, trace)
     }
     #[napi]
-    pub async fn cancel_task(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, request: model::CancelTaskRequest => cancel_task, traceparent, tracestate, baggage)
+    pub async fn cancel_task(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, request: model::CancelTaskRequest => cancel_task, trace)
     }
     #[napi]
-    pub async fn create_push_config(
-        &self,
-        config: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, config: model::TaskPushNotificationConfig => create_push_config, traceparent, tracestate, baggage)
+    pub async fn create_push_config(&self, config: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, config: model::TaskPushNotificationConfig => create_push_config, trace)
     }
     #[napi]
-    pub async fn get_push_config(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config, traceparent, tracestate, baggage)
+    pub async fn get_push_config(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config, trace)
     }
     #[napi]
-    pub async fn list_push_configs(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
-        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs, traceparent, tracestate, baggage)
+    pub async fn list_push_configs(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs, trace)
     }
     #[napi]
-    pub async fn delete_push_config(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<()> {
+    pub async fn delete_push_config(&self, request: String, trace: Option<CallerTrace>) -> Result<()> {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::parse(&request)?;
-        with_caller(caller(traceparent, tracestate, baggage), self.inner.delete_push_config(req))
-            .await
-            .map_err(errors::to_js)
+        with_caller(caller(trace), self.inner.delete_push_config(req)).await.map_err(errors::to_js)
     }
     #[napi]
-    pub async fn get_extended_agent_card(
-        &self,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<String> {
+    pub async fn get_extended_agent_card(&self, trace: Option<CallerTrace>) -> Result<String> {
         let call = self.inner.get_extended_agent_card();
-        let card = with_caller(caller(traceparent, tracestate, baggage), call).await.map_err(errors::to_js)?;
+        let card = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
         Ok(models::text(&card))
     }
 
     #[napi]
-    pub async fn send_streaming_message(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<EventStream> {
+    pub async fn send_streaming_message(&self, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
         let req: model::SendMessageRequest = models::parse(&request)?;
         let call = self.inner.send_streaming_message(req);
-        let stream = with_caller(caller(traceparent, tracestate, baggage), call).await.map_err(errors::to_js)?;
+        let stream = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
     #[napi]
-    pub async fn subscribe_to_task(
-        &self,
-        request: String,
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    ) -> Result<EventStream> {
+    pub async fn subscribe_to_task(&self, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
         let req: model::SubscribeToTaskRequest = models::parse(&request)?;
         let call = self.inner.subscribe_to_task(req);
-        let stream = with_caller(caller(traceparent, tracestate, baggage), call).await.map_err(errors::to_js)?;
+        let stream = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
 }
