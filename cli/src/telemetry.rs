@@ -6,7 +6,6 @@
 //! slows a request), every request and execution span of core, continuing the caller's W3C
 //! trace context.
 
-use a2a_native::telemetry::OtlpTraces;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
@@ -20,8 +19,14 @@ pub enum LogFormat {
     Json,
 }
 
-/// Flushes the traces still queued when dropped.
-pub struct Telemetry(#[allow(dead_code)] Option<OtlpTraces>);
+/// Flushes the traces still queued when dropped (at exit).
+pub struct Telemetry;
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        a2a_native::telemetry::flush_global();
+    }
+}
 
 /// Installs the logger, and the trace exporter when configured. `default_filter` applies when
 /// `RUST_LOG` is not set.
@@ -37,15 +42,8 @@ pub fn init(default_filter: &str, format: LogFormat) -> Telemetry {
             .boxed(),
     }
     .with_filter(filter);
-    let traces = match OtlpTraces::from_env("a2a-native") {
-        Some(Ok(traces)) => Some(traces),
-        Some(Err(e)) => {
-            eprintln!("{e}");
-            None
-        }
-        None => None,
-    };
-    let layer = traces.as_ref().map(|t| t.layer());
-    let _ = tracing_subscriber::registry().with(logs).with(layer).try_init();
-    Telemetry(traces)
+    // The process's one exporter, as the bindings get it (core's telemetry::global).
+    let traces = a2a_native::telemetry::global("a2a-native").map(|t| t.layer());
+    let _ = tracing_subscriber::registry().with(logs).with(traces).try_init();
+    Telemetry
 }

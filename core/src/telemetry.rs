@@ -25,7 +25,7 @@ fn env_set(name: &str) -> bool {
 }
 
 /// Whether the `OTEL_*` variables ask for trace export.
-pub fn traces_wanted() -> bool {
+fn traces_wanted() -> bool {
     let disabled = std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.eq_ignore_ascii_case("true"))
         || std::env::var("OTEL_TRACES_EXPORTER").is_ok_and(|v| v.eq_ignore_ascii_case("none"));
     !disabled && (env_set("OTEL_EXPORTER_OTLP_ENDPOINT") || env_set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
@@ -41,7 +41,7 @@ impl OtlpTraces {
     /// `None` when the variables do not ask for export; an error when they ask for one that
     /// cannot be built (a malformed endpoint). Installs the W3C trace-context propagator.
     /// `default_service` names the service unless `OTEL_SERVICE_NAME` does.
-    pub fn from_env(default_service: &str) -> Option<Result<Self, String>> {
+    fn from_env(default_service: &str) -> Option<Result<Self, String>> {
         if !traces_wanted() {
             return None;
         }
