@@ -1,28 +1,27 @@
 //! A Python `AgentExecutor` behind core's [`AgentExecutor`] trait, and the [`EventSink`] it
 //! reports through.
 //!
-//! Each `execute` / `cancel` runs as an asyncio task on the loop that started the server
-//! (`_start` in `executor.py`); the Rust side waits for it without the GIL. When the
-//! task is canceled, or core drops the work, the asyncio task is canceled, so the coroutine
-//! sees `asyncio.CancelledError`. An exception fails the task with its message (core's rule).
+//! Each `execute` / `cancel` runs as an asyncio task on the loop that started the server, which
+//! the runtime asks for it through the server's [`Inbox`]; the Rust side waits for the outcome
+//! without the GIL. When the task is canceled, or core drops the work, the asyncio task is
+//! canceled, so the coroutine sees `asyncio.CancelledError`. An exception fails the task with
+//! its message (core's rule).
 
+use crate::errors;
+use crate::inbox::{Inbox, Job, Run};
+use crate::models;
 use crate::runtime::future_into_py;
-use crate::{errors, models};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
-use a2a_native::model::{self, Artifact, Message, Part, Role, StreamResponse, TaskState};
+use a2a_native::model::{Artifact, Message, Part, Role, StreamResponse, TaskState};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::oneshot;
-
-static START: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// Core's executor trait, filled by a Python object with `execute` / `cancel` coroutines.
 pub struct PyExecutor {
-    pub executor: Py<PyAny>,
-    /// The asyncio loop the coroutines run on.
-    pub event_loop: Py<PyAny>,
+    /// Where the coroutines are started: the server's asyncio loop.
+    pub inbox: Arc<Inbox>,
 }
 
 #[async_trait::async_trait]
@@ -36,25 +35,15 @@ impl core::AgentExecutor for PyExecutor {
 }
 
 impl PyExecutor {
-    async fn run(&self, method: &str, ctx: RequestContext, sink: core::EventSink) -> Result<(), ExecutorError> {
+    async fn run(&self, method: &'static str, ctx: RequestContext, sink: core::EventSink) -> Result<(), ExecutorError> {
         let cancelled = ctx.cancelled.clone();
-        let (tx, mut rx) = oneshot::channel();
-        // On a runtime thread: Python only through the gate. (A `PyErr` is formatted there too:
-        // that uses Python.)
-        let future = crate::runtime::attach(|py| {
-            let start = || -> PyResult<Py<PyAny>> {
-                let start = START
-                    .get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_start").map(Bound::unbind))?;
-                let context = context_dict(py, &ctx)?;
-                let events = Py::new(py, EventSink { inner: sink })?;
-                let done = Py::new(py, Completion { tx: Mutex::new(Some(tx)) })?;
-                let args = (self.executor.bind(py), method, context, events, self.event_loop.bind(py), done);
-                Ok(start.bind(py).call1(args)?.unbind())
-            };
-            start().map_err(|e| ExecutorError::new(e.to_string()))
-        })
-        .unwrap_or_else(|| Err(ExecutorError::new("the Python interpreter is exiting")))?;
-        let mut guard = CancelOnDrop(Some(future));
+        let (done, mut rx) = oneshot::channel();
+        let run = Arc::new(Run::default());
+        let job = Job::Start { method, ctx, sink, run: run.clone(), done };
+        if self.inbox.push(job).is_err() {
+            return Err(ExecutorError::new("the server's asyncio event loop is closed"));
+        }
+        let mut guard = CancelOnDrop { inbox: &self.inbox, run: Some(run) };
         let watch_cancel = method == "execute";
         let outcome = tokio::select! {
             r = &mut rx => r,
@@ -65,7 +54,7 @@ impl PyExecutor {
                 return Ok(());
             }
         };
-        guard.0 = None;
+        guard.run = None;
         match outcome {
             Ok(None) => Ok(()),
             Ok(Some(message)) => Err(ExecutorError::new(message)),
@@ -74,44 +63,55 @@ impl PyExecutor {
     }
 }
 
-/// Cancels the asyncio task (through the `_Run` handle of `executor.py`) unless it finished. Dropped on a
-/// runtime thread, perhaps at exit: through the gate (when Python is exiting, the task is too).
-struct CancelOnDrop(Option<Py<PyAny>>);
+/// Cancels the asyncio task unless it finished (dropped when core drops the work).
+struct CancelOnDrop<'a> {
+    inbox: &'a Inbox,
+    run: Option<Arc<Run>>,
+}
 
-impl CancelOnDrop {
+impl CancelOnDrop<'_> {
     fn cancel(&mut self) {
-        if let Some(f) = self.0.take() {
-            crate::runtime::attach(|py| {
-                let _ = f.call_method0(py, "cancel");
-            });
+        if let Some(run) = self.run.take() {
+            // Refused only when the loop is gone, and its tasks with it.
+            let _ = self.inbox.push(Job::Cancel(run));
         }
     }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         self.cancel();
     }
-}
-
-/// Core's view of the context (camelCase JSON) as a dict; `executor.py` reads it.
-fn context_dict<'py>(py: Python<'py>, ctx: &RequestContext) -> PyResult<Bound<'py, PyAny>> {
-    models::to_py(py, &model::to_value(&ctx.view()))
 }
 
 /// Called by the asyncio task when it is done: `None`, or the failure's message.
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct Completion {
     tx: Mutex<Option<oneshot::Sender<Option<String>>>>,
+    /// Weak: the run holds the task, whose coroutine holds this.
+    run: Weak<Run>,
+}
+
+impl Completion {
+    pub fn new(tx: oneshot::Sender<Option<String>>, run: &Arc<Run>) -> Self {
+        Self { tx: Mutex::new(Some(tx)), run: Arc::downgrade(run) }
+    }
+
+    pub fn report(&self, error: Option<String>) {
+        if let Some(run) = self.run.upgrade() {
+            run.finished();
+        }
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = tx.send(error);
+        }
+    }
 }
 
 #[pymethods]
 impl Completion {
     #[pyo3(signature = (error=None))]
     fn __call__(&self, error: Option<String>) {
-        if let Some(tx) = self.tx.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            let _ = tx.send(error);
-        }
+        self.report(error);
     }
 }
 
@@ -140,6 +140,12 @@ fn state(name: &str) -> PyResult<TaskState> {
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct EventSink {
     inner: core::EventSink,
+}
+
+impl EventSink {
+    pub fn new(inner: core::EventSink) -> Self {
+        Self { inner }
+    }
 }
 
 #[pymethods]

@@ -9,8 +9,9 @@
 //!
 //! The one tokio runtime is [`runtime`]'s (the core never creates one). Every call that waits
 //! returns an asyncio awaitable: Rust works on the runtime without the GIL, and Python executors
-//! run as asyncio tasks on the loop that started the server. Runtime threads use Python only
-//! through [`runtime::attach`], which is closed at exit (the package's `atexit` hook).
+//! run as asyncio tasks on the loop that started the server, asked through its [`inbox`]. Runtime
+//! threads use Python only through [`runtime::attach`], which is closed at exit (the package's
+//! `atexit` hook).
 
 use pyo3::prelude::*;
 
@@ -18,6 +19,7 @@ mod client;
 mod credentials;
 mod errors;
 mod executor;
+mod inbox;
 mod logging;
 mod models;
 mod push_verify;

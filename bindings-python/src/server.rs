@@ -2,16 +2,19 @@
 //! arrive as core's `ServerOptions` JSON, which core reads strictly (an unknown key refused).
 
 use crate::executor::PyExecutor;
+use crate::inbox::{Inbox, Job};
 use crate::runtime::future_into_py;
 use crate::{errors, models};
 use a2a_native::server::host::{HostedServer, ServerOptions};
 use pyo3::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct AgentServer {
     server: Arc<HostedServer>,
     executor: Py<PyAny>,
+    /// The running server's way to its loop; closed when it stops.
+    inbox: Arc<Mutex<Option<Arc<Inbox>>>>,
 }
 
 #[pymethods]
@@ -27,25 +30,38 @@ impl AgentServer {
         };
         // Refuses bad input now; the interfaces are filled in once the port is known.
         let server = HostedServer::new(models::to_value(card)?, options).map_err(errors::to_py)?;
-        Ok(Self { server: Arc::new(server), executor })
+        Ok(Self { server: Arc::new(server), executor, inbox: Arc::default() })
     }
 
     /// Binds `host:port` and serves in the background; resolves to the bound port. Python
     /// executors run on the calling event loop. A second start while running is refused.
     fn start<'py>(&self, py: Python<'py>, host: String, port: u16) -> PyResult<Bound<'py, PyAny>> {
-        let event_loop = pyo3_async_runtimes::get_running_loop(py)?.unbind();
-        let agent = Arc::new(PyExecutor { executor: self.executor.clone_ref(py), event_loop });
-        let server = self.server.clone();
+        let event_loop = pyo3_async_runtimes::get_running_loop(py)?;
+        let inbox = Inbox::watch(py, &event_loop, self.executor.clone_ref(py))?;
+        let agent = Arc::new(PyExecutor { inbox: inbox.clone() });
+        let (server, running) = (self.server.clone(), self.inbox.clone());
         future_into_py(py, async move {
-            let addr = server.start(agent, &host, port).await.map_err(errors::to_py)?;
-            Ok(addr.port())
+            match server.start(agent, &host, port).await {
+                Ok(addr) => {
+                    close(running.lock().unwrap_or_else(PoisonError::into_inner).replace(inbox));
+                    Ok(addr.port())
+                }
+                Err(e) => {
+                    close(Some(inbox));
+                    Err(errors::to_py(e))
+                }
+            }
         })
     }
 
     /// Stops accepting, ends open streams and waits for the server to finish.
     fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let server = self.server.clone();
-        future_into_py(py, async move { server.stop().await.map_err(errors::to_py) })
+        let (server, running) = (self.server.clone(), self.inbox.clone());
+        future_into_py(py, async move {
+            server.stop().await.map_err(errors::to_py)?;
+            close(running.lock().unwrap_or_else(PoisonError::into_inner).take());
+            Ok(())
+        })
     }
 
     /// The bound port (`None` when not running).
@@ -64,5 +80,12 @@ impl AgentServer {
     #[getter]
     fn metrics_url(&self) -> Option<String> {
         self.server.metrics_url()
+    }
+}
+
+/// The loop stops watching `inbox` (its executions have ended with the server).
+fn close(inbox: Option<Arc<Inbox>>) {
+    if let Some(inbox) = inbox {
+        let _ = inbox.push(Job::Close);
     }
 }

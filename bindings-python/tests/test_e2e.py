@@ -136,6 +136,37 @@ async def test_exception_fails_the_task() -> None:
         assert task["status"]["message"]["parts"] == [{"text": "the agent blew up"}]
 
 
+def test_a_server_outlives_the_loop_that_started_it() -> None:
+    """The executors run on the loop that started the server. When that loop is closed under a
+    running server, a new task fails at once with a clear message (it does not wait for a loop
+    that will never run it), and the server still answers and stops."""
+    first = asyncio.new_event_loop()
+    server = AgentServer(CARD, Echo())
+    first.run_until_complete(server.start())
+    first.close()
+
+    async def after() -> None:
+        client = await Client.connect(server.url)
+        task = (await asyncio.wait_for(client.send("hi"), 10))["task"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert "event loop is closed" in task["status"]["message"]["parts"][0]["text"]
+        await server.stop()
+        assert not server.running
+
+    asyncio.run(asyncio.wait_for(after(), 30))
+
+
+@run
+async def test_a_burst_of_requests_all_run() -> None:
+    """Many requests at once reach the loop through one queue; each runs once."""
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url)
+        replies = await asyncio.gather(*(client.send(f"n{i}") for i in range(300)))
+        texts = sorted(r["task"]["artifacts"][0]["parts"][0]["text"] for r in replies)
+        assert texts == sorted(f"n{i}" for i in range(300))
+        assert all(r["task"]["status"]["state"] == "TASK_STATE_COMPLETED" for r in replies)
+
+
 @run
 async def test_errors_map_to_subclasses() -> None:
     async with AgentServer(CARD, Echo()) as server:

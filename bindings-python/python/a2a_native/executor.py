@@ -151,42 +151,6 @@ class AgentExecutor:
         return None
 
 
-class _Run:
-    """One ``execute``/``cancel`` call on the server's loop: the handle the native side holds.
-
-    The coroutine runs as a task made on the loop's thread (one hop from the runtime thread, by
-    ``call_soon_threadsafe``), and reports its outcome to ``done`` itself as it ends, with no
-    further callbacks or loop turns: each costs more than the call it carries."""
-
-    __slots__ = ("_loop", "_task", "_canceled")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._task: asyncio.Task[None] | None = None
-        self._canceled = False
-
-    def begin(
-        self, executor: AgentExecutor, method: str, context: dict[str, Any], sink: _native.EventSink,
-        done: _native.Completion,
-    ) -> None:
-        if self._canceled:
-            done("the executor's coroutine was canceled")
-            return
-        self._task = self._loop.create_task(_body(executor, method, context, sink, done))
-
-    def cancel(self) -> None:
-        """From any thread: cancels the coroutine (``asyncio.CancelledError`` inside it)."""
-        try:
-            self._loop.call_soon_threadsafe(self._cancel)
-        except RuntimeError:
-            pass  # the loop is closed: nothing runs on it any more
-
-    def _cancel(self) -> None:
-        self._canceled = True
-        if self._task is not None:
-            self._task.cancel()
-
-
 def _context(view: dict[str, Any]) -> RequestContext:
     """Core's view of the call (its JSON form, camelCase) as the executor's RequestContext."""
     return RequestContext(
@@ -239,16 +203,15 @@ async def _body(
         detach()
 
 
-def _start(
+def _begin(
+    loop: asyncio.AbstractEventLoop,
     executor: AgentExecutor,
     method: str,
     context: dict[str, Any],
     sink: _native.EventSink,
-    loop: asyncio.AbstractEventLoop,
     done: _native.Completion,
-) -> _Run:
-    """Called by the native server (on a runtime thread, with the GIL): runs the executor's
-    coroutine as a task on the server's loop; it reports its outcome to ``done``."""
-    run = _Run(loop)
-    loop.call_soon_threadsafe(run.begin, executor, method, context, sink, done)
-    return run
+) -> asyncio.Task[None]:
+    """Called by the native server on the loop's thread (its inbox): runs the executor's
+    coroutine as a task, which reports its outcome to ``done`` itself as it ends, with no
+    further callbacks or loop turns (each costs more than the call it carries)."""
+    return loop.create_task(_body(executor, method, context, sink, done))

@@ -1,0 +1,206 @@
+//! How runtime threads hand executor work to the server's asyncio loop without the GIL.
+//!
+//! A runtime thread that needs the loop (to start an executor's coroutine, or to cancel one)
+//! queues a [`Job`] and, when the queue was empty, writes one byte to a socket the loop watches
+//! (`loop.add_reader`). On the loop's thread, [`Reader`] takes every queued job in one callback.
+//! So a tokio worker never waits for the GIL (while it did, every task on that worker stalled,
+//! and the loop holds the GIL whenever the agent's Python runs), never runs Python at exit, and
+//! a burst of requests costs the loop one wake-up.
+//!
+//! The reader is dropped when the loop forgets it (`remove_reader` at [`Job::Close`], or the
+//! loop closing): then the inbox refuses new jobs and fails the queued ones, so no execution
+//! waits for a loop that will not run it.
+
+use crate::executor::{Completion, EventSink};
+use crate::models;
+use a2a_native::executor::{self as core, RequestContext};
+use a2a_native::model;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use std::io::{Read, Write};
+use std::mem;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::oneshot;
+
+/// What the loop is asked to do.
+pub enum Job {
+    /// Run `executor.<method>(context, events)` as an asyncio task; it reports to `done`.
+    Start {
+        method: &'static str,
+        ctx: RequestContext,
+        sink: core::EventSink,
+        run: Arc<Run>,
+        done: oneshot::Sender<Option<String>>,
+    },
+    /// Cancel that task (`asyncio.CancelledError` inside the coroutine), or skip it if not begun.
+    Cancel(Arc<Run>),
+    /// The server stopped: the loop stops watching this inbox.
+    Close,
+}
+
+/// One `execute`/`cancel` call: its asyncio task once the loop made it.
+#[derive(Default)]
+pub struct Run {
+    /// The task, and whether it has reported its outcome.
+    task: Mutex<(Option<Py<PyAny>>, bool)>,
+    canceled: AtomicBool,
+}
+
+impl Run {
+    /// Forgets the asyncio task (on the loop's thread, as it ends), so that dropping the
+    /// last `Arc<Run>` on a runtime thread touches no Python object.
+    pub fn finished(&self) {
+        let mut task = lock(&self.task);
+        task.1 = true;
+        drop(task.0.take());
+    }
+
+    /// Keeps the task to cancel, unless it ended already (an eager task factory runs it
+    /// inside `create_task`).
+    fn began(&self, task: Py<PyAny>) {
+        let mut slot = lock(&self.task);
+        if !slot.1 {
+            slot.0 = Some(task);
+        }
+    }
+}
+
+#[derive(Default)]
+struct Queue {
+    jobs: Vec<Job>,
+    /// A wake-up byte is in the socket and not yet read.
+    armed: bool,
+    closed: bool,
+}
+
+pub struct Inbox {
+    queue: Mutex<Queue>,
+    wake: UnixStream,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Inbox {
+    /// A new inbox, watched by `event_loop` from now on. Call on the loop's thread.
+    pub fn watch(py: Python<'_>, event_loop: &Bound<'_, PyAny>, executor: Py<PyAny>) -> PyResult<Arc<Inbox>> {
+        let (wake, watched) = UnixStream::pair()?;
+        wake.set_nonblocking(true)?;
+        watched.set_nonblocking(true)?;
+        let inbox = Arc::new(Inbox { queue: Mutex::default(), wake });
+        let fd = watched.as_raw_fd();
+        let reader = Reader { inbox: inbox.clone(), watched, event_loop: event_loop.clone().unbind(), executor };
+        event_loop.call_method1("add_reader", (fd, Py::new(py, reader)?))?;
+        Ok(inbox)
+    }
+
+    /// Queues `job`; gives it back when the loop no longer watches this inbox.
+    pub fn push(&self, job: Job) -> Result<(), Job> {
+        let mut queue = lock(&self.queue);
+        if queue.closed {
+            return Err(job);
+        }
+        queue.jobs.push(job);
+        if mem::replace(&mut queue.armed, true) {
+            return Ok(());
+        }
+        drop(queue);
+        // WouldBlock: the socket is full of unread wake-ups already.
+        let _ = (&self.wake).write(&[1]);
+        Ok(())
+    }
+
+    fn close(&self) -> Vec<Job> {
+        let mut queue = lock(&self.queue);
+        queue.closed = true;
+        mem::take(&mut queue.jobs)
+    }
+}
+
+/// The loop's reader callback: runs the queued jobs on the loop's thread.
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct Reader {
+    inbox: Arc<Inbox>,
+    watched: UnixStream,
+    event_loop: Py<PyAny>,
+    executor: Py<PyAny>,
+}
+
+static BEGIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+#[pymethods]
+impl Reader {
+    fn __call__(&self, py: Python<'_>) -> PyResult<()> {
+        let mut buf = [0u8; 64];
+        while matches!((&self.watched).read(&mut buf), Ok(n) if n > 0) {}
+        let jobs = {
+            let mut queue = lock(&self.inbox.queue);
+            queue.armed = false;
+            mem::take(&mut queue.jobs)
+        };
+        for job in jobs {
+            match job {
+                Job::Start { method, ctx, sink, run, done } => self.start(py, method, &ctx, sink, run, done),
+                Job::Cancel(run) => {
+                    run.canceled.store(true, Ordering::Release);
+                    let task = lock(&run.task).0.take();
+                    if let Some(task) = task {
+                        task.call_method0(py, "cancel")?;
+                    }
+                }
+                Job::Close => {
+                    self.inbox.close();
+                    self.event_loop.call_method1(py, "remove_reader", (self.watched.as_raw_fd(),))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Reader {
+    fn start(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        ctx: &RequestContext,
+        sink: core::EventSink,
+        run: Arc<Run>,
+        done: oneshot::Sender<Option<String>>,
+    ) {
+        if run.canceled.load(Ordering::Acquire) {
+            let _ = done.send(Some("the executor's coroutine was canceled".into()));
+            return;
+        }
+        // Failing here drops `done`: the execution ends "without an outcome".
+        let Ok(done) = Py::new(py, Completion::new(done, &run)) else { return };
+        let task = (|| -> PyResult<Py<PyAny>> {
+            let begin =
+                BEGIN.get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_begin").map(Bound::unbind))?;
+            // Core's view of the context (camelCase JSON) as a dict; `executor.py` reads it.
+            let context = models::to_py(py, &model::to_value(&ctx.view()))?;
+            let events = Py::new(py, EventSink::new(sink))?;
+            let args = (self.event_loop.bind(py), self.executor.bind(py), method, context, events, done.clone_ref(py));
+            Ok(begin.bind(py).call1(args)?.unbind())
+        })();
+        match task {
+            Ok(task) => run.began(task),
+            Err(e) => done.get().report(Some(e.to_string())),
+        }
+    }
+}
+
+impl Drop for Reader {
+    /// The loop forgot this reader: nothing will run the queued jobs.
+    fn drop(&mut self) {
+        for job in self.inbox.close() {
+            if let Job::Start { done, .. } = job {
+                let _ = done.send(Some("the server's asyncio event loop is closed".into()));
+            }
+        }
+    }
+}
