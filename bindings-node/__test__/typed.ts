@@ -65,3 +65,13 @@ async function main(): Promise<void> {
 }
 
 void main;
+
+// An unchanged @a2a-js/sdk executor and card type-check as they are.
+import type { AgentExecutor as SdkAgentExecutor } from '@a2a-js/sdk/server';
+import type { AgentCard as SdkAgentCard } from '@a2a-js/sdk';
+import { fromSdkExecutor } from '../compat.js';
+
+declare const sdkExecutor: SdkAgentExecutor;
+declare const sdkCard: SdkAgentCard;
+export const hostsSdk = new AgentServer(sdkCard, sdkExecutor);
+export const wrapped: AgentExecutor = fromSdkExecutor(sdkExecutor, { executorTimeout: 30 });

@@ -12,7 +12,16 @@ export function userMessage(content, { taskId, contextId } = {}) {
   return m;
 }
 
-function sendRequest(message, { taskId, contextId, configuration, metadata } = {}) {
+const SEND_OPTIONS = new Set(['taskId', 'contextId', 'configuration', 'metadata']);
+
+function sendRequest(message, options = {}) {
+  // A mistyped option (say `returnImmediately`, which belongs in `configuration`) is refused.
+  for (const key of Object.keys(options ?? {})) {
+    if (!SEND_OPTIONS.has(key)) {
+      throw new TypeError(`unknown send option ${JSON.stringify(key)} (expected taskId, contextId, configuration or metadata)`);
+    }
+  }
+  const { taskId, contextId, configuration, metadata } = options ?? {};
   if (typeof message === 'string') message = userMessage(message, { taskId, contextId });
   else if (message && typeof message === 'object' && 'message' in message) return message; // a SendMessageRequest
   else {

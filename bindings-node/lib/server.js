@@ -1,5 +1,6 @@
 // Serving an executor over A2A (JSON-RPC and HTTP+JSON on one port, SSE streams) with the
 // Rust core's server.
+import { cardFromSdk, fromSdkExecutor, isSdkExecutor } from './compat.js';
 import { dispatcher } from './executor.js';
 import { call, json, native, settle } from './native.js';
 
@@ -23,6 +24,11 @@ export class AgentServer {
    * TaskNotFoundError.
    */
   constructor(card, executor, options = {}) {
+    if (isSdkExecutor(executor)) {
+      // An unchanged @a2a-js/sdk executor, and its card as the SDK types it (lib/compat.js).
+      executor = fromSdkExecutor(executor);
+      card = cardFromSdk(card);
+    }
     if (!executor || typeof executor.execute !== 'function') {
       throw new TypeError('executor must be an object with an execute(context, events) method');
     }

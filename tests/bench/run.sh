@@ -7,6 +7,8 @@
 #   pyours   the same agent as an `async def` Python executor on our server through the Python
 #            binding (tests/bench/ref/python_native; release wheel of bindings-python), to set
 #            beside `python` (issue 5's comparison) and `ours` (the Python round trip's cost)
+#   pycompat the a2a-sdk reference agent of `python`, its executor and card unchanged, on our server
+#            through the Python binding (tests/bench/ref/python_compat; issue 19's comparison)
 #   floor    a bare hyper server that reads the body, parses the JSON and writes a fixed
 #            SendMessage result (cli/examples/bench_floor.rs): what no A2A server can beat, so
 #            `ours` is also reported as a fraction of it
@@ -34,7 +36,7 @@ mkdir -p "$out"
 duration="${DURATION:-10}"
 warmup="${WARMUP:-2}"
 tasks="${TASKS:-100000}"
-servers="${SERVERS:-ours floor rust python js pyours jsours}"
+servers="${SERVERS:-ours floor rust python js pyours pycompat jsours}"
 has() { [[ " $servers " == *" $1 "* ]]; }
 
 a2a="$root/target/release/a2a"
@@ -50,11 +52,15 @@ if has python || has js; then
   tests/bench/ref/setup.sh >&2
 fi
 pyours_venv="$root/target/bench/pyours-venv"
-if has pyours; then
-  # A release build of the Python package (maturin's default profile), in its own venv.
+if has pyours || has pycompat; then
+  # A release build of the Python package (maturin's default profile), in its own venv; with
+  # the reference's a2a-sdk beside it for `pycompat`.
   [ -x "$pyours_venv/bin/python" ] || python3 -m venv "$pyours_venv"
   if [ "${SKIP_BUILD:-0}" != 1 ] || ! "$pyours_venv/bin/python" -c 'import a2a_native' 2>/dev/null; then
     "$pyours_venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall ./bindings-python >&2
+  fi
+  if has pycompat && ! "$pyours_venv/bin/python" -c 'import a2a.server' 2>/dev/null; then
+    "$pyours_venv/bin/pip" install --quiet --disable-pip-version-check -r tests/bench/ref/python/requirements.txt >&2
   fi
 fi
 
@@ -101,6 +107,7 @@ start() { # name port
     python) PORT="$port" exec tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
     js) PORT="$port" exec node tests/bench/ref/js/server.mjs "$port" ;;
     pyours) exec "$pyours_venv/bin/python" tests/bench/ref/python_native/server.py "$port" ;;
+    pycompat) exec "$pyours_venv/bin/python" tests/bench/ref/python_compat/server.py "$port" ;;
     jsours) A2A_NATIVE_MODULE="$jsours_node" exec node tests/bench/ref/js_native/server.mjs "$port" ;;
   esac > "$out/$name.log" 2>&1 &
   pid=$!
@@ -122,7 +129,7 @@ record() { # server what json
   python3 -c 'import json,sys; d=json.loads(sys.argv[3]); d["server"]=sys.argv[1]; d["what"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" "$3" >> "$results"
 }
 
-for name in ours floor rust python js pyours jsours; do
+for name in ours floor rust python js pyours pycompat jsours; do
   has "$name" || continue
   port="$(free_port)"
   echo "== $name on :$port" >&2
@@ -165,9 +172,9 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
 for r in rows:
     by.setdefault(r["server"], {})[r["what"]] = r
-names = [n for n in ["ours", "floor", "rust", "python", "js", "pyours", "jsours"] if n in by]
+names = [n for n in ["ours", "floor", "rust", "python", "js", "pyours", "pycompat", "jsours"] if n in by]
 label = {"ours": "a2a-native", "floor": "floor (bare hyper, fixed reply)", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)",
-         "pyours": "a2a-native, Python executor (binding)", "jsours": "a2a-native, JavaScript executor (binding)"}
+         "pyours": "a2a-native, Python executor (binding)", "pycompat": "a2a-native, the a2a-sdk executor unchanged (binding)", "jsours": "a2a-native, JavaScript executor (binding)"}
 def get(n, what, key):
     return by.get(n, {}).get(what, {}).get(key)
 lines = ["| server | " + " | ".join(
@@ -191,7 +198,7 @@ lines.append("")
 lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after TASKS tasks |")
 lines.append("|---|---|---|---|---|---|---|")
 for n in names:
-    if n in ("ours", "pyours", "jsours"):
+    if n in ("ours", "pyours", "pycompat", "jsours"):
         continue
     def ratio(a, b):
         return f"{a / b:.2f}x" if a and b else "n/a"
@@ -212,6 +219,16 @@ if "pyours" in by and "python" in by:
     lines.append("| " + " | ".join([r(get("pyours", f"send_c{c}", "rps"), get("python", f"send_c{c}", "rps")) for c in (1, 16, 64)]
                  + [r(get("python", "send_c64", "p99_ms"), get("pyours", "send_c64", "p99_ms")),
                     r(get("python", "stream_c1", "p50_ms"), get("pyours", "stream_c1", "p50_ms"))]) + " |")
+if "pycompat" in by and "python" in by:
+    lines.append("")
+    lines.append("The same a2a-sdk executor, unchanged: hosted by a2a-native (a2a_native.compat) ÷ hosted by the SDK's own server on uvicorn:")
+    lines.append("")
+    lines.append("| send c=1 | send c=16 | send c=64 | p50 c=1 | p50 c=16 | stream first event p50 |")
+    lines.append("|---|---|---|---|---|---|")
+    r = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
+    lines.append("| " + " | ".join([r(get("pycompat", f"send_c{c}", "rps"), get("python", f"send_c{c}", "rps")) for c in (1, 16, 64)]
+                 + [r(get("python", f"send_c{c}", "p50_ms"), get("pycompat", f"send_c{c}", "p50_ms")) for c in (1, 16)]
+                 + [r(get("python", "stream_c1", "p50_ms"), get("pycompat", "stream_c1", "p50_ms"))]) + " |")
 if "pyours" in by and "ours" in by:
     d = (get("pyours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")

@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _native
 from .executor import AgentExecutor
 from .models import AgentCard
+
+if TYPE_CHECKING:  # only for the type: the SDK is optional
+    from a2a.server.agent_execution import AgentExecutor as SdkAgentExecutor
+    from a2a.types.a2a_pb2 import AgentCard as SdkAgentCard
 
 __all__ = ["AgentServer", "JwtOptions", "SecurityOptions", "ServerLimits", "TlsOptions"]
 
@@ -101,6 +105,23 @@ def _bearer_tokens(tokens: Sequence[str] | Mapping[str, str] | None) -> list[str
     return list(tokens)
 
 
+def _is_sdk_executor(executor: object) -> bool:
+    """An a2a-sdk ``AgentExecutor`` (checked by name: the SDK is not imported for it)."""
+    return any(
+        c.__name__ == "AgentExecutor" and c.__module__.startswith("a2a.server.agent_execution")
+        for c in type(executor).__mro__
+    )
+
+
+def _card(card: Any) -> dict[str, Any]:
+    """A card dict, or the a2a-sdk's ``AgentCard`` message as one."""
+    if hasattr(card, "DESCRIPTOR") and hasattr(card, "SerializeToString"):
+        from .compat import to_dict
+
+        return to_dict(card)
+    return dict(card)
+
+
 class AgentServer:
     """An A2A server for one agent.
 
@@ -127,6 +148,9 @@ class AgentServer:
     ``server.metrics_url``): requests by binding, method and outcome with their latency, open
     streams, task states, events applied, push outcomes, store latency.
 
+    An a2a-sdk (1.x) ``AgentExecutor`` and ``AgentCard`` are accepted as they are and run
+    unchanged (:mod:`a2a_native.compat`).
+
     Use ``async with AgentServer(card, executor) as server:`` (port 0: see ``server.port``),
     ``await server.start()`` / ``await server.stop()``, or ``await server.serve(host, port)``.
     Executors run on the event loop that started the server.
@@ -134,12 +158,12 @@ class AgentServer:
 
     def __init__(
         self,
-        card: AgentCard | Mapping[str, Any],
-        executor: AgentExecutor,
+        card: AgentCard | Mapping[str, Any] | SdkAgentCard,
+        executor: AgentExecutor | SdkAgentExecutor,
         *,
         store: str = "memory",
         bearer_tokens: Sequence[str] | Mapping[str, str] | None = None,
-        extended_card: AgentCard | Mapping[str, Any] | None = None,
+        extended_card: AgentCard | Mapping[str, Any] | SdkAgentCard | None = None,
         limits: ServerLimits | None = None,
         security: SecurityOptions | None = None,
         strict_v1_card: bool = False,
@@ -152,7 +176,7 @@ class AgentServer:
         # Core's ServerOptions JSON; core reads it strictly (InvalidParamsError, a ValueError).
         options: dict[str, Any] = {"store": store, "bearerTokens": _bearer_tokens(bearer_tokens)}
         if extended_card is not None:
-            options["extendedCard"] = dict(extended_card)
+            options["extendedCard"] = _card(extended_card)
         if limits is not None:
             options["limits"] = dict(limits)
         if security is not None:
@@ -165,7 +189,11 @@ class AgentServer:
             options["taskRetention"] = task_retention
         if metrics_address is not None:
             options["metricsAddress"] = metrics_address
-        self._native = _native.AgentServer(dict(card), executor, options)
+        if not isinstance(executor, AgentExecutor) and _is_sdk_executor(executor):
+            from .compat import SdkExecutor  # imports the SDK: only for its executors
+
+            executor = SdkExecutor(executor)
+        self._native = _native.AgentServer(_card(card), executor, options)
         self._host, self._port = host, port
 
     async def start(self, host: str | None = None, port: int | None = None) -> int:

@@ -62,9 +62,9 @@ class EchoExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(host: str, port: int) -> Starlette:
+def agent_card(host: str, port: int) -> AgentCard:
     base = f'http://{host}:{port}'
-    card = AgentCard(
+    return AgentCard(
         name='echo (a2a-sdk reference)',
         description='Echo agent for benchmarks, built on the official Python a2a-sdk.',
         version='1.0.0',
@@ -84,6 +84,10 @@ def build_app(host: str, port: int) -> Starlette:
             )
         ],
     )
+
+
+def build_app(host: str, port: int) -> Starlette:
+    card = agent_card(host, port)
     handler = DefaultRequestHandler(
         agent_executor=EchoExecutor(),
         task_store=InMemoryTaskStore(),
