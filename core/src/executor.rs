@@ -53,6 +53,13 @@ pub trait AgentExecutor: Send + Sync + 'static {
         let _ = (ctx, events);
         Ok(())
     }
+
+    /// Answers an extension method the server's options declare ([`crate::methods`]): its
+    /// result, or an error from the one table (sent as the binding sends any error). The
+    /// default serves none.
+    async fn call_method(&self, call: crate::methods::MethodCall) -> Result<serde_json::Value> {
+        Err(A2AError::method_not_found(&call.method))
+    }
 }
 
 /// Everything an executor knows about the call it serves.
@@ -63,7 +70,8 @@ pub struct RequestContext {
     pub context_id: String,
     /// The client's message (`None` for cancel).
     pub message: Option<Message>,
-    /// The task as it stood before this message (`None` for a new task).
+    /// The task this message continues, with the message already in its history (`None` for
+    /// a new task; for cancel, the task being canceled).
     pub task: Option<Task>,
     pub configuration: Option<SendMessageConfiguration>,
     /// The request's metadata.

@@ -17,6 +17,8 @@ pub mod executor;
 pub mod grpc;
 pub mod jsonrpc;
 #[cfg(feature = "server")]
+pub mod methods;
+#[cfg(feature = "server")]
 pub mod metrics;
 pub mod model;
 #[cfg(feature = "server")]

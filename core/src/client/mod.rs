@@ -398,6 +398,14 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// The answer of an extension method ([`Client::call_method`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodReply {
+    pub result: serde_json::Value,
+    /// The extensions the agent echoed as activated (`A2A-Extensions`).
+    pub activated: Vec<String>,
+}
+
 /// Reads a result as `T`; a result that does not fit is InvalidAgentResponse naming the field.
 fn parse_result<T: DeserializeOwned + Validate>(value: serde_json::Value) -> Result<T> {
     model::parse_value_at(value, "result").map_err(transport::agent_fault)
@@ -460,6 +468,23 @@ impl Client {
         let tenant = if req.tenant().is_empty() { self.tenant().to_owned() } else { req.tenant().to_owned() };
         let source = self.transport.open_stream(req, None).instrument(span.clone()).await?;
         Ok(EventStream::new(self.transport.clone(), source, tenant, Some(task_id.to_owned()), span))
+    }
+
+    /// Calls an extension method the agent declares (see `crate::methods` for the server
+    /// side), asking for `extensions` on this call beside the configured ones. The result, and
+    /// the extensions the agent activated for it.
+    pub async fn call_method(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+        extensions: &[String],
+    ) -> Result<MethodReply> {
+        let span = tracing::info_span!("a2a.client", otel.kind = "client", method = %method, url = %self.url());
+        if let Some(caller) = crate::trace_context::caller_headers() {
+            crate::trace_context::continue_trace(&span, &caller);
+        }
+        let (result, activated) = self.transport.call_method(method, params, extensions).instrument(span).await?;
+        Ok(MethodReply { result, activated })
     }
 
     /// SendMessage: blocks (unless `configuration.returnImmediately`) until the task is

@@ -36,12 +36,18 @@ fn secured(card_json: &Value, base: &str, security: &SecurityConfig) -> Result<A
     Ok(card)
 }
 
-/// Checks the cards and the security before anything is bound.
-pub fn check(card: &Value, extended: Option<&Value>, security: &SecuritySpec) -> Result<()> {
+/// Checks the cards, the security and the extension methods before anything is bound.
+pub fn check(
+    card: &Value,
+    extended: Option<&Value>,
+    security: &SecuritySpec,
+    methods: &[crate::methods::MethodSpec],
+) -> Result<()> {
     let base = "http://127.0.0.1:0";
     let config = security.build(base)?;
-    for c in std::iter::once(card).chain(extended) {
-        secured(c, base, &config)?;
+    crate::methods::check(methods, &secured(card, base, &config)?)?;
+    if let Some(extended) = extended {
+        secured(extended, base, &config)?;
     }
     Ok(())
 }
@@ -65,7 +71,9 @@ pub fn server(
     let base = base_url(addr, security);
     let security = security.build(&base)?;
     security.configure(&mut config);
-    let mut handler = RequestHandler::new(agent, secured(card, &base, &security)?, stores, config);
+    let card = secured(card, &base, &security)?;
+    crate::methods::check(&config.methods, &card)?;
+    let mut handler = RequestHandler::new(agent, card, stores, config);
     if let Some(extended) = extended {
         handler = handler.with_extended_card(secured(extended, &base, &security)?);
     }

@@ -86,13 +86,18 @@ pub struct RequestHandler {
     shutdown_grace: std::time::Duration,
     manager: TaskManager,
     metrics: Arc<crate::metrics::Metrics>,
+    /// The agent, for its extension methods (the manager runs its executions).
+    agent: Arc<dyn AgentExecutor>,
+    methods: Vec<crate::methods::MethodSpec>,
 }
 
 impl RequestHandler {
     pub fn new(agent: Arc<dyn AgentExecutor>, card: AgentCard, stores: Stores, config: ServerConfig) -> Self {
         let push_enabled = card.capabilities.push_notifications == Some(true);
-        let manager = TaskManager::new(agent, stores.clone(), &config, push_enabled);
+        let manager = TaskManager::new(agent.clone(), stores.clone(), &config, push_enabled);
         Self {
+            agent,
+            methods: config.methods,
             skills: super::auth::SkillScopes::from_cards([&card]),
             card_signer: None,
             card,
@@ -107,6 +112,39 @@ impl RequestHandler {
             manager,
             metrics: config.metrics,
         }
+    }
+
+    /// The extension method named `name` (JSON-RPC), if the agent serves one.
+    pub fn method(&self, name: &str) -> Option<&crate::methods::MethodSpec> {
+        self.methods.iter().find(|m| m.name == name)
+    }
+
+    /// The extension method served at the HTTP+JSON path `path` (under a base), if any: its
+    /// declared path, or `/` + its name (where clients that know only the name call it).
+    pub fn method_at(&self, path: &str) -> Option<&crate::methods::MethodSpec> {
+        self.methods.iter().find(|m| m.http_path() == path || path.strip_prefix('/') == Some(m.name.as_str()))
+    }
+
+    /// Calls the extension method `spec` with `params`: the caller's scopes are checked as for
+    /// a core method (scopes named by the method's name), then the agent answers.
+    pub async fn call_method(
+        &self,
+        ctx: &CallContext,
+        spec: &crate::methods::MethodSpec,
+        params: Value,
+    ) -> Result<Value> {
+        self.scopes.check(&spec.name, ctx.principal.as_ref())?;
+        let tenant = params.get("tenant").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let call = crate::methods::MethodCall {
+            method: spec.name.clone(),
+            extension: spec.extension.clone(),
+            params,
+            tenant,
+            principal: ctx.principal.clone(),
+            extensions: ctx.extensions.clone(),
+            trace: ctx.trace.clone(),
+        };
+        self.agent.call_method(call).await
     }
 
     /// The card GetExtendedAgentCard serves (declare `capabilities.extendedAgentCard` too).

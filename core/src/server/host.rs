@@ -59,6 +59,10 @@ pub struct ServerOptions {
     /// by accident. Absent: metrics are recorded but not served.
     #[serde(default, alias = "metrics_address")]
     pub metrics_address: Option<String>,
+    /// Extension methods the agent's executor answers (`call_method`), each tied to an
+    /// extension the card declares.
+    #[serde(default)]
+    pub methods: Vec<crate::methods::MethodSpec>,
 }
 
 /// The forms `bearerTokens` takes.
@@ -127,7 +131,7 @@ impl ServerOptions {
 
     /// The server settings the limits describe.
     pub fn config(&self) -> Result<ServerConfig> {
-        let mut config = ServerConfig::default();
+        let mut config = ServerConfig { methods: self.methods.clone(), ..Default::default() };
         let (l, s) = (&mut config.limits, &self.limits);
         l.max_body_bytes = s.max_body_bytes.unwrap_or(l.max_body_bytes);
         l.max_parts_per_message = s.max_parts_per_message.unwrap_or(l.max_parts_per_message);
@@ -212,7 +216,7 @@ impl HostedServer {
         options.memory_limits()?;
         // Options built in code, not read by `from_value`, are checked here too.
         options.config()?;
-        embedded::check(&card, options.extended_card.as_ref(), &options.security)?;
+        embedded::check(&card, options.extended_card.as_ref(), &options.security, &options.methods)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }
 

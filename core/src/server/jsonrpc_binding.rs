@@ -45,8 +45,8 @@ where
 {
     let query = parts.uri.query();
     let requested = headers::requested_extensions(&parts.headers, query);
-    let activated = app.extensions.activate(&requested);
-    let mut resp = answer(app, &parts, body, &requested, activated.clone()).await;
+    let mut activated = app.extensions.activate(&requested);
+    let mut resp = answer(app, &parts, body, &requested, &mut activated).await;
     echo_extensions(&mut resp, &parts.headers, &activated);
     resp
 }
@@ -56,13 +56,13 @@ async fn answer<B>(
     parts: &Parts,
     body: B,
     requested: &[String],
-    activated: Vec<String>,
+    activated: &mut Vec<String>,
 ) -> Response<ResponseBody>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    let ctx = call_context(activated, parts);
+    let ctx = call_context(activated.clone(), parts);
     if !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();
@@ -108,6 +108,13 @@ where
         return error_reply(&envelope.error(method_not_found(&envelope.method, why)));
     }
     span.record("version", "1.0");
+    if let Some(spec) = app.handler.method(&envelope.method) {
+        // Calling an extension's method activates that extension.
+        if !activated.contains(&spec.extension) {
+            activated.push(spec.extension.clone());
+        }
+        return call_method(app, &ctx, spec, envelope, requested).await;
+    }
     let call = match jsonrpc::parse_v10(envelope) {
         Ok(c) => c,
         Err(e) => return error_reply(&e),
@@ -129,6 +136,30 @@ where
         // A streaming call refused before its stream starts (unknown task, terminal task, ...)
         // is answered like any other call: a plain JSON-RPC error response, not a stream. The
         // official TCK reads any `text/event-stream` answer as an accepted stream (STREAM-SUB-003).
+        Err(e) => rpc_error(handler_error_status(&e), &id, &e),
+    }
+}
+
+/// An extension method (see [`crate::methods`]): its params as they are, its result as the
+/// JSON-RPC result.
+async fn call_method(
+    app: &App,
+    ctx: &CallContext,
+    spec: &crate::methods::MethodSpec,
+    envelope: Envelope,
+    requested: &[String],
+) -> Response<ResponseBody> {
+    if let Err(e) = app.extensions.check_required(requested) {
+        return error_reply(&envelope.error(e));
+    }
+    let notification = envelope.is_notification();
+    let id = envelope.id.clone().unwrap_or(Id::Null);
+    let result = app.call_method(ctx, spec, envelope.params.unwrap_or(Value::Null)).await;
+    if notification {
+        return no_content();
+    }
+    match result {
+        Ok(v) => ok(jsonrpc::success(&id, &v)),
         Err(e) => rpc_error(handler_error_status(&e), &id, &e),
     }
 }

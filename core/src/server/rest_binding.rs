@@ -40,8 +40,14 @@ where
     B::Error: Into<BoxError>,
 {
     let requested = headers::requested_extensions(&parts.headers, parts.uri.query());
-    let activated = app.extensions.activate(&requested);
+    let mut activated = app.extensions.activate(&requested);
     let media = headers::rest_media_type(&parts.headers);
+    if let Some(spec) = app.handler.method_at(path).filter(|_| parts.method == http::Method::POST) {
+        // Calling an extension's method activates that extension.
+        if !activated.contains(&spec.extension) {
+            activated.push(spec.extension.clone());
+        }
+    }
     let mut resp = match answer(app, &parts, path, body, &requested, activated.clone(), media).await {
         Ok(resp) => resp,
         Err((code, err)) => error_response(code, &err, media),
@@ -91,6 +97,18 @@ where
                 format!("Content-Type {shown:?} is not supported; send {} or {}", headers::A2A_JSON, headers::JSON),
             ),
         ));
+    }
+    if let Some(spec) = app.handler.method_at(path).filter(|_| parts.method == http::Method::POST) {
+        app.extensions.check_required(requested).map_err(fail)?;
+        let params = if bytes.iter().all(u8::is_ascii_whitespace) {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .map_err(|e| fail(A2AError::new(ErrorKind::InvalidRequest, format!("the body is not JSON: {e}"))))?
+        };
+        let ctx = call_context(activated, parts);
+        let result = app.call_method(&ctx, spec, params).await.map_err(fail)?;
+        return Ok(json_response(StatusCode::OK, media, &result));
     }
     let request = match rest::route(parts.method.as_str(), path, parts.uri.query(), &bytes) {
         Ok(r) => r,

@@ -366,6 +366,29 @@ impl App {
         result
     }
 
+    /// Calls an extension method, as [`Self::call`] does a core one (panics caught, the
+    /// outcome counted and traced).
+    pub async fn call_method(
+        &self,
+        ctx: &CallContext,
+        spec: &crate::methods::MethodSpec,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value> {
+        metrics::observe(|o| o.method.set("extension"));
+        let result = AssertUnwindSafe(self.handler.call_method(ctx, spec, params))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| Err(A2AError::internal("the extension method panicked")));
+        match &result {
+            Ok(_) => metrics::outcome("OK"),
+            Err(e) => {
+                metrics::outcome(e.kind.spec().reason);
+                tracing::debug!(code = e.code(), method = %spec.name, "extension method failed: {}", e.message);
+            }
+        }
+        result
+    }
+
     /// A `text/event-stream` response writing `events` with `framing`.
     pub fn sse_response(&self, events: EventStream, framing: Framing) -> Response<ResponseBody> {
         let options = SseOptions {

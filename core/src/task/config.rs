@@ -56,6 +56,9 @@ pub struct ServerConfig {
     pub reap_interval: Duration,
     /// Where the server, its task manager and its push sender record (see `server::Server::metrics`).
     pub metrics: std::sync::Arc<crate::metrics::Metrics>,
+    /// Extension methods the agent serves beside the core ones (checked against the card by
+    /// `crate::methods::check` when the server is made).
+    pub methods: Vec<crate::methods::MethodSpec>,
 }
 
 impl Default for ServerConfig {
@@ -69,6 +72,7 @@ impl Default for ServerConfig {
             lease: Duration::from_secs(6),
             reap_interval: Duration::from_secs(2),
             metrics: Default::default(),
+            methods: Vec::new(),
         }
     }
 }

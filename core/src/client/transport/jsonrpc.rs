@@ -96,7 +96,12 @@ fn check_id(response: &jsonrpc::Response, sent: &Id) -> Result<()> {
 /// Reads a whole JSON-RPC response: its result, or its error.
 /// `void_result`: the call has no result (0.3 push-config delete), and the official 0.3 SDK
 /// leaves `"result": null` out entirely (it drops null members), so a bare success is read as null.
-async fn read_response(t: &Transport, resp: &mut reqwest::Response, id: &Id, void_result: bool) -> Result<Value> {
+pub(super) async fn read_response(
+    t: &Transport,
+    resp: &mut reqwest::Response,
+    id: &Id,
+    void_result: bool,
+) -> Result<Value> {
     let status = resp.status().as_u16();
     let body = t.read_body(resp).await?;
     let parsed = match serde_json::from_slice::<Value>(&body) {

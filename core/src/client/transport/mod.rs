@@ -220,6 +220,26 @@ pub(crate) struct Transport {
 }
 
 /// Operations that read only, so sending them twice is harmless.
+/// The extensions a response says were activated (`A2A-Extensions`, or the 0.3 header).
+fn echoed_extensions(headers: &HeaderMap) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for value in headers.get_all(EXTENSIONS_HEADER).iter().chain(headers.get_all(LEGACY_EXTENSIONS_HEADER).iter()) {
+        for uri in value.to_str().unwrap_or_default().split(',').map(str::trim).filter(|u| !u.is_empty()) {
+            if !found.iter().any(|f| f == uri) {
+                found.push(uri.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// What a request needs to know of the method it carries.
+struct Call<'a> {
+    name: &'a str,
+    idempotent: bool,
+    streaming: bool,
+}
+
 pub(crate) fn is_idempotent(method: Method) -> bool {
     matches!(
         method,
@@ -300,6 +320,21 @@ impl Transport {
         accept: &'static str,
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<Outgoing> {
+        let call = Call { name: method.as_str(), idempotent: is_idempotent(method), streaming: method.is_streaming() };
+        self.request_for(verb, url, call, &[], accept, body).await
+    }
+
+    /// [`Self::request`] for any method by name; `extensions` are requested beside the
+    /// configured ones.
+    async fn request_for(
+        &self,
+        verb: reqwest::Method,
+        url: String,
+        call: Call<'_>,
+        extensions: &[String],
+        accept: &'static str,
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Outgoing> {
         let config = self.config();
         let mut headers = config.headers.clone();
         headers.insert(ACCEPT, HeaderValue::from_static(accept));
@@ -310,14 +345,16 @@ impl Transport {
         // The caller's trace continues in the agent (a no-op unless the application installed
         // an OpenTelemetry propagator).
         crate::trace_context::inject_current(&mut headers);
-        if !config.extensions.is_empty() {
-            let value = HeaderValue::from_str(&config.extensions.join(","))
+        let mut requested = config.extensions.clone();
+        requested.extend(extensions.iter().filter(|e| !config.extensions.contains(e)).cloned());
+        if !requested.is_empty() {
+            let value = HeaderValue::from_str(&requested.join(","))
                 .map_err(|_| A2AError::invalid_field("extensions", "an extension URI is not a valid header value"))?;
             headers.insert(if v10 { EXTENSIONS_HEADER } else { LEGACY_EXTENSIONS_HEADER }, value);
         }
         let mut url = url;
         if let Some(provider) = &config.credentials {
-            let ctx = CredentialContext { url: &self.endpoint.url, method: method.as_str(), card: &self.card };
+            let ctx = CredentialContext { url: &self.endpoint.url, method: call.name, card: &self.card };
             // A provider (often host-language code) that never answers must not hang the call:
             // it gets the call's timeout.
             let bounded = |what: &'static str| {
@@ -343,7 +380,53 @@ impl Transport {
                 url.push_str(&ser.finish());
             }
         }
-        Ok(Outgoing { verb, url, headers, body, idempotent: is_idempotent(method), streaming: method.is_streaming() })
+        Ok(Outgoing { verb, url, headers, body, idempotent: call.idempotent, streaming: call.streaming })
+    }
+
+    /// An extension method (see `crate::methods`): `params` as JSON-RPC params, or as the body
+    /// of `POST {base}/{method}` over HTTP+JSON. The result, and the extensions the agent
+    /// echoed as activated. Never retried (nothing says it is idempotent).
+    pub async fn call_method(
+        &self,
+        method: &str,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<(Value, Vec<String>)> {
+        let call = Call { name: method, idempotent: false, streaming: false };
+        let (url, body) = match self.endpoint.binding {
+            Binding::JsonRpc => {
+                let id = self.next_id();
+                (self.endpoint.url.clone(), (crate::jsonrpc::request(&id, method, params), Some(id)))
+            }
+            Binding::HttpJson => {
+                let body = serde_json::to_vec(&params).map_err(|e| A2AError::internal(e.to_string()))?;
+                (
+                    format!("{}/{}", self.endpoint.url.trim_end_matches('/'), method.trim_start_matches('/')),
+                    (body, None),
+                )
+            }
+            Binding::Grpc => {
+                return Err(A2AError::unsupported_operation(
+                    "extension methods are called over JSON-RPC or HTTP+JSON; this client speaks gRPC",
+                ));
+            }
+        };
+        let (bytes, id) = body;
+        let out = self.request_for(reqwest::Method::POST, url, call, extensions, JSON, Some((JSON, bytes))).await?;
+        let mut resp = self.send(&out).await?;
+        let activated = echoed_extensions(resp.headers());
+        let value = match id {
+            Some(id) => jsonrpc::read_response(self, &mut resp, &id, false).await?,
+            None => {
+                let status = resp.status().as_u16();
+                let body = self.read_body(&mut resp).await?;
+                if !(200..300).contains(&status) {
+                    return Err(A2AError::from_http(status, &body));
+                }
+                serde_json::from_slice(&body).map_err(|e| invalid_response(format!("the result is not JSON: {e}")))?
+            }
+        };
+        Ok((value, activated))
     }
 
     /// Sends `out` (see [`Http::send`]).

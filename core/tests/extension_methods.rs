@@ -1,0 +1,189 @@
+//! Extension methods end to end: declared in the server's options, answered by the executor,
+//! called by our client over JSON-RPC and HTTP+JSON; and what is refused (core names, undeclared
+//! extensions, unknown methods, a required extension not requested, an unauthenticated caller).
+#![cfg(all(feature = "server", feature = "client"))]
+
+use a2a_native::client::{Binding, Client};
+use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::methods::{MethodCall, MethodSpec};
+use a2a_native::server::host::{HostedServer, ServerOptions};
+use a2a_native::{A2AError, ErrorKind};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+const SEARCH: &str = "https://example.com/ext/task-search/v1";
+const AUDIT: &str = "https://example.com/ext/audit/v1";
+
+/// Answers `tasks/search` with what it was given, and `audit/log` with an error of the table.
+struct Agent;
+
+#[async_trait::async_trait]
+impl AgentExecutor for Agent {
+    async fn execute(&self, _: RequestContext, _: EventSink) -> Result<(), ExecutorError> {
+        Ok(())
+    }
+
+    async fn call_method(&self, call: MethodCall) -> a2a_native::Result<Value> {
+        match call.method.as_str() {
+            "tasks/search" => Ok(json!({
+                "query": call.params["query"],
+                "extension": call.extension,
+                "principal": call.principal.map(|p| p.name),
+                "activated": call.extensions,
+            })),
+            "audit/log" => Err(A2AError::task_not_found("t-missing")),
+            other => Err(A2AError::method_not_found(other)),
+        }
+    }
+}
+
+fn card(required_audit: bool) -> Value {
+    json!({
+        "name": "ext", "description": "serves extension methods", "version": "1",
+        "capabilities": {"extensions": [
+            {"uri": SEARCH, "description": "search tasks"},
+            {"uri": AUDIT, "required": required_audit},
+        ]},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    })
+}
+
+fn methods() -> Vec<MethodSpec> {
+    vec![
+        MethodSpec { name: "tasks/search".into(), extension: SEARCH.into(), path: None },
+        MethodSpec { name: "audit/log".into(), extension: AUDIT.into(), path: Some("/audit:log".into()) },
+    ]
+}
+
+async fn serve(options: ServerOptions, required_audit: bool) -> HostedServer {
+    let server = HostedServer::new(card(required_audit), ServerOptions { methods: methods(), ..options }).unwrap();
+    server.start(Arc::new(Agent), "127.0.0.1", 0).await.unwrap();
+    server
+}
+
+#[tokio::test]
+async fn our_client_calls_them_over_both_http_bindings() {
+    let server = serve(ServerOptions::default(), false).await;
+    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+        let client = Client::builder().preferred_binding(binding).connect(&server.url().unwrap()).await.unwrap();
+        assert_eq!(client.binding(), binding);
+        let reply = client.call_method("tasks/search", json!({"query": "open"}), &[SEARCH.into()]).await.unwrap();
+        assert_eq!(reply.result["query"], "open", "{binding:?}");
+        assert_eq!(reply.result["extension"], SEARCH);
+        assert_eq!(reply.result["activated"], json!([SEARCH]));
+        assert_eq!(reply.activated, vec![SEARCH.to_owned()], "{binding:?}");
+        // Not requested: calling the method activates its (optional) extension all the same.
+        let reply = client.call_method("tasks/search", json!({"query": "x"}), &[]).await.unwrap();
+        assert_eq!(reply.activated, vec![SEARCH.to_owned()]);
+        // An error from the one table reaches the client as that error.
+        let e = client.call_method("audit/log", json!({}), &[]).await.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TaskNotFound, "{binding:?}: {e}");
+    }
+    // The declared HTTP+JSON path, by hand.
+    let http = reqwest::Client::new();
+    let resp = http
+        .post(format!("{}/audit:log", server.url().unwrap()))
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+    let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+    assert!(body.to_string().contains("t-missing"), "the method's own error: {body}");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn unknown_methods_and_missing_required_extensions_get_the_spec_errors() {
+    let server = serve(ServerOptions::default(), true).await;
+    let url = server.url().unwrap();
+    let rpc = |method: &str, extensions: Option<&str>| {
+        let mut req = reqwest::Client::new()
+            .post(format!("{url}/"))
+            .header("a2a-version", "1.0")
+            .header("content-type", "application/json")
+            .body(json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": {"query": "q"}}).to_string());
+        if let Some(e) = extensions {
+            req = req.header("A2A-Extensions", e);
+        }
+        async move {
+            let resp = req.send().await.unwrap();
+            let echoed = resp.headers().get("a2a-extensions").map(|v| v.to_str().unwrap().to_owned());
+            (serde_json::from_slice::<Value>(&resp.bytes().await.unwrap()).unwrap(), echoed)
+        }
+    };
+    let (body, _) = rpc("tasks/nosuch", Some(AUDIT)).await;
+    assert_eq!(body["error"]["code"], -32601, "{body}");
+    // AUDIT is required: any call without it is ExtensionSupportRequired, this one included.
+    let (body, _) = rpc("tasks/search", None).await;
+    assert_eq!(body["error"]["code"], -32008, "{body}");
+    let (body, echoed) = rpc("tasks/search", Some(AUDIT)).await;
+    assert_eq!(body["result"]["query"], "q", "{body}");
+    assert_eq!(body["id"], 7);
+    let echoed = echoed.unwrap();
+    assert!(echoed.contains(AUDIT) && echoed.contains(SEARCH), "{echoed}");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn authentication_applies_to_them() {
+    let options = ServerOptions::from_value(json!({"bearerTokens": {"s3cret": "alice"}})).unwrap();
+    let server = serve(options, false).await;
+    let url = server.url().unwrap();
+    let call = |token: Option<&str>| {
+        let mut req = reqwest::Client::new()
+            .post(format!("{url}/"))
+            .header("a2a-version", "1.0")
+            .header("content-type", "application/json")
+            .body(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/search", "params": {"query": "mine"}}).to_string(),
+            );
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        async move {
+            let resp = req.send().await.unwrap();
+            let status = resp.status().as_u16();
+            (status, serde_json::from_slice::<Value>(&resp.bytes().await.unwrap()).unwrap())
+        }
+    };
+    let (status, body) = call(None).await;
+    assert_eq!(status, 401, "{body}");
+    let (status, body) = call(Some("s3cret")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["principal"], "alice");
+    server.stop().await.unwrap();
+}
+
+#[test]
+fn declarations_that_cannot_be_served_are_refused_when_the_server_is_made() {
+    let refused = |m: MethodSpec, field: &str| {
+        let Err(e) = HostedServer::new(card(false), ServerOptions { methods: vec![m.clone()], ..Default::default() })
+        else {
+            panic!("{m:?} accepted")
+        };
+        assert_eq!(e.kind, ErrorKind::InvalidParams, "{m:?}");
+        assert!(e.message.contains(field), "{m:?}: {}", e.message);
+    };
+    let spec = |name: &str, extension: &str, path: Option<&str>| MethodSpec {
+        name: name.into(),
+        extension: extension.into(),
+        path: path.map(Into::into),
+    };
+    refused(spec("SendMessage", SEARCH, None), "core A2A method");
+    refused(spec("message/send", SEARCH, None), "core A2A method");
+    refused(spec("tasks/search", "urn:not-declared", None), "do not declare");
+    refused(spec("tasks/search", SEARCH, Some("/message:send")), "core HTTP+JSON route");
+    refused(spec("has space", SEARCH, None), "name");
+    let twice = ServerOptions {
+        methods: vec![spec("a/b", SEARCH, None), spec("a/b", AUDIT, Some("/x"))],
+        ..Default::default()
+    };
+    assert!(HostedServer::new(card(false), twice).is_err());
+    // Read strictly from JSON, as every binding's options are.
+    let e = ServerOptions::from_value(json!({"methods": [{"name": "a/b", "extension": SEARCH, "handler": 1}]}))
+        .unwrap_err();
+    assert!(e.message.contains("handler"), "{}", e.message);
+}
