@@ -104,6 +104,32 @@ export interface AgentExecutor {
   /** Optional: the running `execute` sees `context.signal` aborted either way, and the task
    * ends CANCELED. */
   cancel?(context: RequestContext, events: EventQueue): Promise<void> | void;
+  /** Extension methods this agent serves, by JSON-RPC name (also `POST {base}/{name}` over
+   * HTTP+JSON, and `path` when given). Each belongs to an extension the card declares; a name
+   * of a core method is refused when the server is made. A thrown A2AError subclass is sent as
+   * that error, anything else as InternalError. */
+  methods?: { [name: string]: ExtensionMethod };
+}
+
+/** One extension method of an agent. */
+export interface ExtensionMethod {
+  /** The URI of the extension it belongs to (calling it activates that extension). */
+  extension: string;
+  /** Another HTTP+JSON path to serve it at. */
+  path?: string;
+  handler(params: unknown, context: MethodContext): Promise<unknown> | unknown;
+}
+
+/** What an extension method's handler knows about the call it serves. */
+export interface MethodContext {
+  method: string;
+  extension: string;
+  tenant: string;
+  /** The authenticated caller (null when anonymous). */
+  principal: { name: string; scopes: string[] } | null;
+  /** Extension URIs the client asked for that the agent declares. */
+  extensions: string[];
+  traceContext: { traceparent?: string; tracestate?: string; baggage?: string };
 }
 
 /** How callers authenticate (any one declared scheme admits a caller) and what is signed. */
@@ -253,6 +279,11 @@ export declare class EventStream implements AsyncIterableIterator<StreamResponse
 /** A client of one agent. Every call rejects with an A2AError subclass on failure. */
 export declare class Client {
   private constructor();
+  /** Calls an extension method the agent serves, asking for `extensions` on this call beside
+   * the client's own; resolves to its result. */
+  call(method: string, params?: unknown, options?: { extensions?: string[] }): Promise<unknown>;
+  /** The extensions the agent activated for the last `call`. */
+  readonly lastActivated: string[];
   /** Resolves the agent card at `url` and picks an interface. */
   static connect(url: string, options?: ClientOptions): Promise<Client>;
   /** A client for an agent card, without network access. */

@@ -43,6 +43,8 @@ export declare class Client {
   getPushConfig(request: string, trace?: CallerTrace | undefined | null): Promise<string>
   listPushConfigs(request: string, trace?: CallerTrace | undefined | null): Promise<string>
   deletePushConfig(request: string, trace?: CallerTrace | undefined | null): Promise<void>
+  /** An extension method: `{"result": ..., "activated": [...]}` as JSON. */
+  callMethod(method: string, paramsJson: string, extensions: Array<string>, trace?: CallerTrace | undefined | null): Promise<string>
   getExtendedAgentCard(trace?: CallerTrace | undefined | null): Promise<string>
   sendStreamingMessage(request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
   subscribeToTask(request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
@@ -99,6 +101,12 @@ export declare function errorTable(): Array<ErrorRow>
  * call that already ended is ignored.
  */
 export declare function finishCall(callId: number, failure?: string | undefined | null): void
+
+/**
+ * Ends the extension-method call `callId`: its result as JSON, or the name of an A2A error
+ * class (anything else is InternalError) and a message.
+ */
+export declare function finishMethod(callId: number, resultJson?: string | undefined | null, error?: string | undefined | null, message?: string | undefined | null): void
 
 /**
  * Reads `json` as the 1.0 model `typeName` and returns it in canonical ProtoJSON (defaults

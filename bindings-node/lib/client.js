@@ -137,6 +137,19 @@ export class Client {
     return JSON.parse(text);
   }
 
+  /** The extensions the agent activated for the last `call`. */
+  lastActivated = [];
+
+  /** Calls an extension method the agent serves (JSON-RPC `method`; over HTTP+JSON `POST
+   * {base}/{method}`), asking for `extensions` on this call beside the client's own. Resolves
+   * to the result; `lastActivated` then holds the extensions the agent activated for it. */
+  async call(method, params = null, { extensions = [] } = {}) {
+    const text = await settle(this.#native.callMethod(String(method), json(params ?? null, 'params'), [...extensions], callerTrace()));
+    const { result, activated } = JSON.parse(text);
+    this.lastActivated = activated;
+    return result;
+  }
+
   /** SendMessage: waits (unless `configuration.returnImmediately`) until the task is terminal or
    * interrupted; resolves to `{ task }` or `{ message }`. */
   send(message, options) {

@@ -4,6 +4,12 @@
 // `context.signal`.
 import { randomUUID } from 'node:crypto';
 import { fromNative, json, native } from './native.js';
+import * as errorClasses from '../errors.js';
+
+/** A name of one of the A2A error classes (errors.js): sent back as that error. */
+function isA2AErrorName(name) {
+  return name !== 'A2AError' && typeof errorClasses[name] === 'function';
+}
 
 const DONE = Promise.resolve();
 
@@ -177,6 +183,48 @@ function failure(e) {
   }
 }
 
+/** The extension methods an executor declares: `executor.methods`, an object of
+ * `name -> { extension, path?, handler: async (params, context) => result }`. */
+export function extensionMethods(executor) {
+  const declared = executor?.methods;
+  if (declared === undefined || declared === null) return [];
+  if (typeof declared !== 'object') throw new TypeError('executor.methods must be an object of name -> { extension, handler }');
+  return Object.entries(declared).map(([name, spec]) => {
+    if (typeof spec?.handler !== 'function') throw new TypeError(`executor.methods[${JSON.stringify(name)}].handler must be a function`);
+    const { extension, path } = spec;
+    return { name, extension, ...(path === undefined ? {} : { path }) };
+  });
+}
+
+/** Runs an extension method's handler; the outcome goes to `native.finishMethod`. */
+async function callMethod(executor, callId, viewJson) {
+  let result;
+  try {
+    const view = JSON.parse(viewJson);
+    const context = {
+      method: view.method,
+      extension: view.extension,
+      tenant: view.tenant,
+      principal: view.principal ?? null,
+      extensions: view.extensions,
+      traceContext: view.traceContext ?? {},
+    };
+    result = await executor.methods[view.method].handler.call(executor, view.params ?? null, context);
+  } catch (e) {
+    const name = e instanceof Error && typeof e.constructor?.errorName === 'string' ? e.constructor.errorName : (e?.name ?? '');
+    native.finishMethod(callId, null, isA2AErrorName(name) ? name : 'InternalError', failure(e));
+    return;
+  }
+  let json;
+  try {
+    json = result === undefined ? null : JSON.stringify(result);
+  } catch (e) {
+    native.finishMethod(callId, null, 'InternalError', `the method's result is not JSON: ${failure(e)}`);
+    return;
+  }
+  native.finishMethod(callId, json, null, null);
+}
+
 /** The function the native server calls for every execute / cancel / abort (src/executor.rs).
  * It returns at once; the outcome goes to `native.finishCall(callId, failure)`: null when the
  * executor is done, or the failure's message. It never throws, whatever the executor does. */
@@ -197,6 +245,10 @@ export function dispatcher(executor) {
     }
   }
   return function dispatch(callId, method, contextJson) {
+    if (method === 'method') {
+      callMethod(executor, callId, contextJson);
+      return;
+    }
     if (method === 'abort') {
       running.get(callId)?.abort(new DOMException('the task was canceled', 'AbortError'));
       return;

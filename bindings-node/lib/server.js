@@ -1,7 +1,7 @@
 // Serving an executor over A2A (JSON-RPC and HTTP+JSON on one port, SSE streams) with the
 // Rust core's server.
 import { cardFromSdk, fromSdkExecutor, isSdkExecutor } from './compat.js';
-import { dispatcher } from './executor.js';
+import { dispatcher, extensionMethods } from './executor.js';
 import { call, json, native, settle } from './native.js';
 
 // Listening servers, held strongly: like a net.Server's handle, a listening server must not be
@@ -33,6 +33,9 @@ export class AgentServer {
       throw new TypeError('executor must be an object with an execute(context, events) method');
     }
     this.#executor = executor;
+    // The executor's extension methods join the options; core checks them against the card.
+    const methods = extensionMethods(executor);
+    if (methods.length > 0) options = { ...options, methods };
     // Every option is read by core, strictly: a mistyped one is refused, naming it.
     this.#native = call(() => new native.AgentServer(json(card, 'card'), json(options ?? {}, 'options')));
   }

@@ -130,6 +130,21 @@ impl Client {
         let req: model::DeleteTaskPushNotificationConfigRequest = models::parse(&request)?;
         with_caller(caller(trace), self.inner.delete_push_config(req)).await.map_err(errors::to_js)
     }
+    /// An extension method: `{"result": ..., "activated": [...]}` as JSON.
+    #[napi]
+    pub async fn call_method(
+        &self,
+        method: String,
+        params_json: String,
+        extensions: Vec<String>,
+        trace: Option<CallerTrace>,
+    ) -> Result<String> {
+        let params: serde_json::Value =
+            serde_json::from_str(&params_json).map_err(|e| errors::invalid("params", e.to_string()))?;
+        let call = self.inner.call_method(&method, params, &extensions);
+        let reply = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
+        Ok(serde_json::json!({"result": reply.result, "activated": reply.activated}).to_string())
+    }
     #[napi]
     pub async fn get_extended_agent_card(&self, trace: Option<CallerTrace>) -> Result<String> {
         let call = self.inner.get_extended_agent_card();

@@ -179,6 +179,70 @@ pub fn finish_call(call_id: u32, failure: Option<String>) {
     }
 }
 
+/// Extension-method calls waiting for [`finish_method`], by call id (the ids [`CALLS`] uses).
+static METHODS: LazyLock<Mutex<HashMap<u32, oneshot::Sender<a2a_native::Result<serde_json::Value>>>>> =
+    LazyLock::new(Mutex::default);
+
+fn methods() -> std::sync::MutexGuard<'static, HashMap<u32, oneshot::Sender<a2a_native::Result<serde_json::Value>>>> {
+    METHODS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Ends the extension-method call `callId`: its result as JSON, or the name of an A2A error
+/// class (anything else is InternalError) and a message.
+#[napi_derive::napi]
+pub fn finish_method(call_id: u32, result_json: Option<String>, error: Option<String>, message: Option<String>) {
+    let Some(tx) = methods().remove(&call_id) else { return };
+    let outcome = match error {
+        Some(name) => {
+            Err(A2AError::new(ErrorKind::from_name(&name).unwrap_or(ErrorKind::Internal), message.unwrap_or_default()))
+        }
+        None => match result_json.as_deref() {
+            None => Ok(serde_json::Value::Null),
+            Some(json) => serde_json::from_str(json)
+                .map_err(|e| A2AError::internal(format!("the method's result is not JSON: {e}"))),
+        },
+    };
+    let _ = tx.send(outcome);
+}
+
+impl JsExecutor {
+    /// `dispatch(callId, "method", view)`; the JS layer answers with [`finish_method`].
+    async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
+        let _running = self.calls.token();
+        let closed = || A2AError::new(ErrorKind::Unavailable, "the server is closed");
+        let dispatch = self.dispatch.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(closed)?;
+        let (tx, rx) = oneshot::channel();
+        let id = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
+        methods().insert(id, tx);
+        // Forgets the call if this future is dropped (the client went away).
+        struct Pending(u32);
+        impl Drop for Pending {
+            fn drop(&mut self) {
+                methods().remove(&self.0);
+            }
+        }
+        let _pending = Pending(id);
+        let view = call.view().to_string();
+        let status = dispatch.call_with_return_value(
+            (id, "method".to_owned(), view).into(),
+            ThreadsafeFunctionCallMode::NonBlocking,
+            move |returned: Result<Nothing>, _| {
+                if let Err(e) = returned {
+                    finish_method(id, None, Some("InternalError".into()), Some(e.reason));
+                }
+                Ok(())
+            },
+        );
+        if status != Status::Ok {
+            return Err(A2AError::internal(format!("the JavaScript handler could not be called: {status}")));
+        }
+        tokio::select! {
+            r = rx => r.unwrap_or_else(|_| Err(A2AError::internal("the method's handler ended without an answer"))),
+            () = self.closed.cancelled() => Err(closed()),
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl core::AgentExecutor for JsExecutor {
     async fn execute(&self, ctx: RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
@@ -186,6 +250,9 @@ impl core::AgentExecutor for JsExecutor {
     }
     async fn cancel(&self, ctx: RequestContext, events: core::EventSink) -> std::result::Result<(), ExecutorError> {
         self.run("cancel", ctx, events).await
+    }
+    async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
+        JsExecutor::call_method(self, call).await
     }
 }
 

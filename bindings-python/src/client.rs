@@ -178,6 +178,27 @@ impl Client {
         )
     }
 
+    /// An extension method: `(result, activated extensions)`.
+    #[pyo3(signature = (method, params, extensions, trace=None))]
+    fn call_method<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: &Bound<'py, PyAny>,
+        extensions: Vec<String>,
+        trace: Trace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = models::to_value(params)?;
+        let client = self.inner.clone();
+        future_into_py(
+            py,
+            traced(trace, async move {
+                let reply = client.call_method(&method, params, &extensions).await.map_err(errors::to_py)?;
+                Ok((models::Json::of(&reply.result), reply.activated))
+            }),
+        )
+    }
+
     /// Every task matching `request`, page after page, as an async iterator.
     fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<TaskPager> {
         let req: model::ListTasksRequest = models::from_py(request)?;

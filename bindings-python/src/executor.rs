@@ -32,6 +32,16 @@ impl core::AgentExecutor for PyExecutor {
     async fn cancel(&self, ctx: RequestContext, events: core::EventSink) -> Result<(), ExecutorError> {
         self.run("cancel", ctx, events).await
     }
+    async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
+        let (done, rx) = oneshot::channel();
+        if self.inbox.push(Job::Method { call, done }).is_err() {
+            return Err(a2a_native::A2AError::new(
+                a2a_native::ErrorKind::Unavailable,
+                "the server's asyncio event loop is closed",
+            ));
+        }
+        rx.await.unwrap_or_else(|_| Err(a2a_native::A2AError::internal("the method's handler ended without an answer")))
+    }
 }
 
 impl PyExecutor {

@@ -14,6 +14,7 @@
 use crate::executor::{Completion, EventSink};
 use crate::models;
 use a2a_native::executor::{self as core, RequestContext};
+use a2a_native::methods::MethodCall;
 use a2a_native::model;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -37,6 +38,8 @@ pub enum Job {
     },
     /// Cancel that task (`asyncio.CancelledError` inside the coroutine), or skip it if not begun.
     Cancel(Arc<Run>),
+    /// Answer an extension method: `executor._a2a_methods[name](params, context)`.
+    Method { call: MethodCall, done: oneshot::Sender<a2a_native::Result<serde_json::Value>> },
     /// The server stopped: the loop stops watching this inbox.
     Close,
 }
@@ -131,6 +134,7 @@ pub struct Reader {
 }
 
 static BEGIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static CALL_METHOD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 #[pymethods]
 impl Reader {
@@ -152,6 +156,7 @@ impl Reader {
                         task.call_method0(py, "cancel")?;
                     }
                 }
+                Job::Method { call, done } => self.method(py, &call, done),
                 Job::Close => {
                     self.inbox.close();
                     self.event_loop.call_method1(py, "remove_reader", (self.watched.as_raw_fd(),))?;
@@ -194,12 +199,76 @@ impl Reader {
     }
 }
 
+impl Reader {
+    /// Runs the handler as an asyncio task that reports to a [`MethodReply`].
+    fn method(&self, py: Python<'_>, call: &MethodCall, done: oneshot::Sender<a2a_native::Result<serde_json::Value>>) {
+        let Ok(reply) = Py::new(py, MethodReply(std::sync::Mutex::new(Some(done)))) else { return };
+        let started = (|| -> PyResult<()> {
+            let call_method = CALL_METHOD
+                .get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_call_method").map(Bound::unbind))?;
+            let view = models::to_py(py, &call.view())?;
+            call_method.bind(py).call1((
+                self.event_loop.bind(py),
+                self.executor.bind(py),
+                view,
+                reply.clone_ref(py),
+            ))?;
+            Ok(())
+        })();
+        if let Err(e) = started {
+            reply.get().send(Err(a2a_native::A2AError::internal(e.to_string())));
+        }
+    }
+}
+
+/// Called by the handler's task as it ends: `(result)`, or `(None, error_name, message)`.
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct MethodReply(std::sync::Mutex<Option<oneshot::Sender<a2a_native::Result<serde_json::Value>>>>);
+
+impl MethodReply {
+    fn send(&self, outcome: a2a_native::Result<serde_json::Value>) {
+        if let Some(tx) = lock(&self.0).take() {
+            let _ = tx.send(outcome);
+        }
+    }
+}
+
+#[pymethods]
+impl MethodReply {
+    /// The result (any JSON-able value); or, with `error`, the name of an A2A error class
+    /// (another exception is `InternalError`) and its message.
+    #[pyo3(signature = (result=None, error=None, message=None))]
+    fn __call__(&self, result: Option<&Bound<'_, PyAny>>, error: Option<&str>, message: Option<String>) {
+        let outcome = match error {
+            Some(name) => {
+                let kind = a2a_native::ErrorKind::from_name(name).unwrap_or(a2a_native::ErrorKind::Internal);
+                Err(a2a_native::A2AError::new(kind, message.unwrap_or_default()))
+            }
+            None => match result {
+                Some(r) => models::to_value(r)
+                    .map_err(|e| a2a_native::A2AError::internal(format!("the method's result is not JSON: {e}"))),
+                None => Ok(serde_json::Value::Null),
+            },
+        };
+        self.send(outcome);
+    }
+}
+
 impl Drop for Reader {
     /// The loop forgot this reader: nothing will run the queued jobs.
     fn drop(&mut self) {
         for job in self.inbox.close() {
-            if let Job::Start { done, .. } = job {
-                let _ = done.send(Some("the server's asyncio event loop is closed".into()));
+            match job {
+                Job::Start { done, .. } => {
+                    let _ = done.send(Some("the server's asyncio event loop is closed".into()));
+                }
+                Job::Method { done, .. } => {
+                    let _ = done.send(Err(a2a_native::A2AError::new(
+                        a2a_native::ErrorKind::Unavailable,
+                        "the server's asyncio event loop is closed",
+                    )));
+                }
+                _ => {}
             }
         }
     }

@@ -130,6 +130,11 @@ impl ErrorKind {
     pub fn from_code(code: i32) -> Option<Self> {
         ERROR_TABLE.iter().find(|row| row.jsonrpc_code == code).map(|row| row.kind)
     }
+    /// The kind of the error class a binding names (`TaskNotFoundError`): a host-language
+    /// handler's error on its way back.
+    pub fn from_name(name: &str) -> Option<Self> {
+        ERROR_TABLE.iter().find(|row| row.name == name).map(|row| row.kind)
+    }
     /// The kind an `ErrorInfo.reason` stands for.
     pub fn from_reason(reason: &str) -> Option<Self> {
         ERROR_TABLE.iter().find(|row| row.reason == reason).map(|row| row.kind)

@@ -17,7 +17,7 @@ from ._native import __version__, convert, validate
 from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
 from .errors import A2AError
-from .executor import AgentExecutor, EventQueue, Principal, RequestContext
+from .executor import AgentExecutor, EventQueue, MethodContext, Principal, RequestContext, extension_method
 from .push import PushVerifier
 from .server import AgentServer, JwtOptions, SecurityOptions, ServerLimits, TlsOptions
 
@@ -29,6 +29,7 @@ __all__ = [
     "EventQueue",
     "EventStream",
     "JwtOptions",
+    "MethodContext",
     "Principal",
     "PushVerifier",
     "RequestContext",
@@ -38,6 +39,7 @@ __all__ = [
     "__version__",
     "convert",
     "errors",
+    "extension_method",
     "models",
     "signing",
     "user_message",

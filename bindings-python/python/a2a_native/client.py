@@ -4,7 +4,7 @@ agents that only speak it), streams as async iterators, credentials."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias, cast
 
 from . import _native
@@ -165,6 +165,8 @@ class Client:
 
     def __init__(self, native: _native.Client) -> None:
         self._native = native
+        #: The extensions the agent activated for the last :meth:`call`.
+        self.last_activated: list[str] = []
 
     @classmethod
     async def connect(
@@ -276,6 +278,15 @@ class Client:
         """SubscribeToTask: the task first, then its live events."""
         trace = _trace()
         return _StreamCall(lambda: self._native.subscribe_to_task({"id": task_id}, trace))
+
+    async def call(self, method: str, params: Any = None, *, extensions: Sequence[str] = ()) -> Any:
+        """Calls an extension method the agent serves (JSON-RPC ``method``; over HTTP+JSON
+        ``POST {base}/{method}``), asking for ``extensions`` on this call beside the client's
+        own. Returns the result; :attr:`last_activated` then holds the extensions the agent
+        activated for it. Errors are the A2AError subclasses, as for every call."""
+        result, activated = await self._native.call_method(method, params, list(extensions), _trace())
+        self.last_activated = list(activated)
+        return result
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         req: dict[str, Any] = {"id": task_id}

@@ -8,14 +8,14 @@ its message; when the task is canceled the coroutine gets ``asyncio.CancelledErr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from . import _native
 from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskState
 
-__all__ = ["AgentExecutor", "EventQueue", "Principal", "RequestContext"]
+__all__ = ["AgentExecutor", "EventQueue", "MethodContext", "Principal", "RequestContext", "extension_method"]
 
 
 class Principal(TypedDict):
@@ -140,6 +140,53 @@ async def _settled(pending: Awaitable[None] | None) -> None:
         await pending
 
 
+@dataclass(frozen=True)
+class MethodContext:
+    """What an extension method's handler knows about the call it serves."""
+
+    method: str
+    #: The URI of the extension the method belongs to (activated by the call).
+    extension: str
+    tenant: str = ""
+    #: The authenticated caller (``None`` when anonymous).
+    principal: Principal | None = None
+    #: Extension URIs the client asked for that the agent declares.
+    extensions: list[str] = field(default_factory=list)
+    trace_context: dict[str, str] = field(default_factory=dict)
+
+
+MethodHandler = Callable[[Any, Any, MethodContext], Coroutine[Any, Any, Any]]
+_METHOD_SPEC = "_a2a_extension_method"
+
+
+def extension_method(
+    name: str, *, extension: str, path: str | None = None
+) -> Callable[[MethodHandler], MethodHandler]:
+    """Marks an ``async def handler(self, params, context)`` of an :class:`AgentExecutor` as the
+    extension method ``name`` (JSON-RPC), tied to the extension URI ``extension``, which the
+    card must declare. It is also served over HTTP+JSON at ``POST {base}/{name}`` (and at
+    ``path`` when given). ``params`` is the request's params (a dict, or ``None``); the return
+    value (JSON-able) is the result; an :class:`~a2a_native.errors.A2AError` raised is sent as
+    that error, any other exception as InternalError. Auth, tenancy, limits and tracing apply
+    as to the core methods; a name of a core method is refused when the server is made."""
+
+    def mark(handler: MethodHandler) -> MethodHandler:
+        setattr(handler, _METHOD_SPEC, {"name": name, "extension": extension, **({"path": path} if path else {})})
+        return handler
+
+    return mark
+
+
+def _methods(executor: object) -> dict[str, tuple[dict[str, str], Callable[..., Any]]]:
+    """The extension methods an executor's class marks: name -> (spec, bound handler)."""
+    found: dict[str, tuple[dict[str, str], Callable[..., Any]]] = {}
+    for attr in dir(type(executor)):
+        spec = getattr(getattr(type(executor), attr, None), _METHOD_SPEC, None)
+        if spec is not None:
+            found[spec["name"]] = (spec, getattr(executor, attr))
+    return found
+
+
 class AgentExecutor:
     """Base class of an agent. Override :meth:`execute`; :meth:`cancel` is optional (the
     running ``execute`` is canceled either way, and the task set to CANCELED)."""
@@ -215,3 +262,40 @@ def _begin(
     coroutine as a task, which reports its outcome to ``done`` itself as it ends, with no
     further callbacks or loop turns (each costs more than the call it carries)."""
     return loop.create_task(_body(executor, method, context, sink, done))
+
+
+def _call_method(
+    loop: asyncio.AbstractEventLoop, executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]
+) -> None:
+    """Called by the native server on the loop's thread (its inbox): runs the extension method's
+    handler as a task that reports to ``reply``."""
+    loop.create_task(_method_body(executor, view, reply))
+
+
+async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
+    from .errors import A2AError
+
+    try:
+        _, handler = _methods(executor)[view["method"]]
+        context = MethodContext(
+            method=view["method"],
+            extension=view["extension"],
+            tenant=view["tenant"],
+            principal=view.get("principal"),
+            extensions=view["extensions"],
+            trace_context=view["traceContext"],
+        )
+        detach = _attach_trace(context.trace_context)
+        try:
+            result = await handler(view.get("params"), context)
+        finally:
+            detach()
+    except A2AError as exc:
+        reply(None, exc.name, exc.message)
+    except Exception as exc:
+        reply(None, "InternalError", str(exc) or type(exc).__name__)
+    except BaseException:
+        reply(None, "InternalError", "the method's handler was canceled")
+        raise
+    else:
+        reply(result)

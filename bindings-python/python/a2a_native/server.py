@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _native
-from .executor import AgentExecutor
+from .executor import AgentExecutor, _methods
 from .models import AgentCard
 
 if TYPE_CHECKING:  # only for the type: the SDK is optional
@@ -189,6 +189,9 @@ class AgentServer:
             options["taskRetention"] = task_retention
         if metrics_address is not None:
             options["metricsAddress"] = metrics_address
+        methods = [spec for spec, _ in _methods(executor).values()]
+        if methods:
+            options["methods"] = methods
         if not isinstance(executor, AgentExecutor) and _is_sdk_executor(executor):
             from .compat import SdkExecutor  # imports the SDK: only for its executors
 

@@ -1,0 +1,95 @@
+// Extension methods written in JavaScript: declared in `executor.methods`, served over
+// JSON-RPC and HTTP+JSON by our server, called with client.call; and what is refused.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+  AgentServer,
+  Client,
+  ExtensionSupportRequiredError,
+  InternalError,
+  InvalidParamsError,
+  MethodNotFoundError,
+  TaskNotFoundError,
+  UnauthenticatedError,
+} from '../index.js';
+import { CARD } from './helpers.mjs';
+
+const SEARCH = 'https://example.com/ext/task-search/v1';
+const AUDIT = 'https://example.com/ext/audit/v1';
+
+const card = ({ auditRequired = false } = {}) => ({
+  ...CARD,
+  capabilities: { streaming: true, extensions: [{ uri: SEARCH, description: 'search' }, { uri: AUDIT, required: auditRequired }] },
+});
+
+function searching() {
+  const contexts = [];
+  return {
+    contexts,
+    async execute(context, events) {
+      await events.complete('done');
+    },
+    methods: {
+      'tasks/search': {
+        extension: SEARCH,
+        async handler(params, context) {
+          contexts.push(context);
+          if (params.query === 'missing') throw new TaskNotFoundError("no task matches 'missing'");
+          if (params.query === 'boom') throw new Error('the index is down');
+          return { matches: [params.query.toUpperCase()], caller: context.principal?.name ?? null, self: this === undefined ? 'none' : 'executor' };
+        },
+      },
+      'audit/log': { extension: AUDIT, path: '/audit:log', handler: async () => ({ logged: true }) },
+    },
+  };
+}
+
+test('the client calls a JavaScript extension method over both bindings', async () => {
+  const agent = searching();
+  const server = new AgentServer(card(), agent);
+  await server.listen(0);
+  try {
+    for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+      const client = await Client.connect(server.url, { binding });
+      assert.deepEqual(await client.call('tasks/search', { query: 'open' }, { extensions: [SEARCH] }), { matches: ['OPEN'], caller: null, self: 'executor' });
+      assert.deepEqual(client.lastActivated, [SEARCH]);
+      const context = agent.contexts.at(-1);
+      assert.deepEqual([context.method, context.extension, context.extensions], ['tasks/search', SEARCH, [SEARCH]]);
+      await assert.rejects(client.call('tasks/search', { query: 'missing' }), (e) => e instanceof TaskNotFoundError && /missing/.test(e.message));
+      await assert.rejects(client.call('tasks/search', { query: 'boom' }), (e) => e instanceof InternalError && /index is down/.test(e.message));
+      await assert.rejects(client.call('tasks/nosuch', {}), MethodNotFoundError);
+      assert.equal((await client.send('hi')).task.status.state, 'TASK_STATE_COMPLETED');
+    }
+    const resp = await fetch(`${server.url}/audit:log`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(resp.status, 200);
+    assert.deepEqual(await resp.json(), { logged: true });
+    assert.ok(resp.headers.get('a2a-extensions').includes(AUDIT));
+  } finally {
+    await server.close();
+  }
+});
+
+test('a required extension must be requested, and auth applies', async () => {
+  const server = new AgentServer(card({ auditRequired: true }), searching(), { bearerTokens: { s3cret: 'alice' } });
+  await server.listen(0);
+  try {
+    const anonymous = await Client.connect(server.url);
+    await assert.rejects(anonymous.call('tasks/search', { query: 'q' }, { extensions: [AUDIT] }), UnauthenticatedError);
+    const client = await Client.connect(server.url, { bearerToken: 's3cret' });
+    await assert.rejects(client.call('tasks/search', { query: 'q' }), ExtensionSupportRequiredError);
+    const result = await client.call('tasks/search', { query: 'q' }, { extensions: [AUDIT] });
+    assert.equal(result.caller, 'alice');
+    assert.deepEqual(new Set(client.lastActivated), new Set([AUDIT, SEARCH]));
+  } finally {
+    await server.close();
+  }
+});
+
+test('core method names and undeclared extensions are refused when the server is made', () => {
+  const handler = async () => null;
+  const base = { async execute() {} };
+  assert.throws(() => new AgentServer(card(), { ...base, methods: { SendMessage: { extension: SEARCH, handler } } }), (e) => e instanceof InvalidParamsError && /core A2A method/.test(e.message));
+  assert.throws(() => new AgentServer(card(), { ...base, methods: { 'x/y': { extension: 'urn:nobody', handler } } }), (e) => e instanceof InvalidParamsError && /do not declare/.test(e.message));
+  assert.throws(() => new AgentServer(card(), { ...base, methods: { 'x/y': { extension: SEARCH } } }), TypeError);
+});
