@@ -44,7 +44,7 @@ export declare class RequestContext {
   readonly message: Message | null;
   /** The client's message, as @a2a-js/sdk names it. */
   readonly userMessage: Message | null;
-  /** The task as it stood before this message (null for a new task). */
+  /** The task this message continues, the message already in its history (null for a new task). */
   readonly task: Task | null;
   readonly configuration: SendMessageConfiguration | null;
   readonly metadata: { [key: string]: unknown } | null;
@@ -80,6 +80,9 @@ export interface ArtifactOptions {
 /** How an executor reports. Every method returns a promise: it is settled at once when the
  * event is sent, and waits for room when the task's event queue is full (backpressure). */
 export declare class EventQueue {
+  /** Marks an extension of `context.extensions` activated for this request (echoed in the
+   * response's A2A-Extensions); whether `uri` is one that can be. */
+  activateExtension(uri: string): boolean;
   readonly taskId: string;
   readonly contextId: string;
   status(state: StateName, message?: AgentMessage): Promise<void>;

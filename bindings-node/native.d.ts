@@ -118,6 +118,12 @@ export declare function normalize(typeName: string, json: string): string
 export declare function signCard(cardJson: string, pem: string, alg: string, kid: string, jku?: string | undefined | null): string
 
 /**
+ * Marks an extension the client asked for (and the card declares) as activated for call
+ * `callId`'s request; whether `uri` is one that can be.
+ */
+export declare function sinkActivate(callId: number, uri: string): boolean
+
+/**
  * An artifact (Artifact JSON; core gives one without an id a fresh one), or with `append` more parts for an
  * earlier one with the same id.
  */

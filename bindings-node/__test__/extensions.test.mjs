@@ -93,3 +93,44 @@ test('core method names and undeclared extensions are refused when the server is
   assert.throws(() => new AgentServer(card(), { ...base, methods: { 'x/y': { extension: 'urn:nobody', handler } } }), (e) => e instanceof InvalidParamsError && /do not declare/.test(e.message));
   assert.throws(() => new AgentServer(card(), { ...base, methods: { 'x/y': { extension: SEARCH } } }), TypeError);
 });
+
+// The Timestamp extension of the A2A samples (a2a-samples/samples/extensions/timestamp/v1): a
+// client that asks for it gets an RFC 3339 UTC timestamp in the metadata of every Message and
+// Artifact; the agent activates it only then, and only then is it echoed.
+const TIMESTAMP = 'https://github.com/a2aproject/a2a-samples/samples/extensions/timestamp/v1';
+const TIMESTAMP_KEY = 'github.com/a2aproject/a2a-samples/samples/extensions/timestamp/v1/timestamp';
+const UNUSED = 'https://example.com/ext/declared-but-never-used/v1';
+
+test('the timestamp extension is activated only when asked for', async () => {
+  const agent = {
+    async execute(context, events) {
+      const stamp = events.activateExtension(TIMESTAMP);
+      const metadata = () => (stamp ? { [TIMESTAMP_KEY]: new Date().toISOString() } : undefined);
+      await events.artifact(context.text, { name: 'echo', metadata: metadata() });
+      await events.complete({ parts: [{ text: 'done' }], ...(stamp ? { metadata: metadata() } : {}) });
+    },
+  };
+  const server = new AgentServer({ ...CARD, capabilities: { extensions: [{ uri: TIMESTAMP }, { uri: UNUSED }] } }, agent);
+  await server.listen(0);
+  try {
+    const send = (extensions) =>
+      fetch(`${server.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...(extensions ? { 'a2a-extensions': extensions } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'hi' }] } } }),
+      });
+    let resp = await send(`${TIMESTAMP}, ${UNUSED}`);
+    assert.equal(resp.headers.get('a2a-extensions'), TIMESTAMP);
+    let { task } = (await resp.json()).result;
+    for (const meta of [task.artifacts[0].metadata, task.status.message.metadata]) {
+      assert.match(meta[TIMESTAMP_KEY], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    }
+    resp = await send(UNUSED);
+    assert.equal(resp.headers.get('a2a-extensions'), null);
+    ({ task } = (await resp.json()).result);
+    assert.equal(task.artifacts[0].metadata, undefined);
+    assert.equal(task.status.message.metadata, undefined);
+  } finally {
+    await server.close();
+  }
+});

@@ -80,9 +80,18 @@ class EventBus {
   /** `echo`: on a continued task, the task the executor was given. The SDK has an executor
    * publish a task first on every turn, mostly that one unchanged; core has the task already
    * (with the new message), so that first echo is not sent as a new snapshot. */
-  constructor(events, echo) {
+  #callContext;
+
+  constructor(events, echo, callContext) {
     this.#events = events;
     this.#echo = echo;
+    this.#callContext = callContext;
+  }
+
+  /** The SDK's executors activate with `context.addActivatedExtension(uri)`: passed on before
+   * each event, so a blocking answer (sent at the final event) carries them. */
+  syncActivated() {
+    for (const uri of this.#callContext?.activatedExtensions ?? []) this.#events.activateExtension(uri);
   }
 
   /** An update's ids, where the executor left them empty (the SDK's `cancelTask` knows only the
@@ -93,6 +102,7 @@ class EventBus {
   }
 
   publish(event) {
+    this.syncActivated();
     const echo = this.#echo;
     this.#echo = undefined;
     if (echo && event?.kind === 'task' && event.data?.id === echo.id && event.data?.status?.state === echo.status?.state) {
@@ -175,8 +185,8 @@ function callContext(context) {
 
 /** Our executor around an @a2a-js/sdk one, which runs unchanged. */
 export function fromSdkExecutor(executor, { executorTimeout } = {}) {
-  async function run(method, events, call, echo) {
-    const bus = new EventBus(events, echo);
+  async function run(method, events, call, echo, callContext) {
+    const bus = new EventBus(events, echo, callContext);
     let timer;
     const limit =
       executorTimeout == null
@@ -209,14 +219,21 @@ export function fromSdkExecutor(executor, { executorTimeout } = {}) {
       });
       // As the SDK's server gives it: with the incoming message already in its history.
       const task = context.task ? models.Task.fromJSON(context.task) : undefined;
-      const requestContext = new server.RequestContext(
-        request,
-        context.taskId,
-        context.contextId,
-        callContext(context),
+      const call = callContext(context);
+      const requestContext = new server.RequestContext(request, context.taskId, context.contextId, call, task);
+      return run(
+        'execute',
+        events,
+        async (bus) => {
+          try {
+            await executor.execute(requestContext, bus);
+          } finally {
+            bus.syncActivated();
+          }
+        },
         task,
+        call,
       );
-      return run('execute', events, (bus) => executor.execute(requestContext, bus), task);
     },
     cancel(context, events) {
       return run('cancelTask', events, (bus) => executor.cancelTask(context.taskId, bus));

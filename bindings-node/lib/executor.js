@@ -42,7 +42,7 @@ export class RequestContext {
     this.contextId = fields.contextId;
     /** The client's message (null for cancel). */
     this.message = fields.message ?? null;
-    /** The task as it stood before this message (null for a new task). */
+    /** The task this message continues, the message already in its history (null for a new task). */
     this.task = fields.task ?? null;
     this.configuration = fields.configuration ?? null;
     this.metadata = fields.metadata ?? null;
@@ -106,6 +106,14 @@ export class EventQueue {
     } catch (e) {
       return Promise.reject(fromNative(e));
     }
+  }
+
+  /** Marks the extension `uri` activated for this request: it is echoed in the response's
+   * `A2A-Extensions` (in a blocking SendMessage's answer; a stream's headers leave before the
+   * executor runs). Only one of `context.extensions` (asked for by the client, declared by the
+   * card) can be; returns whether `uri` is. */
+  activateExtension(uri) {
+    return native.sinkActivate(this.#call, String(uri));
   }
 
   /** A new status (`"working"` or `"TASK_STATE_WORKING"`), with an optional message. */

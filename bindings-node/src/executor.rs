@@ -380,6 +380,13 @@ pub fn sink_send(call_id: u32, event_json: String) -> Result<bool> {
     sink.deliver(models::parse(&event_json)?)
 }
 
+/// Marks an extension the client asked for (and the card declares) as activated for call
+/// `callId`'s request; whether `uri` is one that can be.
+#[napi_derive::napi]
+pub fn sink_activate(call_id: u32, uri: String) -> Result<bool> {
+    Ok(call(call_id)?.sink.inner.activate_extension(&uri))
+}
+
 /// Resolves once the events call `callId` queued while its sink was full are sent.
 #[napi_derive::napi]
 pub async fn sink_flush(call_id: u32) -> Result<()> {

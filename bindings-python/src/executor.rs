@@ -8,7 +8,7 @@
 //! its message (core's rule).
 
 use crate::errors;
-use crate::inbox::{Inbox, Job, Run};
+use crate::inbox::{Inbox, Job, Run, Start};
 use crate::models;
 use crate::runtime::future_into_py;
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
@@ -34,7 +34,7 @@ impl core::AgentExecutor for PyExecutor {
     }
     async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
         let (done, rx) = oneshot::channel();
-        if self.inbox.push(Job::Method { call, done }).is_err() {
+        if self.inbox.push(Job::Method { call: Box::new(call), done }).is_err() {
             return Err(a2a_native::A2AError::new(
                 a2a_native::ErrorKind::Unavailable,
                 "the server's asyncio event loop is closed",
@@ -49,7 +49,7 @@ impl PyExecutor {
         let cancelled = ctx.cancelled.clone();
         let (done, mut rx) = oneshot::channel();
         let run = Arc::new(Run::default());
-        let job = Job::Start { method, ctx, sink, run: run.clone(), done };
+        let job = Job::Start(Box::new(Start { method, ctx, sink, run: run.clone(), done }));
         if self.inbox.push(job).is_err() {
             return Err(ExecutorError::new("the server's asyncio event loop is closed"));
         }
@@ -167,6 +167,11 @@ impl EventSink {
     #[getter]
     fn context_id(&self) -> &str {
         self.inner.context_id()
+    }
+
+    /// Marks an extension the client asked for (and the card declares) as activated.
+    fn activate_extension(&self, uri: &str) -> bool {
+        self.inner.activate_extension(uri)
     }
 
     /// A status update; `state` is a ProtoJSON name (`TASK_STATE_WORKING`).

@@ -29,19 +29,22 @@ use tokio::sync::oneshot;
 /// What the loop is asked to do.
 pub enum Job {
     /// Run `executor.<method>(context, events)` as an asyncio task; it reports to `done`.
-    Start {
-        method: &'static str,
-        ctx: RequestContext,
-        sink: core::EventSink,
-        run: Arc<Run>,
-        done: oneshot::Sender<Option<String>>,
-    },
+    Start(Box<Start>),
     /// Cancel that task (`asyncio.CancelledError` inside the coroutine), or skip it if not begun.
     Cancel(Arc<Run>),
-    /// Answer an extension method: `executor._a2a_methods[name](params, context)`.
-    Method { call: MethodCall, done: oneshot::Sender<a2a_native::Result<serde_json::Value>> },
+    /// Answer an extension method: the executor's handler marked with its name.
+    Method { call: Box<MethodCall>, done: oneshot::Sender<a2a_native::Result<serde_json::Value>> },
     /// The server stopped: the loop stops watching this inbox.
     Close,
+}
+
+/// What [`Job::Start`] carries (boxed: it is far larger than the other jobs).
+pub struct Start {
+    pub method: &'static str,
+    pub ctx: RequestContext,
+    pub sink: core::EventSink,
+    pub run: Arc<Run>,
+    pub done: oneshot::Sender<Option<String>>,
 }
 
 /// One `execute`/`cancel` call: its asyncio task once the loop made it.
@@ -148,7 +151,10 @@ impl Reader {
         };
         for job in jobs {
             match job {
-                Job::Start { method, ctx, sink, run, done } => self.start(py, method, &ctx, sink, run, done),
+                Job::Start(start) => {
+                    let Start { method, ctx, sink, run, done } = *start;
+                    self.start(py, method, &ctx, sink, run, done)
+                }
                 Job::Cancel(run) => {
                     run.canceled.store(true, Ordering::Release);
                     let task = lock(&run.task).0.take();
@@ -259,8 +265,8 @@ impl Drop for Reader {
     fn drop(&mut self) {
         for job in self.inbox.close() {
             match job {
-                Job::Start { done, .. } => {
-                    let _ = done.send(Some("the server's asyncio event loop is closed".into()));
+                Job::Start(start) => {
+                    let _ = start.done.send(Some("the server's asyncio event loop is closed".into()));
                 }
                 Job::Method { done, .. } => {
                     let _ = done.send(Err(a2a_native::A2AError::new(

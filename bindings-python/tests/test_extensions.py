@@ -130,3 +130,62 @@ def test_method_names_of_the_core_and_undeclared_extensions_are_refused() -> Non
         AgentServer(card(), Colliding())
     with pytest.raises(InvalidParamsError, match="do not declare"):
         AgentServer(card(), Undeclared())
+
+
+# The Timestamp extension of the A2A samples (a2a-samples/samples/extensions/timestamp/v1): a
+# client that asks for it gets an RFC 3339 UTC timestamp in the metadata of every Message and
+# Artifact; the agent activates it only then, and only then is it echoed.
+TIMESTAMP = "https://github.com/a2aproject/a2a-samples/samples/extensions/timestamp/v1"
+TIMESTAMP_KEY = "github.com/a2aproject/a2a-samples/samples/extensions/timestamp/v1/timestamp"
+UNUSED = "https://example.com/ext/declared-but-never-used/v1"
+
+
+class Stamping(AgentExecutor):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        import datetime
+
+        stamp = events.activate_extension(TIMESTAMP)
+
+        def metadata() -> dict[str, Any] | None:
+            if not stamp:
+                return None
+            return {TIMESTAMP_KEY: datetime.datetime.now(datetime.timezone.utc).isoformat()}
+
+        await events.artifact(context.get_user_input(), name="echo", metadata=metadata())
+        message: dict[str, Any] = {"role": "ROLE_AGENT", "messageId": "done", "parts": [{"text": "done"}]}
+        if stamp:
+            message["metadata"] = metadata()
+        await events.complete(message)  # type: ignore[arg-type]
+
+
+def test_the_timestamp_extension_is_activated_only_when_asked_for() -> None:
+    import datetime
+
+    @run
+    async def go() -> None:
+        stamped_card = {
+            **CARD,
+            "capabilities": {"extensions": [{"uri": TIMESTAMP, "description": "timestamps"}, {"uri": UNUSED}]},
+        }
+        async with AgentServer(stamped_card, Stamping()) as server, httpx.AsyncClient() as http:
+            async def send(extensions: str | None) -> httpx.Response:
+                headers = {"A2A-Version": "1.0", **({"A2A-Extensions": extensions} if extensions else {})}
+                body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                        "params": {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "hi"}]}}}
+                return await http.post(f"{server.url}/", json=body, headers=headers)
+
+            # Asked for (with another declared one the agent does not use): only it is echoed.
+            resp = await send(f"{TIMESTAMP}, {UNUSED}")
+            assert resp.headers["a2a-extensions"] == TIMESTAMP
+            task = resp.json()["result"]["task"]
+            for meta in (task["artifacts"][0]["metadata"], task["status"]["message"]["metadata"]):
+                when = datetime.datetime.fromisoformat(meta[TIMESTAMP_KEY])
+                assert when.tzinfo is not None and when.utcoffset() == datetime.timedelta(0)
+            # Not asked for: no timestamps, nothing echoed (declared is not activated).
+            resp = await send(UNUSED)
+            assert "a2a-extensions" not in resp.headers
+            task = resp.json()["result"]["task"]
+            assert "metadata" not in task["artifacts"][0]
+            assert "metadata" not in task["status"]["message"]
+
+    go()

@@ -23,7 +23,7 @@ pub struct RequestContext {
     pub context_id: String,
     /// The client's message (`null` for cancel).
     pub message: Option<Message>,
-    /// The task as it stood before this message (`null` for a new task).
+    /// The task this message continues, the message already in its history (`null` for a new task).
     pub task: Option<A2ATask>,
     pub configuration: Option<SendMessageConfiguration>,
     /// The request's metadata, as JSON text.
@@ -146,6 +146,12 @@ impl EventSink {
     }
     pub fn context_id(&self) -> String {
         self.inner.context_id().to_owned()
+    }
+
+    /// Marks an extension the client asked for (and the card declares) as activated: it is
+    /// echoed in the response's A2A-Extensions. Whether `uri` is one that can be.
+    pub fn activate_extension(&self, uri: String) -> bool {
+        self.inner.activate_extension(&uri)
     }
 
     /// A status update, with an optional agent message.

@@ -91,6 +91,8 @@ pub struct RequestContext {
     pub trace: crate::trace_context::TraceParent,
     /// Fires when the task is canceled.
     pub cancelled: CancellationToken,
+    /// The request's extension activation; the executor marks through its sink.
+    pub activation: crate::task::call::Activation,
 }
 
 impl RequestContext {
@@ -150,11 +152,25 @@ pub struct EventSink {
     tx: mpsc::Sender<StreamResponse>,
     task_id: String,
     context_id: String,
+    activation: crate::task::call::Activation,
 }
 
 impl EventSink {
     pub(crate) fn new(tx: mpsc::Sender<StreamResponse>, task_id: String, context_id: String) -> Self {
-        Self { tx, task_id, context_id }
+        Self { tx, task_id, context_id, activation: Default::default() }
+    }
+
+    pub(crate) fn with_activation(mut self, activation: crate::task::call::Activation) -> Self {
+        self.activation = activation;
+        self
+    }
+
+    /// Marks the extension `uri` activated for this request: it is echoed in the response's
+    /// `A2A-Extensions` (a response whose headers are still to be sent: a blocking
+    /// SendMessage's; a stream's headers leave before the executor runs). Only an extension
+    /// the client asked for and the agent declares can be; whether `uri` is one.
+    pub fn activate_extension(&self, uri: &str) -> bool {
+        self.activation.activate(uri)
     }
 
     pub fn task_id(&self) -> &str {
@@ -351,6 +367,7 @@ mod tests {
             skills: vec!["echo".into()],
             trace: crate::trace_context::TraceParent { traceparent: Some("00-ab-cd-01".into()), ..Default::default() },
             cancelled: CancellationToken::new(),
+            activation: Default::default(),
         };
         let view = crate::model::to_value(&ctx.view());
         assert_eq!(view["taskId"], "t");

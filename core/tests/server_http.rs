@@ -854,7 +854,20 @@ async fn missing_version_serves_1_0_names_leniently() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn extensions_are_activated_and_echoed() {
     let s = start(Opts::default()).await;
-    // Echoed even on an error answer; only declared URIs are activated.
+    // The test agent activates what it is offered: the requested URIs the card declares.
+    let r = s
+        .rpc_at(
+            "/",
+            "SendMessage",
+            json!({"message": msg("hello")}),
+            &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown, urn:a2a-native:test:opt")],
+        )
+        .await;
+    assert!(r.body["result"].is_object(), "{}", r.body);
+    assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
+    assert!(r.headers.get("x-a2a-extensions").is_none());
+    // Only what was activated is echoed: no executor ran for an unknown method (issue 19;
+    // declared and requested is not enough).
     let r = s
         .rpc_at(
             "/",
@@ -864,16 +877,28 @@ async fn extensions_are_activated_and_echoed() {
         )
         .await;
     assert_eq!(r.body["error"]["code"], -32601);
-    assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
-    assert!(r.headers.get("x-a2a-extensions").is_none());
+    assert!(r.headers.get("a2a-extensions").is_none());
     // The 0.3 header name is accepted, and echoed under both names.
-    let r = s.rest_with("GET", "/nope/x/y/z", None, &[("X-A2A-Extensions", "urn:a2a-native:test:opt")]).await;
-    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = s
+        .rest_with(
+            "POST",
+            "/message:send",
+            Some(json!({"message": msg("hello")})),
+            &[("X-A2A-Extensions", "urn:a2a-native:test:opt")],
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
     assert_eq!(r.header("x-a2a-extensions"), "urn:a2a-native:test:opt");
     // None requested: no header.
-    let r =
-        s.rpc_at("/", "NoSuchMethod", json!({}), &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown")]).await;
+    let r = s
+        .rpc_at(
+            "/",
+            "SendMessage",
+            json!({"message": msg("hello")}),
+            &[("A2A-Version", "1.0"), ("A2A-Extensions", "urn:unknown")],
+        )
+        .await;
     assert!(r.headers.get("a2a-extensions").is_none());
     s.stop().await;
 }

@@ -37,14 +37,16 @@ class RequestContext:
     context_id: str
     #: The client's message (``None`` for cancel).
     message: Message | None = None
-    #: The task as it stood before this message (``None`` for a new task).
+    #: The task this message continues, the message already in its history (``None`` for a
+    #: new task).
     task: Task | None = None
     configuration: SendMessageConfiguration | None = None
     metadata: dict[str, Any] | None = None
     tenant: str = ""
     #: The authenticated caller (``None`` when anonymous); the task belongs to it.
     principal: Principal | None = None
-    #: Extension URIs the client asked for that the agent declares.
+    #: Extension URIs the client asked for that the agent declares: those the executor may
+    #: activate (:meth:`EventQueue.activate_extension`).
     extensions: list[str] = field(default_factory=list)
     #: Ids of the card's skills the caller may use, in card order: skills without
     #: ``securityRequirements`` and those whose scopes the caller holds (a message names no skill).
@@ -82,6 +84,13 @@ class EventQueue:
     @property
     def context_id(self) -> str:
         return self._sink.context_id
+
+    def activate_extension(self, uri: str) -> bool:
+        """Marks the extension ``uri`` activated for this request: it is echoed in the
+        response's ``A2A-Extensions`` (in a blocking SendMessage's answer; a stream's headers
+        leave before the executor runs). Only one of ``context.extensions`` (asked for by the
+        client, declared by the card) can be; returns whether ``uri`` is."""
+        return self._sink.activate_extension(uri)
 
     async def status(self, state: StateName, message: str | Message | None = None) -> None:
         """A new status (``"working"`` or ``"TASK_STATE_WORKING"``; core's one table of state

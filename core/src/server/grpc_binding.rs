@@ -52,12 +52,12 @@ where
     B::Error: Into<BoxError>,
 {
     let requested = headers::requested_extensions(&parts.headers, None);
-    let activated = app.extensions.activate(&requested);
-    let mut resp = match answer(app, &parts, body, &requested, activated.clone()).await {
+    let activation = app.extensions.activation(&requested);
+    let mut resp = match answer(app, &parts, body, &requested, &activation).await {
         Ok(resp) => resp,
         Err(refusal) => refuse(refusal),
     };
-    echo_extensions(&mut resp, &parts.headers, &activated);
+    echo_extensions(&mut resp, &parts.headers, &activation.active());
     resp
 }
 
@@ -66,7 +66,7 @@ async fn answer<B>(
     parts: &Parts,
     body: B,
     requested: &[String],
-    activated: Vec<String>,
+    activation: &crate::task::call::Activation,
 ) -> Result<Response<ResponseBody>, Refusal>
 where
     B: Body<Data = Bytes>,
@@ -119,7 +119,7 @@ where
     })?;
     let request = convert::decode_request(method, &message)?;
     app.extensions.check_required(requested)?;
-    let ctx = call_context(activated, parts);
+    let ctx = call_context(activation, parts);
     let call = app.call(&ctx, request);
     let reply = match deadline {
         Some(d) => tokio::time::timeout(d, call).await.map_err(|_| deadline_passed())?,

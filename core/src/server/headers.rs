@@ -120,6 +120,16 @@ impl ExtensionPolicy {
         requested.iter().filter(|u| self.declared.contains(u)).cloned().collect()
     }
 
+    /// A request's activation: the executor may activate what the client asked for and the
+    /// agent declares; the required ones the client listed are active from the start.
+    pub fn activation(&self, requested: &[String]) -> crate::task::call::Activation {
+        let activation = crate::task::call::Activation::new(self.activate(requested));
+        for uri in self.required.iter().filter(|u| requested.contains(u)) {
+            activation.force(uri);
+        }
+        activation
+    }
+
     /// ExtensionSupportRequired if the card marks an extension `required` and the client did
     /// not ask for it.
     pub fn check_required(&self, requested: &[String]) -> Result<(), A2AError> {

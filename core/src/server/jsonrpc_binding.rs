@@ -31,7 +31,7 @@ use crate::error::A2AError;
 use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
 use crate::model::v03;
 use crate::request::Method;
-use crate::task::call::CallContext;
+use crate::task::call::{Activation, CallContext};
 use bytes::Bytes;
 use http::request::Parts;
 use http::{Response, StatusCode};
@@ -45,9 +45,9 @@ where
 {
     let query = parts.uri.query();
     let requested = headers::requested_extensions(&parts.headers, query);
-    let mut activated = app.extensions.activate(&requested);
-    let mut resp = answer(app, &parts, body, &requested, &mut activated).await;
-    echo_extensions(&mut resp, &parts.headers, &activated);
+    let activation = app.extensions.activation(&requested);
+    let mut resp = answer(app, &parts, body, &requested, &activation).await;
+    echo_extensions(&mut resp, &parts.headers, &activation.active());
     resp
 }
 
@@ -56,13 +56,13 @@ async fn answer<B>(
     parts: &Parts,
     body: B,
     requested: &[String],
-    activated: &mut Vec<String>,
+    activation: &Activation,
 ) -> Response<ResponseBody>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    let ctx = call_context(activated.clone(), parts);
+    let ctx = call_context(activation, parts);
     if !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();
@@ -110,9 +110,7 @@ where
     span.record("version", "1.0");
     if let Some(spec) = app.handler.method(&envelope.method) {
         // Calling an extension's method activates that extension.
-        if !activated.contains(&spec.extension) {
-            activated.push(spec.extension.clone());
-        }
+        activation.force(&spec.extension);
         return call_method(app, &ctx, spec, envelope, requested).await;
     }
     let call = match jsonrpc::parse_v10(envelope) {

@@ -40,19 +40,13 @@ where
     B::Error: Into<BoxError>,
 {
     let requested = headers::requested_extensions(&parts.headers, parts.uri.query());
-    let mut activated = app.extensions.activate(&requested);
+    let activation = app.extensions.activation(&requested);
     let media = headers::rest_media_type(&parts.headers);
-    if let Some(spec) = app.handler.method_at(path).filter(|_| parts.method == http::Method::POST) {
-        // Calling an extension's method activates that extension.
-        if !activated.contains(&spec.extension) {
-            activated.push(spec.extension.clone());
-        }
-    }
-    let mut resp = match answer(app, &parts, path, body, &requested, activated.clone(), media).await {
+    let mut resp = match answer(app, &parts, path, body, &requested, &activation, media).await {
         Ok(resp) => resp,
         Err((code, err)) => error_response(code, &err, media),
     };
-    echo_extensions(&mut resp, &parts.headers, &activated);
+    echo_extensions(&mut resp, &parts.headers, &activation.active());
     resp
 }
 
@@ -64,7 +58,7 @@ async fn answer<B>(
     path: &str,
     body: B,
     requested: &[String],
-    activated: Vec<String>,
+    activation: &crate::task::call::Activation,
     media: &'static str,
 ) -> Result<Response<ResponseBody>, Failure>
 where
@@ -106,7 +100,9 @@ where
             serde_json::from_slice(&bytes)
                 .map_err(|e| fail(A2AError::new(ErrorKind::InvalidRequest, format!("the body is not JSON: {e}"))))?
         };
-        let ctx = call_context(activated, parts);
+        // Calling an extension's method activates that extension.
+        activation.force(&spec.extension);
+        let ctx = call_context(activation, parts);
         let result = app.call_method(&ctx, spec, params).await.map_err(fail)?;
         return Ok(json_response(StatusCode::OK, media, &result));
     }
@@ -121,7 +117,7 @@ where
         }
     };
     app.extensions.check_required(requested).map_err(fail)?;
-    let ctx = call_context(activated, parts);
+    let ctx = call_context(activation, parts);
     match app.call(&ctx, request).await.map_err(fail)? {
         Reply::Value(v) => Ok(serialized_response(StatusCode::OK, media, &v)),
         // google.protobuf.Empty is `{}` in ProtoJSON.

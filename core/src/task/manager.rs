@@ -221,6 +221,7 @@ impl TaskManager {
             skills: call.skills.clone(),
             trace: call.trace.clone(),
             cancelled: guard.cancel.child_token(),
+            activation: call.activation.clone(),
         };
         inner.clone().spawn_execution(guard.share(), ctx, message, execution);
 
@@ -265,7 +266,8 @@ impl TaskManager {
         }
 
         let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-        let sink = EventSink::new(tx, snapshot.id.clone(), snapshot.context_id.clone());
+        let sink = EventSink::new(tx, snapshot.id.clone(), snapshot.context_id.clone())
+            .with_activation(call.activation.clone());
         let ctx = RequestContext {
             task_id: snapshot.id.clone(),
             context_id: snapshot.context_id.clone(),
@@ -279,6 +281,7 @@ impl TaskManager {
             skills: call.skills.clone(),
             trace: call.trace.clone().in_current_span(),
             cancelled: guard.cancel.clone(),
+            activation: call.activation.clone(),
         };
         let agent = inner.agent.clone();
         let agent_cancel = async move { agent.cancel(ctx, sink).await };
@@ -696,7 +699,8 @@ impl Inner {
                 ctx.trace = std::mem::take(&mut ctx.trace).in_current_span();
                 let _running = Running(guard.share());
                 let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-                let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone());
+                let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
+                    .with_activation(ctx.activation.clone());
                 let cancelled = ctx.cancelled.clone();
                 let agent = self.agent.clone();
                 let execute = Box::pin(async move { agent.execute(ctx, sink).await });
@@ -1039,6 +1043,7 @@ impl Inner {
             skills: Vec::new(),
             trace: Default::default(),
             cancelled: guard.cancel.clone(),
+            activation: Default::default(),
         };
         let agent = self.agent.clone();
         tokio::spawn(async move {

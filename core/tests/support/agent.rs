@@ -212,6 +212,10 @@ impl AgentExecutor for TestAgent {
             runs.push(Run { ctx: ctx.clone(), ended: false });
             Ending(&self.runs, runs.len() - 1)
         };
+        // It uses every extension it is offered (echoed in the response's A2A-Extensions).
+        for uri in &ctx.extensions {
+            events.activate_extension(uri);
+        }
         for step in self.script(&ctx) {
             match step {
                 Step::Status(state, None) => events.status(*state, None).await?,

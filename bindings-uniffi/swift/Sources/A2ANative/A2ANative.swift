@@ -1823,6 +1823,12 @@ public func FfiConverterTypeCredentialProvider_lower(_ value: CredentialProvider
 public protocol EventSinkProtocol: AnyObject, Sendable {
     
     /**
+     * Marks an extension the client asked for (and the card declares) as activated: it is
+     * echoed in the response's A2A-Extensions. Whether `uri` is one that can be.
+     */
+    func activateExtension(uri: String)  -> Bool
+    
+    /**
      * An artifact (a fresh id when `artifact_id` is empty); `append` adds parts to an earlier one.
      */
     func artifact(artifact: Artifact, append: Bool, lastChunk: Bool) async throws 
@@ -1918,6 +1924,20 @@ open class EventSink: EventSinkProtocol, @unchecked Sendable {
 
     
 
+    
+    /**
+     * Marks an extension the client asked for (and the card declares) as activated: it is
+     * echoed in the response's A2A-Extensions. Whether `uri` is one that can be.
+     */
+open func activateExtension(uri: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_method_eventsink_activate_extension(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),uniffiCallStatus
+    )
+})
+}
     
     /**
      * An artifact (a fresh id when `artifact_id` is empty); `append` adds parts to an earlier one.
@@ -5012,7 +5032,7 @@ public struct RequestContext: Equatable, Hashable {
      */
     public var message: Message?
     /**
-     * The task as it stood before this message (`null` for a new task).
+     * The task this message continues, the message already in its history (`null` for a new task).
      */
     public var task: A2aTask?
     public var configuration: SendMessageConfiguration?
@@ -5064,7 +5084,7 @@ public struct RequestContext: Equatable, Hashable {
          * The client's message (`null` for cancel).
          */message: Message?, 
         /**
-         * The task as it stood before this message (`null` for a new task).
+         * The task this message continues, the message already in its history (`null` for a new task).
          */task: A2aTask?, configuration: SendMessageConfiguration?, 
         /**
          * The request's metadata, as JSON text.
@@ -8368,6 +8388,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_agentexecutor_cancel() != 39721) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_method_eventsink_activate_extension() != 50662) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_eventsink_artifact() != 35357) {

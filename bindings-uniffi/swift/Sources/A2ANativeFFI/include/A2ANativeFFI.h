@@ -471,6 +471,11 @@ uint64_t uniffi_a2a_native_uniffi_fn_clone_eventsink(uint64_t handle, RustCallSt
 void uniffi_a2a_native_uniffi_fn_free_eventsink(uint64_t handle, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_EVENTSINK_ACTIVATE_EXTENSION
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_EVENTSINK_ACTIVATE_EXTENSION
+int8_t uniffi_a2a_native_uniffi_fn_method_eventsink_activate_extension(uint64_t ptr, RustBuffer uri, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_EVENTSINK_ARTIFACT
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_EVENTSINK_ARTIFACT
 uint64_t uniffi_a2a_native_uniffi_fn_method_eventsink_artifact(uint64_t ptr, RustBuffer artifact, int8_t append, int8_t last_chunk
@@ -1102,6 +1107,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_agentexecutor_execute(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_AGENTEXECUTOR_CANCEL
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_AGENTEXECUTOR_CANCEL
 uint16_t uniffi_a2a_native_uniffi_checksum_method_agentexecutor_cancel(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSINK_ACTIVATE_EXTENSION
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSINK_ACTIVATE_EXTENSION
+uint16_t uniffi_a2a_native_uniffi_checksum_method_eventsink_activate_extension(void
     
 );
 #endif

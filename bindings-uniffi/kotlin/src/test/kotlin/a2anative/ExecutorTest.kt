@@ -236,3 +236,47 @@ class ExecutorTest {
         assertEquals(-32602, e.code)
     }
 }
+
+/** The Timestamp extension of the A2A samples: activated by the executor only when the client
+ * asks for it, and then echoed in the response's A2A-Extensions (declared is not enough). */
+class ExtensionActivationTest {
+    private val timestamp = "https://github.com/a2aproject/a2a-samples/samples/extensions/timestamp/v1"
+    private val unused = "https://example.com/ext/declared-but-never-used/v1"
+
+    private class Stamping(val uri: String) : AgentExecutor {
+        override suspend fun execute(context: RequestContext, events: EventSink) {
+            val stamped = events.activateExtension(uri)
+            events.statusText(TaskState.COMPLETED, if (stamped) "stamped" else "plain")
+        }
+        override suspend fun cancel(context: RequestContext, events: EventSink) {}
+    }
+
+    private fun post(url: String, extensions: String?): java.net.http.HttpResponse<String> {
+        val body = """{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m","parts":[{"text":"hi"}]}}}"""
+        val request = java.net.http.HttpRequest.newBuilder(java.net.URI("$url/"))
+            .header("content-type", "application/json").header("a2a-version", "1.0")
+            .apply { if (extensions != null) header("a2a-extensions", extensions) }
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build()
+        return java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString())
+    }
+
+    @Test
+    fun `a Kotlin executor activates an extension it was asked for, and only that is echoed`() = test {
+        val card = agentCard("stamping", "stamps").let {
+            it.copy(capabilities = it.capabilities.copy(extensions = listOf(AgentExtension(uri = timestamp), AgentExtension(uri = unused))))
+        }
+        val server = AgentServer(card, Stamping(timestamp), null)
+        server.start()
+        try {
+            val asked = post(server.url()!!, "$timestamp, $unused")
+            assertEquals(timestamp, asked.headers().firstValue("a2a-extensions").orElse(null))
+            assertTrue(asked.body().contains("stamped"), asked.body())
+            val notAsked = post(server.url()!!, unused)
+            assertTrue(notAsked.headers().firstValue("a2a-extensions").isEmpty, notAsked.headers().toString())
+            assertTrue(notAsked.body().contains("plain"), notAsked.body())
+        } finally {
+            server.stop()
+            server.destroy()
+        }
+    }
+}
