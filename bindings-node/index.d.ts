@@ -112,6 +112,10 @@ export interface AgentExecutor {
    * of a core method is refused when the server is made. A thrown A2AError subclass is sent as
    * that error, anything else as InternalError. */
   methods?: { [name: string]: ExtensionMethod };
+  /** Profile extensions (URIs the card declares) and their rules: each check runs on every
+   * incoming message of a request that activates the extension, before any task is made; a
+   * throw refuses the message with InvalidParamsError naming the extension and the rule. */
+  profiles?: { [extension: string]: (message: Message) => Promise<void> | void };
 }
 
 /** One extension method of an agent. */

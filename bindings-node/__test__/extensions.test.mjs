@@ -134,3 +134,33 @@ test('the timestamp extension is activated only when asked for', async () => {
     await server.close();
   }
 });
+
+const ORDERS = 'https://example.com/ext/order-profile/v1';
+
+test('a profile check refuses a message that breaks its rule', async () => {
+  const agent = {
+    async execute(context, events) {
+      await events.complete('accepted');
+    },
+    profiles: {
+      [ORDERS](message) {
+        const data = (message.parts ?? []).filter((p) => 'data' in p).map((p) => p.data);
+        if (!data.some((d) => typeof d?.orderId === 'string')) throw new Error('every message carries a DataPart {"orderId": string}');
+      },
+    },
+  };
+  const server = new AgentServer({ ...CARD, capabilities: { extensions: [{ uri: ORDERS }] } }, agent);
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url, { extensions: [ORDERS] });
+    await assert.rejects(client.send('no order here'), (e) => e instanceof InvalidParamsError && e.message.includes(ORDERS) && e.message.includes('orderId'));
+    assert.equal((await client.listTasks()).tasks?.length ?? 0, 0);
+    const ok = await client.send({ role: 'ROLE_USER', messageId: 'm1', parts: [{ data: { orderId: 'o-1' } }] });
+    assert.equal(ok.task.status.state, 'TASK_STATE_COMPLETED');
+    const plain = await Client.connect(server.url);
+    assert.equal((await plain.send('no order here')).task.status.state, 'TASK_STATE_COMPLETED');
+  } finally {
+    await server.close();
+  }
+  assert.throws(() => new AgentServer(CARD, agent), (e) => e instanceof InvalidParamsError && /do not declare/.test(e.message));
+});

@@ -233,6 +233,32 @@ async function callMethod(executor, callId, viewJson) {
   native.finishMethod(callId, json, null, null);
 }
 
+/** The profile extensions an executor checks: `executor.profiles`, an object of
+ * `extension URI -> (message) => void | Promise<void>` (throwing refuses the message). */
+export function profileChecks(executor) {
+  const declared = executor?.profiles;
+  if (declared === undefined || declared === null) return [];
+  if (typeof declared !== 'object') throw new TypeError('executor.profiles must be an object of extension URI -> check(message)');
+  return Object.entries(declared).map(([uri, check]) => {
+    if (typeof check !== 'function') throw new TypeError(`executor.profiles[${JSON.stringify(uri)}] must be a function`);
+    return uri;
+  });
+}
+
+/** Runs a profile check; a throw refuses the message (InvalidParams naming the rule, unless it
+ * is an A2AError of another kind). The outcome goes to `native.finishMethod`. */
+async function checkMessage(executor, callId, viewJson) {
+  try {
+    const view = JSON.parse(viewJson);
+    await executor.profiles[view.extension].call(executor, view.message);
+  } catch (e) {
+    const name = e instanceof Error && typeof e.constructor?.errorName === 'string' ? e.constructor.errorName : '';
+    native.finishMethod(callId, null, isA2AErrorName(name) ? name : 'InvalidParamsError', failure(e));
+    return;
+  }
+  native.finishMethod(callId, null, null, null);
+}
+
 /** The function the native server calls for every execute / cancel / abort (src/executor.rs).
  * It returns at once; the outcome goes to `native.finishCall(callId, failure)`: null when the
  * executor is done, or the failure's message. It never throws, whatever the executor does. */
@@ -255,6 +281,10 @@ export function dispatcher(executor) {
   return function dispatch(callId, method, contextJson) {
     if (method === 'method') {
       callMethod(executor, callId, contextJson);
+      return;
+    }
+    if (method === 'check') {
+      checkMessage(executor, callId, contextJson);
       return;
     }
     if (method === 'abort') {

@@ -1,7 +1,7 @@
 // Serving an executor over A2A (JSON-RPC and HTTP+JSON on one port, SSE streams) with the
 // Rust core's server.
 import { cardFromSdk, fromSdkExecutor, isSdkExecutor } from './compat.js';
-import { dispatcher, extensionMethods } from './executor.js';
+import { dispatcher, extensionMethods, profileChecks } from './executor.js';
 import { call, json, native, settle } from './native.js';
 
 // Listening servers, held strongly: like a net.Server's handle, a listening server must not be
@@ -36,6 +36,8 @@ export class AgentServer {
     // The executor's extension methods join the options; core checks them against the card.
     const methods = extensionMethods(executor);
     if (methods.length > 0) options = { ...options, methods };
+    const profiles = profileChecks(executor);
+    if (profiles.length > 0) options = { ...options, profileChecks: profiles };
     // Every option is read by core, strictly: a mistyped one is refused, naming it.
     this.#native = call(() => new native.AgentServer(json(card, 'card'), json(options ?? {}, 'options')));
   }

@@ -208,6 +208,12 @@ pub fn finish_method(call_id: u32, result_json: Option<String>, error: Option<St
 impl JsExecutor {
     /// `dispatch(callId, "method", view)`; the JS layer answers with [`finish_method`].
     async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
+        self.ask("method", call.view()).await
+    }
+
+    /// `dispatch(callId, kind, view)` for an extension method ("method") or a profile check
+    /// ("check"); the JS layer answers with [`finish_method`].
+    async fn ask(&self, kind: &str, view: serde_json::Value) -> a2a_native::Result<serde_json::Value> {
         let _running = self.calls.token();
         let closed = || A2AError::new(ErrorKind::Unavailable, "the server is closed");
         let dispatch = self.dispatch.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(closed)?;
@@ -222,9 +228,8 @@ impl JsExecutor {
             }
         }
         let _pending = Pending(id);
-        let view = call.view().to_string();
         let status = dispatch.call_with_return_value(
-            (id, "method".to_owned(), view).into(),
+            (id, kind.to_owned(), view.to_string()).into(),
             ThreadsafeFunctionCallMode::NonBlocking,
             move |returned: Result<Nothing>, _| {
                 if let Err(e) = returned {
@@ -253,6 +258,16 @@ impl core::AgentExecutor for JsExecutor {
     }
     async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
         JsExecutor::call_method(self, call).await
+    }
+    async fn check_message(&self, check: a2a_native::methods::MessageCheck) -> a2a_native::Result<()> {
+        match self.ask("check", check.view()).await {
+            Ok(_) => Ok(()),
+            // The check's own words name the rule.
+            Err(e) if e.kind == ErrorKind::InvalidParams => {
+                Err(a2a_native::methods::profile_violation(&check.extension, e.message))
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 

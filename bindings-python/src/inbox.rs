@@ -14,7 +14,6 @@
 use crate::executor::{Completion, EventSink};
 use crate::models;
 use a2a_native::executor::{self as core, RequestContext};
-use a2a_native::methods::MethodCall;
 use a2a_native::model;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -33,7 +32,13 @@ pub enum Job {
     /// Cancel that task (`asyncio.CancelledError` inside the coroutine), or skip it if not begun.
     Cancel(Arc<Run>),
     /// Answer an extension method: the executor's handler marked with its name.
-    Method { call: Box<MethodCall>, done: oneshot::Sender<a2a_native::Result<serde_json::Value>> },
+    Method { call: Box<a2a_native::methods::MethodCall>, done: oneshot::Sender<a2a_native::Result<serde_json::Value>> },
+    /// Check a message against a profile extension's rules: the executor's check marked with
+    /// the extension's URI (the result is ignored; an error refuses the message).
+    Check {
+        check: Box<a2a_native::methods::MessageCheck>,
+        done: oneshot::Sender<a2a_native::Result<serde_json::Value>>,
+    },
     /// The server stopped: the loop stops watching this inbox.
     Close,
 }
@@ -138,6 +143,7 @@ pub struct Reader {
 
 static BEGIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static CALL_METHOD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static CHECK_MESSAGE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 #[pymethods]
 impl Reader {
@@ -162,7 +168,10 @@ impl Reader {
                         task.call_method0(py, "cancel")?;
                     }
                 }
-                Job::Method { call, done } => self.method(py, &call, done),
+                Job::Method { call, done } => self.run_reporting(py, &CALL_METHOD, "_call_method", call.view(), done),
+                Job::Check { check, done } => {
+                    self.run_reporting(py, &CHECK_MESSAGE, "_check_message", check.view(), done)
+                }
                 Job::Close => {
                     self.inbox.close();
                     self.event_loop.call_method1(py, "remove_reader", (self.watched.as_raw_fd(),))?;
@@ -206,19 +215,22 @@ impl Reader {
 }
 
 impl Reader {
-    /// Runs the handler as an asyncio task that reports to a [`MethodReply`].
-    fn method(&self, py: Python<'_>, call: &MethodCall, done: oneshot::Sender<a2a_native::Result<serde_json::Value>>) {
+    /// Runs `executor.py`'s `function` (an extension method's handler, or a profile check) as
+    /// an asyncio task that reports to a [`MethodReply`].
+    fn run_reporting(
+        &self,
+        py: Python<'_>,
+        cell: &PyOnceLock<Py<PyAny>>,
+        function: &str,
+        view: serde_json::Value,
+        done: oneshot::Sender<a2a_native::Result<serde_json::Value>>,
+    ) {
         let Ok(reply) = Py::new(py, MethodReply(std::sync::Mutex::new(Some(done)))) else { return };
         let started = (|| -> PyResult<()> {
-            let call_method = CALL_METHOD
-                .get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_call_method").map(Bound::unbind))?;
-            let view = models::to_py(py, &call.view())?;
-            call_method.bind(py).call1((
-                self.event_loop.bind(py),
-                self.executor.bind(py),
-                view,
-                reply.clone_ref(py),
-            ))?;
+            let function =
+                cell.get_or_try_init(py, || py.import("a2a_native.executor")?.getattr(function).map(Bound::unbind))?;
+            let view = models::to_py(py, &view)?;
+            function.bind(py).call1((self.event_loop.bind(py), self.executor.bind(py), view, reply.clone_ref(py)))?;
             Ok(())
         })();
         if let Err(e) = started {
@@ -268,7 +280,7 @@ impl Drop for Reader {
                 Job::Start(start) => {
                     let _ = start.done.send(Some("the server's asyncio event loop is closed".into()));
                 }
-                Job::Method { done, .. } => {
+                Job::Method { done, .. } | Job::Check { done, .. } => {
                     let _ = done.send(Err(a2a_native::A2AError::new(
                         a2a_native::ErrorKind::Unavailable,
                         "the server's asyncio event loop is closed",

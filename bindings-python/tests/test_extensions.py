@@ -22,6 +22,7 @@ from a2a_native import (
     TaskNotFoundError,
     UnauthenticatedError,
     extension_method,
+    profile_check,
 )
 from conftest import CARD, run
 
@@ -189,3 +190,44 @@ def test_the_timestamp_extension_is_activated_only_when_asked_for() -> None:
             assert "metadata" not in task["status"]["message"]
 
     go()
+
+
+ORDERS = "https://example.com/ext/order-profile/v1"
+
+
+class Orders(AgentExecutor):
+    """A profile extension: with it, every message carries a DataPart {"orderId": str}."""
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        await events.complete("accepted")
+
+    @profile_check(extension=ORDERS)
+    def one_order_per_message(self, message: dict[str, Any]) -> None:
+        data = [p["data"] for p in message.get("parts", []) if "data" in p]
+        if not any(isinstance(d, dict) and isinstance(d.get("orderId"), str) for d in data):
+            raise ValueError('every message carries a DataPart {"orderId": string}')
+
+
+def test_a_profile_check_refuses_a_message_that_breaks_its_rule() -> None:
+    @run
+    async def go() -> None:
+        orders_card = {**CARD, "capabilities": {"extensions": [{"uri": ORDERS, "description": "orders"}]}}
+        async with AgentServer(orders_card, Orders()) as server:
+            client = await Client.connect(server.url, extensions=[ORDERS])
+            with pytest.raises(InvalidParamsError) as refused:
+                await client.send("no order here")
+            assert ORDERS in refused.value.message and "orderId" in refused.value.message
+            assert refused.value.code == -32602
+            assert (await client.list_tasks()).get("tasks", []) == []  # refused before any task
+            ok = await client.send({"role": "ROLE_USER", "messageId": "m1", "parts": [{"data": {"orderId": "o-1"}}]})
+            assert ok["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+            # Without the extension, its rules do not apply.
+            plain = await Client.connect(server.url)
+            assert (await plain.send("no order here"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    go()
+
+
+def test_a_profile_check_for_an_undeclared_extension_is_refused() -> None:
+    with pytest.raises(InvalidParamsError, match="do not declare"):
+        AgentServer(CARD, Orders())

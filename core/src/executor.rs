@@ -60,6 +60,15 @@ pub trait AgentExecutor: Send + Sync + 'static {
     async fn call_method(&self, call: crate::methods::MethodCall) -> Result<serde_json::Value> {
         Err(A2AError::method_not_found(&call.method))
     }
+
+    /// Checks an incoming message against the rules of a profile extension the server's
+    /// options list (`profileChecks`), when the request activates it. An error refuses the
+    /// message before any task is made (see [`crate::methods::profile_violation`]). The default
+    /// accepts every message.
+    async fn check_message(&self, check: crate::methods::MessageCheck) -> Result<()> {
+        let _ = check;
+        Ok(())
+    }
 }
 
 /// Everything an executor knows about the call it serves.

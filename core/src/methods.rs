@@ -1,3 +1,5 @@
+//! Extension methods, and profile checks.
+//!
 //! Extension methods: RPC methods an A2A extension defines (a "method extension", e.g. a
 //! `tasks/search`) that an agent serves beside the core ones.
 //!
@@ -69,6 +71,48 @@ impl MethodCall {
             "traceContext": self.trace,
         })
     }
+}
+
+/// A profile extension's check of one incoming message (see `profileChecks` in the server
+/// options): asked of the executor when the request activates the extension (the client asks
+/// for it and the card declares it, or the card requires it).
+#[derive(Debug, Clone)]
+pub struct MessageCheck {
+    /// The extension whose rules the message must follow.
+    pub extension: String,
+    pub message: crate::model::Message,
+}
+
+impl MessageCheck {
+    /// What a host-language check is given: one JSON object (camelCase).
+    pub fn view(&self) -> Value {
+        json!({"extension": self.extension, "message": self.message})
+    }
+}
+
+/// A failed profile check as the client gets it: InvalidParams naming the extension and the
+/// rule (the check's own message). An A2A error of another kind is kept as it is.
+pub fn profile_violation(extension: &str, rule: impl Into<String>) -> A2AError {
+    let rule = rule.into();
+    A2AError::new(
+        crate::error::ErrorKind::InvalidParams,
+        format!("the message breaks a rule of the extension {extension}: {rule}"),
+    )
+    .with_meta("extension", extension)
+    .with_meta("rule", rule)
+}
+
+/// Refuses profile checks for extensions the card does not declare.
+pub fn check_profiles(profiles: &[String], card: &AgentCard) -> Result<()> {
+    for (i, uri) in profiles.iter().enumerate() {
+        if !card.capabilities.extensions.iter().any(|e| &e.uri == uri) {
+            return Err(A2AError::invalid_field(
+                format!("profileChecks[{i}]"),
+                format!("the card's capabilities.extensions do not declare {uri:?}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses declarations that cannot be served alongside the core methods of `card`'s agent.

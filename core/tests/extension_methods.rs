@@ -187,3 +187,62 @@ fn declarations_that_cannot_be_served_are_refused_when_the_server_is_made() {
         .unwrap_err();
     assert!(e.message.contains("handler"), "{}", e.message);
 }
+
+/// A profile extension's rule, checked by a Rust executor: a message with it carries a data part.
+struct Profiled;
+
+#[async_trait::async_trait]
+impl AgentExecutor for Profiled {
+    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
+        let _ = ctx;
+        events.status(a2a_native::model::TaskState::Completed, None).await?;
+        Ok(())
+    }
+
+    async fn check_message(&self, check: a2a_native::methods::MessageCheck) -> a2a_native::Result<()> {
+        if check.message.parts.iter().any(|p| matches!(p.content, a2a_native::model::PartContent::Data(_))) {
+            Ok(())
+        } else {
+            Err(a2a_native::methods::profile_violation(&check.extension, "a message carries a data part"))
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_profile_check_refuses_a_message_before_any_task_is_made() {
+    let options = ServerOptions { profile_checks: vec![SEARCH.into()], ..Default::default() };
+    let server = HostedServer::new(card(false), options).unwrap();
+    server.start(Arc::new(Profiled), "127.0.0.1", 0).await.unwrap();
+    let url = server.url().unwrap();
+    let send = |parts: Value, extensions: &'static str| {
+        let req = reqwest::Client::new()
+            .post(format!("{url}/"))
+            .header("a2a-version", "1.0")
+            .header("content-type", "application/json")
+            .header("a2a-extensions", extensions)
+            .body(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                    "params": {"message": {"role": "ROLE_USER", "messageId": "m", "parts": parts}}})
+                .to_string(),
+            );
+        async move {
+            let resp = req.send().await.unwrap();
+            let echoed = resp.headers().get("a2a-extensions").map(|v| v.to_str().unwrap().to_owned());
+            (serde_json::from_slice::<Value>(&resp.bytes().await.unwrap()).unwrap(), echoed)
+        }
+    };
+    let (body, _) = send(json!([{"text": "no data"}]), SEARCH).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains(SEARCH) && message.contains("data part"), "{message}");
+    let (body, echoed) = send(json!([{"data": {"k": 1}}]), SEARCH).await;
+    assert_eq!(body["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{body}");
+    assert_eq!(echoed.as_deref(), Some(SEARCH), "a passed profile is active");
+    // Not asked for: its rules do not apply.
+    let (body, _) = send(json!([{"text": "no data"}]), "urn:other").await;
+    assert_eq!(body["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{body}");
+    server.stop().await.unwrap();
+    // A profile of an undeclared extension is refused when the server is made.
+    let options = ServerOptions { profile_checks: vec!["urn:undeclared".into()], ..Default::default() };
+    assert!(HostedServer::new(card(false), options).is_err());
+}

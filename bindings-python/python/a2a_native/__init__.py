@@ -17,7 +17,15 @@ from ._native import __version__, convert, validate
 from .client import Client, CredentialProvider, EventStream, user_message
 from .errors import *  # noqa: F403 (the generated error classes)
 from .errors import A2AError
-from .executor import AgentExecutor, EventQueue, MethodContext, Principal, RequestContext, extension_method
+from .executor import (
+    AgentExecutor,
+    EventQueue,
+    MethodContext,
+    Principal,
+    RequestContext,
+    extension_method,
+    profile_check,
+)
 from .push import PushVerifier
 from .server import AgentServer, JwtOptions, SecurityOptions, ServerLimits, TlsOptions
 
@@ -41,6 +49,7 @@ __all__ = [
     "errors",
     "extension_method",
     "models",
+    "profile_check",
     "signing",
     "user_message",
     "validate",

@@ -15,7 +15,15 @@ from typing import Any, Literal, TypedDict
 from . import _native
 from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskState
 
-__all__ = ["AgentExecutor", "EventQueue", "MethodContext", "Principal", "RequestContext", "extension_method"]
+__all__ = [
+    "AgentExecutor",
+    "EventQueue",
+    "MethodContext",
+    "Principal",
+    "RequestContext",
+    "extension_method",
+    "profile_check",
+]
 
 
 class Principal(TypedDict):
@@ -186,6 +194,35 @@ def extension_method(
     return mark
 
 
+_PROFILE_SPEC = "_a2a_profile_check"
+ProfileCheck = Callable[[Any, Any], Any]
+
+
+def profile_check(*, extension: str) -> Callable[[ProfileCheck], ProfileCheck]:
+    """Marks a method ``check(self, message)`` (plain or ``async``) of an :class:`AgentExecutor`
+    as the rules of the profile extension ``extension`` (a URI the card declares). It runs on
+    every incoming message of a request that activates the extension (the client asks for it,
+    or the card requires it), before any task is made. Raising refuses the message with
+    InvalidParamsError naming the extension and, in the exception's words, the rule (an
+    :class:`~a2a_native.errors.A2AError` of another kind is sent as it is)."""
+
+    def mark(check: ProfileCheck) -> ProfileCheck:
+        setattr(check, _PROFILE_SPEC, extension)
+        return check
+
+    return mark
+
+
+def _profile_checks(executor: object) -> dict[str, Callable[..., Any]]:
+    """The profile checks an executor's class marks: extension URI -> bound check."""
+    found: dict[str, Callable[..., Any]] = {}
+    for attr in dir(type(executor)):
+        uri = getattr(getattr(type(executor), attr, None), _PROFILE_SPEC, None)
+        if uri is not None:
+            found[uri] = getattr(executor, attr)
+    return found
+
+
 def _methods(executor: object) -> dict[str, tuple[dict[str, str], Callable[..., Any]]]:
     """The extension methods an executor's class marks: name -> (spec, bound handler)."""
     found: dict[str, tuple[dict[str, str], Callable[..., Any]]] = {}
@@ -308,3 +345,29 @@ async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Cal
         raise
     else:
         reply(result)
+
+
+def _check_message(
+    loop: asyncio.AbstractEventLoop, executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]
+) -> None:
+    """Called by the native server on the loop's thread: runs a profile check as a task that
+    reports to ``reply``."""
+    loop.create_task(_check_body(executor, view, reply))
+
+
+async def _check_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
+    from .errors import A2AError
+
+    try:
+        outcome = _profile_checks(executor)[view["extension"]](view["message"])
+        if asyncio.iscoroutine(outcome):
+            await outcome
+    except A2AError as exc:
+        reply(None, exc.name, exc.message)
+    except Exception as exc:
+        reply(None, "InvalidParamsError", str(exc) or type(exc).__name__)
+    except BaseException:
+        reply(None, "InternalError", "the profile check was canceled")
+        raise
+    else:
+        reply(None)

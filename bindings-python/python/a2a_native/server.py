@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _native
-from .executor import AgentExecutor, _methods
+from .executor import AgentExecutor, _methods, _profile_checks
 from .models import AgentCard
 
 if TYPE_CHECKING:  # only for the type: the SDK is optional
@@ -192,6 +192,9 @@ class AgentServer:
         methods = [spec for spec, _ in _methods(executor).values()]
         if methods:
             options["methods"] = methods
+        profiles = list(_profile_checks(executor))
+        if profiles:
+            options["profileChecks"] = profiles
         if not isinstance(executor, AgentExecutor) and _is_sdk_executor(executor):
             from .compat import SdkExecutor  # imports the SDK: only for its executors
 

@@ -37,15 +37,12 @@ fn secured(card_json: &Value, base: &str, security: &SecurityConfig) -> Result<A
 }
 
 /// Checks the cards, the security and the extension methods before anything is bound.
-pub fn check(
-    card: &Value,
-    extended: Option<&Value>,
-    security: &SecuritySpec,
-    methods: &[crate::methods::MethodSpec],
-) -> Result<()> {
+pub fn check(card: &Value, extended: Option<&Value>, security: &SecuritySpec, server: &ServerConfig) -> Result<()> {
     let base = "http://127.0.0.1:0";
     let config = security.build(base)?;
-    crate::methods::check(methods, &secured(card, base, &config)?)?;
+    let card = secured(card, base, &config)?;
+    crate::methods::check(&server.methods, &card)?;
+    crate::methods::check_profiles(&server.profile_checks, &card)?;
     if let Some(extended) = extended {
         secured(extended, base, &config)?;
     }
@@ -73,6 +70,7 @@ pub fn server(
     security.configure(&mut config);
     let card = secured(card, &base, &security)?;
     crate::methods::check(&config.methods, &card)?;
+    crate::methods::check_profiles(&config.profile_checks, &card)?;
     let mut handler = RequestHandler::new(agent, card, stores, config);
     if let Some(extended) = extended {
         handler = handler.with_extended_card(secured(extended, &base, &security)?);

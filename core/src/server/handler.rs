@@ -89,6 +89,9 @@ pub struct RequestHandler {
     /// The agent, for its extension methods (the manager runs its executions).
     agent: Arc<dyn AgentExecutor>,
     methods: Vec<crate::methods::MethodSpec>,
+    profile_checks: Vec<String>,
+    /// The card's required extensions: active on every request, so their profiles apply.
+    required_extensions: Vec<String>,
 }
 
 impl RequestHandler {
@@ -98,6 +101,14 @@ impl RequestHandler {
         Self {
             agent,
             methods: config.methods,
+            profile_checks: config.profile_checks,
+            required_extensions: card
+                .capabilities
+                .extensions
+                .iter()
+                .filter(|e| e.required)
+                .map(|e| e.uri.clone())
+                .collect(),
             skills: super::auth::SkillScopes::from_cards([&card]),
             card_signer: None,
             card,
@@ -295,11 +306,27 @@ impl RequestHandler {
             ));
         }
         non_negative_history(r.history_length(), "configuration.historyLength")?;
+        self.check_profiles(ctx, &r.message).await?;
         let partition = ctx.partition(&r.tenant, self.visibility);
         Ok(match self.manager.send(ctx, &partition, r, streaming).await? {
             Sent::Reply(reply) => Reply::Value(Payload::Sent(reply)),
             Sent::Stream(stream) => Reply::Stream(stream),
         })
+    }
+
+    /// The profile checks the request activates, in the server's order; the first refusal
+    /// refuses the message. A check's error of another kind than the table's InvalidParams is
+    /// sent as it is.
+    async fn check_profiles(&self, ctx: &CallContext, message: &crate::model::Message) -> Result<()> {
+        for uri in &self.profile_checks {
+            if !ctx.extensions.contains(uri) && !self.required_extensions.contains(uri) {
+                continue;
+            }
+            let check = crate::methods::MessageCheck { extension: uri.clone(), message: message.clone() };
+            self.agent.check_message(check).await?;
+            ctx.activation.force(uri);
+        }
+        Ok(())
     }
 
     /// The extended card as `principal` sees it (spec §8: it may differ per caller): only the

@@ -63,6 +63,10 @@ pub struct ServerOptions {
     /// extension the card declares.
     #[serde(default)]
     pub methods: Vec<crate::methods::MethodSpec>,
+    /// Profile extensions (URIs the card declares) whose rules the executor checks on each
+    /// incoming message (`check_message`).
+    #[serde(default, alias = "profile_checks")]
+    pub profile_checks: Vec<String>,
 }
 
 /// The forms `bearerTokens` takes.
@@ -131,7 +135,11 @@ impl ServerOptions {
 
     /// The server settings the limits describe.
     pub fn config(&self) -> Result<ServerConfig> {
-        let mut config = ServerConfig { methods: self.methods.clone(), ..Default::default() };
+        let mut config = ServerConfig {
+            methods: self.methods.clone(),
+            profile_checks: self.profile_checks.clone(),
+            ..Default::default()
+        };
         let (l, s) = (&mut config.limits, &self.limits);
         l.max_body_bytes = s.max_body_bytes.unwrap_or(l.max_body_bytes);
         l.max_parts_per_message = s.max_parts_per_message.unwrap_or(l.max_parts_per_message);
@@ -216,7 +224,7 @@ impl HostedServer {
         options.memory_limits()?;
         // Options built in code, not read by `from_value`, are checked here too.
         options.config()?;
-        embedded::check(&card, options.extended_card.as_ref(), &options.security, &options.methods)?;
+        embedded::check(&card, options.extended_card.as_ref(), &options.security, &options.config()?)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }
 

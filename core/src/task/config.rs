@@ -59,6 +59,9 @@ pub struct ServerConfig {
     /// Extension methods the agent serves beside the core ones (checked against the card by
     /// `crate::methods::check` when the server is made).
     pub methods: Vec<crate::methods::MethodSpec>,
+    /// Profile extensions whose rules the executor checks on every incoming message of a
+    /// request that activates them (`AgentExecutor::check_message`).
+    pub profile_checks: Vec<String>,
 }
 
 impl Default for ServerConfig {
@@ -73,6 +76,7 @@ impl Default for ServerConfig {
             reap_interval: Duration::from_secs(2),
             metrics: Default::default(),
             methods: Vec::new(),
+            profile_checks: Vec::new(),
         }
     }
 }
