@@ -243,7 +243,7 @@ def test_our_agent_server_takes_the_sdk_card_and_executor_as_they_are() -> None:
             async with httpx.AsyncClient(timeout=20) as http:
                 client = await sdk_client(http, server.url)
                 served = (await http.get(f"{server.url}/.well-known/agent-card.json")).json()
-                assert served["name"] == "Hello World Agent" and served["skills"][0]["tags"] == ["hello world"]
+                assert served["name"] == "Hello World Agent" and served["skills"][0]["tags"] == ["hello_world"]
                 [reply] = await events(client, SendMessageRequest(message=msg("hi")))
                 assert reply["message"]["parts"] == [{"text": "Hello World"}]
 

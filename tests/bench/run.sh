@@ -9,6 +9,8 @@
 #            beside `python` (issue 5's comparison) and `ours` (the Python round trip's cost)
 #   pycompat the a2a-sdk reference agent of `python`, its executor and card unchanged, on our server
 #            through the Python binding (tests/bench/ref/python_compat; issue 19's comparison)
+#   jscompat the @a2a-js/sdk reference agent of `js`, its executor and card unchanged, on our server
+#            through the Node binding (tests/bench/ref/js_compat; issue 19's comparison)
 #   floor    a bare hyper server that reads the body, parses the JSON and writes a fixed
 #            SendMessage result (cli/examples/bench_floor.rs): what no A2A server can beat, so
 #            `ours` is also reported as a fraction of it
@@ -36,7 +38,7 @@ mkdir -p "$out"
 duration="${DURATION:-10}"
 warmup="${WARMUP:-2}"
 tasks="${TASKS:-100000}"
-servers="${SERVERS:-ours floor rust python js pyours pycompat jsours}"
+servers="${SERVERS:-ours floor rust python js pyours pycompat jsours jscompat}"
 has() { [[ " $servers " == *" $1 "* ]]; }
 
 a2a="$root/target/release/a2a"
@@ -65,7 +67,7 @@ if has pyours || has pycompat; then
 fi
 
 jsours_node="$root/target/bench/jsours/a2a-native.node"
-if has jsours; then
+if has jsours || has jscompat; then
   # A release build of the Node binding, loaded through A2A_NATIVE_MODULE (the package's own
   # debug build stays in place). Dev dependencies as bindings-node/test.sh installs them.
   [ -d bindings-node/node_modules/@napi-rs/cli ] || (cd bindings-node && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null \
@@ -109,6 +111,7 @@ start() { # name port
     pyours) exec "$pyours_venv/bin/python" tests/bench/ref/python_native/server.py "$port" ;;
     pycompat) exec "$pyours_venv/bin/python" tests/bench/ref/python_compat/server.py "$port" ;;
     jsours) A2A_NATIVE_MODULE="$jsours_node" exec node tests/bench/ref/js_native/server.mjs "$port" ;;
+    jscompat) A2A_NATIVE_MODULE="$jsours_node" exec node tests/bench/ref/js_compat/server.mjs "$port" ;;
   esac > "$out/$name.log" 2>&1 &
   pid=$!
   # The Rust reference serves JSON-RPC only (no card route): wait for the port instead.
@@ -129,7 +132,7 @@ record() { # server what json
   python3 -c 'import json,sys; d=json.loads(sys.argv[3]); d["server"]=sys.argv[1]; d["what"]=sys.argv[2]; print(json.dumps(d))' "$1" "$2" "$3" >> "$results"
 }
 
-for name in ours floor rust python js pyours pycompat jsours; do
+for name in ours floor rust python js pyours pycompat jsours jscompat; do
   has "$name" || continue
   port="$(free_port)"
   echo "== $name on :$port" >&2
@@ -172,9 +175,9 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
 for r in rows:
     by.setdefault(r["server"], {})[r["what"]] = r
-names = [n for n in ["ours", "floor", "rust", "python", "js", "pyours", "pycompat", "jsours"] if n in by]
+names = [n for n in ["ours", "floor", "rust", "python", "js", "pyours", "pycompat", "jsours", "jscompat"] if n in by]
 label = {"ours": "a2a-native", "floor": "floor (bare hyper, fixed reply)", "rust": "a2a-server-lf (Rust)", "python": "a2a-sdk (Python, uvicorn)", "js": "@a2a-js/sdk (express)",
-         "pyours": "a2a-native, Python executor (binding)", "pycompat": "a2a-native, the a2a-sdk executor unchanged (binding)", "jsours": "a2a-native, JavaScript executor (binding)"}
+         "pyours": "a2a-native, Python executor (binding)", "pycompat": "a2a-native, the a2a-sdk executor unchanged (binding)", "jsours": "a2a-native, JavaScript executor (binding)", "jscompat": "a2a-native, the @a2a-js/sdk executor unchanged (binding)"}
 def get(n, what, key):
     return by.get(n, {}).get(what, {}).get(key)
 lines = ["| server | " + " | ".join(
@@ -198,7 +201,7 @@ lines.append("")
 lines.append("| reference | send c=1 | send c=16 | send c=64 | p99 c=64 | stream first event p50 | RSS after TASKS tasks |")
 lines.append("|---|---|---|---|---|---|---|")
 for n in names:
-    if n in ("ours", "pyours", "pycompat", "jsours"):
+    if n in ("ours", "pyours", "pycompat", "jsours", "jscompat"):
         continue
     def ratio(a, b):
         return f"{a / b:.2f}x" if a and b else "n/a"
@@ -246,6 +249,16 @@ if "jsours" in by and "js" in by:
                 r(get("js", f"send_c{c}", "p99_ms"), get("jsours", f"send_c{c}", "p99_ms"))]
     lines.append("| " + " | ".join([r(get("jsours", f"send_c{c}", "rps"), get("js", f"send_c{c}", "rps")) for c in (1, 16, 64)]
                  + lat + [r(get("js", "stream_c1", "p50_ms"), get("jsours", "stream_c1", "p50_ms"))]) + " |")
+if "jscompat" in by and "js" in by:
+    lines.append("")
+    lines.append("The same @a2a-js/sdk executor, unchanged: hosted by a2a-native (Node binding) ÷ hosted by the SDK's own server on express:")
+    lines.append("")
+    lines.append("| send c=1 | send c=16 | send c=64 | p50 c=1 | p50 c=16 | stream first event p50 |")
+    lines.append("|---|---|---|---|---|---|")
+    r = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
+    lines.append("| " + " | ".join([r(get("jscompat", f"send_c{c}", "rps"), get("js", f"send_c{c}", "rps")) for c in (1, 16, 64)]
+                 + [r(get("js", f"send_c{c}", "p50_ms"), get("jscompat", f"send_c{c}", "p50_ms")) for c in (1, 16)]
+                 + [r(get("js", "stream_c1", "p50_ms"), get("jscompat", "stream_c1", "p50_ms"))]) + " |")
 if "jsours" in by and "ours" in by:
     d = (get("jsours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")

@@ -319,9 +319,7 @@ def _call_method(
 
 
 async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
-    from .errors import A2AError
-
-    try:
+    async def work() -> Any:
         _, handler = _methods(executor)[view["method"]]
         context = MethodContext(
             method=view["method"],
@@ -333,15 +331,26 @@ async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Cal
         )
         detach = _attach_trace(context.trace_context)
         try:
-            result = await handler(view.get("params"), context)
+            return await handler(view.get("params"), context)
         finally:
             detach()
+
+    await _reporting(reply, work, other_error="InternalError")
+
+
+async def _reporting(reply: Callable[..., None], work: Callable[[], Awaitable[Any]], *, other_error: str) -> None:
+    """Runs ``work`` and tells ``reply`` its outcome: the result, or an A2A error's class name
+    and message (another exception's: ``other_error``)."""
+    from .errors import A2AError
+
+    try:
+        result = await work()
     except A2AError as exc:
         reply(None, exc.name, exc.message)
     except Exception as exc:
-        reply(None, "InternalError", str(exc) or type(exc).__name__)
+        reply(None, other_error, str(exc) or type(exc).__name__)
     except BaseException:
-        reply(None, "InternalError", "the method's handler was canceled")
+        reply(None, "InternalError", "the handler was canceled")
         raise
     else:
         reply(result)
@@ -356,18 +365,10 @@ def _check_message(
 
 
 async def _check_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
-    from .errors import A2AError
-
-    try:
+    async def work() -> None:
         outcome = _profile_checks(executor)[view["extension"]](view["message"])
         if asyncio.iscoroutine(outcome):
             await outcome
-    except A2AError as exc:
-        reply(None, exc.name, exc.message)
-    except Exception as exc:
-        reply(None, "InvalidParamsError", str(exc) or type(exc).__name__)
-    except BaseException:
-        reply(None, "InternalError", "the profile check was canceled")
-        raise
-    else:
-        reply(None)
+
+    # A plain exception is the rule the message breaks: InvalidParams.
+    await _reporting(reply, work, other_error="InvalidParamsError")

@@ -3,21 +3,13 @@
 from a2a.helpers import new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+from a2a.types.a2a_pb2 import AgentCard
+
+from . import card
 
 
 def agent_card(url: str) -> AgentCard:
-    return AgentCard(
-        name='Hello World Agent',
-        description='Just a hello world agent',
-        version='1.0.0',
-        supported_interfaces=[AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0')],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=['text/plain'],
-        default_output_modes=['text/plain'],
-        skills=[AgentSkill(id='hello_world', name='Returns hello world', description='just returns hello world',
-                           tags=['hello world'], examples=['hi', 'hello world'])],
-    )
+    return card.agent_card('Hello World Agent', 'Just a hello world agent', url, 'hello_world')
 
 
 class HelloWorldAgent:

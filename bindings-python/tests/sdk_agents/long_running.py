@@ -6,20 +6,13 @@ from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part
+from a2a.types.a2a_pb2 import AgentCard, Part
+
+from . import card
 
 
 def agent_card(url: str) -> AgentCard:
-    return AgentCard(
-        name='Long runner',
-        description='Works for a minute unless canceled',
-        version='1.0.0',
-        supported_interfaces=[AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0')],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=['text/plain'],
-        default_output_modes=['text/plain'],
-        skills=[AgentSkill(id='work', name='work', description='works for long', tags=['long'])],
-    )
+    return card.agent_card('Long runner', 'Works for a minute unless canceled', url, 'work')
 
 
 class LongRunningAgentExecutor(AgentExecutor):

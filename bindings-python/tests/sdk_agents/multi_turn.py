@@ -4,20 +4,13 @@ from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, Role, TaskState
+from a2a.types.a2a_pb2 import AgentCard, Part, Role, TaskState
+
+from . import card
 
 
 def agent_card(url: str) -> AgentCard:
-    return AgentCard(
-        name='Greeter',
-        description='Asks your name, then greets you',
-        version='1.0.0',
-        supported_interfaces=[AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0')],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=['text/plain'],
-        default_output_modes=['text/plain'],
-        skills=[AgentSkill(id='greet', name='greet', description='greets by name', tags=['greeting'])],
-    )
+    return card.agent_card('Greeter', 'Asks your name, then greets you', url, 'greet')
 
 
 class MultiTurnAgentExecutor(AgentExecutor):

@@ -7,20 +7,13 @@ from a2a.helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part
+from a2a.types.a2a_pb2 import AgentCard, Part
+
+from . import card
 
 
 def agent_card(url: str) -> AgentCard:
-    return AgentCard(
-        name='Word streamer',
-        description='Streams the words of your message back, one artifact chunk each',
-        version='1.0.0',
-        supported_interfaces=[AgentInterface(url=url, protocol_binding='JSONRPC', protocol_version='1.0')],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=['text/plain'],
-        default_output_modes=['text/plain'],
-        skills=[AgentSkill(id='words', name='words', description='streams words', tags=['stream'])],
-    )
+    return card.agent_card('Word streamer', 'Streams the words of your message back, one artifact chunk each', url, 'words')
 
 
 class StreamingAgentExecutor(AgentExecutor):

@@ -11,6 +11,7 @@
 //
 //   node server.mjs [PORT]        # or PORT=... node server.mjs; default 9002
 import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import express from 'express';
 
 import { AGENT_CARD_PATH, TaskState } from '@a2a-js/sdk';
@@ -22,11 +23,8 @@ import {
   restHandler,
 } from '@a2a-js/sdk/server/express';
 
-const port = Number(process.argv[2] ?? process.env.PORT ?? 9002);
-const host = process.env.HOST ?? '127.0.0.1';
-const base = `http://${host}:${port}`;
-
-const agentCard = {
+/** The card, its interfaces at `base`. (Exported, with the executor, for ../js_compat.) */
+export const agentCardAt = (base) => ({
   name: 'echo (@a2a-js/sdk reference)',
   description: 'Echo agent for benchmarks, built on the official @a2a-js/sdk.',
   version: '1.0.0',
@@ -52,10 +50,10 @@ const agentCard = {
   securitySchemes: {},
   securityRequirements: [],
   signatures: [],
-};
+});
 
 /** @type {import('@a2a-js/sdk/server').AgentExecutor} */
-const echoExecutor = {
+export const echoExecutor = {
   async execute(requestContext, eventBus) {
     const { taskId, contextId } = requestContext;
     const message = requestContext.userMessage;
@@ -115,6 +113,12 @@ const echoExecutor = {
   },
 };
 
+// Served only when run, not when imported.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+const port = Number(process.argv[2] ?? process.env.PORT ?? 9002);
+const host = process.env.HOST ?? '127.0.0.1';
+const base = `http://${host}:${port}`;
+const agentCard = agentCardAt(base);
 const requestHandler = new DefaultRequestHandler(agentCard, new InMemoryTaskStore(), echoExecutor);
 
 const app = express();
@@ -125,3 +129,4 @@ app.use('/', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthent
 app.listen(port, host, () => {
   console.log(`echo reference (@a2a-js/sdk) listening on ${base}`);
 });
+}
