@@ -211,9 +211,10 @@ export interface AgentServerOptions {
 /** An A2A server for one agent: JSON-RPC, HTTP+JSON and gRPC on one port, SSE streams. */
 export declare class AgentServer {
   /** When `card` declares no `supportedInterfaces`, the server's own are filled in. */
-  constructor(card: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>, executor: AgentExecutor, options?: AgentServerOptions);
-  /** An unchanged @a2a-js/sdk executor and the SDK's AgentCard (see `a2a-native/compat`). */
+  /** An unchanged @a2a-js/sdk executor and the SDK's AgentCard (see `a2a-native/compat`).
+   * (Declared first: `ConstructorParameters<typeof AgentServer>` reads the last signature.) */
   constructor(card: object, executor: import('./compat.js').SdkAgentExecutor, options?: AgentServerOptions);
+  constructor(card: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>, executor: AgentExecutor, options?: AgentServerOptions);
   /** Binds and serves in the background; resolves to the bound port (0 picks a free one). */
   listen(port?: number, host?: string): Promise<number>;
   /** Stops gracefully; afterwards the server keeps nothing of Node's alive. */

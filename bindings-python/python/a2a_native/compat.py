@@ -40,10 +40,11 @@ try:
     from a2a.server.context import ServerCallContext
     from a2a.server.events import EventQueue as SdkEventQueue
     from a2a.types import a2a_pb2
-    from google.protobuf import json_format
-    from google.protobuf.message import Message as ProtoMessage
-except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError("a2a_native.compat needs the official SDK: pip install 'a2a-sdk>=1,<2'") from e
+    # protobuf ships no type stubs.
+    from google.protobuf import json_format  # type: ignore[import-untyped, unused-ignore]
+    from google.protobuf.message import Message as ProtoMessage  # type: ignore[import-untyped, unused-ignore]
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError("a2a_native.compat needs the official SDK: pip install 'a2a-sdk>=1,<2'") from None
 
 from . import server as _server
 from .executor import AgentExecutor, EventQueue, RequestContext
