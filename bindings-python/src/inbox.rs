@@ -147,7 +147,9 @@ static CHECK_MESSAGE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 #[pymethods]
 impl Reader {
-    fn __call__(&self, py: Python<'_>) -> PyResult<()> {
+    /// Every job is run whatever another one does: a failure is reported (as asyncio reports
+    /// a callback's) and the rest go on.
+    fn __call__(&self, py: Python<'_>) {
         let mut buf = [0u8; 64];
         while matches!((&self.watched).read(&mut buf), Ok(n) if n > 0) {}
         let jobs = {
@@ -164,8 +166,8 @@ impl Reader {
                 Job::Cancel(run) => {
                     run.canceled.store(true, Ordering::Release);
                     let task = lock(&run.task).0.take();
-                    if let Some(task) = task {
-                        task.call_method0(py, "cancel")?;
+                    if let Some(Err(e)) = task.map(|t| t.call_method0(py, "cancel")) {
+                        e.print(py);
                     }
                 }
                 Job::Method { call, done } => self.run_reporting(py, &CALL_METHOD, "_call_method", call.view(), done),
@@ -174,11 +176,12 @@ impl Reader {
                 }
                 Job::Close => {
                     self.inbox.close();
-                    self.event_loop.call_method1(py, "remove_reader", (self.watched.as_raw_fd(),))?;
+                    if let Err(e) = self.event_loop.call_method1(py, "remove_reader", (self.watched.as_raw_fd(),)) {
+                        e.print(py);
+                    }
                 }
             }
         }
-        Ok(())
     }
 }
 
