@@ -222,16 +222,16 @@ if "pyours" in by and "python" in by:
     lines.append("| " + " | ".join([r(get("pyours", f"send_c{c}", "rps"), get("python", f"send_c{c}", "rps")) for c in (1, 16, 64)]
                  + [r(get("python", "send_c64", "p99_ms"), get("pyours", "send_c64", "p99_ms")),
                     r(get("python", "stream_c1", "p50_ms"), get("pyours", "stream_c1", "p50_ms"))]) + " |")
-if "pycompat" in by and "python" in by:
-    lines.append("")
-    lines.append("The same a2a-sdk executor, unchanged: hosted by a2a-native (a2a_native.compat) ÷ hosted by the SDK's own server on uvicorn:")
-    lines.append("")
-    lines.append("| send c=1 | send c=16 | send c=64 | p50 c=1 | p50 c=16 | stream first event p50 |")
-    lines.append("|---|---|---|---|---|---|")
+def compat_table(ours, ref, title):
+    """The same unchanged SDK executor on our server (`ours`) ÷ on the SDK's own (`ref`)."""
+    if ours not in by or ref not in by:
+        return
     r = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
-    lines.append("| " + " | ".join([r(get("pycompat", f"send_c{c}", "rps"), get("python", f"send_c{c}", "rps")) for c in (1, 16, 64)]
-                 + [r(get("python", f"send_c{c}", "p50_ms"), get("pycompat", f"send_c{c}", "p50_ms")) for c in (1, 16)]
-                 + [r(get("python", "stream_c1", "p50_ms"), get("pycompat", "stream_c1", "p50_ms"))]) + " |")
+    lines.extend(["", title, "", "| send c=1 | send c=16 | send c=64 | p50 c=1 | p50 c=16 | stream first event p50 |", "|---|---|---|---|---|---|"])
+    lines.append("| " + " | ".join([r(get(ours, f"send_c{c}", "rps"), get(ref, f"send_c{c}", "rps")) for c in (1, 16, 64)]
+                 + [r(get(ref, f"send_c{c}", "p50_ms"), get(ours, f"send_c{c}", "p50_ms")) for c in (1, 16)]
+                 + [r(get(ref, "stream_c1", "p50_ms"), get(ours, "stream_c1", "p50_ms"))]) + " |")
+compat_table("pycompat", "python", "The same a2a-sdk executor, unchanged: hosted by a2a-native (a2a_native.compat) ÷ hosted by the SDK's own server on uvicorn:")
 if "pyours" in by and "ours" in by:
     d = (get("pyours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")
@@ -249,16 +249,7 @@ if "jsours" in by and "js" in by:
                 r(get("js", f"send_c{c}", "p99_ms"), get("jsours", f"send_c{c}", "p99_ms"))]
     lines.append("| " + " | ".join([r(get("jsours", f"send_c{c}", "rps"), get("js", f"send_c{c}", "rps")) for c in (1, 16, 64)]
                  + lat + [r(get("js", "stream_c1", "p50_ms"), get("jsours", "stream_c1", "p50_ms"))]) + " |")
-if "jscompat" in by and "js" in by:
-    lines.append("")
-    lines.append("The same @a2a-js/sdk executor, unchanged: hosted by a2a-native (Node binding) ÷ hosted by the SDK's own server on express:")
-    lines.append("")
-    lines.append("| send c=1 | send c=16 | send c=64 | p50 c=1 | p50 c=16 | stream first event p50 |")
-    lines.append("|---|---|---|---|---|---|")
-    r = lambda a, b: f"{a / b:.2f}x" if a and b else "n/a"
-    lines.append("| " + " | ".join([r(get("jscompat", f"send_c{c}", "rps"), get("js", f"send_c{c}", "rps")) for c in (1, 16, 64)]
-                 + [r(get("js", f"send_c{c}", "p50_ms"), get("jscompat", f"send_c{c}", "p50_ms")) for c in (1, 16)]
-                 + [r(get("js", "stream_c1", "p50_ms"), get("jscompat", "stream_c1", "p50_ms"))]) + " |")
+compat_table("jscompat", "js", "The same @a2a-js/sdk executor, unchanged: hosted by a2a-native (Node binding) ÷ hosted by the SDK's own server on express:")
 if "jsours" in by and "ours" in by:
     d = (get("jsours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")
