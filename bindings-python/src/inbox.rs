@@ -262,8 +262,7 @@ impl MethodReply {
     fn __call__(&self, result: Option<&Bound<'_, PyAny>>, error: Option<&str>, message: Option<String>) {
         let outcome = match error {
             Some(name) => {
-                let kind = a2a_native::ErrorKind::from_name(name).unwrap_or(a2a_native::ErrorKind::Internal);
-                Err(a2a_native::A2AError::new(kind, message.unwrap_or_default()))
+                Err(a2a_native::A2AError::new(a2a_native::ErrorKind::from_host(name), message.unwrap_or_default()))
             }
             None => match result {
                 Some(r) => models::to_value(r)

@@ -135,6 +135,11 @@ impl ErrorKind {
     pub fn from_name(name: &str) -> Option<Self> {
         ERROR_TABLE.iter().find(|row| row.name == name).map(|row| row.kind)
     }
+    /// The kind a host-language handler's error names (an A2A error class's name); any other
+    /// failure is Internal.
+    pub fn from_host(name: &str) -> Self {
+        Self::from_name(name).unwrap_or(ErrorKind::Internal)
+    }
     /// The kind an `ErrorInfo.reason` stands for.
     pub fn from_reason(reason: &str) -> Option<Self> {
         ERROR_TABLE.iter().find(|row| row.reason == reason).map(|row| row.kind)

@@ -323,7 +323,14 @@ impl RequestHandler {
                 continue;
             }
             let check = crate::methods::MessageCheck { extension: uri.clone(), message: message.clone() };
-            self.agent.check_message(check).await?;
+            // A check's plain refusal (InvalidParams without a rule) names the rule in its
+            // message: it becomes the profile violation, for every binding alike.
+            match self.agent.check_message(check).await {
+                Err(e) if e.kind == ErrorKind::InvalidParams && !e.metadata.contains_key("rule") => {
+                    return Err(crate::methods::profile_violation(uri, e.message));
+                }
+                other => other?,
+            }
             ctx.activation.force(uri);
         }
         Ok(())
