@@ -45,12 +45,12 @@ function searching() {
   };
 }
 
-test('the client calls a JavaScript extension method over both bindings', async () => {
+test('the client calls a JavaScript extension method over every binding', async () => {
   const agent = searching();
   const server = new AgentServer(card(), agent);
   await server.listen(0);
   try {
-    for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+    for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC']) {
       const client = await Client.connect(server.url, { binding });
       assert.deepEqual(await client.call('tasks/search', { query: 'open' }, { extensions: [SEARCH] }), { matches: ['OPEN'], caller: null, self: 'executor' });
       assert.deepEqual(client.lastActivated, [SEARCH]);

@@ -61,12 +61,12 @@ class Searching(AgentExecutor):
         return {"logged": True}
 
 
-def test_client_calls_a_python_extension_method_over_both_bindings() -> None:
+def test_client_calls_a_python_extension_method_over_every_binding() -> None:
     @run
     async def go() -> None:
         agent = Searching()
         async with AgentServer(card(), agent) as server:
-            for binding in ("JSONRPC", "HTTP+JSON"):
+            for binding in ("JSONRPC", "HTTP+JSON", "GRPC"):
                 client = await Client.connect(server.url, binding=binding)
                 assert await client.call("tasks/search", {"query": "open"}, extensions=[SEARCH]) == {
                     "matches": ["OPEN"],

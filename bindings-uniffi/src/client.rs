@@ -186,6 +186,18 @@ impl Client {
         from_core(&card)
     }
 
+    /// Calls the extension method `method` with `params_json` (JSON text) and asks for
+    /// `extensions` (besides the client's own) for this call. Refusals are `A2aException`s
+    /// (MethodNotFound for an unknown method, ExtensionSupportRequired, ...).
+    #[uniffi::method(default(params_json = "null", extensions = []))]
+    pub async fn call(&self, method: String, params_json: String, extensions: Vec<String>) -> Result<MethodReply> {
+        let params: serde_json::Value = serde_json::from_str(&params_json)
+            .map_err(|e| a2a_native::A2AError::invalid_field("paramsJson", format!("not JSON text: {e}")))?;
+        let client = self.inner.clone();
+        let reply = run(traced(async move { client.call_method(&method, params, &extensions).await })).await?;
+        Ok(MethodReply { result_json: reply.result.to_string(), activated: reply.activated })
+    }
+
     /// The events of a streamed message (SendStreamingMessage).
     pub async fn send_streaming_message(&self, request: SendMessageRequest) -> Result<Arc<EventStream>> {
         let req: model::SendMessageRequest = to_core(&request)?;
@@ -201,6 +213,15 @@ impl Client {
         let stream = run(traced(async move { client.subscribe_to_task(req).await })).await?;
         Ok(Arc::new(EventStream::new(stream)))
     }
+}
+
+/// An extension method's answer.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct MethodReply {
+    /// The result, as JSON text.
+    pub result_json: String,
+    /// The extensions the agent activated for the call (its `A2A-Extensions` echo).
+    pub activated: Vec<String>,
 }
 
 /// A SendMessageRequest with one user text message.

@@ -34,6 +34,14 @@ impl A2aException {
     }
 }
 
+/// An `A2aException` of the spec error named `name` (`TaskNotFoundError`, ...; an unknown name
+/// is InternalError), with its code and reason from core's table: what a Kotlin/Swift handler
+/// throws to answer with that error.
+#[uniffi::export]
+pub fn a2a_error(name: String, detail: String) -> A2aException {
+    A2aException::named(&name, detail)
+}
+
 impl std::fmt::Display for A2aException {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let Self::Failure { code, name, detail, .. } = self;

@@ -61,8 +61,8 @@ pub trait AgentExecutor: Send + Sync {
     async fn cancel(&self, context: RequestContext, events: Arc<EventSink>) -> Result<()>;
 }
 
-/// Core's executor, filled by a foreign one.
-pub struct ForeignExecutor(pub Arc<dyn AgentExecutor>);
+/// Core's executor, filled by a foreign one and the server's extension handlers.
+pub struct ForeignExecutor(pub Arc<dyn AgentExecutor>, pub crate::extensions::Handlers);
 
 fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2aException> {
     Ok(RequestContext {
@@ -113,6 +113,14 @@ impl core::AgentExecutor for ForeignExecutor {
     ) -> std::result::Result<(), ExecutorError> {
         let record = context(&ctx).map_err(failure)?;
         self.0.cancel(record, Arc::new(EventSink { inner: events })).await.map_err(failure)
+    }
+
+    async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
+        self.1.call(call).await
+    }
+
+    async fn check_message(&self, check: a2a_native::methods::MessageCheck) -> a2a_native::Result<()> {
+        self.1.check(check).await
     }
 }
 

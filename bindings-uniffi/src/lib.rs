@@ -5,7 +5,8 @@
 //! `tools/generate.py`, with their ProtoJSON conversions built from [`json`]), [`models`]
 //! (records <-> core models; the core validates), [`errors`] (one `A2aException` carrying the
 //! spec code), [`client`] (+ its event streams), [`credentials`], [`executor`] (a Kotlin/Swift
-//! executor as a foreign async trait) and [`server`]. [`runtime`] owns the one tokio runtime.
+//! executor as a foreign async trait), [`extensions`] (extension methods and profile checks as
+//! foreign traits) and [`server`]. [`runtime`] owns the one tokio runtime.
 
 uniffi::setup_scaffolding!();
 
@@ -13,6 +14,7 @@ mod client;
 mod credentials;
 mod errors;
 mod executor;
+mod extensions;
 mod json;
 mod models;
 #[rustfmt::skip]

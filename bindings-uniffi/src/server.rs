@@ -3,6 +3,7 @@
 
 use crate::errors::Result;
 use crate::executor::{AgentExecutor, ForeignExecutor};
+use crate::extensions::{ExtensionMethod, ExtensionProfile, Handlers};
 use crate::json::ProtoJson;
 use crate::models_gen::AgentCard;
 use crate::runtime::run;
@@ -64,10 +65,17 @@ pub struct ServerOptions {
     /// listener of its own (see `metricsUrl`).
     #[uniffi(default)]
     pub metrics_address: Option<String>,
+    /// Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
+    /// `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
+    #[uniffi(default)]
+    pub methods: Vec<ExtensionMethod>,
+    /// Profile extensions' checks of incoming messages.
+    #[uniffi(default)]
+    pub profile_checks: Vec<ExtensionProfile>,
 }
 
-/// Core's `ServerOptions` (read strictly there) from the record.
-fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
+/// Core's `ServerOptions` (read strictly there) from the record, and the extension handlers.
+fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
     let security: serde_json::Value = match &options.security_json {
         Some(text) => serde_json::from_str(text)
             .map_err(|e| a2a_native::A2AError::invalid_field("securityJson", e.to_string()))?,
@@ -77,6 +85,7 @@ fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
         options.bearer_tokens.iter().map(|t| (t.clone(), "bearer-token".to_owned())).collect();
     tokens.extend(options.bearer_token_principals.iter().map(|(t, p)| (t.clone(), p.clone())));
     let extended = options.extended_card.as_ref().map(|c| c.write("")).transpose()?;
+    let (handlers, methods, profiles) = Handlers::new(&options.methods, &options.profile_checks);
     let value = serde_json::json!({
         "store": options.store,
         "bearerTokens": tokens,
@@ -95,8 +104,10 @@ fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
         "security": security,
         "strictV1Card": options.strict_v1_card,
         "metricsAddress": options.metrics_address,
+        "methods": methods,
+        "profileChecks": profiles,
     });
-    Ok(CoreOptions::from_value(value)?)
+    Ok((CoreOptions::from_value(value)?, handlers))
 }
 
 /// An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
@@ -104,6 +115,7 @@ fn core_options(options: &ServerOptions) -> Result<CoreOptions> {
 pub struct AgentServer {
     server: Arc<HostedServer>,
     executor: Arc<dyn AgentExecutor>,
+    handlers: Handlers,
 }
 
 #[uniffi::export]
@@ -111,9 +123,9 @@ impl AgentServer {
     /// Checks the card (and the options) now; nothing is bound until `start`.
     #[uniffi::constructor(default(options = None))]
     pub fn new(card: AgentCard, executor: Arc<dyn AgentExecutor>, options: Option<ServerOptions>) -> Result<Arc<Self>> {
-        let options = core_options(&options.unwrap_or_default())?;
+        let (options, handlers) = core_options(&options.unwrap_or_default())?;
         let server = Arc::new(HostedServer::new(card.write("")?, options)?);
-        Ok(Arc::new(Self { server, executor }))
+        Ok(Arc::new(Self { server, executor, handlers }))
     }
 
     /// Binds `host:port` (0 picks a free port) and serves in the background; returns the port.
@@ -121,7 +133,8 @@ impl AgentServer {
     #[uniffi::method(default(host = "127.0.0.1", port = 0))]
     pub async fn start(&self, host: String, port: u16) -> Result<u16> {
         a2a_native::telemetry::install_global("a2a-native-uniffi");
-        let (server, agent) = (self.server.clone(), Arc::new(ForeignExecutor(self.executor.clone())));
+        let (server, agent) =
+            (self.server.clone(), Arc::new(ForeignExecutor(self.executor.clone(), self.handlers.clone())));
         let addr = run(async move { server.start(agent, &host, port).await }).await?;
         Ok(addr.port())
     }

@@ -1,5 +1,5 @@
 //! Extension methods end to end: declared in the server's options, answered by the executor,
-//! called by our client over JSON-RPC and HTTP+JSON; and what is refused (core names, undeclared
+//! called by our client over JSON-RPC, HTTP+JSON and gRPC; and what is refused (core names, undeclared
 //! extensions, unknown methods, a required extension not requested, an unauthenticated caller).
 #![cfg(all(feature = "server", feature = "client"))]
 
@@ -63,9 +63,9 @@ async fn serve(options: ServerOptions, required_audit: bool) -> HostedServer {
 }
 
 #[tokio::test]
-async fn our_client_calls_them_over_both_http_bindings() {
+async fn our_client_calls_them_over_every_binding() {
     let server = serve(ServerOptions::default(), false).await;
-    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+    for binding in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
         let client = Client::builder().preferred_binding(binding).connect(&server.url().unwrap()).await.unwrap();
         assert_eq!(client.binding(), binding);
         let reply = client.call_method("tasks/search", json!({"query": "open"}), &[SEARCH.into()]).await.unwrap();
@@ -79,6 +79,12 @@ async fn our_client_calls_them_over_both_http_bindings() {
         // An error from the one table reaches the client as that error.
         let e = client.call_method("audit/log", json!({}), &[]).await.unwrap_err();
         assert_eq!(e.kind, ErrorKind::TaskNotFound, "{binding:?}: {e}");
+        let e = client.call_method("tasks/nosuch", json!({}), &[]).await.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::MethodNotFound, "{binding:?}: {e}");
+        // Any JSON travels as params and result (over gRPC as google.protobuf.Value).
+        let odd = json!({"query": [1, 2.5, null, true, {"nested": "x"}]});
+        let reply = client.call_method("tasks/search", odd.clone(), &[]).await.unwrap();
+        assert_eq!(reply.result["query"], odd["query"], "{binding:?}");
     }
     // The declared HTTP+JSON path, by hand.
     let http = reqwest::Client::new();
@@ -124,6 +130,22 @@ async fn unknown_methods_and_missing_required_extensions_get_the_spec_errors() {
     assert_eq!(body["id"], 7);
     let echoed = echoed.unwrap();
     assert!(echoed.contains(AUDIT) && echoed.contains(SEARCH), "{echoed}");
+    // The same over gRPC: unknown is UNIMPLEMENTED, a missing required extension is refused.
+    let grpc = |extensions: Vec<String>| async {
+        let client =
+            Client::builder().preferred_binding(Binding::Grpc).extensions(extensions).connect(&url).await.unwrap();
+        assert_eq!(client.binding(), Binding::Grpc);
+        client
+    };
+    let client = grpc(vec![]).await;
+    let e = client.call_method("tasks/search", json!({}), &[]).await.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::ExtensionSupportRequired, "{e}");
+    let client = grpc(vec![AUDIT.into()]).await;
+    let e = client.call_method("tasks/nosuch", json!({}), &[]).await.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MethodNotFound, "{e}");
+    let reply = client.call_method("tasks/search", json!({"query": "g"}), &[]).await.unwrap();
+    assert_eq!(reply.result["query"], "g");
+    assert!(reply.activated.contains(&AUDIT.to_owned()) && reply.activated.contains(&SEARCH.to_owned()));
     server.stop().await.unwrap();
 }
 

@@ -156,6 +156,10 @@ async fn a_unary_call_and_its_metadata() {
     let reply = pb::SendMessageResponse::decode(a.messages[0].clone()).unwrap();
     let Some(pb::send_message_response::Payload::Task(task)) = reply.payload else { panic!("{reply:?}") };
     assert_eq!(task.status.unwrap().state(), pb::TaskState::Completed);
+    // A stream's head waits for the executor's first event: its activations are echoed too.
+    let a = s.send(Method::SendStreamingMessage, msg("hello"), &[("a2a-extensions", "urn:a2a-native:test:opt")]).await;
+    assert_eq!(a.headers.get("a2a-extensions").unwrap(), "urn:a2a-native:test:opt");
+    assert!(a.messages.len() >= 2, "{:?}", a.messages);
     s.stop().await;
 }
 

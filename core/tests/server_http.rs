@@ -890,6 +890,29 @@ async fn extensions_are_activated_and_echoed() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:opt");
     assert_eq!(r.header("x-a2a-extensions"), "urn:a2a-native:test:opt");
+    // A stream's head waits for the executor's first event, so what it activates as it starts
+    // is echoed there too, on both bindings.
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": msg("hello")}});
+    let streams = [
+        s.client.post(s.url("/")).header("content-type", "application/json").body(body.to_string()),
+        s.client
+            .post(s.url("/message:stream"))
+            .header("content-type", "application/json")
+            .body(json!({"message": msg("hello")}).to_string()),
+    ];
+    for req in streams {
+        let resp = req
+            .header("A2A-Version", "1.0")
+            .header("A2A-Extensions", "urn:unknown, urn:a2a-native:test:opt")
+            .send()
+            .await
+            .unwrap();
+        let (status, headers, events) = read_sse(resp).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(headers.get("a2a-extensions").map(|v| v.to_str().unwrap()), Some("urn:a2a-native:test:opt"));
+        assert!(events.len() >= 2, "every event still arrives: {events:?}");
+    }
     // None requested: no header.
     let r = s
         .rpc_at(

@@ -119,6 +119,16 @@ fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
     M::decode(bytes).map_err(|e| A2AError::parse_error(format!("invalid protobuf message: {e}")))
 }
 
+/// An extension method's params or result (any JSON) as a `google.protobuf.Value` message.
+pub fn encode_value(value: &Value) -> Result<Bytes> {
+    encode::<::pbjson_types::Value>(value)
+}
+
+/// A `google.protobuf.Value` message as JSON (an extension method's params or result).
+pub fn decode_value(bytes: &[u8]) -> Result<Value> {
+    to_json(&decode::<::pbjson_types::Value>(bytes)?)
+}
+
 fn to_json<M: Serialize>(message: &M) -> Result<Value> {
     let mut value = serde_json::to_value(message)
         .map_err(|e| A2AError::internal(format!("cannot write the message as JSON: {e}")))?;

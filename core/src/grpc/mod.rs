@@ -27,6 +27,11 @@ use crate::request::Method;
 /// The gRPC service name of A2A 1.0.
 pub const SERVICE: &str = "lf.a2a.v1.A2AService";
 
+/// The gRPC service extension methods are served under (ours: A2A defines none): the method
+/// `tasks/search` is `/a2anative.v1.ExtensionMethods/tasks/search`, its request and response
+/// one `google.protobuf.Value` each (the JSON-RPC params and result).
+pub const EXTENSION_SERVICE: &str = "a2anative.v1.ExtensionMethods";
+
 /// `application/grpc`: the media type of every gRPC request and response (`+proto` is the same).
 pub const CONTENT_TYPE: &str = "application/grpc";
 
@@ -41,6 +46,17 @@ pub fn path(method: Method) -> String {
 pub fn method_of_path(path: &str) -> Option<Result<Method, String>> {
     let (_, rest) = path.rsplit_once(&format!("/{SERVICE}/"))?;
     Some(Method::from_name(rest).ok_or_else(|| rest.chars().take(128).collect()))
+}
+
+/// The HTTP/2 path of the extension method `name`.
+pub fn extension_path(name: &str) -> String {
+    format!("/{EXTENSION_SERVICE}/{name}")
+}
+
+/// The extension method a request path names, when it is under [`EXTENSION_SERVICE`] (after
+/// any prefix a proxy mounts it under).
+pub fn extension_of_path(path: &str) -> Option<&str> {
+    path.split_once(&format!("/{EXTENSION_SERVICE}/")).map(|(_, name)| name)
 }
 
 /// Whether a `content-type` is gRPC's (`application/grpc`, `application/grpc+proto`,
@@ -74,6 +90,9 @@ mod tests {
         assert_eq!(method_of_path("/lf.a2a.v1.A2AService/Nope"), Some(Err("Nope".to_owned())));
         assert_eq!(method_of_path("/a2a.v1.A2AService/GetTask"), None);
         assert_eq!(method_of_path("/tasks/x"), None);
+        assert_eq!(extension_path("tasks/search"), "/a2anative.v1.ExtensionMethods/tasks/search");
+        assert_eq!(extension_of_path("/p/a2anative.v1.ExtensionMethods/tasks/search"), Some("tasks/search"));
+        assert_eq!(extension_of_path("/lf.a2a.v1.A2AService/GetTask"), None);
     }
 
     #[test]

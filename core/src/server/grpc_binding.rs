@@ -20,6 +20,8 @@
 //!   of 0.3 is another package, so a call here is 1.0 by its path; an explicit 0.3 is
 //!   VersionNotSupported) and `a2a-extensions`, echoed in the response headers when activated.
 //! - Served only when the card declares a `GRPC` interface.
+//! - The agent's extension methods are served too, under [`grpc::EXTENSION_SERVICE`]
+//!   (`/a2anative.v1.ExtensionMethods/<name>`, a `google.protobuf.Value` in and out).
 
 use super::body::{ResponseBody, SseOptions};
 use super::handler::Reply;
@@ -33,6 +35,13 @@ use http::request::Parts;
 use http::{Method as Verb, Response, StatusCode};
 use hyper::body::Body;
 use std::time::Duration;
+
+/// What a path names: a core A2A method, or one of the agent's extension methods.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Core(crate::request::Method),
+    Extension(&'a crate::methods::MethodSpec),
+}
 
 /// A refusal: the error, and the gRPC code when it is not the table's for the error's kind.
 struct Refusal {
@@ -75,17 +84,28 @@ where
     if !app.serves_grpc {
         return Err(unimplemented("this agent's card declares no GRPC interface"));
     }
-    let method = match grpc::method_of_path(parts.uri.path()) {
-        Some(Ok(method)) => method,
-        Some(Err(name)) => return Err(unimplemented(&format!("unknown method {}/{name}", grpc::SERVICE))),
-        None => {
-            let shown: String = parts.uri.path().chars().take(200).collect();
-            return Err(unimplemented(&format!("unknown service or method {shown}")));
-        }
+    let target = match grpc::extension_of_path(parts.uri.path()) {
+        Some(name) => Target::Extension(
+            app.handler.method(name).ok_or_else(|| unimplemented(&format!("unknown extension method {name}")))?,
+        ),
+        None => Target::Core(match grpc::method_of_path(parts.uri.path()) {
+            Some(Ok(method)) => method,
+            Some(Err(name)) => return Err(unimplemented(&format!("unknown method {}/{name}", grpc::SERVICE))),
+            None => {
+                let shown: String = parts.uri.path().chars().take(200).collect();
+                return Err(unimplemented(&format!("unknown service or method {shown}")));
+            }
+        }),
     };
     let span = tracing::Span::current();
-    span.record("method", method.as_str());
-    crate::metrics::observe(|o| o.method.set(method.as_str()));
+    let name = match target {
+        Target::Core(method) => method.as_str(),
+        Target::Extension(spec) => spec.name.as_str(),
+    };
+    span.record("method", name);
+    if let Target::Core(method) = target {
+        crate::metrics::observe(|o| o.method.set(method.as_str()));
+    }
     if parts.method != Verb::POST {
         return Err(A2AError::invalid_request(format!("gRPC calls are sent with POST, not {}", parts.method)).into());
     }
@@ -117,6 +137,22 @@ where
         };
         Refusal { code: Some(code), error: A2AError::invalid_request(e.to_string()) }
     })?;
+    let method = match target {
+        Target::Core(method) => method,
+        Target::Extension(spec) => {
+            let params = convert::decode_value(&message)?;
+            app.extensions.check_required(requested)?;
+            // Calling an extension's method activates that extension.
+            activation.force(&spec.extension);
+            let ctx = call_context(activation, parts);
+            let call = app.call_method(&ctx, spec, params);
+            let result = match deadline {
+                Some(d) => tokio::time::timeout(d, call).await.map_err(|_| deadline_passed())?,
+                None => call.await,
+            }?;
+            return Ok(grpc_response(ResponseBody::grpc_unary(frame::encode(&convert::encode_value(&result)?))));
+        }
+    };
     let request = convert::decode_request(method, &message)?;
     app.extensions.check_required(requested)?;
     let ctx = call_context(activation, parts);

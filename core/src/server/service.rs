@@ -48,6 +48,11 @@ use tracing::field::Empty;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// How long a stream's response head waits for its first event (see [`App::call`]): long
+/// enough for an executor to start and activate its extensions, short enough that a slow
+/// first event does not hold the head (and so the keep-alives) back.
+const FIRST_EVENT_WAIT: Duration = Duration::from_secs(1);
+
 /// Settings of the HTTP layer (the protocol limits live in [`super::Limits`]).
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -353,6 +358,9 @@ impl App {
             Ok(Reply::Stream(events)) => {
                 metrics::outcome("OK");
                 events.hold(self.handler.metrics().open_stream());
+                // The head goes out with the first event (or without it after a short wait):
+                // what the executor activates as it starts is then echoed in it.
+                events.first_within(FIRST_EVENT_WAIT).await;
             }
             Ok(_) => metrics::outcome("OK"),
             Err(e) => metrics::outcome(e.kind.spec().reason),

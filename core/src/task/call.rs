@@ -101,33 +101,51 @@ pub enum StreamItem {
 /// The events of one stream, in order. Dropping it unsubscribes; it never cancels the task.
 pub struct EventStream {
     rx: mpsc::Receiver<StreamItem>,
+    /// An item already taken from `rx` by [`Self::first_within`], given out first.
+    first: Option<StreamItem>,
     /// Counts this stream among the server's open ones while it lives.
     open: Option<crate::metrics::OpenStream>,
 }
 
 impl EventStream {
     pub(crate) fn new(rx: mpsc::Receiver<StreamItem>) -> Self {
-        Self { rx, open: None }
+        Self { rx, first: None, open: None }
+    }
+    /// Waits up to `wait` for the first item (kept, and given out first). The server calls it
+    /// before sending a stream's response head, so extensions the executor activates as it
+    /// starts are echoed in that head.
+    pub(crate) async fn first_within(&mut self, wait: std::time::Duration) {
+        if self.first.is_none()
+            && let Ok(item) = tokio::time::timeout(wait, self.rx.recv()).await
+        {
+            self.first = item;
+        }
     }
     pub(crate) fn hold(&mut self, open: crate::metrics::OpenStream) {
         self.open = Some(open);
     }
     /// The next event; `None` when the stream is over (or ended with an error).
     pub async fn next(&mut self) -> Option<StreamResponse> {
-        match self.rx.recv().await? {
+        match self.next_item().await? {
             StreamItem::Event { event, .. } => Some(event),
             StreamItem::Error(_) => None,
         }
     }
     /// The next item, with its id or error; `None` when the stream is over.
     pub async fn next_item(&mut self) -> Option<StreamItem> {
-        self.rx.recv().await
+        match self.first.take() {
+            Some(item) => Some(item),
+            None => self.rx.recv().await,
+        }
     }
 }
 
 impl futures_core::Stream for EventStream {
     type Item = StreamItem;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamItem>> {
+        if let Some(item) = self.first.take() {
+            return Poll::Ready(Some(item));
+        }
         self.rx.poll_recv(cx)
     }
 }

@@ -1167,6 +1167,13 @@ public protocol ClientProtocol: AnyObject, Sendable {
      */
     func binding()  -> String
     
+    /**
+     * Calls the extension method `method` with `params_json` (JSON text) and asks for
+     * `extensions` (besides the client's own) for this call. Refusals are `A2aException`s
+     * (MethodNotFound for an unknown method, ExtensionSupportRequired, ...).
+     */
+    func call(method: String, paramsJson: String, extensions: [String]) async throws  -> MethodReply
+    
     func cancelTask(request: CancelTaskRequest) async throws  -> A2aTask
     
     func card() throws  -> AgentCard
@@ -1304,6 +1311,27 @@ open func binding() -> String  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * Calls the extension method `method` with `params_json` (JSON text) and asks for
+     * `extensions` (besides the client's own) for this call. Refusals are `A2aException`s
+     * (MethodNotFound for an unknown method, ExtensionSupportRequired, ...).
+     */
+open func call(method: String, paramsJson: String = "null", extensions: [String] = [])async throws  -> MethodReply  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_native_uniffi_fn_method_client_call(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(method),FfiConverterString.lower(paramsJson),FfiConverterSequenceString.lower(extensions)
+                )
+            },
+            pollFunc: ffi_a2a_native_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_native_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_native_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeMethodReply_lift,
+            errorHandler: FfiConverterTypeA2aException_lift
+        )
 }
     
 open func cancelTask(request: CancelTaskRequest)async throws  -> A2aTask  {
@@ -2292,6 +2320,486 @@ public func FfiConverterTypeEventStream_lift(_ handle: UInt64) throws -> EventSt
 #endif
 public func FfiConverterTypeEventStream_lower(_ value: EventStream) -> UInt64 {
     return FfiConverterTypeEventStream.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The handler of one extension method (Kotlin `suspend fun`, Swift `async`).
+ */
+public protocol MethodHandler: AnyObject, Sendable {
+    
+    /**
+     * `params`: the request's params as JSON text (`null` when absent). Returns the result as
+     * JSON text. An `A2aException` thrown is sent as that error; anything else as InternalError.
+     */
+    func call(params: String, context: MethodContext) async throws  -> String
+    
+}
+/**
+ * The handler of one extension method (Kotlin `suspend fun`, Swift `async`).
+ */
+open class MethodHandlerImpl: MethodHandler, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_native_uniffi_fn_clone_methodhandler(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_native_uniffi_fn_free_methodhandler(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * `params`: the request's params as JSON text (`null` when absent). Returns the result as
+     * JSON text. An `A2aException` thrown is sent as that error; anything else as InternalError.
+     */
+open func call(params: String, context: MethodContext)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_native_uniffi_fn_method_methodhandler_call(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(params),FfiConverterTypeMethodContext_lower(context)
+                )
+            },
+            pollFunc: ffi_a2a_native_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_native_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_native_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeA2aException_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceMethodHandler {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceMethodHandler = UniffiVTableCallbackInterfaceMethodHandler(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeMethodHandler.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface MethodHandler: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeMethodHandler.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface MethodHandler: handle missing in uniffiClone")
+            }
+        },
+        call: { (
+            uniffiHandle: UInt64,
+            params: RustBuffer,
+            context: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String in
+                guard let uniffiObj = try? FfiConverterTypeMethodHandler.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.call(
+                     params: try FfiConverterString.lift(params),
+                     context: try FfiConverterTypeMethodContext_lift(context)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeA2aException_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceMethodHandler> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceMethodHandler>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitMethodHandler() {
+    uniffi_a2a_native_uniffi_fn_init_callback_vtable_methodhandler(UniffiCallbackInterfaceMethodHandler.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMethodHandler: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<MethodHandler>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = MethodHandler
+
+    public static func lift(_ handle: UInt64) throws -> MethodHandler {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return MethodHandlerImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: MethodHandler) -> UInt64 {
+         if let rustImpl = value as? MethodHandlerImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MethodHandler {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: MethodHandler, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMethodHandler_lift(_ handle: UInt64) throws -> MethodHandler {
+    return try FfiConverterTypeMethodHandler.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMethodHandler_lower(_ value: MethodHandler) -> UInt64 {
+    return FfiConverterTypeMethodHandler.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The rules of a profile extension, checked on every incoming message of a request that
+ * activates it (the client asks for it, or the card requires it), before any task is made.
+ */
+public protocol ProfileCheck: AnyObject, Sendable {
+    
+    /**
+     * `null` when the message follows the rules; else the rule it breaks, sent as
+     * InvalidParamsError naming the extension. An `A2aException` thrown is sent as it is.
+     */
+    func check(message: Message) async throws  -> String?
+    
+}
+/**
+ * The rules of a profile extension, checked on every incoming message of a request that
+ * activates it (the client asks for it, or the card requires it), before any task is made.
+ */
+open class ProfileCheckImpl: ProfileCheck, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_native_uniffi_fn_clone_profilecheck(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_native_uniffi_fn_free_profilecheck(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * `null` when the message follows the rules; else the rule it breaks, sent as
+     * InvalidParamsError naming the extension. An `A2aException` thrown is sent as it is.
+     */
+open func check(message: Message)async throws  -> String?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_native_uniffi_fn_method_profilecheck_check(
+                        self.uniffiCloneHandle(),FfiConverterTypeMessage_lower(message)
+                )
+            },
+            pollFunc: ffi_a2a_native_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_native_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_native_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: FfiConverterTypeA2aException_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceProfileCheck {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceProfileCheck = UniffiVTableCallbackInterfaceProfileCheck(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeProfileCheck.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface ProfileCheck: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeProfileCheck.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface ProfileCheck: handle missing in uniffiClone")
+            }
+        },
+        check: { (
+            uniffiHandle: UInt64,
+            message: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String? in
+                guard let uniffiObj = try? FfiConverterTypeProfileCheck.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.check(
+                     message: try FfiConverterTypeMessage_lift(message)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String?) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterOptionString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeA2aException_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceProfileCheck> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceProfileCheck>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitProfileCheck() {
+    uniffi_a2a_native_uniffi_fn_init_callback_vtable_profilecheck(UniffiCallbackInterfaceProfileCheck.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeProfileCheck: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<ProfileCheck>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = ProfileCheck
+
+    public static func lift(_ handle: UInt64) throws -> ProfileCheck {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return ProfileCheckImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: ProfileCheck) -> UInt64 {
+         if let rustImpl = value as? ProfileCheckImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ProfileCheck {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ProfileCheck, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProfileCheck_lift(_ handle: UInt64) throws -> ProfileCheck {
+    return try FfiConverterTypeProfileCheck.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProfileCheck_lower(_ value: ProfileCheck) -> UInt64 {
+    return FfiConverterTypeProfileCheck.lower(value)
 }
 
 
@@ -3966,6 +4474,129 @@ public func FfiConverterTypeErrorSpec_lower(_ value: ErrorSpec) -> RustBuffer {
 
 
 /**
+ * One extension method: its JSON-RPC name, the extension URI the card declares for it, its
+ * HTTP+JSON path under the interface's base (`/` + name when absent), and its handler.
+ */
+public struct ExtensionMethod {
+    public var name: String
+    public var `extension`: String
+    public var path: String?
+    public var handler: MethodHandler
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(name: String, `extension`: String, path: String? = nil, handler: MethodHandler) {
+        self.name = name
+        self.`extension` = `extension`
+        self.path = path
+        self.handler = handler
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ExtensionMethod: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeExtensionMethod: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ExtensionMethod {
+        return
+            try ExtensionMethod(
+                name: FfiConverterString.read(from: &buf), 
+                extension: FfiConverterString.read(from: &buf), 
+                path: FfiConverterOptionString.read(from: &buf), 
+                handler: FfiConverterTypeMethodHandler.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ExtensionMethod, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.`extension`, into: &buf)
+        FfiConverterOptionString.write(value.path, into: &buf)
+        FfiConverterTypeMethodHandler.write(value.handler, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeExtensionMethod_lift(_ buf: RustBuffer) throws -> ExtensionMethod {
+    return try FfiConverterTypeExtensionMethod.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeExtensionMethod_lower(_ value: ExtensionMethod) -> RustBuffer {
+    return FfiConverterTypeExtensionMethod.lower(value)
+}
+
+
+/**
+ * A profile extension's check (the URI must be declared by the card).
+ */
+public struct ExtensionProfile {
+    public var `extension`: String
+    public var check: ProfileCheck
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(`extension`: String, check: ProfileCheck) {
+        self.`extension` = `extension`
+        self.check = check
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ExtensionProfile: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeExtensionProfile: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ExtensionProfile {
+        return
+            try ExtensionProfile(
+                extension: FfiConverterString.read(from: &buf), 
+                check: FfiConverterTypeProfileCheck.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ExtensionProfile, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.`extension`, into: &buf)
+        FfiConverterTypeProfileCheck.write(value.check, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeExtensionProfile_lift(_ buf: RustBuffer) throws -> ExtensionProfile {
+    return try FfiConverterTypeExtensionProfile.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeExtensionProfile_lower(_ value: ExtensionProfile) -> RustBuffer {
+    return FfiConverterTypeExtensionProfile.lower(value)
+}
+
+
+/**
  * A field that failed validation: a JSON path (`message.parts[0]`) and why.
  */
 public struct FieldViolation: Equatable, Hashable {
@@ -4665,6 +5296,184 @@ public func FfiConverterTypeMessage_lift(_ buf: RustBuffer) throws -> Message {
 #endif
 public func FfiConverterTypeMessage_lower(_ value: Message) -> RustBuffer {
     return FfiConverterTypeMessage.lower(value)
+}
+
+
+/**
+ * What an extension method's handler knows about the call it serves.
+ */
+public struct MethodContext: Equatable, Hashable {
+    public var method: String
+    /**
+     * The URI of the extension the method belongs to.
+     */
+    public var `extension`: String
+    public var tenant: String
+    /**
+     * The authenticated caller's name (`null` when anonymous) and scopes.
+     */
+    public var principal: String?
+    public var scopes: [String]
+    /**
+     * Extension URIs the client asked for that the agent declares.
+     */
+    public var extensions: [String]
+    /**
+     * The caller's W3C trace context, as received.
+     */
+    public var traceparent: String?
+    public var tracestate: String?
+    public var baggage: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(method: String, 
+        /**
+         * The URI of the extension the method belongs to.
+         */`extension`: String, tenant: String, 
+        /**
+         * The authenticated caller's name (`null` when anonymous) and scopes.
+         */principal: String?, scopes: [String], 
+        /**
+         * Extension URIs the client asked for that the agent declares.
+         */extensions: [String], 
+        /**
+         * The caller's W3C trace context, as received.
+         */traceparent: String?, tracestate: String?, baggage: String?) {
+        self.method = method
+        self.`extension` = `extension`
+        self.tenant = tenant
+        self.principal = principal
+        self.scopes = scopes
+        self.extensions = extensions
+        self.traceparent = traceparent
+        self.tracestate = tracestate
+        self.baggage = baggage
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension MethodContext: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMethodContext: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MethodContext {
+        return
+            try MethodContext(
+                method: FfiConverterString.read(from: &buf), 
+                extension: FfiConverterString.read(from: &buf), 
+                tenant: FfiConverterString.read(from: &buf), 
+                principal: FfiConverterOptionString.read(from: &buf), 
+                scopes: FfiConverterSequenceString.read(from: &buf), 
+                extensions: FfiConverterSequenceString.read(from: &buf), 
+                traceparent: FfiConverterOptionString.read(from: &buf), 
+                tracestate: FfiConverterOptionString.read(from: &buf), 
+                baggage: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: MethodContext, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.method, into: &buf)
+        FfiConverterString.write(value.`extension`, into: &buf)
+        FfiConverterString.write(value.tenant, into: &buf)
+        FfiConverterOptionString.write(value.principal, into: &buf)
+        FfiConverterSequenceString.write(value.scopes, into: &buf)
+        FfiConverterSequenceString.write(value.extensions, into: &buf)
+        FfiConverterOptionString.write(value.traceparent, into: &buf)
+        FfiConverterOptionString.write(value.tracestate, into: &buf)
+        FfiConverterOptionString.write(value.baggage, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMethodContext_lift(_ buf: RustBuffer) throws -> MethodContext {
+    return try FfiConverterTypeMethodContext.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMethodContext_lower(_ value: MethodContext) -> RustBuffer {
+    return FfiConverterTypeMethodContext.lower(value)
+}
+
+
+/**
+ * An extension method's answer.
+ */
+public struct MethodReply: Equatable, Hashable {
+    /**
+     * The result, as JSON text.
+     */
+    public var resultJson: String
+    /**
+     * The extensions the agent activated for the call (its `A2A-Extensions` echo).
+     */
+    public var activated: [String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The result, as JSON text.
+         */resultJson: String, 
+        /**
+         * The extensions the agent activated for the call (its `A2A-Extensions` echo).
+         */activated: [String]) {
+        self.resultJson = resultJson
+        self.activated = activated
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension MethodReply: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMethodReply: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MethodReply {
+        return
+            try MethodReply(
+                resultJson: FfiConverterString.read(from: &buf), 
+                activated: FfiConverterSequenceString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: MethodReply, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.resultJson, into: &buf)
+        FfiConverterSequenceString.write(value.activated, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMethodReply_lift(_ buf: RustBuffer) throws -> MethodReply {
+    return try FfiConverterTypeMethodReply.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMethodReply_lower(_ value: MethodReply) -> RustBuffer {
+    return FfiConverterTypeMethodReply.lower(value)
 }
 
 
@@ -5491,7 +6300,7 @@ public func FfiConverterTypeSendMessageResponse_lower(_ value: SendMessageRespon
 /**
  * How the server runs. Every member is optional.
  */
-public struct ServerOptions: Equatable, Hashable {
+public struct ServerOptions {
     /**
      * `memory` (default), `sqlite:PATH` or a `postgres://` URL.
      */
@@ -5551,6 +6360,15 @@ public struct ServerOptions: Equatable, Hashable {
      * listener of its own (see `metricsUrl`).
      */
     public var metricsAddress: String?
+    /**
+     * Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
+     * `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
+     */
+    public var methods: [ExtensionMethod]
+    /**
+     * Profile extensions' checks of incoming messages.
+     */
+    public var profileChecks: [ExtensionProfile]
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -5597,7 +6415,14 @@ public struct ServerOptions: Equatable, Hashable {
         /**
          * `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
          * listener of its own (see `metricsUrl`).
-         */metricsAddress: String? = nil) {
+         */metricsAddress: String? = nil, 
+        /**
+         * Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
+         * `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
+         */methods: [ExtensionMethod] = [], 
+        /**
+         * Profile extensions' checks of incoming messages.
+         */profileChecks: [ExtensionProfile] = []) {
         self.store = store
         self.bearerTokens = bearerTokens
         self.bearerTokenPrincipals = bearerTokenPrincipals
@@ -5614,6 +6439,8 @@ public struct ServerOptions: Equatable, Hashable {
         self.securityJson = securityJson
         self.strictV1Card = strictV1Card
         self.metricsAddress = metricsAddress
+        self.methods = methods
+        self.profileChecks = profileChecks
     }
 
     
@@ -5647,7 +6474,9 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 taskRetentionMs: FfiConverterOptionUInt64.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf), 
-                metricsAddress: FfiConverterOptionString.read(from: &buf)
+                metricsAddress: FfiConverterOptionString.read(from: &buf), 
+                methods: FfiConverterSequenceTypeExtensionMethod.read(from: &buf), 
+                profileChecks: FfiConverterSequenceTypeExtensionProfile.read(from: &buf)
         )
     }
 
@@ -5668,6 +6497,8 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.securityJson, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
         FfiConverterOptionString.write(value.metricsAddress, into: &buf)
+        FfiConverterSequenceTypeExtensionMethod.write(value.methods, into: &buf)
+        FfiConverterSequenceTypeExtensionProfile.write(value.profileChecks, into: &buf)
     }
 }
 
@@ -7808,6 +8639,56 @@ fileprivate struct FfiConverterSequenceTypeErrorSpec: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeExtensionMethod: FfiConverterRustBuffer {
+    typealias SwiftType = [ExtensionMethod]
+
+    public static func write(_ value: [ExtensionMethod], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeExtensionMethod.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ExtensionMethod] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ExtensionMethod]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeExtensionMethod.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeExtensionProfile: FfiConverterRustBuffer {
+    typealias SwiftType = [ExtensionProfile]
+
+    public static func write(_ value: [ExtensionProfile], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeExtensionProfile.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ExtensionProfile] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ExtensionProfile]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeExtensionProfile.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeFieldViolation: FfiConverterRustBuffer {
     typealias SwiftType = [FieldViolation]
 
@@ -8167,6 +9048,20 @@ public func uuidV4() -> String  {
 })
 }
 /**
+ * An `A2aException` of the spec error named `name` (`TaskNotFoundError`, ...; an unknown name
+ * is InternalError), with its code and reason from core's table: what a Kotlin/Swift handler
+ * throws to answer with that error.
+ */
+public func a2aError(name: String, detail: String) -> A2aException  {
+    return try!  FfiConverterTypeA2aException_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_a2a_error(
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(detail),uniffiCallStatus
+    )
+})
+}
+/**
  * Core's error table, for hosts that map codes themselves.
  */
 public func errorTable() -> [ErrorSpec]  {
@@ -8300,6 +9195,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_func_uuid_v4() != 54756) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_func_a2a_error() != 12121) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_func_error_table() != 42060) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8328,6 +9226,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_binding() != 8273) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_method_client_call() != 49838) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_cancel_task() != 19184) {
@@ -8420,6 +9321,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_eventsink_task_id() != 39383) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_method_methodhandler_call() != 28449) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_method_profilecheck_check() != 25716) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_method_agentserver_metrics_url() != 62599) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8456,6 +9363,8 @@ private let initializationResult: InitializationResult = {
 
     uniffiCallbackInitAgentExecutor()
     uniffiCallbackInitCredentialProvider()
+    uniffiCallbackInitMethodHandler()
+    uniffiCallbackInitProfileCheck()
     uniffiCallbackInitTraceContextSource()
     return InitializationResult.ok
 }()

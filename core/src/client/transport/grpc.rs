@@ -111,26 +111,51 @@ fn channel(t: &Transport) -> Result<&Channel> {
     t.grpc.as_ref().ok_or_else(|| A2AError::internal("no gRPC channel for this interface"))
 }
 
+/// One outgoing gRPC call: its path, what its credentials and retries go by, and its message.
+struct Outbound<'a> {
+    path: String,
+    call: super::Call<'a>,
+    /// Extensions requested for this call, beside the configured ones.
+    extensions: &'a [String],
+    message: Bytes,
+}
+
+impl<'a> Outbound<'a> {
+    fn of(req: &A2ARequest) -> Result<Self> {
+        let method = req.method();
+        Ok(Self {
+            path: grpc::path(method),
+            call: super::Call {
+                name: method.as_str(),
+                idempotent: super::is_idempotent(method),
+                streaming: method.is_streaming(),
+            },
+            extensions: &[],
+            message: frame::encode(&convert::encode_request(req)?),
+        })
+    }
+}
+
 /// Sends one call and returns the response head (with its body unread). Idempotent calls are
 /// retried after a connect error, as on the HTTP bindings.
-async fn exchange(t: &Transport, req: &A2ARequest, timeout: Option<Duration>) -> Result<http::Response<Incoming>> {
+async fn exchange(t: &Transport, call: &Outbound<'_>, timeout: Option<Duration>) -> Result<http::Response<Incoming>> {
     let channel = channel(t)?;
-    let method = req.method();
-    let path = grpc::path(method);
-    let out = t.request(reqwest::Method::POST, path.clone(), method, grpc::CONTENT_TYPE, None).await?;
+    let path = &call.path;
+    let out = t
+        .request_for(reqwest::Method::POST, path.clone(), call.call, call.extensions, grpc::CONTENT_TYPE, None)
+        .await?;
     if out.url.contains('?') {
         return Err(A2AError::invalid_field(
             "credentials",
             "credentials that go in the query string cannot be sent over gRPC",
         ));
     }
-    let message = frame::encode(&convert::encode_request(req)?);
     let url = format!("{}{path}", channel.origin);
     let policy = t.config().retry;
     let mut attempt = 0u32;
     loop {
         let mut request = http::Request::post(&url)
-            .body(Full::new(message.clone()))
+            .body(Full::new(call.message.clone()))
             .map_err(|e| A2AError::invalid_field("url", format!("{url}: {e}")))?;
         let headers = request.headers_mut();
         headers.extend(out.headers.clone());
@@ -194,14 +219,38 @@ fn refused(resp: &http::Response<Incoming>) -> Option<A2AError> {
 
 /// One unary call: the result as ProtoJSON.
 pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
+    let (message, _) = unary(t, &Outbound::of(req)?).await?;
+    convert::decode_result(req.method(), &message).map_err(agent_fault)
+}
+
+/// An extension method over gRPC (see [`grpc::extension_path`]): `params` and the result
+/// travel as `google.protobuf.Value`. Returns the result and the extensions the agent echoed.
+pub(super) async fn call_method(
+    t: &Transport,
+    name: &str,
+    params: Value,
+    extensions: &[String],
+) -> Result<(Value, Vec<String>)> {
+    let call = Outbound {
+        path: grpc::extension_path(name),
+        call: super::Call { name, idempotent: false, streaming: false },
+        extensions,
+        message: frame::encode(&convert::encode_value(&params)?),
+    };
+    let (message, activated) = unary(t, &call).await?;
+    Ok((convert::decode_value(&message).map_err(agent_fault)?, activated))
+}
+
+/// Sends a unary call and reads its one message (and the extensions echoed in its head).
+async fn unary(t: &Transport, call: &Outbound<'_>) -> Result<(Bytes, Vec<String>)> {
     let timeout = t.config().timeout;
     let limit = t.config().max_response_bytes;
-    let method = req.method();
     let work = async {
-        let resp = exchange(t, req, Some(timeout)).await?;
+        let resp = exchange(t, call, Some(timeout)).await?;
         if let Some(err) = refused(&resp) {
             return Err(err);
         }
+        let activated = super::echoed_extensions(resp.headers());
         let mut body = resp.into_body();
         let mut decoder = frame::Decoder::new(limit);
         let mut message = None;
@@ -228,7 +277,7 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
             return Err(status::to_error(&status));
         }
         let message = message.ok_or_else(|| invalid_response("the agent answered OK with no message"))?;
-        convert::decode_result(method, &message).map_err(agent_fault)
+        Ok((message, activated))
     };
     tokio::time::timeout(timeout, work).await.unwrap_or_else(|_| Err(timed_out(&t.endpoint.url, timeout)))
 }
@@ -236,7 +285,7 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
 /// Opens a server-streaming call; an error before the first message is returned here.
 pub(super) async fn open_stream(t: &Transport, req: &A2ARequest) -> Result<Source> {
     let timeout = t.config().timeout;
-    let head = tokio::time::timeout(timeout, exchange(t, req, None)).await;
+    let head = tokio::time::timeout(timeout, exchange(t, &Outbound::of(req)?, None)).await;
     let resp = head.unwrap_or_else(|_| Err(timed_out(&t.endpoint.url, timeout)))?;
     if let Some(err) = refused(&resp) {
         return Err(err);

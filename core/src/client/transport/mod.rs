@@ -234,6 +234,7 @@ fn echoed_extensions(headers: &HeaderMap) -> Vec<String> {
 }
 
 /// What a request needs to know of the method it carries.
+#[derive(Clone, Copy)]
 struct Call<'a> {
     name: &'a str,
     idempotent: bool,
@@ -405,11 +406,7 @@ impl Transport {
                     (body, None),
                 )
             }
-            Binding::Grpc => {
-                return Err(A2AError::unsupported_operation(
-                    "extension methods are called over JSON-RPC or HTTP+JSON; this client speaks gRPC",
-                ));
-            }
+            Binding::Grpc => return grpc::call_method(self, method, params, extensions).await,
         };
         let (bytes, id) = body;
         let out = self.request_for(reqwest::Method::POST, url, call, extensions, JSON, Some((JSON, bytes))).await?;

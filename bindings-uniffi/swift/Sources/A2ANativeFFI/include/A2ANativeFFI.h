@@ -261,6 +261,18 @@ typedef void (*UniffiCallbackInterfaceAgentExecutorMethod1)(uint64_t, RustBuffer
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_METHOD_HANDLER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_METHOD_HANDLER_METHOD0
+typedef void (*UniffiCallbackInterfaceMethodHandlerMethod0)(uint64_t, RustBuffer, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_PROFILE_CHECK_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_PROFILE_CHECK_METHOD0
+typedef void (*UniffiCallbackInterfaceProfileCheckMethod0)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE_METHOD0
 typedef void (*UniffiCallbackInterfaceTraceContextSourceMethod0)(uint64_t, RustBuffer* _Nonnull, 
@@ -285,6 +297,24 @@ typedef struct UniffiVTableCallbackInterfaceAgentExecutor {
     UniffiCallbackInterfaceAgentExecutorMethod0 _Nonnull execute;
     UniffiCallbackInterfaceAgentExecutorMethod1 _Nonnull cancel;
 } UniffiVTableCallbackInterfaceAgentExecutor;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_METHOD_HANDLER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_METHOD_HANDLER
+typedef struct UniffiVTableCallbackInterfaceMethodHandler {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceMethodHandlerMethod0 _Nonnull call;
+} UniffiVTableCallbackInterfaceMethodHandler;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_PROFILE_CHECK
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_PROFILE_CHECK
+typedef struct UniffiVTableCallbackInterfaceProfileCheck {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceProfileCheckMethod0 _Nonnull check;
+} UniffiVTableCallbackInterfaceProfileCheck;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE
@@ -319,6 +349,11 @@ uint64_t uniffi_a2a_native_uniffi_fn_constructor_client_from_card(RustBuffer car
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_BINDING
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_BINDING
 RustBuffer uniffi_a2a_native_uniffi_fn_method_client_binding(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_CALL
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_CALL
+uint64_t uniffi_a2a_native_uniffi_fn_method_client_call(uint64_t ptr, RustBuffer method, RustBuffer params_json, RustBuffer extensions
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_CANCEL_TASK
@@ -521,6 +556,46 @@ uint64_t uniffi_a2a_native_uniffi_fn_method_eventsink_status_text(uint64_t ptr, 
 RustBuffer uniffi_a2a_native_uniffi_fn_method_eventsink_task_id(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_METHODHANDLER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_METHODHANDLER
+uint64_t uniffi_a2a_native_uniffi_fn_clone_methodhandler(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_METHODHANDLER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_METHODHANDLER
+void uniffi_a2a_native_uniffi_fn_free_methodhandler(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_METHODHANDLER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_METHODHANDLER
+void uniffi_a2a_native_uniffi_fn_init_callback_vtable_methodhandler(const UniffiVTableCallbackInterfaceMethodHandler* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_METHODHANDLER_CALL
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_METHODHANDLER_CALL
+uint64_t uniffi_a2a_native_uniffi_fn_method_methodhandler_call(uint64_t ptr, RustBuffer params, RustBuffer context
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_PROFILECHECK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_PROFILECHECK
+uint64_t uniffi_a2a_native_uniffi_fn_clone_profilecheck(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_PROFILECHECK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_PROFILECHECK
+void uniffi_a2a_native_uniffi_fn_free_profilecheck(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_PROFILECHECK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_PROFILECHECK
+void uniffi_a2a_native_uniffi_fn_init_callback_vtable_profilecheck(const UniffiVTableCallbackInterfaceProfileCheck* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_PROFILECHECK_CHECK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_PROFILECHECK_CHECK
+uint64_t uniffi_a2a_native_uniffi_fn_method_profilecheck_check(uint64_t ptr, RustBuffer message
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_AGENTSERVER
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_AGENTSERVER
 uint64_t uniffi_a2a_native_uniffi_fn_clone_agentserver(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -610,6 +685,11 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_text_request(RustBuffer text, RustCa
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_UUID_V4
 RustBuffer uniffi_a2a_native_uniffi_fn_func_uuid_v4(RustCallStatus *_Nonnull out_status
     
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_A2A_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_A2A_ERROR
+RustBuffer uniffi_a2a_native_uniffi_fn_func_a2a_error(RustBuffer name, RustBuffer detail, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_ERROR_TABLE
@@ -930,6 +1010,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_uuid_v4(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_A2A_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_A2A_ERROR
+uint16_t uniffi_a2a_native_uniffi_checksum_func_a2a_error(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_ERROR_TABLE
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_ERROR_TABLE
 uint16_t uniffi_a2a_native_uniffi_checksum_func_error_table(void
@@ -987,6 +1073,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_set_trace_context_source(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_BINDING
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_BINDING
 uint16_t uniffi_a2a_native_uniffi_checksum_method_client_binding(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_CALL
+uint16_t uniffi_a2a_native_uniffi_checksum_method_client_call(void
     
 );
 #endif
@@ -1167,6 +1259,18 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_eventsink_status_text(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSINK_TASK_ID
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSINK_TASK_ID
 uint16_t uniffi_a2a_native_uniffi_checksum_method_eventsink_task_id(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_METHODHANDLER_CALL
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_METHODHANDLER_CALL
+uint16_t uniffi_a2a_native_uniffi_checksum_method_methodhandler_call(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PROFILECHECK_CHECK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PROFILECHECK_CHECK
+uint16_t uniffi_a2a_native_uniffi_checksum_method_profilecheck_check(void
     
 );
 #endif

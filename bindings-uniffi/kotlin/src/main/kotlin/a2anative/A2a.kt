@@ -87,3 +87,27 @@ val Message.text: String get() = parts.mapNotNull { (it.content as? PartContent.
 /** The text parts of every artifact of a task, joined. */
 val A2aTask.artifactText: String
     get() = artifacts.flatMap { it.parts }.mapNotNull { (it.content as? PartContent.Text)?.text }.joinToString("")
+
+/**
+ * An extension method served by a Kotlin suspend function: `params` and the returned result are
+ * JSON text. Throw `a2aError("TaskNotFoundError", "...")` to answer with a spec error; any other
+ * exception is InternalError. Give it in `ServerOptions(methods = listOf(...))`.
+ */
+fun extensionMethod(
+    name: String,
+    extension: String,
+    path: String? = null,
+    handler: suspend (params: String, context: MethodContext) -> String,
+): ExtensionMethod = ExtensionMethod(name, extension, path, object : MethodHandler {
+    override suspend fun call(params: String, context: MethodContext): String = handler(params, context)
+})
+
+/**
+ * A profile extension's rules: `check` returns `null` when a message follows them, else the rule
+ * it breaks (sent as InvalidParamsError naming the extension). Give it in
+ * `ServerOptions(profileChecks = listOf(...))`.
+ */
+fun profileCheck(extension: String, check: suspend (Message) -> String?): ExtensionProfile =
+    ExtensionProfile(extension, object : ProfileCheck {
+        override suspend fun check(message: Message): String? = check(message)
+    })
