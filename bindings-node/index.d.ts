@@ -181,6 +181,8 @@ export interface ServerLimits {
   maxHeaderBytes?: number;
   /** Seconds a request body may take to arrive (default 30; 408 beyond it). */
   bodyReadTimeout?: number;
+  /** Seconds `execute` may run before it is aborted and its task ends FAILED (default: no limit). */
+  executorTimeout?: number;
 }
 
 /** Read by core, strictly: an unknown or mistyped option is refused (InvalidParamsError naming it). */

@@ -83,6 +83,24 @@ test('the memory store bounds and the listener limits are options', async () => 
   assert.throws(() => new AgentServer(CARD, new Echo(), { store: 'sqlite:/tmp/x.db', maxTasks: 3 }), /memory store only/);
 });
 
+test('an executor that never returns ends FAILED at limits.executorTimeout; the server goes on', async () => {
+  const stuck = {
+    async execute(context, events) {
+      await events.working();
+      await new Promise(() => {});
+    },
+  };
+  await withServer(stuck, async (server) => {
+    const client = await Client.connect(server.url);
+    for (const _ of [0, 1]) {
+      const task = (await within(10_000, client.send('hi'), 'the reply')).task;
+      assert.equal(task.status.state, 'TASK_STATE_FAILED');
+      assert.match(task.status.message.parts[0].text, /did not return within 0\.3 s/);
+    }
+  }, { limits: { executorTimeout: 0.3 } });
+  assert.throws(() => new AgentServer(CARD, stuck, { limits: { executorTimeout: 0 } }), InvalidParamsError);
+});
+
 test('metricsAddress serves the requests, by binding, method and outcome, at metricsUrl', async () => {
   const server = new AgentServer(CARD, new Echo(), { metricsAddress: '127.0.0.1:0' });
   assert.equal(server.metricsUrl, null);

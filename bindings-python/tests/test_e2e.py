@@ -90,6 +90,23 @@ async def test_memory_store_bounds_and_listener_limits_are_options() -> None:
 
 
 @run
+async def test_an_executor_that_never_returns_ends_failed_at_the_executor_timeout() -> None:
+    class Stuck(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            await events.status("TASK_STATE_WORKING")
+            await asyncio.Event().wait()  # never set
+
+    async with AgentServer(CARD, Stuck(), limits={"executor_timeout": 0.3}) as server:
+        client = await Client.connect(server.url)
+        for _ in range(2):  # and again: the server goes on
+            task = (await client.send("hi"))["task"]
+            assert task["status"]["state"] == "TASK_STATE_FAILED", task
+            assert "did not return within 0.3 s" in task["status"]["message"]["parts"][0]["text"]
+    with pytest.raises(ValueError, match="executorTimeout"):
+        AgentServer(CARD, Stuck(), limits={"executor_timeout": 0})
+
+
+@run
 async def test_multi_turn_input_required() -> None:
     async with AgentServer(CARD, Echo()) as server:
         client = await Client.connect(server.url)

@@ -44,6 +44,10 @@ pub struct ServerOptions {
     /// How long a request body may take to arrive (408 beyond it; default 30 s).
     #[uniffi(default)]
     pub body_read_timeout_ms: Option<u64>,
+    /// How long `execute` may run before it is canceled and its task ends FAILED (default: no
+    /// limit); bounds executors that never return.
+    #[uniffi(default)]
+    pub executor_timeout_ms: Option<u64>,
     /// The memory store's cap on tasks (default 10,000).
     #[uniffi(default)]
     pub max_tasks: Option<u64>,
@@ -98,6 +102,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
             "blockingTimeout": options.blocking_timeout_ms.map(|ms| ms as f64 / 1000.0),
             "maxHeaderBytes": options.max_header_bytes,
             "bodyReadTimeout": options.body_read_timeout_ms.map(|ms| ms as f64 / 1000.0),
+            "executorTimeout": options.executor_timeout_ms.map(|ms| ms as f64 / 1000.0),
         },
         "maxTasks": options.max_tasks,
         "taskRetention": options.task_retention_ms.map(|ms| ms as f64 / 1000.0),

@@ -502,6 +502,28 @@ async fn graceful_shutdown_ends_what_is_still_running_failed() {
 }
 
 #[tokio::test]
+async fn an_executor_that_never_returns_is_stopped_at_the_executor_timeout() {
+    let limits = Limits { executor_timeout: Some(Duration::from_millis(200)), ..Limits::default() };
+    let (h, agent) = handler_with(limits, true);
+    let mut req = SendMessageRequest::new(msg("hang"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task: Task =
+        serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
+    let sub =
+        stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
+            .await
+            .unwrap();
+    let events = collect(sub).await;
+    assert!(matches!(events.last(), Some(StreamResponse::StatusUpdate(e)) if e.status.state == TaskState::Failed));
+    let ended = get(&h, &task.id).await.unwrap();
+    let text = ended.status.message.unwrap().text_content();
+    assert!(text.contains("did not return within 0.2 s"), "{text}");
+    assert!(agent.ended("hang"), "the executor's work was dropped");
+    // The server goes on: the next message is served, and work within the limit is not cut.
+    assert_eq!(send_task(&h, msg("complete quickly")).await.status.state, TaskState::Completed);
+}
+
+#[tokio::test]
 async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
     use a2a_native::store::{Change, Commit, LogEntry, SqliteStore, TaskStore};
     let path = std::env::temp_dir().join(format!("a2a-restart-{}.db", uuid::Uuid::new_v4()));

@@ -76,6 +76,9 @@ class ServerLimits(TypedDict, total=False):
     max_header_bytes: int
     #: Seconds a request body may take to arrive (408 beyond it; default 30).
     body_read_timeout: float
+    #: Seconds ``execute`` may run before it is canceled and its task ends FAILED (default:
+    #: no limit). Bounds executors that never return.
+    executor_timeout: float
 
 
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
@@ -136,7 +139,8 @@ class AgentServer:
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
     ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
-    beyond it), ``body_read_timeout`` (seconds; 408 beyond it). The ``memory`` store keeps at
+    beyond it), ``body_read_timeout`` (seconds; 408 beyond it), ``executor_timeout`` (seconds
+    ``execute`` may run before its task ends FAILED; no limit by default). The ``memory`` store keeps at
     most ``max_tasks`` tasks (default 10,000) and a finished task ``task_retention`` seconds
     (default 3600). ``security`` adds API keys,
     JWTs, TLS / mutual TLS, scopes per operation and signing keys (:class:`SecurityOptions`);

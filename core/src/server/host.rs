@@ -101,6 +101,9 @@ pub struct LimitsSpec {
     /// Seconds.
     #[serde(default, alias = "body_read_timeout")]
     pub body_read_timeout: Option<f64>,
+    /// Seconds.
+    #[serde(default, alias = "executor_timeout")]
+    pub executor_timeout: Option<f64>,
 }
 
 impl ServerOptions {
@@ -161,6 +164,12 @@ impl ServerOptions {
                 .ok()
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| A2AError::invalid_field("limits.bodyReadTimeout", "a positive number of seconds"))?;
+        }
+        if let Some(secs) = s.executor_timeout {
+            l.executor_timeout =
+                Some(Duration::try_from_secs_f64(secs).ok().filter(|d| !d.is_zero()).ok_or_else(|| {
+                    A2AError::invalid_field("limits.executorTimeout", "a positive number of seconds")
+                })?);
         }
         Ok(config)
     }

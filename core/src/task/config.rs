@@ -23,6 +23,10 @@ pub struct Limits {
     /// How long a request body may take to arrive once its headers have: 408 (and the
     /// connection closed) beyond it, so a body trickled forever holds nothing.
     pub body_read_timeout: Duration,
+    /// How long an executor's `execute` may run before it is stopped and its task ends FAILED
+    /// ("the executor did not return within ..."); `None`: as long as it takes (agents may
+    /// legitimately work for hours). Bounds executors that never return.
+    pub executor_timeout: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -35,6 +39,7 @@ impl Default for Limits {
             blocking_timeout: Duration::from_secs(600),
             max_header_bytes: 64 * 1024,
             body_read_timeout: Duration::from_secs(30),
+            executor_timeout: None,
         }
     }
 }

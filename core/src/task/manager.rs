@@ -703,7 +703,17 @@ impl Inner {
                     .with_activation(ctx.activation.clone());
                 let cancelled = ctx.cancelled.clone();
                 let agent = self.agent.clone();
-                let execute = Box::pin(async move { agent.execute(ctx, sink).await });
+                let limit = self.limits.executor_timeout;
+                let execute = Box::pin(async move {
+                    let Some(limit) = limit else { return agent.execute(ctx, sink).await };
+                    // Dropping the executor's future on timeout stops it (in any language).
+                    tokio::time::timeout(limit, agent.execute(ctx, sink)).await.unwrap_or_else(|_| {
+                        Err(ExecutorError::new(format!(
+                            "the executor did not return within {} s (limits.executorTimeout)",
+                            limit.as_secs_f64()
+                        )))
+                    })
+                });
                 let run = self.drive(&guard, execute, rx, Some(&user_message));
                 let outcome = tokio::select! {
                     outcome = run => Some(outcome),

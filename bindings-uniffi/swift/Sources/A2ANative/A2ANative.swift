@@ -6335,6 +6335,11 @@ public struct ServerOptions {
      */
     public var bodyReadTimeoutMs: UInt64?
     /**
+     * How long `execute` may run before it is canceled and its task ends FAILED (default: no
+     * limit); bounds executors that never return.
+     */
+    public var executorTimeoutMs: UInt64?
+    /**
      * The memory store's cap on tasks (default 10,000).
      */
     public var maxTasks: UInt64?
@@ -6396,6 +6401,10 @@ public struct ServerOptions {
          * How long a request body may take to arrive (408 beyond it; default 30 s).
          */bodyReadTimeoutMs: UInt64? = nil, 
         /**
+         * How long `execute` may run before it is canceled and its task ends FAILED (default: no
+         * limit); bounds executors that never return.
+         */executorTimeoutMs: UInt64? = nil, 
+        /**
          * The memory store's cap on tasks (default 10,000).
          */maxTasks: UInt64? = nil, 
         /**
@@ -6434,6 +6443,7 @@ public struct ServerOptions {
         self.maxStreamsPerTask = maxStreamsPerTask
         self.maxHeaderBytes = maxHeaderBytes
         self.bodyReadTimeoutMs = bodyReadTimeoutMs
+        self.executorTimeoutMs = executorTimeoutMs
         self.maxTasks = maxTasks
         self.taskRetentionMs = taskRetentionMs
         self.securityJson = securityJson
@@ -6470,6 +6480,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyReadTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                executorTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetentionMs: FfiConverterOptionUInt64.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf), 
@@ -6492,6 +6503,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
         FfiConverterOptionUInt64.write(value.bodyReadTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.executorTimeoutMs, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionUInt64.write(value.taskRetentionMs, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)

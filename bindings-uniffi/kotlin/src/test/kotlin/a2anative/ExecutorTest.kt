@@ -237,6 +237,28 @@ class ExecutorTest {
     }
 }
 
+class ExecutorTimeoutTest {
+    private class Stuck : AgentExecutor {
+        override suspend fun execute(context: RequestContext, events: EventSink) {
+            events.status(TaskState.WORKING)
+            kotlinx.coroutines.awaitCancellation()
+        }
+        override suspend fun cancel(context: RequestContext, events: EventSink) {}
+    }
+
+    @Test
+    fun `an executor that never returns ends FAILED at executorTimeoutMs, and the server goes on`() = test {
+        serving(Stuck(), ServerOptions(executorTimeoutMs = 300uL)) { server ->
+            val client = Client.connect(server.url()!!)
+            repeat(2) {
+                val task = client.sendText("hi").task!!
+                assertEquals(TaskState.FAILED, task.status.state)
+                assertTrue(task.status.message!!.text.contains("did not return within 0.3 s"), task.status.toString())
+            }
+        }
+    }
+}
+
 /** The Timestamp extension of the A2A samples: activated by the executor only when the client
  * asks for it, and then echoed in the response's A2A-Extensions (declared is not enough). */
 class ExtensionActivationTest {
