@@ -30,6 +30,7 @@ impl AgentExecutor for Agent {
                 "extension": call.extension,
                 "principal": call.principal.map(|p| p.name),
                 "activated": call.extensions,
+                "tenant": call.tenant,
             })),
             "audit/log" => Err(A2AError::task_not_found("t-missing")),
             other => Err(A2AError::method_not_found(other)),
@@ -98,6 +99,17 @@ async fn our_client_calls_them_over_every_binding() {
     assert_eq!(resp.status(), 404);
     let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
     assert!(body.to_string().contains("t-missing"), "the method's own error: {body}");
+    // Under a tenant prefix, as the core routes: the path's tenant wins over the body's.
+    let resp = http
+        .post(format!("{}/acme/tasks/search", server.url().unwrap()))
+        .header("content-type", "application/json")
+        .body(r#"{"query": "q", "tenant": "other"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+    assert_eq!((&body["tenant"], &body["query"]), (&json!("acme"), &json!("q")), "{body}");
     server.stop().await.unwrap();
 }
 

@@ -131,9 +131,18 @@ impl RequestHandler {
     }
 
     /// The extension method served at the HTTP+JSON path `path` (under a base), if any: its
-    /// declared path, or `/` + its name (where clients that know only the name call it).
-    pub fn method_at(&self, path: &str) -> Option<&crate::methods::MethodSpec> {
-        self.methods.iter().find(|m| m.http_path() == path || path.strip_prefix('/') == Some(m.name.as_str()))
+    /// declared path, or `/` + its name (where clients that know only the name call it); each
+    /// also under a `/{tenant}` prefix, as the core routes are (the tenant is returned).
+    pub fn method_at<'p>(&self, path: &'p str) -> Option<(&crate::methods::MethodSpec, Option<&'p str>)> {
+        let at = |path: &str| {
+            self.methods.iter().find(|m| m.http_path() == path || path.strip_prefix('/') == Some(m.name.as_str()))
+        };
+        if let Some(spec) = at(path) {
+            return Some((spec, None));
+        }
+        let (tenant, rest) = path.strip_prefix('/')?.split_once('/')?;
+        let tenant = Some(tenant).filter(|t| !t.is_empty())?;
+        at(&format!("/{rest}")).map(|spec| (spec, Some(tenant)))
     }
 
     /// Calls the extension method `spec` with `params`: the caller's scopes are checked as for

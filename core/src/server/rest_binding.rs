@@ -92,14 +92,24 @@ where
             ),
         ));
     }
-    if let Some(spec) = app.handler.method_at(path).filter(|_| parts.method == http::Method::POST) {
+    if let Some((spec, tenant)) = app.handler.method_at(path).filter(|_| parts.method == http::Method::POST) {
         app.extensions.check_required(requested).map_err(fail)?;
-        let params = if bytes.iter().all(u8::is_ascii_whitespace) {
+        let mut params = if bytes.iter().all(u8::is_ascii_whitespace) {
             serde_json::Value::Null
         } else {
             serde_json::from_slice(&bytes)
                 .map_err(|e| fail(A2AError::new(ErrorKind::InvalidRequest, format!("the body is not JSON: {e}"))))?
         };
+        // The path's tenant wins over the body's, as on the core routes.
+        if let Some(tenant) = tenant {
+            if params.is_null() {
+                params = json!({});
+            }
+            let Some(fields) = params.as_object_mut() else {
+                return Err(fail(A2AError::invalid_field("tenant", "a tenant in the path needs an object body")));
+            };
+            fields.insert("tenant".into(), tenant.into());
+        }
         // Calling an extension's method activates that extension.
         activation.force(&spec.extension);
         let ctx = call_context(activation, parts);
