@@ -913,6 +913,26 @@ async fn extensions_are_activated_and_echoed() {
         assert_eq!(headers.get("a2a-extensions").map(|v| v.to_str().unwrap()), Some("urn:a2a-native:test:opt"));
         assert!(events.len() >= 2, "every event still arrives: {events:?}");
     }
+    // A continued task's stream opens with its snapshot; the head still waits for the executor.
+    let r = s.rpc("SendMessage", json!({"message": msg("input")})).await;
+    let task = &r.body["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{}", r.body);
+    let mut next = msg("hello again");
+    next["taskId"] = task["id"].clone();
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage", "params": {"message": next}});
+    let resp = s
+        .client
+        .post(s.url("/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .header("A2A-Extensions", "urn:a2a-native:test:opt")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (_, headers, events) = read_sse(resp).await;
+    assert_eq!(headers.get("a2a-extensions").map(|v| v.to_str().unwrap()), Some("urn:a2a-native:test:opt"));
+    assert!(events[0]["result"].get("task").is_some(), "the snapshot still comes first: {events:?}");
     // None requested: no header.
     let r = s
         .rpc_at(

@@ -101,24 +101,33 @@ pub enum StreamItem {
 /// The events of one stream, in order. Dropping it unsubscribes; it never cancels the task.
 pub struct EventStream {
     rx: mpsc::Receiver<StreamItem>,
-    /// An item already taken from `rx` by [`Self::first_within`], given out first.
-    first: Option<StreamItem>,
+    /// Items already taken from `rx` by [`Self::first_within`], given out first.
+    taken: std::collections::VecDeque<StreamItem>,
+    /// How many items come before the executor's first (a continued task's snapshot).
+    lead: usize,
     /// Counts this stream among the server's open ones while it lives.
     open: Option<crate::metrics::OpenStream>,
 }
 
 impl EventStream {
     pub(crate) fn new(rx: mpsc::Receiver<StreamItem>) -> Self {
-        Self { rx, first: None, open: None }
+        Self { rx, taken: Default::default(), lead: 0, open: None }
     }
-    /// Waits up to `wait` for the first item (kept, and given out first). The server calls it
-    /// before sending a stream's response head, so extensions the executor activates as it
-    /// starts are echoed in that head.
+    /// A stream whose first `lead` items are sent before its executor runs.
+    pub(crate) fn with_lead(mut self, lead: usize) -> Self {
+        self.lead = lead;
+        self
+    }
+    /// Waits up to `wait` for the executor's first item (those before it and it are kept, and
+    /// given out first). The server calls it before sending a stream's response head, so
+    /// extensions the executor activates as it starts are echoed in that head.
     pub(crate) async fn first_within(&mut self, wait: std::time::Duration) {
-        if self.first.is_none()
-            && let Ok(item) = tokio::time::timeout(wait, self.rx.recv()).await
-        {
-            self.first = item;
+        let deadline = tokio::time::Instant::now() + wait;
+        while self.taken.len() <= self.lead {
+            match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+                Ok(Some(item)) => self.taken.push_back(item),
+                Ok(None) | Err(_) => return,
+            }
         }
     }
     pub(crate) fn hold(&mut self, open: crate::metrics::OpenStream) {
@@ -133,7 +142,7 @@ impl EventStream {
     }
     /// The next item, with its id or error; `None` when the stream is over.
     pub async fn next_item(&mut self) -> Option<StreamItem> {
-        match self.first.take() {
+        match self.taken.pop_front() {
             Some(item) => Some(item),
             None => self.rx.recv().await,
         }
@@ -143,7 +152,7 @@ impl EventStream {
 impl futures_core::Stream for EventStream {
     type Item = StreamItem;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamItem>> {
-        if let Some(item) = self.first.take() {
+        if let Some(item) = self.taken.pop_front() {
             return Poll::Ready(Some(item));
         }
         self.rx.poll_recv(cx)

@@ -1165,6 +1165,8 @@ impl Inner {
         execution: Option<u64>,
     ) -> EventStream {
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
+        // A SendStreamingMessage's opening snapshot comes before its executor's events.
+        let lead = if execution.is_some() { first.len() } else { 0 };
         tokio::spawn(async move {
             let _open = open;
             let mut seen = seen;
@@ -1228,7 +1230,7 @@ impl Inner {
                 }
             }
         });
-        EventStream::new(out)
+        EventStream::new(out).with_lead(lead)
     }
 
     /// Sends a stream what was logged after `seen` up to `upto`. `Some(true)`: go on;
