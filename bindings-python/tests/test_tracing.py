@@ -65,7 +65,8 @@ def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
     the execution (`a2a.execute`) → the Python agent's own span, and the push notification
     carries the same trace: every span exported over OTLP/HTTP to one receiver, the Rust ones by
     core's exporter and the Python ones by the application's SDK, decoded with OpenTelemetry's
-    own protobuf messages, and linked parent to child."""
+    own protobuf messages, and linked parent to child. The server's metrics reach the same
+    receiver (/v1/metrics)."""
     import json
     import os
     import subprocess
@@ -75,14 +76,23 @@ def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
     from pathlib import Path
     from typing import Any
 
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
     spans: list[dict[str, Any]] = []
+    metrics: dict[str, set[str]] = {}  # service -> metric names
 
     class Receiver(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802
             body = self.rfile.read(int(self.headers.get("content-length", 0)))
-            request = ExportTraceServiceRequest.FromString(body)
+            if self.path == "/v1/metrics":
+                exported = ExportMetricsServiceRequest.FromString(body)
+                for rm in exported.resource_metrics:
+                    service = next(a.value.string_value for a in rm.resource.attributes if a.key == "service.name")
+                    metrics.setdefault(service, set()).update(m.name for sm in rm.scope_metrics for m in sm.metrics)
+                request = ExportTraceServiceRequest()
+            else:
+                request = ExportTraceServiceRequest.FromString(body)
             for resource in request.resource_spans:
                 service = next(a.value.string_value for a in resource.resource.attributes if a.key == "service.name")
                 for scope in resource.scope_spans:
@@ -101,7 +111,7 @@ def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
     receiver = HTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.server_address[1]}",
-           "OTEL_SERVICE_NAME": "a2a-core", "OTEL_BSP_SCHEDULE_DELAY": "100"}
+           "OTEL_SERVICE_NAME": "a2a-core", "OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_METRIC_EXPORT_INTERVAL": "200"}
     run_ = subprocess.run([sys.executable, str(Path(__file__).with_name("trace_chain_agent.py"))],
                           env=env, capture_output=True, text=True, timeout=60)
     receiver.shutdown()
@@ -121,6 +131,7 @@ def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
     assert {s["trace"] for s in (caller, client, request, execute, work)} == {caller["trace"]}
     # OTLP span kinds: CLIENT is 3, SERVER is 2.
     assert (client["kind"], request["kind"]) == (3, 2)
+    assert {"a2a.server.requests", "a2a.server.request.duration"} <= metrics.get("a2a-core", set()), metrics
     # The push notification carries the task's trace; its parent is one of the trace's spans.
     assert result["pushes"], result
     for push in result["pushes"]:

@@ -3,8 +3,10 @@
 //! messages: the request span continues the caller's W3C trace (trace id and parent span id from
 //! `traceparent`), the execution span is its child, a malformed `traceparent` starts a fresh
 //! trace and fails nothing, the service name comes from OTEL_SERVICE_NAME, and a push
-//! notification carries the execution's trace context to its webhook.
+//! notification carries the execution's trace context to its webhook. Metrics are exported to
+//! the same receiver (OTLP/HTTP, /v1/metrics) and decoded likewise.
 
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
@@ -22,6 +24,8 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 struct Received {
     /// Every POST body to /v1/traces, decoded.
     exports: Vec<ExportTraceServiceRequest>,
+    /// Every POST body to /v1/metrics, decoded.
+    metrics: Vec<ExportMetricsServiceRequest>,
     /// The `traceparent` of every POST to /hook (push notifications).
     hooks: Vec<Option<String>>,
 }
@@ -71,6 +75,9 @@ fn serve_connection(conn: TcpStream, sink: &Mutex<Received>) {
         if request_line.starts_with("POST /v1/traces") {
             let export = ExportTraceServiceRequest::decode(body.as_slice()).expect("an OTLP trace export");
             sink.lock().unwrap().exports.push(export);
+        } else if request_line.starts_with("POST /v1/metrics") {
+            let export = ExportMetricsServiceRequest::decode(body.as_slice()).expect("an OTLP metrics export");
+            sink.lock().unwrap().metrics.push(export);
         } else if request_line.starts_with("POST /hook") {
             sink.lock().unwrap().hooks.push(traceparent);
         }
@@ -319,4 +326,92 @@ fn a_collector_that_never_answers_slows_no_request_and_its_drops_are_counted() {
         .parse()
         .unwrap();
     assert!(dropped >= 60.0, "{dropped} dropped of 80 spans: {text}");
+}
+
+/// The value of the newest data point of the metric `name` whose attributes include `with`:
+/// a sum's value, or a histogram's count.
+fn point(exports: &[ExportMetricsServiceRequest], name: &str, with: &[(&str, &str)]) -> Option<f64> {
+    use opentelemetry_proto::tonic::common::v1::KeyValue;
+    use opentelemetry_proto::tonic::common::v1::any_value::Value;
+    use opentelemetry_proto::tonic::metrics::v1::metric::Data;
+    use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as Number;
+    let matches = |attributes: &[KeyValue]| {
+        with.iter().all(|(k, v)| {
+            attributes.iter().any(|a| {
+                a.key == *k
+                    && matches!(a.value.as_ref().and_then(|v| v.value.as_ref()), Some(Value::StringValue(s)) if s == v)
+            })
+        })
+    };
+    let metrics =
+        exports.iter().flat_map(|e| &e.resource_metrics).flat_map(|r| &r.scope_metrics).flat_map(|s| &s.metrics);
+    metrics.filter(|m| m.name == name).filter_map(|m| m.data.as_ref()).fold(None, |last, data| {
+        let found = match data {
+            Data::Sum(sum) => sum.data_points.iter().filter(|p| matches(&p.attributes)).find_map(|p| match p.value? {
+                Number::AsInt(i) => Some(i as f64),
+                Number::AsDouble(d) => Some(d),
+            }),
+            Data::Histogram(h) => h.data_points.iter().find(|p| matches(&p.attributes)).map(|p| p.count as f64),
+            _ => None,
+        };
+        found.or(last)
+    })
+}
+
+#[test]
+fn metrics_are_exported_over_otlp_when_the_variables_ask() {
+    let (collector, exported) = receiver();
+    let (served, lines) = start(
+        a2a_serve(&[])
+            .env("RUST_LOG", "warn")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
+            .env("OTEL_TRACES_EXPORTER", "none")
+            .env("OTEL_SERVICE_NAME", "a2a-metrics-test")
+            .env("OTEL_METRIC_EXPORT_INTERVAL", "200"),
+    );
+    std::thread::spawn(move || for _ in lines {});
+    for i in 0..3 {
+        assert_eq!(send(&served.host, "00-not-a-trace-context", &format!("m{i}"), None), 200);
+    }
+    let requests = |e: &[ExportMetricsServiceRequest]| {
+        point(
+            e,
+            "a2a.server.requests",
+            &[("a2a.method", "SendMessage"), ("a2a.outcome", "OK"), ("a2a.binding", "jsonrpc")],
+        )
+    };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while requests(&exported.lock().unwrap().metrics).unwrap_or(0.0) < 3.0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let got = exported.lock().unwrap();
+    assert_eq!(requests(&got.metrics), Some(3.0), "cumulative: the three requests");
+    let latency = point(&got.metrics, "a2a.server.request.duration", &[("a2a.method", "SendMessage")]);
+    assert_eq!(latency, Some(3.0), "one latency sample per request");
+    let completed = point(&got.metrics, "a2a.task.state_changes", &[("a2a.task.state", "TASK_STATE_COMPLETED")]);
+    assert_eq!(completed, Some(3.0));
+    assert!(point(&got.metrics, "a2a.store.operation.duration", &[]).is_some_and(|n| n > 0.0));
+    let service = got.metrics[0].resource_metrics[0]
+        .resource
+        .as_ref()
+        .unwrap()
+        .attributes
+        .iter()
+        .any(|a| a.key == "service.name" && format!("{:?}", a.value).contains("a2a-metrics-test"));
+    assert!(service, "the resource names the service");
+    assert!(got.exports.is_empty(), "OTEL_TRACES_EXPORTER=none exports no spans");
+    drop(got);
+
+    // OTEL_METRICS_EXPORTER=none: nothing is sent.
+    let (collector, quiet) = receiver();
+    let (served, lines) = start(
+        a2a_serve(&[])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
+            .env("OTEL_METRICS_EXPORTER", "none")
+            .env("OTEL_METRIC_EXPORT_INTERVAL", "100"),
+    );
+    std::thread::spawn(move || for _ in lines {});
+    assert_eq!(send(&served.host, "00-not-a-trace-context", "quiet", None), 200);
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(quiet.lock().unwrap().metrics.is_empty());
 }

@@ -21,6 +21,8 @@ pub mod methods;
 #[cfg(feature = "server")]
 pub mod metrics;
 pub mod model;
+#[cfg(feature = "otlp")]
+mod otlp_metrics;
 #[cfg(feature = "server")]
 pub mod push;
 pub mod request;

@@ -3,7 +3,8 @@
 //! open streams, task state changes, events applied, push deliveries, and store latency.
 //!
 //! Recording is cheap enough to be always on (a hash lookup and an atomic add per sample);
-//! nothing is exported unless an endpoint serves the registry.
+//! nothing is exported unless an endpoint serves the registry, or the `OTEL_*` variables ask
+//! for OTLP export (`crate::otlp_metrics`, which gets the same measurements).
 //!
 //! Labels are `&'static str`: bindings, A2A method names, `ErrorInfo` reasons, task states and
 //! store operations are closed sets, so a hostile client cannot grow the registry.
@@ -17,11 +18,22 @@ use prometheus_client::registry::Registry;
 use std::cell::Cell;
 use std::time::Instant;
 
+/// Records into the OTLP instruments too, when export is on (compiled out without `otlp`).
+macro_rules! otel {
+    ($o:ident => $record:expr) => {
+        #[cfg(feature = "otlp")]
+        if let Some($o) = crate::otlp_metrics::instruments() {
+            use crate::otlp_metrics::attrs;
+            $record;
+        }
+    };
+}
+
 /// The content type of [`Metrics::encode`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Latency buckets, in seconds: 50 µs to 10 s.
-const LATENCY_BUCKETS: [f64; 16] =
+pub(crate) const LATENCY_BUCKETS: [f64; 16] =
     [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
 
 fn latency_histogram() -> Histogram {
@@ -134,30 +146,41 @@ impl Metrics {
 
     pub(crate) fn request(&self, observed: &Observed, started: Instant) {
         let (binding, method, outcome) = (observed.binding.get(), observed.method.get(), observed.outcome.get());
+        let seconds = started.elapsed().as_secs_f64();
         self.requests.get_or_create(&RequestLabels { binding, method, outcome }).inc();
-        self.request_duration.get_or_create(&MethodLabels { binding, method }).observe(started.elapsed().as_secs_f64());
+        self.request_duration.get_or_create(&MethodLabels { binding, method }).observe(seconds);
+        otel!(o => {
+            o.requests.add(1, &attrs([("a2a.binding", binding), ("a2a.method", method), ("a2a.outcome", outcome)]));
+            o.request_duration.record(seconds, &attrs([("a2a.binding", binding), ("a2a.method", method)]));
+        });
     }
 
     /// A gauge count held while a stream is open.
     pub(crate) fn open_stream(&self) -> OpenStream {
         self.open_streams.inc();
+        otel!(o => o.open_streams.add(1, &[]));
         OpenStream(self.open_streams.clone())
     }
 
     pub(crate) fn task_state(&self, state: &'static str) {
         self.task_states.get_or_create(&StateLabels { state }).inc();
+        otel!(o => o.task_states.add(1, &attrs([("a2a.task.state", state)])));
     }
 
     pub(crate) fn events_applied(&self, n: u64) {
         self.events_applied.inc_by(n);
+        otel!(o => o.events_applied.add(n, &[]));
     }
 
     pub(crate) fn push(&self, outcome: &'static str, n: u64) {
         self.push.get_or_create(&OutcomeLabels { outcome }).inc_by(n);
+        otel!(o => o.push.add(n, &attrs([("a2a.push.outcome", outcome)])));
     }
 
     pub(crate) fn store(&self, operation: &'static str, started: Instant) {
-        self.store_duration.get_or_create(&OperationLabels { operation }).observe(started.elapsed().as_secs_f64());
+        let seconds = started.elapsed().as_secs_f64();
+        self.store_duration.get_or_create(&OperationLabels { operation }).observe(seconds);
+        otel!(o => o.store_duration.record(seconds, &attrs([("a2a.store.operation", operation)])));
     }
 }
 
@@ -168,6 +191,7 @@ pub(crate) struct OpenStream(Gauge);
 impl Drop for OpenStream {
     fn drop(&mut self) {
         self.0.dec();
+        otel!(o => o.open_streams.add(-1, &[]));
     }
 }
 

@@ -1,4 +1,4 @@
-//! OpenTelemetry trace export, for every process that hosts our server: `a2a serve` and each
+//! OpenTelemetry trace export (and, through [`global`], metrics export: `crate::otlp_metrics`), for every process that hosts our server: `a2a serve` and each
 //! binding's server. Opt-in through OpenTelemetry's standard variables: export happens only when
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set, unless
 //! `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. OTLP over HTTP/protobuf, batched on
@@ -103,6 +103,7 @@ static GLOBAL: std::sync::OnceLock<Option<OtlpTraces>> = std::sync::OnceLock::ne
 /// do not ask for one, or ask for one that cannot be built: said once on stderr). A binding with
 /// a `tracing` subscriber of its own adds its [`OtlpTraces::layer`] there.
 pub fn global(default_service: &str) -> Option<&'static OtlpTraces> {
+    crate::otlp_metrics::init(default_service);
     GLOBAL
         .get_or_init(|| match OtlpTraces::from_env(default_service)? {
             Ok(traces) => Some(traces),
@@ -134,6 +135,7 @@ pub fn flush_global() {
     if let Some(Some(traces)) = GLOBAL.get() {
         traces.flush();
     }
+    crate::otlp_metrics::flush();
 }
 
 /// Spans the exporter dropped because its queue was full (a collector down or slow). One count
