@@ -208,6 +208,13 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     assert_eq!(attribute(traced, "method").as_deref(), Some("SendMessage"));
     assert_eq!(attribute(traced, "binding").as_deref(), Some("jsonrpc"));
     assert!(attribute(traced, "task_id").is_some_and(|id| !id.is_empty()), "{traced:#?}");
+    // OpenTelemetry's semantic conventions for RPC and HTTP servers, beside ours.
+    assert_eq!(attribute(traced, "rpc.system").as_deref(), Some("jsonrpc"));
+    assert_eq!(attribute(traced, "rpc.service").as_deref(), Some("lf.a2a.v1.A2AService"));
+    assert_eq!(attribute(traced, "rpc.method").as_deref(), Some("SendMessage"));
+    assert_eq!(attribute(traced, "http.request.method").as_deref(), Some("POST"));
+    assert_eq!(attribute(traced, "url.path").as_deref(), Some("/"));
+    assert_eq!(attribute(traced, "http.response.status_code").as_deref(), Some("IntValue(200)"));
 
     let execute = spans
         .iter()

@@ -10,6 +10,9 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
+/// The A2A service, as the spec's proto names it (`rpc.service` in traces; the gRPC service).
+pub const SERVICE: &str = "lf.a2a.v1.A2AService";
+
 /// An A2A 1.0 operation. [`Method::as_str`] is both the JSON-RPC `method` and the gRPC rpc name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {

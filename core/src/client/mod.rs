@@ -79,6 +79,15 @@ impl Binding {
         }
     }
 
+    /// OpenTelemetry's `rpc.system` for it (`None` for HTTP+JSON, which is plain HTTP).
+    pub fn rpc_system(self) -> Option<&'static str> {
+        match self {
+            Binding::JsonRpc => Some("jsonrpc"),
+            Binding::Grpc => Some("grpc"),
+            Binding::HttpJson => None,
+        }
+    }
+
     /// The binding a card names (case-insensitively); `None` for others (custom URIs).
     pub fn from_name(name: &str) -> Option<Self> {
         if name.eq_ignore_ascii_case(binding::JSONRPC) {
@@ -446,7 +455,16 @@ impl Client {
     }
 
     fn span(&self, req: &A2ARequest, task_id: &str) -> tracing::Span {
-        let span = tracing::info_span!("a2a.client", otel.kind = "client", method = req.method().as_str(), url = %self.url(), task_id = Empty);
+        let span = tracing::info_span!(
+            "a2a.client",
+            otel.kind = "client",
+            method = req.method().as_str(),
+            rpc.system = self.binding().rpc_system(),
+            rpc.service = crate::request::SERVICE,
+            rpc.method = req.method().as_str(),
+            url = %self.url(),
+            task_id = Empty
+        );
         if !task_id.is_empty() {
             span.record("task_id", task_id);
         }
@@ -479,7 +497,14 @@ impl Client {
         params: serde_json::Value,
         extensions: &[String],
     ) -> Result<MethodReply> {
-        let span = tracing::info_span!("a2a.client", otel.kind = "client", method = %method, url = %self.url());
+        let span = tracing::info_span!(
+            "a2a.client",
+            otel.kind = "client",
+            method = %method,
+            rpc.system = self.binding().rpc_system(),
+            rpc.method = %method,
+            url = %self.url()
+        );
         if let Some(caller) = crate::trace_context::caller_headers() {
             crate::trace_context::continue_trace(&span, &caller);
         }

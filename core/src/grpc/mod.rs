@@ -25,7 +25,7 @@ pub mod pb {
 use crate::request::Method;
 
 /// The gRPC service name of A2A 1.0.
-pub const SERVICE: &str = "lf.a2a.v1.A2AService";
+pub const SERVICE: &str = crate::request::SERVICE;
 
 /// The gRPC service extension methods are served under (ours: A2A defines none): the method
 /// `tasks/search` is `/a2anative.v1.ExtensionMethods/tasks/search`, its request and response

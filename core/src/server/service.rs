@@ -142,16 +142,24 @@ impl A2AService {
         // DEBUG, not INFO: an enabled span is formatted by the log layer (every field, and
         // every later record), about a tenth of a SendMessage's CPU under `a2a serve`'s default
         // `a2a_native=info`. `RUST_LOG=a2a_native=debug` gives each log line its request.
+        // Beside our own fields, OpenTelemetry's semantic conventions for HTTP and RPC servers
+        // (`http.*`, `url.path`, `rpc.*`, `enduser.id`), so collectors' RPC views work.
         let span = tracing::debug_span!(
             "a2a.request",
             otel.kind = "server",
-            verb = %req.method(),
-            path = %req.uri().path(),
+            http.request.method = %req.method(),
+            url.path = %req.uri().path(),
+            http.response.status_code = Empty,
+            rpc.system = Empty,
+            rpc.service = Empty,
+            rpc.method = Empty,
             binding = Empty,
             method = Empty,
             version = Empty,
             task_id = Empty,
             context_id = Empty,
+            tenant = Empty,
+            enduser.id = Empty,
             trace_id = Empty,
             span_id = Empty,
         );
@@ -164,6 +172,7 @@ impl A2AService {
             if let Some(hsts) = &app.options.hsts {
                 resp.headers_mut().insert(http::header::STRICT_TRANSPORT_SECURITY, hsts.clone());
             }
+            tracing::Span::current().record("http.response.status_code", i64::from(resp.status().as_u16()));
             tracing::debug!(status = resp.status().as_u16(), "response");
             // Answers no layer named (a 404, a refused method) by their HTTP status.
             metrics::outcome(if resp.status().is_success() { "OK" } else { "HTTP_ERROR" });
@@ -218,11 +227,13 @@ impl App {
         let span = tracing::Span::current();
         if is_grpc(&parts.headers) {
             span.record("binding", "grpc");
+            span.record("rpc.system", "grpc");
             metrics::observe(|o| o.binding.set("grpc"));
             let mut parts = parts;
             return match self.authenticate(&parts).await {
                 Ok(principal) => {
                     if let Some(principal) = principal {
+                        span.record("enduser.id", principal.name.as_str());
                         parts.extensions.insert(principal);
                     }
                     super::grpc_binding::serve(self, parts, body).await
@@ -251,6 +262,7 @@ impl App {
         let is_jsonrpc = self.jsonrpc_paths.contains(&normalised);
         // Named before authentication, so that refusals are counted under their binding.
         if is_jsonrpc {
+            span.record("rpc.system", "jsonrpc");
             metrics::observe(|o| o.binding.set("jsonrpc"));
         } else if self.rest_prefixes.iter().any(|prefix| strip_path_prefix(&path, prefix).is_some()) {
             metrics::observe(|o| o.binding.set("http+json"));
@@ -258,6 +270,7 @@ impl App {
         let mut parts = parts;
         match self.authenticate(&parts).await {
             Ok(Some(principal)) => {
+                span.record("enduser.id", principal.name.as_str());
                 parts.extensions.insert(principal);
             }
             Ok(None) => {}
@@ -495,6 +508,11 @@ fn strip_path_prefix<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
 fn record_request_ids(request: &A2ARequest) {
     let span = tracing::Span::current();
     span.record("method", request.method().as_str());
+    span.record("rpc.service", crate::request::SERVICE);
+    span.record("rpc.method", request.method().as_str());
+    if !request.tenant().is_empty() {
+        span.record("tenant", request.tenant());
+    }
     let (task, context) = match request {
         A2ARequest::SendMessage(r) | A2ARequest::SendStreamingMessage(r) => {
             (r.message.task_id.as_str(), r.message.context_id.as_str())
