@@ -422,3 +422,35 @@ fn metrics_are_exported_over_otlp_when_the_variables_ask() {
     std::thread::sleep(Duration::from_millis(600));
     assert!(quiet.lock().unwrap().metrics.is_empty());
 }
+
+#[test]
+fn push_notifications_from_a_stores_outbox_carry_the_tasks_trace_context() {
+    // SQLite keeps notifications in an outbox (delivered after the commit, by any instance):
+    // the trace context travels in the outbox with them.
+    let (collector, exported) = receiver();
+    let db = std::env::temp_dir().join(format!("a2a-outbox-trace-{}.db", std::process::id()));
+    let store = format!("sqlite:{}", db.display());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_a2a"));
+    command
+        .args(["serve", "--store", &store, "--port", "0", "--allow-private-webhooks"])
+        .env("RUST_LOG", "warn")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50");
+    let (served, lines) = start(&mut command);
+    std::thread::spawn(move || for _ in lines {});
+    let hook = format!("{collector}/hook");
+    assert_eq!(send(&served.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "outboxed", Some(&hook)), 200);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while exported.lock().unwrap().hooks.len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(served);
+    let _ = std::fs::remove_file(&db);
+    let hooks = exported.lock().unwrap().hooks.clone();
+    assert!(hooks.len() >= 2, "the task's notifications did not arrive: {hooks:?}");
+    for hook in &hooks {
+        let parts: Vec<&str> = hook.as_deref().unwrap_or_default().split('-').collect();
+        assert_eq!(parts.get(1), Some(&TRACE_ID), "{hooks:?}");
+        assert_ne!(parts.get(2), Some(&PARENT_ID), "the parent is our execution span, not the caller's: {hooks:?}");
+    }
+}

@@ -107,7 +107,7 @@ pub fn inject_current(headers: &mut HeaderMap) {
 /// A W3C trace context as text, for code that propagates it itself: an executor in another
 /// language hands it to its own OpenTelemetry, whose spans then join the request's trace.
 /// Absent members are left out of its JSON, so a binding hands the object over as it is.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceParent {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
@@ -135,6 +135,14 @@ impl TraceParent {
             },
             None => Self { baggage, ..Self::default() },
         }
+    }
+
+    /// The context [`inject_current`] would send now; `None` without a trace.
+    pub fn current() -> Option<Self> {
+        let mut headers = HeaderMap::new();
+        inject_current(&mut headers);
+        let context = Self::from_headers(&headers);
+        context.traceparent.is_some().then_some(context)
     }
 
     /// A context a host language gave as text; a malformed `traceparent` gives none.

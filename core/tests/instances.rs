@@ -272,6 +272,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
         owner,
         orphaned_only: false,
         push: false,
+        trace: None,
         log: true,
     };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Committed);
@@ -296,6 +297,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
         owner,
         orphaned_only: false,
         push: false,
+        trace: None,
         log: true,
     };
     assert_eq!(ghost.commit(&tenant, commit).await.unwrap(), CommitOutcome::Conflict);
@@ -354,6 +356,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
     let tenant = tenant();
     let (hook, got) = webhook().await;
+    const TRACE: &str = r#"{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
     // The producer: registers a webhook, commits three events with their notifications queued,
     // claims the first for delivery, and dies before sending anything.
     let ghost = PostgresStore::connect(&url).await.unwrap();
@@ -385,6 +388,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
         owner,
         orphaned_only: false,
         push: true,
+        trace: Some(TRACE),
         log: true,
     };
     ghost.commit(&tenant, commit).await.unwrap();
@@ -392,6 +396,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     let claimed: Vec<_> = claimed.into_iter().filter(|d| d.tenant == tenant).collect();
     assert_eq!(claimed.len(), 1, "one at a time per task: {claimed:?}");
     assert!(matches!(claimed[0].event, StreamResponse::Task(_)), "the oldest first");
+    assert_eq!(claimed[0].trace.as_deref(), Some(TRACE), "the commit's trace context is kept with it");
 
     // Another instance, with push on: delivers all three, in order, once the claim lapsed.
     let mut config = ServerConfig { lease: Duration::from_millis(300), ..Default::default() };

@@ -288,7 +288,17 @@ mod cases {
         h.tasks
             .commit(
                 tenant,
-                Commit { task, expected, entries, snapshot, owner: None, orphaned_only: false, push: false, log: true },
+                Commit {
+                    task,
+                    expected,
+                    entries,
+                    snapshot,
+                    owner: None,
+                    orphaned_only: false,
+                    push: false,
+                    trace: None,
+                    log: true,
+                },
             )
             .await
             .unwrap()
@@ -400,6 +410,7 @@ mod cases {
                         owner: None,
                         orphaned_only: false,
                         push: false,
+                        trace: None,
                         log: true,
                     },
                 );

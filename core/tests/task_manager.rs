@@ -550,6 +550,7 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
                     owner: None,
                     orphaned_only: false,
                     push: false,
+                    trace: None,
                     log: true,
                 },
             )

@@ -285,11 +285,21 @@ impl PushSender {
     /// settled: delivered, or given up (refused target, final error, retries exhausted). For a
     /// caller that keeps its own durable queue (the stores' push outbox) and deletes an entry
     /// only once it is settled. `false`: not settled (the sender is shutting down).
-    pub async fn deliver_now(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) -> bool {
+    /// `trace` is the context of the work that produced the event (kept in the outbox); the
+    /// current one when `None`.
+    pub async fn deliver_now(
+        &self,
+        config: &TaskPushNotificationConfig,
+        event: &StreamResponse,
+        trace: Option<crate::trace_context::TraceParent>,
+    ) -> bool {
         let inner = &self.inner;
         let task_id = event.task_id().unwrap_or(&config.task_id);
         // A config that can never be delivered to is settled (counted and logged by `job`).
-        let Some(job) = self.job(config, event, task_id) else { return true };
+        let Some(mut job) = self.job(config, event, task_id) else { return true };
+        if let Some(trace) = trace {
+            job.trace = trace.headers();
+        }
         tokio::select! {
             () = inner.deliver(&job) => true,
             () = inner.cancel.cancelled() => false,

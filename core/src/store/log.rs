@@ -86,6 +86,9 @@ pub struct Commit<'a> {
     /// Push notifications are enabled: stores with an outbox queue each event for every push
     /// config of the task, in the same transaction.
     pub push: bool,
+    /// The W3C trace context of the work that made this commit (a `TraceParent` as JSON), kept
+    /// with its queued push notifications so their deliveries continue the task's trace.
+    pub trace: Option<&'a str>,
     /// Append `entries` to the log. `false` only for a task's first commit that ends it and that
     /// no one could have watched (a blocking send: no stream, no push config, and no one else
     /// knows the task's id yet): no event id of it was ever seen, so none can be resumed from.
@@ -129,6 +132,8 @@ pub struct PushDue {
     pub tenant: String,
     pub config: crate::model::TaskPushNotificationConfig,
     pub event: StreamResponse,
+    /// The commit's trace context (see [`Commit::trace`]), as JSON.
+    pub trace: Option<String>,
 }
 
 /// A task moved by some writer sharing the store (another instance), as the store heard of it.

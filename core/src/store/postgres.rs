@@ -74,8 +74,11 @@ const SCHEMA: &[&str] = &[
         seq BIGINT NOT NULL,
         config_id TEXT COLLATE "C" NOT NULL,
         claimed_by TEXT,
-        claim_until BIGINT
+        claim_until BIGINT,
+        trace TEXT
     )"#,
+    // Outboxes made before trace contexts were kept.
+    "ALTER TABLE a2a_push_outbox ADD COLUMN IF NOT EXISTS trace TEXT",
     "CREATE INDEX IF NOT EXISTS a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, id)",
     // Every committed move of a task wakes the other instances (NOTIFY is delivered at commit,
     // so listeners never hear of a change they cannot read). The payload is only a pointer,
@@ -294,14 +297,18 @@ impl TaskStore for PostgresStore {
             ", logged AS (INSERT INTO a2a_events (tenant, task_id, seq, body)
                 SELECT $1, $2, s, b FROM UNNEST($3::BIGINT[], $4::TEXT[]) AS e(s, b) WHERE EXISTS (SELECT 1 FROM moved))"
         };
+        // The trace context is the last parameter, bound only with notifications to queue.
+        let trace_param = if commit.expected != 0 { 15 } else { 13 };
         let (queue, queued) = if pushed.is_empty() {
-            ("", "0")
+            (String::new(), "0")
         } else {
             (
-                ", queued AS (INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
-                SELECT $1, $2, e.s, c.id FROM UNNEST($5::BIGINT[]) AS e(s)
+                format!(
+                    ", queued AS (INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id, trace)
+                SELECT $1, $2, e.s, c.id, ${trace_param}::TEXT FROM UNNEST($5::BIGINT[]) AS e(s)
                 JOIN a2a_push_configs c ON c.tenant = $1 AND c.task_id = $2
-                WHERE EXISTS (SELECT 1 FROM moved) ORDER BY e.s, c.seq RETURNING 1)",
+                WHERE EXISTS (SELECT 1 FROM moved) ORDER BY e.s, c.seq RETURNING 1)"
+                ),
                 "(SELECT COUNT(*) FROM queued)",
             )
         };
@@ -321,6 +328,9 @@ impl TaskStore for PostgresStore {
             .bind(lease_ms);
         if commit.expected != 0 {
             query = query.bind(seq_i64(commit.expected)).bind(commit.orphaned_only);
+        }
+        if !pushed.is_empty() {
+            query = query.bind(commit.trace);
         }
         let (moved, queued) =
             query.fetch_one(&self.pool).await.map_err(|e| db_error(&format!("commit task {:?}", task.id), e))?;
@@ -403,7 +413,7 @@ impl TaskStore for PostgresStore {
         // Per task only its oldest entry (ids grow in commit order), and only if unclaimed or
         // its claim lapsed; the claim condition is checked again on the row being updated, so
         // two instances never both claim one entry.
-        let claimed: Vec<(i64, String, String, i64, String)> = sqlx::query_as(concat!(
+        let claimed: Vec<(i64, String, String, i64, String, Option<String>)> = sqlx::query_as(concat!(
             "UPDATE a2a_push_outbox o SET claimed_by = $1, claim_until = ",
             now_ms!(),
             " + $2
@@ -414,7 +424,7 @@ impl TaskStore for PostgresStore {
             " LIMIT $3) pick
              WHERE o.id = pick.id AND (o.claimed_by IS NULL OR o.claim_until < ",
             now_ms!(),
-            ") RETURNING o.id, o.tenant, o.task_id, o.seq, o.config_id"
+            ") RETURNING o.id, o.tenant, o.task_id, o.seq, o.config_id, o.trace"
         ))
         .bind(claimer)
         .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
@@ -423,7 +433,7 @@ impl TaskStore for PostgresStore {
         .await
         .map_err(|e| db_error("claim push notifications", e))?;
         let mut due = Vec::with_capacity(claimed.len());
-        for (id, tenant, task_id, seq, config_id) in claimed {
+        for (id, tenant, task_id, seq, config_id, trace) in claimed {
             let event: Option<String> =
                 sqlx::query_scalar("SELECT body FROM a2a_events WHERE tenant = $1 AND task_id = $2 AND seq = $3")
                     .bind(&tenant)
@@ -435,7 +445,7 @@ impl TaskStore for PostgresStore {
             let config = PushConfigStore::get(self, &tenant, &task_id, &config_id).await?;
             let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
             match (config, event.and_then(|e| e.change.event().cloned())) {
-                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event }),
+                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event, trace }),
                 // The task or the config is gone: nothing to deliver.
                 _ => self.finish_push(id).await?,
             }

@@ -64,7 +64,8 @@ const SCHEMA: &[&str] = &[
         seq INTEGER NOT NULL,
         config_id TEXT NOT NULL,
         claimed_by TEXT,
-        claim_until INTEGER
+        claim_until INTEGER,
+        trace TEXT
     )",
     "CREATE INDEX IF NOT EXISTS a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, id)",
     // AUTOINCREMENT: sequence numbers are never reused, so a page cursor never skips a newcomer.
@@ -140,6 +141,18 @@ impl SqliteStore {
                 let sql = format!("ALTER TABLE a2a_tasks ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0");
                 sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
             }
+        }
+        // Outboxes made before trace contexts were kept.
+        let traced: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM pragma_table_info('a2a_push_outbox') WHERE name = 'trace'")
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| db_error("schema", e))?;
+        if traced == 0 {
+            sqlx::query("ALTER TABLE a2a_push_outbox ADD COLUMN trace TEXT")
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| db_error("schema", e))?;
         }
         let has_push_configs: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM a2a_push_configs)")
             .fetch_one(&mut *tx)
@@ -235,6 +248,7 @@ impl TaskStore for SqliteStore {
             version: seq_i64(commit.version()),
             entries,
             pushed,
+            trace: commit.trace.map(str::to_owned),
         };
         self.writer.commit(encoded).await
     }
@@ -298,7 +312,7 @@ impl TaskStore for SqliteStore {
 
     async fn claim_push(&self, claimer: &str, hold: Duration, limit: usize) -> Result<Vec<PushDue>> {
         // Per task only its oldest entry, and only if unclaimed or its claim lapsed.
-        let claimed: Vec<(i64, String, String, i64, String)> = sqlx::query_as(concat!(
+        let claimed: Vec<(i64, String, String, i64, String, Option<String>)> = sqlx::query_as(concat!(
             "UPDATE a2a_push_outbox SET claimed_by = ?, claim_until = ",
             now_ms!(),
             " + ? WHERE id IN (SELECT MIN(id) FROM a2a_push_outbox GROUP BY tenant, task_id)
@@ -306,7 +320,7 @@ impl TaskStore for SqliteStore {
             now_ms!(),
             ") AND id IN (SELECT id FROM a2a_push_outbox WHERE claimed_by IS NULL OR claim_until < ",
             now_ms!(),
-            " ORDER BY id LIMIT ?) RETURNING id, tenant, task_id, seq, config_id"
+            " ORDER BY id LIMIT ?) RETURNING id, tenant, task_id, seq, config_id, trace"
         ))
         .bind(claimer)
         .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
@@ -315,7 +329,7 @@ impl TaskStore for SqliteStore {
         .await
         .map_err(|e| db_error("claim push notifications", e))?;
         let mut due = Vec::with_capacity(claimed.len());
-        for (id, tenant, task_id, seq, config_id) in claimed {
+        for (id, tenant, task_id, seq, config_id, trace) in claimed {
             let event: Option<String> =
                 sqlx::query_scalar("SELECT body FROM a2a_events WHERE tenant = ? AND task_id = ? AND seq = ?")
                     .bind(&tenant)
@@ -327,7 +341,7 @@ impl TaskStore for SqliteStore {
             let config = PushConfigStore::get(self, &tenant, &task_id, &config_id).await?;
             let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
             match (config, event.and_then(|e| e.change.event().cloned())) {
-                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event }),
+                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event, trace }),
                 // The task or the config is gone: nothing to deliver.
                 _ => self.finish_push(id).await?,
             }
@@ -510,6 +524,24 @@ mod tests {
             history: vec![],
             metadata: None,
         }
+    }
+
+    #[tokio::test]
+    async fn an_outbox_made_before_trace_contexts_gets_the_column() {
+        let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
+        let old = SqliteStore::open(&path).await.unwrap();
+        sqlx::query("ALTER TABLE a2a_push_outbox DROP COLUMN trace").execute(&old.pool).await.unwrap();
+        old.close().await;
+        drop(old);
+        let store = SqliteStore::open(&path).await.unwrap();
+        let columns: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM pragma_table_info('a2a_push_outbox') WHERE name = 'trace'")
+                .fetch_one(&store.pool)
+                .await
+                .unwrap();
+        assert_eq!(columns, 1);
+        store.close().await;
+        let _ = std::fs::remove_file(&path);
     }
 
     #[tokio::test]

@@ -35,6 +35,8 @@ pub(super) struct Encoded {
     pub entries: Vec<(i64, String)>,
     /// Sequence numbers of the events to queue push notifications for.
     pub pushed: Vec<i64>,
+    /// The commit's trace context, kept with its push notifications.
+    pub trace: Option<String>,
 }
 
 /// A commit and where its answer goes.
@@ -237,11 +239,11 @@ async fn write(pool: &SqlitePool, batch: &[Job]) -> Result<Vec<(CommitOutcome, b
     let mut queued_for = std::collections::HashSet::new();
     for chunk in pushed.chunks(ROWS_PER_INSERT / 4) {
         let mut qb = sqlx::QueryBuilder::new(
-            "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id)
-             SELECT e.column1, e.column2, e.column3, c.id FROM (",
+            "INSERT INTO a2a_push_outbox (tenant, task_id, seq, config_id, trace)
+             SELECT e.column1, e.column2, e.column3, c.id, e.column4 FROM (",
         );
         qb.push_values(chunk, |mut row, (c, seq)| {
-            row.push_bind(&c.tenant).push_bind(&c.id).push_bind(*seq);
+            row.push_bind(&c.tenant).push_bind(&c.id).push_bind(*seq).push_bind(c.trace.as_deref());
         });
         qb.push(
             ") AS e JOIN a2a_push_configs c ON c.tenant = e.column1 AND c.task_id = e.column2

@@ -436,7 +436,8 @@ async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationTok
         let deliveries = due.into_iter().map(|due| {
             let (push, store) = (push.clone(), strong.stores.tasks.clone());
             async move {
-                if push.deliver_now(&due.config, &due.event).await
+                let trace = due.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
+                if push.deliver_now(&due.config, &due.event, trace).await
                     && let Err(e) = store.finish_push(due.id).await
                 {
                     tracing::warn!(error = %e, "could not remove a delivered push notification from the outbox");
@@ -943,8 +944,23 @@ impl Inner {
             || slot.pushed_from_start
             || guard.streams.load(Ordering::Acquire) > 0
             || !task.status.state.is_terminal();
-        let commit =
-            Commit { task, expected: base, entries: &entries, snapshot, owner, orphaned_only, push: self.outbox, log };
+        // Kept with the notifications an outbox queues, so their delivery continues this trace.
+        let trace = self
+            .outbox
+            .then(crate::trace_context::TraceParent::current)
+            .flatten()
+            .and_then(|t| serde_json::to_string(&t).ok());
+        let commit = Commit {
+            task,
+            expected: base,
+            entries: &entries,
+            snapshot,
+            owner,
+            orphaned_only,
+            push: self.outbox,
+            trace: trace.as_deref(),
+            log,
+        };
         let started = std::time::Instant::now();
         let committed = self.stores.tasks.commit(tenant, commit).await;
         self.metrics.store("commit", started);
