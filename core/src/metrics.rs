@@ -23,7 +23,6 @@ macro_rules! otel {
     ($o:ident => $record:expr) => {
         #[cfg(feature = "otlp")]
         if let Some($o) = crate::otlp_metrics::instruments() {
-            use crate::otlp_metrics::attrs;
             $record;
         }
     };
@@ -150,8 +149,8 @@ impl Metrics {
         self.requests.get_or_create(&RequestLabels { binding, method, outcome }).inc();
         self.request_duration.get_or_create(&MethodLabels { binding, method }).observe(seconds);
         otel!(o => {
-            o.requests.add(1, &attrs([("a2a.binding", binding), ("a2a.method", method), ("a2a.outcome", outcome)]));
-            o.request_duration.record(seconds, &attrs([("a2a.binding", binding), ("a2a.method", method)]));
+            o.requests.add(1, &crate::otlp_metrics::attrs([("a2a.binding", binding), ("a2a.method", method), ("a2a.outcome", outcome)]));
+            o.request_duration.record(seconds, &crate::otlp_metrics::attrs([("a2a.binding", binding), ("a2a.method", method)]));
         });
     }
 
@@ -164,7 +163,7 @@ impl Metrics {
 
     pub(crate) fn task_state(&self, state: &'static str) {
         self.task_states.get_or_create(&StateLabels { state }).inc();
-        otel!(o => o.task_states.add(1, &attrs([("a2a.task.state", state)])));
+        otel!(o => o.task_states.add(1, &crate::otlp_metrics::attrs([("a2a.task.state", state)])));
     }
 
     pub(crate) fn events_applied(&self, n: u64) {
@@ -174,13 +173,13 @@ impl Metrics {
 
     pub(crate) fn push(&self, outcome: &'static str, n: u64) {
         self.push.get_or_create(&OutcomeLabels { outcome }).inc_by(n);
-        otel!(o => o.push.add(n, &attrs([("a2a.push.outcome", outcome)])));
+        otel!(o => o.push.add(n, &crate::otlp_metrics::attrs([("a2a.push.outcome", outcome)])));
     }
 
     pub(crate) fn store(&self, operation: &'static str, started: Instant) {
         let seconds = started.elapsed().as_secs_f64();
         self.store_duration.get_or_create(&OperationLabels { operation }).observe(seconds);
-        otel!(o => o.store_duration.record(seconds, &attrs([("a2a.store.operation", operation)])));
+        otel!(o => o.store_duration.record(seconds, &crate::otlp_metrics::attrs([("a2a.store.operation", operation)])));
     }
 }
 
