@@ -1,6 +1,6 @@
 // A Node agent's server exporting over OTLP, as an operator configures it (OTEL_* variables):
-// one trace crosses the application's span → our client (`a2a.client`) → our server
-// (`a2a.request`) → the execution (`a2a.execute`) → the push webhook, and the metrics arrive.
+// one trace crosses the application's span → our client → our server (both spans named
+// `lf.a2a.v1.A2AService/SendMessage`, OTel's RPC name) → the execution (`a2a.execute`) → the push webhook, and the metrics arrive.
 // Export is set up once per process from the environment, so the application runs in a child
 // process (otlp_child.mjs). The receiver decodes with OpenTelemetry's own OTLP messages, in
 // Python (tests/otlp/receiver.py): skipped where no Python has opentelemetry-proto.
@@ -53,8 +53,9 @@ test('one trace crosses the Node client, our server, the execution and the webho
       assert.equal(found.length, 1, `${name} under ${parent}: ${JSON.stringify(got.spans)}`);
       return found[0];
     };
-    const client = one('a2a.client', APP_SPAN);
-    const request = one('a2a.request', client.id);
+    const send = 'lf.a2a.v1.A2AService/SendMessage';
+    const client = one(send, APP_SPAN);
+    const request = one(send, client.id);
     const execute = one('a2a.execute', request.id);
     for (const span of [client, request, execute]) assert.equal(span.trace, TRACE_ID);
     // OTLP span kinds: SERVER is 2, CLIENT is 3.

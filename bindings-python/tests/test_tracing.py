@@ -61,7 +61,7 @@ async def test_executor_spans_join_the_callers_trace() -> None:
 
 
 def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
-    """An application span → our client (its `a2a.client` span) → our server (`a2a.request`) →
+    """An application span → our client (its CLIENT span) → our server (the SERVER span) →
     the execution (`a2a.execute`) → the Python agent's own span, and the push notification
     carries the same trace: every span exported over OTLP/HTTP to one receiver, the Rust ones by
     core's exporter and the Python ones by the application's SDK, decoded with OpenTelemetry's
@@ -118,14 +118,16 @@ def test_one_trace_crosses_client_server_python_executor_and_webhook() -> None:
     assert run_.returncode == 0, run_.stderr
     result = json.loads(run_.stdout.strip().splitlines()[-1])
 
+    send = "lf.a2a.v1.A2AService/SendMessage"  # {rpc.service}/{rpc.method}, OTel's RPC span name
+
     def one(name: str, **where: Any) -> dict[str, Any]:
         found = [s for s in spans if s["name"] == name and all(s[k] == v for k, v in where.items())]
         assert len(found) == 1, (name, where, spans)
         return found[0]
 
     caller = one("caller", service="python-app")
-    client = one("a2a.client", service="a2a-core", parent=caller["id"])
-    request = one("a2a.request", service="a2a-core", parent=client["id"])
+    client = one(send, service="a2a-core", parent=caller["id"], kind=3)
+    request = one(send, service="a2a-core", parent=client["id"], kind=2)
     execute = one("a2a.execute", service="a2a-core", parent=request["id"])
     work = one("agent-work", service="python-app", parent=execute["id"])
     assert {s["trace"] for s in (caller, client, request, execute, work)} == {caller["trace"]}

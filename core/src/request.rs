@@ -61,6 +61,15 @@ impl Method {
         }
     }
 
+    /// `lf.a2a.v1.A2AService/SendMessage`: `{rpc.service}/{rpc.method}`, the name OpenTelemetry's
+    /// RPC conventions give a call's spans (and the gRPC path, without its leading `/`).
+    pub fn rpc_name(self) -> &'static str {
+        static NAMES: std::sync::LazyLock<Vec<(Method, String)>> = std::sync::LazyLock::new(|| {
+            Method::ALL.into_iter().map(|m| (m, format!("{SERVICE}/{}", m.as_str()))).collect()
+        });
+        NAMES.iter().find(|(m, _)| *m == self).map_or("a2a.request", |(_, name)| name.as_str())
+    }
+
     /// The method with this exact (case-sensitive) wire name.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|m| m.as_str() == name)

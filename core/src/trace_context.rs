@@ -84,6 +84,18 @@ pub(crate) fn caller_headers() -> Option<HeaderMap> {
     CALLER.try_with(TraceParent::headers).ok().filter(|h| !h.is_empty())
 }
 
+/// Names `span` for export (OpenTelemetry's `otel.name`), also once its OTel span has started
+/// (a span that continued a caller's trace has): `otel.name` recorded then is not applied.
+pub(crate) fn rename(span: &tracing::Span, name: &'static str) {
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    if span.is_disabled() {
+        return;
+    }
+    span.record("otel.name", name);
+    span.context().span().update_name(name);
+}
+
 /// Writes the current span's trace context into outgoing `headers` (client calls, push
 /// notifications), so the callee's spans join this trace; else the context a host language
 /// gave the call ([`with_caller`]).

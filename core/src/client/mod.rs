@@ -458,6 +458,7 @@ impl Client {
         let span = tracing::info_span!(
             "a2a.client",
             otel.kind = "client",
+            otel.name = req.method().rpc_name(),
             method = req.method().as_str(),
             rpc.system = self.binding().rpc_system(),
             rpc.service = crate::request::SERVICE,

@@ -143,10 +143,12 @@ impl A2AService {
         // every later record), about a tenth of a SendMessage's CPU under `a2a serve`'s default
         // `a2a_native=info`. `RUST_LOG=a2a_native=debug` gives each log line its request.
         // Beside our own fields, OpenTelemetry's semantic conventions for HTTP and RPC servers
-        // (`http.*`, `url.path`, `rpc.*`, `enduser.id`), so collectors' RPC views work.
+        // (`http.*`, `url.path`, `rpc.*`, `enduser.id`), so collectors' RPC views work; once the
+        // method is known the exported span is named `{rpc.service}/{rpc.method}` as they say.
         let span = tracing::debug_span!(
             "a2a.request",
             otel.kind = "server",
+            otel.name = Empty,
             http.request.method = %req.method(),
             url.path = %req.uri().path(),
             http.response.status_code = Empty,
@@ -510,6 +512,7 @@ fn record_request_ids(request: &A2ARequest) {
     span.record("method", request.method().as_str());
     span.record("rpc.service", crate::request::SERVICE);
     span.record("rpc.method", request.method().as_str());
+    crate::trace_context::rename(&span, request.method().rpc_name());
     if !request.tenant().is_empty() {
         span.record("tenant", request.tenant());
     }

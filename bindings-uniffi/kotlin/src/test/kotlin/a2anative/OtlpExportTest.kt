@@ -1,6 +1,6 @@
 // A Kotlin agent's server exporting over OTLP, as an operator configures it (OTEL_* variables):
-// one trace crosses the Kotlin application's span → our client (`a2a.client`) → our server
-// (`a2a.request`) → the execution (`a2a.execute`) → the push webhook, decoded here with
+// one trace crosses the Kotlin application's span → our client → our server (both spans named
+// `lf.a2a.v1.A2AService/SendMessage`, OTel's RPC name) → the execution (`a2a.execute`) → the push webhook, decoded here with
 // OpenTelemetry's own OTLP messages and linked parent to child; the server's metrics arrive too.
 // Export is set up once per process from the environment, so the application runs in a child
 // JVM (OtlpChild) with the variables set.
@@ -69,8 +69,9 @@ class OtlpExportTest {
                 assertEquals(1, found.size, "$name under $parent: ${spans.map { it.second.name to hex(it.second.parentSpanId) }}")
                 return found[0].second
             }
-            val client = one("a2a.client", APP_SPAN)
-            val request = one("a2a.request", hex(client.spanId))
+            val send = "lf.a2a.v1.A2AService/SendMessage"
+            val client = one(send, APP_SPAN)
+            val request = one(send, hex(client.spanId))
             val execute = one("a2a.execute", hex(request.spanId))
             for (span in listOf(client, request, execute)) assertEquals(TRACE_ID, hex(span.traceId))
             assertEquals(OtlpSpan.SpanKind.SPAN_KIND_CLIENT, client.kind)
