@@ -47,6 +47,31 @@ test("calls made in the application's active span carry its trace context", asyn
   }
 });
 
+test("execute runs in the request's OpenTelemetry context: the agent's spans join the caller's trace", async () => {
+  const seen = [];
+  const agent = {
+    async execute(ctx, events) {
+      await new Promise((r) => setTimeout(r, 5)); // still there after an await
+      seen.push(trace.getSpanContext(context.active()));
+      await events.complete('done');
+    },
+  };
+  const server = new AgentServer(CARD, agent);
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url);
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    await context.with(trace.setSpanContext(context.active(), { traceId, spanId: 'b7ad6b7169203331', traceFlags: 1 }), () =>
+      client.send('traced'));
+    await client.send('plain');
+    assert.equal(seen[0]?.traceId, traceId);
+    assert.equal(seen[0]?.isRemote, true);
+    assert.equal(seen[1], undefined, 'no context without a caller trace');
+  } finally {
+    await server.close();
+  }
+});
+
 test("the application's baggage goes along and reaches the executor", async () => {
   const seen = [];
   const agent = {

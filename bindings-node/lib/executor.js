@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { fromNative, json, native } from './native.js';
 import * as errorClasses from '../errors.js';
+import { withRequestContext } from './trace.js';
 
 /** A name of one of the A2A error classes (errors.js): sent back as that error. */
 function isA2AErrorName(name) {
@@ -54,8 +55,8 @@ export class RequestContext {
     /** Ids of the card's skills this caller may use (per-skill scopes), in card order. */
     this.skills = fields.skills ?? [];
     /** The W3C trace context this work continues ({traceparent, tracestate}, the caller's as
-     * received; {} without one): give it to @opentelemetry/api's propagator so the agent's
-     * spans join the caller's trace. */
+     * received; {} without one). With @opentelemetry/api, `execute` already runs in it, so
+     * the agent's spans join the caller's trace. */
     this.traceContext = fields.traceContext ?? {};
     this.#cancellation = cancellation;
   }
@@ -269,8 +270,12 @@ export function dispatcher(executor) {
       const fields = JSON.parse(contextJson);
       const context = new RequestContext(fields, cancellation);
       const events = new EventQueue(callId, fields.taskId, fields.contextId);
-      if (method === 'execute') await executor.execute(context, events);
-      else if (typeof executor.cancel === 'function') await executor.cancel(context, events);
+      // In the request's OpenTelemetry context: the agent's own spans join the caller's trace.
+      await withRequestContext(context.traceContext, () => {
+        if (method === 'execute') return executor.execute(context, events);
+        if (typeof executor.cancel === 'function') return executor.cancel(context, events);
+        return undefined;
+      });
       return null;
     } catch (e) {
       return failure(e);

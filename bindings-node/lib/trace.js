@@ -16,6 +16,16 @@ function otel() {
   return api;
 }
 
+/** Runs `fn` in the OpenTelemetry context a request carried (`{ traceparent, tracestate,
+ * baggage }`), so the spans an executor opens are children of the request's execution; runs it
+ * as it is without the API or without a context. */
+export function withRequestContext(traceContext, fn) {
+  const otelApi = otel();
+  if (!otelApi || !traceContext || Object.keys(traceContext).length === 0) return fn();
+  const extracted = otelApi.propagation.extract(otelApi.context.active(), traceContext);
+  return otelApi.context.with(extracted, fn);
+}
+
 /** `{ traceparent, tracestate, baggage }` of the active context (undefined without the API). */
 export function callerTrace() {
   const otelApi = otel();

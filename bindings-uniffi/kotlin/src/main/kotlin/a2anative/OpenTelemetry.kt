@@ -4,6 +4,7 @@ package a2anative
 
 import io.opentelemetry.api.GlobalOpenTelemetry
 import io.opentelemetry.context.Context
+import io.opentelemetry.context.propagation.TextMapGetter
 import io.opentelemetry.context.propagation.TextMapSetter
 
 /**
@@ -24,3 +25,24 @@ private object OpenTelemetryContext : TraceContextSource {
         carrier["traceparent"]?.let { TraceContext(it, carrier["tracestate"], carrier["baggage"]) }
     }.getOrNull()
 }
+
+/**
+ * The request's OpenTelemetry context (the caller's W3C trace context and baggage, read by
+ * GlobalOpenTelemetry's propagators), for the executor's own spans to join the caller's trace:
+ * `tracer.spanBuilder("work").setParent(context.openTelemetryContext())`, or in coroutines
+ * `withContext(context.openTelemetryContext().asContextElement()) { ... }`.
+ */
+fun RequestContext.openTelemetryContext(): Context {
+    val carrier = listOfNotNull(
+        traceparent?.let { "traceparent" to it },
+        tracestate?.let { "tracestate" to it },
+        baggage?.let { "baggage" to it },
+    ).toMap()
+    return GlobalOpenTelemetry.getPropagators().textMapPropagator.extract(Context.root(), carrier, MapGetter)
+}
+
+private object MapGetter : TextMapGetter<Map<String, String>> {
+    override fun keys(carrier: Map<String, String>): Iterable<String> = carrier.keys
+    override fun get(carrier: Map<String, String>?, key: String): String? = carrier?.get(key)
+}
+

@@ -21,9 +21,11 @@ import org.junit.jupiter.api.Test
 class TraceTest {
     private class Recorder : AgentExecutor {
         val seen = mutableListOf<Triple<String?, String?, String?>>()
+        val traces = mutableListOf<String>()
 
         override suspend fun execute(context: RequestContext, events: EventSink) {
             seen.add(Triple(context.traceparent, context.tracestate, context.baggage))
+            traces.add(Span.fromContext(context.openTelemetryContext()).spanContext.traceId)
             events.status(TaskState.COMPLETED)
         }
 
@@ -53,6 +55,8 @@ class TraceTest {
                 }
                 client.sendText("plain")
                 assertEquals(listOf(Triple("00-$traceId-$spanId-01", "vendor=1", "user=ada"), Triple(null, null, null)), agent.seen)
+                // The executor's OpenTelemetry context: the caller's span, for its own spans' parent.
+                assertEquals(listOf(traceId, "00000000000000000000000000000000"), agent.traces)
             }
         } finally {
             setTraceContextSource(null)
