@@ -204,10 +204,12 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
         .map(|(s, _)| s)
         .filter(|s| s.name == "lf.a2a.v1.A2AService/SendMessage" && s.kind == SpanKind::Server as i32)
         .collect();
-    let traced = requests
-        .iter()
-        .find(|s| hex(&s.trace_id) == TRACE_ID)
-        .unwrap_or_else(|| panic!("no request span in the caller's trace: {:?}", spans.iter().map(|(s, _)| (&s.name, s.kind)).collect::<Vec<_>>()));
+    let traced = requests.iter().find(|s| hex(&s.trace_id) == TRACE_ID).unwrap_or_else(|| {
+        panic!(
+            "no request span in the caller's trace: {:?}",
+            spans.iter().map(|(s, _)| (&s.name, s.kind)).collect::<Vec<_>>()
+        )
+    });
     assert_eq!(hex(&traced.parent_span_id), PARENT_ID, "the request span's parent is the caller's span");
     assert_eq!(traced.kind, SpanKind::Server as i32);
     assert_eq!(attribute(traced, "method").as_deref(), Some("SendMessage"));
