@@ -477,19 +477,25 @@ async fn a_loopback_webhook_is_refused_unless_allowed() {
     settled(&h).await;
 }
 
+/// Starts a `hang` task (returning at once) and subscribes to it.
+async fn hang_and_subscribe(h: &RequestHandler) -> (Task, EventStream) {
+    let mut req = SendMessageRequest::new(msg("hang"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task: Task =
+        serde_json::from_value(call(h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
+    let sub =
+        stream(h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
+            .await
+            .unwrap();
+    (task, sub)
+}
+
 #[tokio::test]
 async fn graceful_shutdown_ends_what_is_still_running_failed() {
     let agent = agent();
     let config = ServerConfig { shutdown_grace: Duration::from_millis(100), ..Default::default() };
     let h = RequestHandler::new(agent, card(true, false), Stores::memory(), config);
-    let mut req = SendMessageRequest::new(msg("hang"));
-    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let task: Task =
-        serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
-    let sub =
-        stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
-            .await
-            .unwrap();
+    let (task, sub) = hang_and_subscribe(&h).await;
     let started = std::time::Instant::now();
     h.shutdown().await;
     assert!(started.elapsed() < Duration::from_secs(3), "the grace is bounded");
@@ -505,14 +511,7 @@ async fn graceful_shutdown_ends_what_is_still_running_failed() {
 async fn an_executor_that_never_returns_is_stopped_at_the_executor_timeout() {
     let limits = Limits { executor_timeout: Some(Duration::from_millis(200)), ..Limits::default() };
     let (h, agent) = handler_with(limits, true);
-    let mut req = SendMessageRequest::new(msg("hang"));
-    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let task: Task =
-        serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
-    let sub =
-        stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() }))
-            .await
-            .unwrap();
+    let (task, sub) = hang_and_subscribe(&h).await;
     let events = collect(sub).await;
     assert!(matches!(events.last(), Some(StreamResponse::StatusUpdate(e)) if e.status.state == TaskState::Failed));
     let ended = get(&h, &task.id).await.unwrap();

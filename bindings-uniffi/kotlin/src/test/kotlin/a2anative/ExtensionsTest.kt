@@ -43,16 +43,7 @@ class ExtensionsTest {
         ),
     )
 
-    private suspend fun <T> served(body: suspend (AgentServer) -> T): T {
-        val server = AgentServer(card, Echo(), options)
-        server.start()
-        try {
-            return body(server)
-        } finally {
-            server.stop()
-            server.destroy()
-        }
-    }
+    private suspend fun <T> served(body: suspend (AgentServer) -> T): T = serving(Echo(), options, card, body)
 
     private fun clientOptions(vararg extensions: String, binding: String? = null) =
         ClientOptions(bearerToken = "alice-token", extensions = extensions.toList(), binding = binding)

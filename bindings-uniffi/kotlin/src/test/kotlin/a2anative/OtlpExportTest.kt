@@ -1,9 +1,10 @@
-// A Kotlin agent's server exporting over OTLP, as an operator configures it (OTEL_* variables):
+// Our client and server exporting over OTLP, as an operator configures it (OTEL_* variables):
 // one trace crosses the Kotlin application's span → our client → our server (both spans named
 // `lf.a2a.v1.A2AService/SendMessage`, OTel's RPC name) → the execution (`a2a.execute`) → the push webhook, decoded here with
 // OpenTelemetry's own OTLP messages and linked parent to child; the server's metrics arrive too.
 // Export is set up once per process from the environment, so the application runs in a child
-// JVM (OtlpChild) with the variables set.
+// JVM (OtlpChild) with the variables set. The second test drives a Python agent on our server
+// (tests/otlp/python_agent.py) that opens its own span; skipped without the Python binding's venv.
 package a2anative
 
 import com.sun.net.httpserver.HttpServer
@@ -23,65 +24,119 @@ private const val APP_SPAN = "00f067aa0ba902b7"
 class OtlpExportTest {
     private fun hex(bytes: com.google.protobuf.ByteString) = bytes.toByteArray().joinToString("") { "%02x".format(it) }
 
-    @Test
-    fun `one trace crosses the Kotlin client, our server, the execution and the webhook`() {
+    /** An OTLP/HTTP receiver (decoding with OpenTelemetry's own messages) and push webhook. */
+    private class Receiver : AutoCloseable {
         val spans = CopyOnWriteArrayList<Pair<String, OtlpSpan>>() // (service, span)
         val metrics = CopyOnWriteArrayList<String>()
         val hooks = CopyOnWriteArrayList<String?>()
-        val receiver = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0)
-        receiver.createContext("/") { exchange ->
-            val body = exchange.requestBody.readBytes()
-            when (exchange.requestURI.path) {
-                "/v1/traces" -> ExportTraceServiceRequest.parseFrom(body).resourceSpansList.forEach { rs ->
-                    val service = rs.resource.attributesList.first { it.key == "service.name" }.value.stringValue
-                    rs.scopeSpansList.flatMap { it.spansList }.forEach { spans.add(service to it) }
+        private val server = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0).apply {
+            createContext("/") { exchange ->
+                val body = exchange.requestBody.readBytes()
+                when (exchange.requestURI.path) {
+                    "/v1/traces" -> ExportTraceServiceRequest.parseFrom(body).resourceSpansList.forEach { rs ->
+                        val service = rs.resource.attributesList.first { it.key == "service.name" }.value.stringValue
+                        rs.scopeSpansList.flatMap { it.spansList }.forEach { spans.add(service to it) }
+                    }
+                    "/v1/metrics" -> ExportMetricsServiceRequest.parseFrom(body).resourceMetricsList.forEach { rm ->
+                        rm.scopeMetricsList.flatMap { it.metricsList }.forEach { metrics.add(it.name) }
+                    }
+                    "/hook" -> hooks.add(exchange.requestHeaders.getFirst("traceparent"))
                 }
-                "/v1/metrics" -> ExportMetricsServiceRequest.parseFrom(body).resourceMetricsList.forEach { rm ->
-                    rm.scopeMetricsList.flatMap { it.metricsList }.forEach { metrics.add(it.name) }
-                }
-                "/hook" -> hooks.add(exchange.requestHeaders.getFirst("traceparent"))
+                exchange.sendResponseHeaders(200, -1)
+                exchange.close()
             }
-            exchange.sendResponseHeaders(200, -1)
-            exchange.close()
+            start()
         }
-        receiver.start()
-        try {
-            val collector = "http://127.0.0.1:${receiver.address.port}"
-            val java = "${System.getProperty("java.home")}/bin/java"
-            val child = ProcessBuilder(
-                java, "-cp", System.getProperty("java.class.path"),
-                "-Djna.library.path=${System.getProperty("jna.library.path")}",
-                "a2anative.OtlpChild", "$collector/hook",
-            ).redirectErrorStream(true).apply {
-                environment()["OTEL_EXPORTER_OTLP_ENDPOINT"] = collector
-                environment()["OTEL_SERVICE_NAME"] = "kotlin-agent"
-                environment()["OTEL_BSP_SCHEDULE_DELAY"] = "50"
-                environment()["OTEL_METRIC_EXPORT_INTERVAL"] = "200"
-            }.start()
-            val output = child.inputStream.bufferedReader().readText()
-            assertTrue(child.waitFor(60, TimeUnit.SECONDS), output)
-            assertEquals(0, child.exitValue(), output)
+        val url = "http://127.0.0.1:${server.address.port}"
 
+        /** Waits (10 s at most) until a span named `name` has arrived, and a push notification. */
+        fun await(name: String) {
             val deadline = System.currentTimeMillis() + 10_000
-            while (spans.none { it.second.name == "a2a.execute" } && System.currentTimeMillis() < deadline) Thread.sleep(50)
-            fun one(name: String, parent: String): OtlpSpan {
-                val found = spans.filter { (service, s) -> s.name == name && hex(s.parentSpanId) == parent && service == "kotlin-agent" }
-                assertEquals(1, found.size, "$name under $parent: ${spans.map { it.second.name to hex(it.second.parentSpanId) }}")
-                return found[0].second
-            }
-            val send = "lf.a2a.v1.A2AService/SendMessage"
-            val client = one(send, APP_SPAN)
-            val request = one(send, hex(client.spanId))
-            val execute = one("a2a.execute", hex(request.spanId))
+            while ((spans.none { it.second.name == name } || hooks.isEmpty()) && System.currentTimeMillis() < deadline) Thread.sleep(50)
+        }
+
+        override fun close() = server.stop(0)
+    }
+
+    /** Runs the application (OtlpChild) in a JVM of its own, with the OTEL_* variables set. */
+    private fun application(collector: String, agentUrl: String): String {
+        val java = "${System.getProperty("java.home")}/bin/java"
+        val child = ProcessBuilder(
+            java, "-cp", System.getProperty("java.class.path"),
+            "-Djna.library.path=${System.getProperty("jna.library.path")}",
+            "a2anative.OtlpChild", agentUrl, "$collector/hook",
+        ).redirectErrorStream(true).apply {
+            environment()["OTEL_EXPORTER_OTLP_ENDPOINT"] = collector
+            environment()["OTEL_SERVICE_NAME"] = "kotlin-agent"
+            environment()["OTEL_BSP_SCHEDULE_DELAY"] = "50"
+            environment()["OTEL_METRIC_EXPORT_INTERVAL"] = "200"
+        }.start()
+        val output = child.inputStream.bufferedReader().readText()
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), output)
+        assertEquals(0, child.exitValue(), output)
+        return output
+    }
+
+    private fun Receiver.one(name: String, parent: String, service: String): OtlpSpan {
+        val found = spans.filter { (s, span) -> span.name == name && hex(span.parentSpanId) == parent && s == service }
+        assertEquals(1, found.size, "$name under $parent from $service: ${spans.map { Triple(it.first, it.second.name, hex(it.second.parentSpanId)) }}")
+        return found[0].second
+    }
+
+    private val send = "lf.a2a.v1.A2AService/SendMessage"
+
+    @Test
+    fun `one trace crosses the Kotlin client, our server, the execution and the webhook`() {
+        Receiver().use { r ->
+            val output = application(r.url, "-")
+            r.await("a2a.execute")
+            val client = r.one(send, APP_SPAN, "kotlin-agent")
+            val request = r.one(send, hex(client.spanId), "kotlin-agent")
+            val execute = r.one("a2a.execute", hex(request.spanId), "kotlin-agent")
             for (span in listOf(client, request, execute)) assertEquals(TRACE_ID, hex(span.traceId))
             assertEquals(OtlpSpan.SpanKind.SPAN_KIND_CLIENT, client.kind)
             assertEquals(OtlpSpan.SpanKind.SPAN_KIND_SERVER, request.kind)
             // The push notifications continue the trace, from the execution span.
-            assertTrue(hooks.isNotEmpty(), output)
-            assertTrue(hooks.all { it == "00-$TRACE_ID-${hex(execute.spanId)}-01" }, "$hooks")
-            assertTrue("a2a.server.requests" in metrics, "$metrics")
-        } finally {
-            receiver.stop(0)
+            assertTrue(r.hooks.isNotEmpty(), output)
+            assertTrue(r.hooks.all { it == "00-$TRACE_ID-${hex(execute.spanId)}-01" }, "${r.hooks}")
+            assertTrue("a2a.server.requests" in r.metrics, "${r.metrics}")
+        }
+    }
+
+    /** The Python binding's venv, when it has our package and OpenTelemetry's SDK. */
+    private fun python(): String? {
+        val py = "${System.getProperty("a2a.repo")}/bindings-python/.venv/bin/python"
+        if (!java.io.File(py).canExecute()) return null
+        val probe = ProcessBuilder(py, "-c", "import a2a_native, opentelemetry.sdk.trace, opentelemetry.exporter.otlp.proto.http.trace_exporter")
+            .redirectErrorStream(true).start()
+        return py.takeIf { probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0 }
+    }
+
+    @Test
+    fun `one trace crosses the Kotlin client, a Python agent on our server, its own span and the webhook`() {
+        val py = python()
+        org.junit.jupiter.api.Assumptions.assumeTrue(py != null, "no Python venv with a2a_native and the OpenTelemetry SDK")
+        Receiver().use { r ->
+            val agent = ProcessBuilder(py, "${System.getProperty("a2a.repo")}/tests/otlp/python_agent.py").apply {
+                environment()["OTEL_EXPORTER_OTLP_ENDPOINT"] = r.url
+                environment()["OTEL_SERVICE_NAME"] = "python-agent"
+                environment()["OTEL_BSP_SCHEDULE_DELAY"] = "50"
+                redirectError(ProcessBuilder.Redirect.INHERIT)
+            }.start()
+            try {
+                val url = agent.inputStream.bufferedReader().readLine()
+                application(r.url, url)
+                r.await("agent-work")
+                val client = r.one(send, APP_SPAN, "kotlin-agent")
+                val request = r.one(send, hex(client.spanId), "python-agent")
+                val execute = r.one("a2a.execute", hex(request.spanId), "python-agent")
+                val work = r.one("agent-work", hex(execute.spanId), "python-agent-code")
+                for (span in listOf(client, request, execute, work)) assertEquals(TRACE_ID, hex(span.traceId))
+                assertTrue(r.hooks.isNotEmpty() && r.hooks.all { it!!.startsWith("00-$TRACE_ID-") }, "${r.hooks}")
+            } finally {
+                agent.outputStream.close()
+                agent.destroy()
+            }
         }
     }
 }
@@ -96,9 +151,10 @@ object OtlpChild {
         override suspend fun cancel(context: RequestContext, events: EventSink) {}
     }
 
+    /** `args`: the agent's URL (`-`: a Kotlin agent's server of its own) and the webhook. */
     @JvmStatic
     fun main(args: Array<String>) = kotlinx.coroutines.runBlocking {
-        val hook = args[0]
+        val (agentUrl, hook) = args
         val w3c = io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()
         io.opentelemetry.api.GlobalOpenTelemetry.set(
             io.opentelemetry.api.OpenTelemetry.propagating(io.opentelemetry.context.propagation.ContextPropagators.create(w3c)),
@@ -106,9 +162,8 @@ object OtlpChild {
         useOpenTelemetryContext()
         val options = ServerOptions(securityJson = """{"allowPrivateWebhooks": true}""")
         val card = agentCard("kotlin-agent", "traced").let { it.copy(capabilities = it.capabilities.copy(pushNotifications = true)) }
-        val server = AgentServer(card, Done(), options)
-        server.start()
-        val client = Client.connect(server.url()!!)
+        val server = if (agentUrl == "-") AgentServer(card, Done(), options).also { it.start() } else null
+        val client = Client.connect(server?.url() ?: agentUrl)
         val app = io.opentelemetry.api.trace.SpanContext.create(
             TRACE_ID, APP_SPAN, io.opentelemetry.api.trace.TraceFlags.getSampled(), io.opentelemetry.api.trace.TraceState.getDefault(),
         )
@@ -122,7 +177,7 @@ object OtlpChild {
             scope.close()
         }
         kotlinx.coroutines.delay(1000) // the push notifications go out after the reply
-        server.stop()
+        server?.stop()
         println("done")
     }
 }

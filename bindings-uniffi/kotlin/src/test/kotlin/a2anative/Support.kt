@@ -102,8 +102,13 @@ class Parker : AgentExecutor {
 }
 
 /** An AgentServer for `executor`, started on a free port and stopped after `body`. */
-suspend fun <T> serving(executor: AgentExecutor, options: ServerOptions? = null, body: suspend (AgentServer) -> T): T {
-    val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), executor, options)
+suspend fun <T> serving(
+    executor: AgentExecutor,
+    options: ServerOptions? = null,
+    card: AgentCard = agentCard("kotlin-agent", "An agent written in Kotlin"),
+    body: suspend (AgentServer) -> T,
+): T {
+    val server = AgentServer(card, executor, options)
     server.start()
     try {
         return body(server)
