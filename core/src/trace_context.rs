@@ -86,6 +86,7 @@ pub(crate) fn caller_headers() -> Option<HeaderMap> {
 
 /// Names `span` for export (OpenTelemetry's `otel.name`), also once its OTel span has started
 /// (a span that continued a caller's trace has): `otel.name` recorded then is not applied.
+#[cfg(feature = "server")]
 pub(crate) fn rename(span: &tracing::Span, name: &'static str) {
     use opentelemetry::trace::TraceContextExt;
     use tracing_opentelemetry::OpenTelemetrySpanExt;
