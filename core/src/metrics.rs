@@ -157,8 +157,11 @@ impl Metrics {
     /// A gauge count held while a stream is open.
     pub(crate) fn open_stream(&self) -> OpenStream {
         self.open_streams.inc();
-        otel!(o => o.open_streams.add(1, &[]));
-        OpenStream(self.open_streams.clone())
+        #[cfg(feature = "otlp")]
+        let exported = crate::otlp_metrics::instruments().map(|o| o.open_streams.add(1, &[])).is_some();
+        #[cfg(not(feature = "otlp"))]
+        let exported = false;
+        OpenStream { gauge: self.open_streams.clone(), exported }
     }
 
     pub(crate) fn task_state(&self, state: &'static str) {
@@ -183,14 +186,20 @@ impl Metrics {
     }
 }
 
-/// Decrements the open-streams gauge when the stream it rides with is dropped.
+/// Decrements the open-streams gauge when the stream it rides with is dropped (and the OTLP
+/// count, when it was counted there: export may have started while the stream was open).
 #[derive(Debug)]
-pub(crate) struct OpenStream(Gauge);
+pub(crate) struct OpenStream {
+    gauge: Gauge,
+    exported: bool,
+}
 
 impl Drop for OpenStream {
     fn drop(&mut self) {
-        self.0.dec();
-        otel!(o => o.open_streams.add(-1, &[]));
+        self.gauge.dec();
+        if self.exported {
+            otel!(o => o.open_streams.add(-1, &[]));
+        }
     }
 }
 

@@ -255,7 +255,9 @@ fn build(
 }
 
 /// Puts a decoded path capture into `field`; a different non-empty value already there is an error.
-fn bind(fields: &mut Map<String, Value>, field: &str, raw: &str) -> Result<(), A2AError> {
+/// Sets `field` from its percent-encoded path segment `raw`; a different non-empty value the
+/// body gave is InvalidParams. (Extension methods' tenants are bound by it too.)
+pub(crate) fn bind(fields: &mut Map<String, Value>, field: &str, raw: &str) -> Result<(), A2AError> {
     let value = percent_decode_str(raw)
         .decode_utf8()
         .map_err(|_| A2AError::invalid_field(field, "is not valid UTF-8 once percent-decoded"))?

@@ -54,6 +54,8 @@ fn methods() -> Vec<MethodSpec> {
     vec![
         MethodSpec { name: "tasks/search".into(), extension: SEARCH.into(), path: None },
         MethodSpec { name: "audit/log".into(), extension: AUDIT.into(), path: Some("/audit:log".into()) },
+        // Its tenanted reading, `/tasks` + `/search:cancel`, is also CancelTask's path.
+        MethodSpec { name: "search:cancel".into(), extension: SEARCH.into(), path: None },
     ]
 }
 
@@ -99,17 +101,22 @@ async fn our_client_calls_them_over_every_binding() {
     assert_eq!(resp.status(), 404);
     let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
     assert!(body.to_string().contains("t-missing"), "the method's own error: {body}");
-    // Under a tenant prefix, as the core routes: the path's tenant wins over the body's.
-    let resp = http
-        .post(format!("{}/acme/tasks/search", server.url().unwrap()))
-        .header("content-type", "application/json")
-        .body(r#"{"query": "q", "tenant": "other"}"#)
-        .send()
-        .await
-        .unwrap();
+    // Under a tenant prefix, as the core routes: percent-decoded; another tenant in the body is refused.
+    let post = |path: &str, body: &'static str| {
+        http.post(format!("{}{path}", server.url().unwrap())).header("content-type", "application/json").body(body)
+    };
+    let resp = post("/ac%20me/tasks/search", r#"{"query": "q"}"#).send().await.unwrap();
     assert_eq!(resp.status(), 200);
     let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
-    assert_eq!((&body["tenant"], &body["query"]), (&json!("acme"), &json!("q")), "{body}");
+    assert_eq!((&body["tenant"], &body["query"]), (&json!("ac me"), &json!("q")), "{body}");
+    let resp = post("/acme/tasks/search", r#"{"query": "q", "tenant": "other"}"#).send().await.unwrap();
+    assert_eq!(resp.status(), 400);
+    // A core route is never read as a tenanted extension method: this is CancelTask of task
+    // `search` (not found), not `search:cancel` for tenant `tasks`.
+    let resp = post("/tasks/search:cancel", "{}").send().await.unwrap();
+    assert_eq!(resp.status(), 404);
+    let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+    assert!(body.to_string().contains("TASK_NOT_FOUND"), "{body}");
     server.stop().await.unwrap();
 }
 

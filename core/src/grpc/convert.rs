@@ -120,8 +120,27 @@ fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
 }
 
 /// An extension method's params or result (any JSON) as a `google.protobuf.Value` message.
+/// Its numbers are doubles: an integer beyond ±2^53 goes as the nearest double (pbjson refuses
+/// it as it is), as any protobuf `Value` carries it.
 pub fn encode_value(value: &Value) -> Result<Bytes> {
-    encode::<::pbjson_types::Value>(value)
+    fn as_doubles(value: &mut Value) {
+        const EXACT: u64 = 1 << 53;
+        match value {
+            Value::Number(n)
+                if n.as_u64().is_some_and(|u| u > EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT) =>
+            {
+                if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                    *n = f;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(as_doubles),
+            Value::Object(map) => map.values_mut().for_each(as_doubles),
+            _ => {}
+        }
+    }
+    let mut value = value.clone();
+    as_doubles(&mut value);
+    encode::<::pbjson_types::Value>(&value)
 }
 
 /// A `google.protobuf.Value` message as JSON (an extension method's params or result).
@@ -169,6 +188,15 @@ fn encode<M: Message + DeserializeOwned>(value: &impl Serialize) -> Result<Bytes
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_json_goes_as_a_protobuf_value_and_back() {
+        let odd = serde_json::json!({"a": [1, 2.5, null, true, "x", {"n": -3}], "big": 9007199254740993u64});
+        let back = decode_value(&encode_value(&odd).unwrap()).unwrap();
+        assert_eq!(back["a"], odd["a"]);
+        // Beyond 2^53 a Value's double is what is left.
+        assert_eq!(back["big"].as_f64(), Some(9007199254740992.0));
+    }
     use serde_json::json;
 
     fn send_request() -> A2ARequest {

@@ -26,7 +26,7 @@
 use super::body::{ResponseBody, SseOptions};
 use super::handler::Reply;
 use super::headers::{self, Version};
-use super::service::{App, BoxError, call_context, echo_extensions, read_body};
+use super::service::{App, BoxError, await_head, call_context, echo_extensions, read_body};
 use crate::error::{A2AError, ErrorKind};
 use crate::grpc::{self, convert, frame, status};
 use bytes::Bytes;
@@ -157,17 +157,22 @@ where
     app.extensions.check_required(requested)?;
     let ctx = call_context(activation, parts);
     let call = app.call(&ctx, request);
+    let begun = tokio::time::Instant::now();
     let reply = match deadline {
         Some(d) => tokio::time::timeout(d, call).await.map_err(|_| deadline_passed())?,
         None => call.await,
     }?;
+    // What is left of the call's deadline once the stream is open: the head's wait and the
+    // stream both keep to it.
+    let left = || deadline.map(|d| d.saturating_sub(begun.elapsed()));
     let body = match reply {
         Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&convert::encode_result(method, &v)?)),
         Reply::Empty => ResponseBody::grpc_unary(frame::encode(&[])),
-        Reply::Stream(events) => {
+        Reply::Stream(mut events) => {
+            await_head(&mut events, left()).await;
             let options =
                 SseOptions { keep_alive: None, shutdown: Some(app.shutdown.clone()), span: tracing::Span::current() };
-            ResponseBody::grpc_stream(events, deadline, options)
+            ResponseBody::grpc_stream(events, left(), options)
         }
     };
     Ok(grpc_response(body))

@@ -132,7 +132,8 @@ impl RequestHandler {
 
     /// The extension method served at the HTTP+JSON path `path` (under a base), if any: its
     /// declared path, or `/` + its name (where clients that know only the name call it); each
-    /// also under a `/{tenant}` prefix, as the core routes are (the tenant is returned).
+    /// also under a `/{tenant}` prefix, as the core routes are (the tenant's raw path segment is
+    /// returned; the HTTP+JSON binding decodes it, and prefers a core route that the path names).
     pub fn method_at<'p>(&self, path: &'p str) -> Option<(&crate::methods::MethodSpec, Option<&'p str>)> {
         let at = |path: &str| {
             self.methods.iter().find(|m| m.http_path() == path || path.strip_prefix('/') == Some(m.name.as_str()))

@@ -26,7 +26,7 @@
 use super::body::{Framing, ResponseBody};
 use super::handler::Reply;
 use super::headers::{self, Version};
-use super::service::{App, BoxError, bytes_response, call_context, echo_extensions, no_content, read_body};
+use super::service::{App, BoxError, await_head, bytes_response, call_context, echo_extensions, no_content, read_body};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
 use crate::model::v03;
@@ -130,7 +130,10 @@ where
         Ok(Reply::Value(v)) => ok(jsonrpc::success(&id, &v)),
         // google.protobuf.Empty is `{}` in ProtoJSON.
         Ok(Reply::Empty) => ok(jsonrpc::success(&id, json!({}))),
-        Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpc(id)),
+        Ok(Reply::Stream(mut events)) => {
+            await_head(&mut events, None).await;
+            app.sse_response(events, Framing::JsonRpc(id))
+        }
         // A streaming call refused before its stream starts (unknown task, terminal task, ...)
         // is answered like any other call: a plain JSON-RPC error response, not a stream. The
         // official TCK reads any `text/event-stream` answer as an accepted stream (STREAM-SUB-003).
@@ -191,7 +194,10 @@ async fn serve_v03(
             Err(e) => fail(e),
         },
         Ok(Reply::Empty) => ok(jsonrpc::success(&id, Value::Null)),
-        Ok(Reply::Stream(events)) => app.sse_response(events, Framing::JsonRpcV03(id)),
+        Ok(Reply::Stream(mut events)) => {
+            await_head(&mut events, None).await;
+            app.sse_response(events, Framing::JsonRpcV03(id))
+        }
         Err(e) => fail(e),
     }
 }

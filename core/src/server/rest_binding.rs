@@ -23,7 +23,7 @@ use super::body::{Framing, ResponseBody};
 use super::handler::Reply;
 use super::headers::{self, Version};
 use super::service::{
-    App, BoxError, call_context, echo_extensions, json_response, read_body, serialized_response, status,
+    App, BoxError, await_head, call_context, echo_extensions, json_response, read_body, serialized_response, status,
 };
 use crate::error::{A2AError, ErrorKind};
 use crate::rest;
@@ -92,7 +92,14 @@ where
             ),
         ));
     }
-    if let Some((spec, tenant)) = app.handler.method_at(path).filter(|_| parts.method == http::Method::POST) {
+    let extension = app.handler.method_at(path).filter(|(_, tenant)| {
+        // A tenanted reading never shadows a core route taking POST (`/tasks/x:cancel` is
+        // CancelTask); one that names only other methods (`/acme/tasks/search`: GET) does not.
+        parts.method == http::Method::POST
+            && (tenant.is_none()
+                || !matches!(rest::route("POST", path, None, b""), Ok(_) | Err(rest::RestError::Invalid(_))))
+    });
+    if let Some((spec, tenant)) = extension {
         app.extensions.check_required(requested).map_err(fail)?;
         let mut params = if bytes.iter().all(u8::is_ascii_whitespace) {
             serde_json::Value::Null
@@ -100,7 +107,7 @@ where
             serde_json::from_slice(&bytes)
                 .map_err(|e| fail(A2AError::new(ErrorKind::InvalidRequest, format!("the body is not JSON: {e}"))))?
         };
-        // The path's tenant wins over the body's, as on the core routes.
+        // The path's tenant, percent-decoded and checked against the body's, as on the core routes.
         if let Some(tenant) = tenant {
             if params.is_null() {
                 params = json!({});
@@ -108,7 +115,7 @@ where
             let Some(fields) = params.as_object_mut() else {
                 return Err(fail(A2AError::invalid_field("tenant", "a tenant in the path needs an object body")));
             };
-            fields.insert("tenant".into(), tenant.into());
+            rest::bind(fields, "tenant", tenant).map_err(fail)?;
         }
         // Calling an extension's method activates that extension.
         activation.force(&spec.extension);
@@ -132,7 +139,10 @@ where
         Reply::Value(v) => Ok(serialized_response(StatusCode::OK, media, &v)),
         // google.protobuf.Empty is `{}` in ProtoJSON.
         Reply::Empty => Ok(json_response(StatusCode::OK, media, &json!({}))),
-        Reply::Stream(events) => Ok(app.sse_response(events, Framing::Rest)),
+        Reply::Stream(mut events) => {
+            await_head(&mut events, None).await;
+            Ok(app.sse_response(events, Framing::Rest))
+        }
     }
 }
 

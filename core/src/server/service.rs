@@ -48,10 +48,17 @@ use tracing::field::Empty;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// How long a stream's response head waits for its first event (see [`App::call`]): long
+/// How long a stream's response head waits for its first event (see [`await_head`]): long
 /// enough for an executor to start and activate its extensions, short enough that a slow
 /// first event does not hold the head (and so the keep-alives) back.
 const FIRST_EVENT_WAIT: Duration = Duration::from_secs(1);
+
+/// Waits for a stream's first executor event before its response head goes out (at most
+/// [`FIRST_EVENT_WAIT`], or `limit` when sooner: a gRPC deadline), so what the executor
+/// activates as it starts is echoed in that head. Every binding calls it on a stream reply.
+pub(crate) async fn await_head(events: &mut EventStream, limit: Option<Duration>) {
+    events.first_within(limit.map_or(FIRST_EVENT_WAIT, |l| l.min(FIRST_EVENT_WAIT))).await;
+}
 
 /// Settings of the HTTP layer (the protocol limits live in [`super::Limits`]).
 #[derive(Debug, Clone)]
@@ -373,9 +380,6 @@ impl App {
             Ok(Reply::Stream(events)) => {
                 metrics::outcome("OK");
                 events.hold(self.handler.metrics().open_stream());
-                // The head goes out with the first event (or without it after a short wait):
-                // what the executor activates as it starts is then echoed in it.
-                events.first_within(FIRST_EVENT_WAIT).await;
             }
             Ok(_) => metrics::outcome("OK"),
             Err(e) => metrics::outcome(e.kind.spec().reason),
