@@ -28,8 +28,7 @@ impl A2aException {
 
     /// An error of the kind named `name` (a row of core's table; unknown names are Internal).
     pub fn named(name: &str, detail: impl Into<String>) -> Self {
-        let kind =
-            a2a_native::error::ERROR_TABLE.iter().find(|r| r.name == name).map_or(ErrorKind::Internal, |r| r.kind);
+        let kind = ErrorKind::from_host(name);
         A2AError::new(kind, detail).into()
     }
 }
@@ -71,8 +70,7 @@ impl From<A2AError> for A2aException {
 impl From<A2aException> for A2AError {
     fn from(e: A2aException) -> Self {
         let A2aException::Failure { name, detail, violations, .. } = e;
-        let kind =
-            a2a_native::error::ERROR_TABLE.iter().find(|r| r.name == name).map_or(ErrorKind::Internal, |r| r.kind);
+        let kind = ErrorKind::from_host(&name);
         let mut err = A2AError::new(kind, detail);
         err.violations = violations
             .into_iter()
