@@ -26,6 +26,8 @@ pub mod log;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "sqlite")]
@@ -233,207 +235,6 @@ pub(crate) fn matches_filters(task: &Task, key: i64, req: &ListTasksRequest, aft
         && after.is_none_or(|a| key != NO_TIMESTAMP && key >= a)
 }
 
-/// Shared by the SQL backends: reading rows back never panics on bad data.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) mod rows {
-    use super::*;
-    use crate::ErrorKind;
-    use crate::model::trim_history;
-
-    /// What ListTasks returns of a stored task: history trimmed, artifacts only when asked for.
-    pub fn shape_listed(task: &mut Task, req: &ListTasksRequest) {
-        trim_history(task, req.history_length);
-        if req.include_artifacts != Some(true) {
-            // Empty vec: the `artifacts` key is then absent, as the spec requires.
-            task.artifacts = Vec::new();
-        }
-    }
-
-    pub fn task_body(task: &Task) -> Result<String> {
-        serde_json::to_string(task).map_err(|e| A2AError::internal(format!("task {}: cannot encode: {e}", task.id)))
-    }
-
-    /// Decodes a stored task body; a corrupt row is an Internal error naming the task.
-    pub fn decode_task(tenant: &str, id: &str, body: &str) -> Result<Task> {
-        let task: Task = serde_json::from_str(body)
-            .map_err(|e| A2AError::internal(format!("stored task {id:?} (tenant {tenant:?}) is corrupt: {e}")))?;
-        if task.id != id {
-            return Err(A2AError::internal(format!(
-                "stored task {id:?} (tenant {tenant:?}) is corrupt: its body has id {:?}",
-                task.id
-            )));
-        }
-        Ok(task)
-    }
-
-    pub fn config_body(config: &TaskPushNotificationConfig) -> Result<String> {
-        serde_json::to_string(config)
-            .map_err(|e| A2AError::internal(format!("push config {}: cannot encode: {e}", config.id)))
-    }
-
-    pub fn decode_config(tenant: &str, task_id: &str, id: &str, body: &str) -> Result<TaskPushNotificationConfig> {
-        let mut config: TaskPushNotificationConfig = serde_json::from_str(body).map_err(|e| {
-            A2AError::internal(format!(
-                "stored push config {id:?} of task {task_id:?} (tenant {tenant:?}) is corrupt: {e}"
-            ))
-        })?;
-        // The key columns are the truth; the body only carries the rest.
-        config.tenant = tenant.to_owned();
-        config.task_id = task_id.to_owned();
-        config.id = id.to_owned();
-        Ok(config)
-    }
-
-    /// The total as the wire's int32 (saturating; a store never holds 2^31 tasks in practice).
-    pub fn total_i32(n: i64) -> i32 {
-        i32::try_from(n.max(0)).unwrap_or(i32::MAX)
-    }
-
-    /// A database failure: Unavailable when the database cannot be reached (connection
-    /// refused or lost, pool exhausted), so clients may retry; Internal otherwise.
-    pub fn db_error(what: &str, e: sqlx::Error) -> A2AError {
-        let unreachable = matches!(
-            e,
-            sqlx::Error::Io(_)
-                | sqlx::Error::PoolTimedOut
-                | sqlx::Error::PoolClosed
-                | sqlx::Error::WorkerCrashed
-                | sqlx::Error::Tls(_)
-                | sqlx::Error::Protocol(_)
-        ) || matches!(&e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")));
-        let kind = if unreachable { ErrorKind::Unavailable } else { ErrorKind::Internal };
-        A2AError::new(kind, format!("task store: {what}: {e}"))
-    }
-
-    /// The ListTasks sort key in SQL; must agree with [`NO_TIMESTAMP`] (checked by a test) and
-    /// be spelled exactly like this in the list index, or the index would not serve the query.
-    macro_rules! sort_key_sql {
-        () => {
-            "COALESCE(status_ts, -9223372036854775807)"
-        };
-    }
-    pub(crate) use sort_key_sql;
-
-    /// `WHERE` of both ListTasks queries (count and page): tenant scope plus the filters.
-    /// Built from constant fragments; every value is a bind parameter.
-    pub fn push_task_filters<DB>(
-        qb: &mut sqlx::QueryBuilder<DB>,
-        tenant: &str,
-        req: &ListTasksRequest,
-        after: Option<i64>,
-    ) where
-        DB: sqlx::Database,
-        String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-        i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    {
-        qb.push(" WHERE tenant = ").push_bind(tenant.to_owned());
-        if !req.context_id.is_empty() {
-            qb.push(" AND context_id = ").push_bind(req.context_id.clone());
-        }
-        if let Some(state) = req.status {
-            qb.push(" AND state = ").push_bind(state.as_str().to_owned());
-        }
-        if let Some(after) = after {
-            qb.push(" AND status_ts >= ").push_bind(after);
-        }
-    }
-
-    /// The page query: filters, then the cursor, newest first, one row more than the page so
-    /// the caller knows whether another page follows.
-    pub fn task_page_query<DB>(
-        tenant: &str,
-        req: &ListTasksRequest,
-        after: Option<i64>,
-        cursor: Option<(i64, String)>,
-        page_size: usize,
-    ) -> sqlx::QueryBuilder<DB>
-    where
-        DB: sqlx::Database,
-        <DB as sqlx::Database>::Arguments: Default,
-        String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-        i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    {
-        let mut qb = sqlx::QueryBuilder::new(concat!(
-            "SELECT id, body, ",
-            sort_key_sql!(),
-            " AS k, body_seq, version FROM a2a_tasks"
-        ));
-        push_task_filters(&mut qb, tenant, req, after);
-        if let Some((key, id)) = cursor {
-            qb.push(concat!(" AND (", sort_key_sql!(), ", id) < (")).push_bind(key).push(", ").push_bind(id).push(")");
-        }
-        qb.push(concat!(" ORDER BY ", sort_key_sql!(), " DESC, id DESC LIMIT "))
-            .push_bind(i64::try_from(page_size + 1).unwrap_or(i64::MAX));
-        qb
-    }
-
-    pub fn task_count_query<DB>(tenant: &str, req: &ListTasksRequest, after: Option<i64>) -> sqlx::QueryBuilder<DB>
-    where
-        DB: sqlx::Database,
-        <DB as sqlx::Database>::Arguments: Default,
-        String: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-        i64: for<'q> sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    {
-        let mut qb = sqlx::QueryBuilder::new("SELECT COUNT(*) FROM a2a_tasks");
-        push_task_filters(&mut qb, tenant, req, after);
-        qb
-    }
-
-    /// A listed row: id, body, sort key, the version of the body, the task's version.
-    pub type PageRow = (String, String, i64, i64, i64);
-
-    /// Turns page rows (their tasks already folded up to date) into the response's tasks and
-    /// next-page token.
-    pub fn finish_page(
-        req: &ListTasksRequest,
-        page_size: usize,
-        rows: Vec<(Task, i64)>,
-        total: i64,
-    ) -> ListTasksResponse {
-        let mut response = ListTasksResponse { total_size: total_i32(total), ..Default::default() };
-        let more = rows.len() > page_size;
-        for (mut task, key) in rows.into_iter().take(page_size) {
-            shape_listed(&mut task, req);
-            if more && response.tasks.len() + 1 == page_size {
-                response.next_page_token = encode_task_cursor(key, &task.id);
-            }
-            response.tasks.push(task);
-        }
-        response.page_size = response.tasks.len() as i32;
-        response
-    }
-
-    /// A log entry's stored body.
-    pub fn change_body(change: &Change) -> Result<String> {
-        serde_json::to_string(change).map_err(|e| A2AError::internal(format!("cannot encode a log entry: {e}")))
-    }
-
-    pub fn decode_change(tenant: &str, id: &str, seq: i64, body: &str) -> Result<LogEntry> {
-        let change: Change = serde_json::from_str(body).map_err(|e| {
-            A2AError::internal(format!("log entry {seq} of task {id:?} (tenant {tenant:?}) is corrupt: {e}"))
-        })?;
-        Ok(LogEntry { seq: u64::try_from(seq).unwrap_or(0), change })
-    }
-
-    /// A stored body brought up to date with the log entries after it.
-    pub fn fold(tenant: &str, id: &str, body: &str, entries: &[LogEntry]) -> Result<Task> {
-        let mut task = decode_task(tenant, id, body)?;
-        for entry in entries {
-            super::log::apply_to(&mut task, &entry.change);
-        }
-        Ok(task)
-    }
-
-    /// Sequence numbers as SQL integers (a task never has 2^63 changes).
-    pub fn seq_i64(seq: u64) -> i64 {
-        i64::try_from(seq).unwrap_or(i64::MAX)
-    }
-
-    pub fn seq_u64(seq: i64) -> u64 {
-        u64::try_from(seq).unwrap_or(0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,7 +257,7 @@ mod tests {
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     #[test]
     fn sql_sort_key_agrees_with_no_timestamp() {
-        assert_eq!(rows::sort_key_sql!(), format!("COALESCE(status_ts, {NO_TIMESTAMP})"));
+        assert_eq!(sql::sort_key_sql!(), format!("COALESCE(status_ts, {NO_TIMESTAMP})"));
     }
 
     #[test]

@@ -6,21 +6,16 @@
 //! `-0.0`, and a store must give back exactly what it was given. Key columns use the "C"
 //! collation, so ids sort byte-wise, as in the other stores, whatever the database locale.
 
-use super::log::{Commit, CommitOutcome, Lease, LogEntry, LogPage, Moved, PushDue, Versioned};
-use super::rows::{
-    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold, seq_i64,
-    seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
-};
-use super::{
-    PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
-    prepare_push_config, push_page_size,
-};
+use super::log::{Commit, CommitOutcome, Lease, LogPage, Moved, PushDue, Versioned};
+use super::sql::{Tables, change_body, db_error, seq_i64, seq_u64, sort_key_sql, task_body};
+use super::{PushConfigStore, TaskStore};
 use crate::error::Result;
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
     trim_history,
 };
 use async_trait::async_trait;
+use sqlx::Postgres;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use std::time::Duration;
 
@@ -113,7 +108,7 @@ const SCHEMA: &[&str] = &[
 /// A [`TaskStore`] and [`PushConfigStore`] in a PostgreSQL database.
 #[derive(Debug, Clone)]
 pub struct PostgresStore {
-    pool: PgPool,
+    tables: Tables<Postgres>,
     /// Fired after a commit of this process queued push notifications.
     queued: std::sync::Arc<tokio::sync::Notify>,
     /// The LISTEN side, started by [`TaskStore::moves`] when nobody listens yet.
@@ -203,42 +198,16 @@ impl PostgresStore {
             sqlx::query(*statement).execute(&mut *tx).await.map_err(|e| db_error("schema", e))?;
         }
         tx.commit().await.map_err(|e| db_error("schema", e))?;
-        Ok(Self { pool, queued: Default::default(), moves: Default::default() })
+        Ok(Self { tables: Tables { pool }, queued: Default::default(), moves: Default::default() })
     }
 
     pub fn pool(&self) -> &PgPool {
-        &self.pool
+        &self.tables.pool
     }
 
     /// Closes every connection; later calls fail.
     pub async fn close(&self) {
-        self.pool.close().await;
-    }
-}
-
-impl PostgresStore {
-    /// The log entries of a task after `after` (and up to `upto`), oldest first.
-    async fn entries<'e, E: sqlx::PgExecutor<'e>>(
-        executor: E,
-        tenant: &str,
-        id: &str,
-        after: u64,
-        upto: u64,
-        limit: usize,
-    ) -> Result<Vec<LogEntry>> {
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, body FROM a2a_events WHERE tenant = $1 AND task_id = $2 AND seq > $3 AND seq <= $4
-             ORDER BY seq LIMIT $5",
-        )
-        .bind(tenant)
-        .bind(id)
-        .bind(seq_i64(after))
-        .bind(seq_i64(upto))
-        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(executor)
-        .await
-        .map_err(|e| db_error(&format!("read the log of task {id:?}"), e))?;
-        rows.iter().map(|(seq, body)| decode_change(tenant, id, *seq, body)).collect()
+        self.tables.pool.close().await;
     }
 }
 
@@ -333,7 +302,7 @@ impl TaskStore for PostgresStore {
             query = query.bind(commit.trace);
         }
         let (moved, queued) =
-            query.fetch_one(&self.pool).await.map_err(|e| db_error(&format!("commit task {:?}", task.id), e))?;
+            query.fetch_one(self.pool()).await.map_err(|e| db_error(&format!("commit task {:?}", task.id), e))?;
         if moved == 0 {
             return Ok(CommitOutcome::Conflict);
         }
@@ -351,17 +320,13 @@ impl TaskStore for PostgresStore {
         ))
         .bind(tenant)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.pool())
         .await
         .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
         let Some((body, body_seq, version, owner, live)) = row else { return Ok(None) };
-        let entries = if version > body_seq {
-            Self::entries(&self.pool, tenant, id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?
-        } else {
-            Vec::new()
-        };
+        let task = Tables::current(self.pool(), tenant, id, &body, body_seq, version).await?;
         let lease = owner.map(|owner| Lease { owner, live: live.unwrap_or(false) });
-        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version), lease }))
+        Ok(Some(Versioned { task, version: seq_u64(version), lease }))
     }
 
     fn leases(&self) -> bool {
@@ -382,7 +347,7 @@ impl TaskStore for PostgresStore {
         .bind(owner)
         .bind(&tenants)
         .bind(&ids)
-        .execute(&self.pool)
+        .execute(self.pool())
         .await
         .map_err(|e| db_error("renew leases", e))?;
         Ok(())
@@ -395,7 +360,7 @@ impl TaskStore for PostgresStore {
         .bind(tenant)
         .bind(id)
         .bind(owner)
-        .execute(&self.pool)
+        .execute(self.pool())
         .await
         .map_err(|e| db_error(&format!("release the lease of task {id:?}"), e))?;
         Ok(())
@@ -429,37 +394,14 @@ impl TaskStore for PostgresStore {
         .bind(claimer)
         .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await
         .map_err(|e| db_error("claim push notifications", e))?;
-        let mut due = Vec::with_capacity(claimed.len());
-        for (id, tenant, task_id, seq, config_id, trace) in claimed {
-            let event: Option<String> =
-                sqlx::query_scalar("SELECT body FROM a2a_events WHERE tenant = $1 AND task_id = $2 AND seq = $3")
-                    .bind(&tenant)
-                    .bind(&task_id)
-                    .bind(seq)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(|e| db_error("read a push notification's event", e))?;
-            let config = PushConfigStore::get(self, &tenant, &task_id, &config_id).await?;
-            let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
-            match (config, event.and_then(|e| e.change.event().cloned())) {
-                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event, trace }),
-                // The task or the config is gone: nothing to deliver.
-                _ => self.finish_push(id).await?,
-            }
-        }
-        Ok(due)
+        self.tables.due(self, claimed).await
     }
 
     async fn finish_push(&self, id: i64) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_push_outbox WHERE id = $1")
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error("finish a push notification", e))?;
-        Ok(())
+        self.tables.finish_push(id).await
     }
 
     async fn orphaned_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
@@ -470,35 +412,18 @@ impl TaskStore for PostgresStore {
         ))
         .bind(&ACTIVE[..])
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await
         .map_err(|e| db_error("look for orphaned tasks", e))
     }
 
     async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {
-        let entries = Self::entries(&self.pool, tenant, id, after, u64::MAX >> 1, limit).await?;
+        let entries = Tables::entries(self.pool(), tenant, id, after, u64::MAX >> 1, limit).await?;
         Ok(LogPage { entries, complete: true })
     }
 
     async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
-        let body = task_body(task)?;
-        sqlx::query(
-            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
-             VALUES ($1, $2, $3, $4, $5, $6, 1, 1)
-             ON CONFLICT (tenant, id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-                status_ts = EXCLUDED.status_ts, body = EXCLUDED.body, version = a2a_tasks.version + 1,
-                body_seq = a2a_tasks.version + 1",
-        )
-        .bind(tenant)
-        .bind(&task.id)
-        .bind(&task.context_id)
-        .bind(task.status.state.as_str())
-        .bind(task.status.timestamp.map(|t| t.timestamp_millis()))
-        .bind(body)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| db_error(&format!("save task {:?}", task.id), e))?;
-        Ok(())
+        self.tables.save(tenant, task).await
     }
 
     async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> Result<Option<Task>> {
@@ -508,56 +433,12 @@ impl TaskStore for PostgresStore {
     }
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
-        let mut tx = self.pool.begin().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        for sql in [
-            "DELETE FROM a2a_tasks WHERE tenant = $1 AND id = $2",
-            "DELETE FROM a2a_events WHERE tenant = $1 AND task_id = $2",
-            "DELETE FROM a2a_push_outbox WHERE tenant = $1 AND task_id = $2",
-        ] {
-            sqlx::query(sql)
-                .bind(tenant)
-                .bind(id)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        }
-        tx.commit().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        Ok(())
+        self.tables.delete(tenant, id).await
     }
 
     async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse> {
-        let page_size = req.effective_page_size();
-        let cursor = decode_task_cursor(&req.page_token)?;
-        let after = after_key(req);
-        // REPEATABLE READ: the count, the page and the logs see one snapshot.
-        let mut tx = self.pool.begin().await.map_err(|e| db_error("list tasks", e))?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| db_error("list tasks", e))?;
-        let total: i64 = task_count_query(tenant, req, after)
-            .build_query_scalar()
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(|e| db_error("count tasks", e))?;
-        let rows: Vec<PageRow> = task_page_query(tenant, req, after, cursor, page_size)
-            .build_query_as()
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(|e| db_error("list tasks", e))?;
-        let mut tasks = Vec::with_capacity(rows.len());
-        for (id, body, key, body_seq, version) in rows {
-            let task = if version > body_seq {
-                let entries =
-                    Self::entries(&mut *tx, tenant, &id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?;
-                fold(tenant, &id, &body, &entries)?
-            } else {
-                decode_task(tenant, &id, &body)?
-            };
-            tasks.push((task, key));
-        }
-        tx.commit().await.map_err(|e| db_error("list tasks", e))?;
-        Ok(finish_page(req, page_size, tasks, total))
+        // REPEATABLE READ: PostgreSQL's default (READ COMMITTED) gives each statement its own.
+        self.tables.list(tenant, req, Some("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")).await
     }
 
     fn moves(&self) -> Option<tokio::sync::broadcast::Receiver<Moved>> {
@@ -571,7 +452,7 @@ impl TaskStore for PostgresStore {
             return None;
         };
         let (tx, rx) = tokio::sync::broadcast::channel(MOVES_CAPACITY);
-        runtime.spawn(listen(self.pool.clone(), tx.clone()));
+        runtime.spawn(listen(self.pool().clone(), tx.clone()));
         *moves = Some(tx);
         Some(rx)
     }
@@ -580,32 +461,11 @@ impl TaskStore for PostgresStore {
 #[async_trait]
 impl PushConfigStore for PostgresStore {
     async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
-        let config = prepare_push_config(tenant, config)?;
-        // On conflict only the body changes: the row keeps its sequence number (list position).
-        sqlx::query(
-            "INSERT INTO a2a_push_configs (tenant, task_id, id, body) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (tenant, task_id, id) DO UPDATE SET body = EXCLUDED.body",
-        )
-        .bind(tenant)
-        .bind(&config.task_id)
-        .bind(&config.id)
-        .bind(config_body(&config)?)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| db_error(&format!("save push config {:?}", config.id), e))?;
-        Ok(config)
+        self.tables.create_config(tenant, config).await
     }
 
     async fn get(&self, tenant: &str, task_id: &str, id: &str) -> Result<Option<TaskPushNotificationConfig>> {
-        let body: Option<String> =
-            sqlx::query_scalar("SELECT body FROM a2a_push_configs WHERE tenant = $1 AND task_id = $2 AND id = $3")
-                .bind(tenant)
-                .bind(task_id)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(|e| db_error(&format!("get push config {id:?}"), e))?;
-        body.map(|b| decode_config(tenant, task_id, id, &b)).transpose()
+        self.tables.get_config(tenant, task_id, id).await
     }
 
     async fn list(
@@ -615,48 +475,14 @@ impl PushConfigStore for PostgresStore {
         page_size: i32,
         page_token: &str,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        let page_size = push_page_size(page_size);
-        let after = decode_seq_cursor(page_token)?.unwrap_or(i64::MIN);
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT seq, id, body FROM a2a_push_configs WHERE tenant = $1 AND task_id = $2 AND seq > $3
-             ORDER BY seq LIMIT $4",
-        )
-        .bind(tenant)
-        .bind(task_id)
-        .bind(after)
-        .bind(page_size as i64 + 1)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(|e| db_error(&format!("list push configs of task {task_id:?}"), e))?;
-        let mut response = ListTaskPushNotificationConfigsResponse::default();
-        let more = rows.len() > page_size;
-        for (seq, id, body) in rows.into_iter().take(page_size) {
-            response.configs.push(decode_config(tenant, task_id, &id, &body)?);
-            if more && response.configs.len() == page_size {
-                response.next_page_token = encode_seq_cursor(seq);
-            }
-        }
-        Ok(response)
+        self.tables.list_configs(tenant, task_id, page_size, page_token).await
     }
 
     async fn delete(&self, tenant: &str, task_id: &str, id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_push_configs WHERE tenant = $1 AND task_id = $2 AND id = $3")
-            .bind(tenant)
-            .bind(task_id)
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("delete push config {id:?}"), e))?;
-        Ok(())
+        self.tables.delete_configs(tenant, task_id, Some(id)).await
     }
 
     async fn delete_all(&self, tenant: &str, task_id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_push_configs WHERE tenant = $1 AND task_id = $2")
-            .bind(tenant)
-            .bind(task_id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("delete push configs of task {task_id:?}"), e))?;
-        Ok(())
+        self.tables.delete_configs(tenant, task_id, None).await
     }
 }

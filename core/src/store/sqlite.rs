@@ -3,21 +3,16 @@
 //! schema created on open. Tasks are stored whole as JSON text; the columns beside the body are
 //! only what ListTasks filters and sorts on.
 
-use super::log::{Commit, CommitOutcome, LogEntry, LogPage, PushDue, Versioned};
-use super::rows::{
-    PageRow, change_body, config_body, db_error, decode_change, decode_config, decode_task, finish_page, fold, seq_i64,
-    seq_u64, sort_key_sql, task_body, task_count_query, task_page_query,
-};
-use super::{
-    PushConfigStore, TaskStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor,
-    prepare_push_config, push_page_size, sort_key,
-};
+use super::log::{Commit, CommitOutcome, LogPage, PushDue, Versioned};
+use super::sql::{Tables, change_body, db_error, seq_i64, seq_u64, sort_key_sql, task_body};
+use super::{PushConfigStore, TaskStore};
 use crate::error::Result;
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
     trim_history,
 };
 use async_trait::async_trait;
+use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::time::Duration;
@@ -82,7 +77,7 @@ const SCHEMA: &[&str] = &[
 /// A [`TaskStore`] and [`PushConfigStore`] in one SQLite database.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    pool: SqlitePool,
+    tables: Tables<Sqlite>,
     /// Task commits go through one writer (group commit, see `sqlite_writer`).
     writer: super::sqlite_writer::Writer,
     /// Whether any push config was ever stored: until then a commit queues no notification and
@@ -180,45 +175,19 @@ impl SqliteStore {
             (writer, Some(pool.clone()))
         };
         Ok(Self {
-            pool,
+            tables: Tables { pool },
             writer: super::sqlite_writer::Writer::start(writer_pool, checkpoints),
             has_push_configs: std::sync::Arc::new(has_push_configs.into()),
         })
     }
 
     pub fn pool(&self) -> &SqlitePool {
-        &self.pool
+        &self.tables.pool
     }
 
     /// Closes every connection (checkpointing the WAL); later calls fail.
     pub async fn close(&self) {
-        self.pool.close().await;
-    }
-}
-
-impl SqliteStore {
-    /// The log entries of a task after `after` (and up to `upto`), oldest first.
-    async fn entries<'e, E: sqlx::SqliteExecutor<'e>>(
-        executor: E,
-        tenant: &str,
-        id: &str,
-        after: u64,
-        upto: u64,
-        limit: usize,
-    ) -> Result<Vec<LogEntry>> {
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT seq, body FROM a2a_events WHERE tenant = ? AND task_id = ? AND seq > ? AND seq <= ?
-             ORDER BY seq LIMIT ?",
-        )
-        .bind(tenant)
-        .bind(id)
-        .bind(seq_i64(after))
-        .bind(seq_i64(upto))
-        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(executor)
-        .await
-        .map_err(|e| db_error(&format!("read the log of task {id:?}"), e))?;
-        rows.iter().map(|(seq, body)| decode_change(tenant, id, *seq, body)).collect()
+        self.tables.pool.close().await;
     }
 }
 
@@ -255,47 +224,25 @@ impl TaskStore for SqliteStore {
 
     async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {
         let row: Option<(String, i64, i64)> =
-            sqlx::query_as("SELECT body, body_seq, version FROM a2a_tasks WHERE tenant = ? AND id = ?")
+            sqlx::query_as("SELECT body, body_seq, version FROM a2a_tasks WHERE tenant = $1 AND id = $2")
                 .bind(tenant)
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(self.pool())
                 .await
                 .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
         let Some((body, body_seq, version)) = row else { return Ok(None) };
-        let entries = if version > body_seq {
-            Self::entries(&self.pool, tenant, id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?
-        } else {
-            Vec::new()
-        };
-        Ok(Some(Versioned { task: fold(tenant, id, &body, &entries)?, version: seq_u64(version), lease: None }))
+        let task = Tables::current(self.pool(), tenant, id, &body, body_seq, version).await?;
+        // No lease: this store is the file's one user (single_process).
+        Ok(Some(Versioned { task, version: seq_u64(version), lease: None }))
     }
 
     async fn log_after(&self, tenant: &str, id: &str, after: u64, limit: usize) -> Result<LogPage> {
-        let entries = Self::entries(&self.pool, tenant, id, after, u64::MAX >> 1, limit).await?;
+        let entries = Tables::entries(self.pool(), tenant, id, after, u64::MAX >> 1, limit).await?;
         Ok(LogPage { entries, complete: true })
     }
 
     async fn save(&self, tenant: &str, task: &Task) -> Result<()> {
-        let body = task_body(task)?;
-        let ts = task.status.timestamp.map(|t| t.timestamp_millis());
-        sqlx::query(
-            "INSERT INTO a2a_tasks (tenant, id, context_id, state, status_ts, body, version, body_seq)
-             VALUES (?, ?, ?, ?, ?, ?, 1, 1)
-             ON CONFLICT (tenant, id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
-                status_ts = excluded.status_ts, body = excluded.body, version = a2a_tasks.version + 1,
-                body_seq = a2a_tasks.version + 1",
-        )
-        .bind(tenant)
-        .bind(&task.id)
-        .bind(&task.context_id)
-        .bind(task.status.state.as_str())
-        .bind(ts)
-        .bind(body)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| db_error(&format!("save task {:?}", task.id), e))?;
-        debug_assert_eq!(ts.unwrap_or(super::NO_TIMESTAMP), sort_key(task));
-        Ok(())
+        self.tables.save(tenant, task).await
     }
 
     fn single_process(&self) -> bool {
@@ -325,37 +272,14 @@ impl TaskStore for SqliteStore {
         .bind(claimer)
         .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
         .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await
         .map_err(|e| db_error("claim push notifications", e))?;
-        let mut due = Vec::with_capacity(claimed.len());
-        for (id, tenant, task_id, seq, config_id, trace) in claimed {
-            let event: Option<String> =
-                sqlx::query_scalar("SELECT body FROM a2a_events WHERE tenant = ? AND task_id = ? AND seq = ?")
-                    .bind(&tenant)
-                    .bind(&task_id)
-                    .bind(seq)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(|e| db_error("read a push notification's event", e))?;
-            let config = PushConfigStore::get(self, &tenant, &task_id, &config_id).await?;
-            let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
-            match (config, event.and_then(|e| e.change.event().cloned())) {
-                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event, trace }),
-                // The task or the config is gone: nothing to deliver.
-                _ => self.finish_push(id).await?,
-            }
-        }
-        Ok(due)
+        self.tables.due(self, claimed).await
     }
 
     async fn finish_push(&self, id: i64) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_push_outbox WHERE id = ?")
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error("finish a push notification", e))?;
-        Ok(())
+        self.tables.finish_push(id).await
     }
 
     async fn active_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
@@ -363,7 +287,7 @@ impl TaskStore for SqliteStore {
             .bind(crate::model::TaskState::Submitted.as_str())
             .bind(crate::model::TaskState::Working.as_str())
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await
             .map_err(|e| db_error("list active tasks", e))
     }
@@ -375,85 +299,24 @@ impl TaskStore for SqliteStore {
     }
 
     async fn delete(&self, tenant: &str, id: &str) -> Result<()> {
-        let mut tx = self.pool.begin().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        for sql in [
-            "DELETE FROM a2a_tasks WHERE tenant = ? AND id = ?",
-            "DELETE FROM a2a_events WHERE tenant = ? AND task_id = ?",
-            "DELETE FROM a2a_push_outbox WHERE tenant = ? AND task_id = ?",
-        ] {
-            sqlx::query(sql)
-                .bind(tenant)
-                .bind(id)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        }
-        tx.commit().await.map_err(|e| db_error(&format!("delete task {id:?}"), e))?;
-        Ok(())
+        self.tables.delete(tenant, id).await
     }
 
     async fn list(&self, tenant: &str, req: &ListTasksRequest) -> Result<ListTasksResponse> {
-        let page_size = req.effective_page_size();
-        let cursor = decode_task_cursor(&req.page_token)?;
-        let after = after_key(req);
-        // One read transaction: the count, the page and the logs see the same snapshot.
-        let mut tx = self.pool.begin().await.map_err(|e| db_error("list tasks", e))?;
-        let total: i64 = task_count_query(tenant, req, after)
-            .build_query_scalar()
-            .fetch_one(&mut *tx)
-            .await
-            .map_err(|e| db_error("count tasks", e))?;
-        let rows: Vec<PageRow> = task_page_query(tenant, req, after, cursor, page_size)
-            .build_query_as()
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(|e| db_error("list tasks", e))?;
-        let mut tasks = Vec::with_capacity(rows.len());
-        for (id, body, key, body_seq, version) in rows {
-            let task = if version > body_seq {
-                let entries =
-                    Self::entries(&mut *tx, tenant, &id, seq_u64(body_seq), seq_u64(version), usize::MAX).await?;
-                fold(tenant, &id, &body, &entries)?
-            } else {
-                decode_task(tenant, &id, &body)?
-            };
-            tasks.push((task, key));
-        }
-        tx.commit().await.map_err(|e| db_error("list tasks", e))?;
-        Ok(finish_page(req, page_size, tasks, total))
+        self.tables.list(tenant, req, None).await
     }
 }
 
 #[async_trait]
 impl PushConfigStore for SqliteStore {
     async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
-        let config = prepare_push_config(tenant, config)?;
+        // Set before the config is written, so no commit after it skips the outbox.
         self.has_push_configs.store(true, std::sync::atomic::Ordering::Release);
-        // On conflict only the body changes: the row keeps its sequence number (list position).
-        sqlx::query(
-            "INSERT INTO a2a_push_configs (tenant, task_id, id, body) VALUES (?, ?, ?, ?)
-             ON CONFLICT (tenant, task_id, id) DO UPDATE SET body = excluded.body",
-        )
-        .bind(tenant)
-        .bind(&config.task_id)
-        .bind(&config.id)
-        .bind(config_body(&config)?)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| db_error(&format!("save push config {:?}", config.id), e))?;
-        Ok(config)
+        self.tables.create_config(tenant, config).await
     }
 
     async fn get(&self, tenant: &str, task_id: &str, id: &str) -> Result<Option<TaskPushNotificationConfig>> {
-        let body: Option<String> =
-            sqlx::query_scalar("SELECT body FROM a2a_push_configs WHERE tenant = ? AND task_id = ? AND id = ?")
-                .bind(tenant)
-                .bind(task_id)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(|e| db_error(&format!("get push config {id:?}"), e))?;
-        body.map(|b| decode_config(tenant, task_id, id, &b)).transpose()
+        self.tables.get_config(tenant, task_id, id).await
     }
 
     async fn list(
@@ -463,49 +326,15 @@ impl PushConfigStore for SqliteStore {
         page_size: i32,
         page_token: &str,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        let page_size = push_page_size(page_size);
-        let after = decode_seq_cursor(page_token)?.unwrap_or(i64::MIN);
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT seq, id, body FROM a2a_push_configs WHERE tenant = ? AND task_id = ? AND seq > ?
-             ORDER BY seq LIMIT ?",
-        )
-        .bind(tenant)
-        .bind(task_id)
-        .bind(after)
-        .bind(page_size as i64 + 1)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(|e| db_error(&format!("list push configs of task {task_id:?}"), e))?;
-        let mut response = ListTaskPushNotificationConfigsResponse::default();
-        let more = rows.len() > page_size;
-        for (seq, id, body) in rows.into_iter().take(page_size) {
-            response.configs.push(decode_config(tenant, task_id, &id, &body)?);
-            if more && response.configs.len() == page_size {
-                response.next_page_token = encode_seq_cursor(seq);
-            }
-        }
-        Ok(response)
+        self.tables.list_configs(tenant, task_id, page_size, page_token).await
     }
 
     async fn delete(&self, tenant: &str, task_id: &str, id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_push_configs WHERE tenant = ? AND task_id = ? AND id = ?")
-            .bind(tenant)
-            .bind(task_id)
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("delete push config {id:?}"), e))?;
-        Ok(())
+        self.tables.delete_configs(tenant, task_id, Some(id)).await
     }
 
     async fn delete_all(&self, tenant: &str, task_id: &str) -> Result<()> {
-        sqlx::query("DELETE FROM a2a_push_configs WHERE tenant = ? AND task_id = ?")
-            .bind(tenant)
-            .bind(task_id)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| db_error(&format!("delete push configs of task {task_id:?}"), e))?;
-        Ok(())
+        self.tables.delete_configs(tenant, task_id, None).await
     }
 }
 
@@ -530,13 +359,13 @@ mod tests {
     async fn an_outbox_made_before_trace_contexts_gets_the_column() {
         let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
         let old = SqliteStore::open(&path).await.unwrap();
-        sqlx::query("ALTER TABLE a2a_push_outbox DROP COLUMN trace").execute(&old.pool).await.unwrap();
+        sqlx::query("ALTER TABLE a2a_push_outbox DROP COLUMN trace").execute(old.pool()).await.unwrap();
         old.close().await;
         drop(old);
         let store = SqliteStore::open(&path).await.unwrap();
         let columns: i64 =
             sqlx::query_scalar("SELECT COUNT(*) FROM pragma_table_info('a2a_push_outbox') WHERE name = 'trace'")
-                .fetch_one(&store.pool)
+                .fetch_one(store.pool())
                 .await
                 .unwrap();
         assert_eq!(columns, 1);
@@ -584,7 +413,7 @@ mod tests {
     async fn listing_uses_the_index() {
         let store = SqliteStore::open_in_memory().await.unwrap();
         let req = ListTasksRequest { page_token: super::super::encode_task_cursor(5, "x"), ..Default::default() };
-        let qb = task_page_query::<sqlx::Sqlite>("t", &req, None, Some((5, "x".into())), 10);
+        let qb = super::super::sql::task_page_query::<sqlx::Sqlite>("t", &req, None, Some((5, "x".into())), 10);
         let sql = format!("EXPLAIN QUERY PLAN {}", qb.sql().as_str());
         let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind("t")

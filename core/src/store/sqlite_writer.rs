@@ -11,7 +11,7 @@
 //! tried again on its own, so one bad commit cannot fail its neighbours.
 
 use super::log::CommitOutcome;
-use super::rows::db_error;
+use super::sql::db_error;
 use crate::error::{A2AError, ErrorKind, Result};
 use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
