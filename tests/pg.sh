@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL for the store suite (core/tests/store_suite.rs).
+# A throwaway PostgreSQL for the store suite (core/tests/suite/store_suite.rs).
 #   tests/pg.sh start   install if missing, initdb if needed, start, create database a2a_test;
 #                       prints `A2A_TEST_POSTGRES_URL=...` on stdout (eval it), all else on stderr
 #   tests/pg.sh stop    stop the server (the data directory is kept for the next start)

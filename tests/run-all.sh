@@ -30,7 +30,7 @@ mkdir -p target
 section() { echo "== $* [$(date +%T), +$((SECONDS / 60))m$((SECONDS % 60))s]"; }
 
 section "cargo test (workspace)"
-# The fuzz targets' bodies are built and run here too (core/tests/fuzz_bodies.rs).
+# The fuzz targets' bodies are built and run here too (core/tests/suite/fuzz_bodies.rs).
 cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 
 section "style, lints, and the server-only and client-only builds of core"

@@ -30,7 +30,7 @@ PKG = HERE.parent / "python" / "a2a_native"
 REPO = HERE.parent.parent
 DEFAULT_PROTO = REPO / "spec" / "1.0.1" / "a2a.proto"
 ERROR_TABLE = REPO / "core" / "error-table.json"
-# The proto as data, for core's model test (core/tests/proto_model.rs) and the other generators.
+# The proto as data, for core's model test (core/tests/suite/proto_model.rs) and the other generators.
 DIGEST = REPO / "core" / "tests" / "data" / "proto-model.json"
 
 SCALARS = {

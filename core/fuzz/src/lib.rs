@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets, one function each. The `fuzz_targets/` binaries only hand
-//! libFuzzer's input to these; core's `tests/fuzz_bodies.rs` includes this file and runs each
+//! libFuzzer's input to these; core's `tests/suite/fuzz_bodies.rs` includes this file and runs each
 //! body on seeds and on generated inputs, so the bodies build and run with the workspace tests.
 //! Each body must refuse bad input with an error, never panic, and never accept a forgery.
 

@@ -1,5 +1,5 @@
 //! Task and push-config storage: the [`TaskStore`] and [`PushConfigStore`] traits, and three
-//! backends that pass one shared behaviour suite (`core/tests/store_suite.rs`):
+//! backends that pass one shared behaviour suite (`core/tests/suite/store_suite.rs`):
 //! [`MemoryStore`] (bounded: cap + TTL), [`SqliteStore`] (the embedded default of `a2a serve`)
 //! and [`PostgresStore`] (several server instances sharing one database).
 //!

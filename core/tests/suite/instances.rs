@@ -7,7 +7,7 @@
 //! `A2A_REQUIRE_POSTGRES=1`.
 #![cfg(feature = "postgres")]
 
-mod support;
+use crate::support;
 
 use a2a_native::model::{
     self, AgentCard, CancelTaskRequest, Message, Role, SendMessageConfiguration, SendMessageRequest, StreamResponse,

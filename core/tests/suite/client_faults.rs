@@ -4,7 +4,7 @@
 //! timeouts), oversized SSE events, malformed cards; plus the card cache (ETag / 304 /
 //! max-age), the 0.2 card path, the 0.3 wire form, and credentials on the wire.
 
-mod support;
+use crate::support;
 
 use a2a_native::ErrorKind;
 use a2a_native::client::{ApiKey, Binding, CardCache, Client, ProtocolVersion, RetryPolicy};

@@ -3,7 +3,7 @@
 //! 304, 0.3 compat fields), both bindings for every operation, streaming over both, the 0.3
 //! adapter's shapes, version and extension headers, limits, malformed input and routing errors.
 
-mod support;
+use crate::support;
 
 use a2a_native::model::{self, AgentCard};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};

@@ -3,7 +3,7 @@
 //! JWKS refused after 1 MiB, and scopes per operation (401 vs 403) through the server.
 //! Keys: tests/fixtures (test-only).
 
-mod support;
+use crate::support;
 
 use a2a_native::model::{self, TaskState};
 use a2a_native::server::{

@@ -2,7 +2,7 @@
 //! TLS, where a client certificate issued by the configured CA names the caller. Certificates:
 //! tests/fixtures (test-only).
 
-mod support;
+use crate::support;
 
 use a2a_native::model::{self, TaskState};
 use a2a_native::server::tls::server_config;

@@ -1,7 +1,7 @@
 //! Runs tests/vectors/v03: every case's 0.3 ↔ 1.0 conversion in the direction(s) it names, and
 //! the invalid inputs with their expected error. Format: tests/vectors/v03/README.md.
 
-mod common;
+use crate::common;
 
 use a2a_native::model::v03;
 use serde_json::Value;

@@ -2,8 +2,8 @@
 //! HTTP Basic client authentication, cached, refreshed before expiry, refusals reported) and an
 //! API key sent where the card's scheme says (query parameter here).
 
+use crate::support;
 use a2a_native::client::{CardCredentials, Client};
-mod support;
 
 use a2a_native::model::{self, Message, Role, SendMessageRequest, TaskState};
 use a2a_native::server::Authenticator;

@@ -2,8 +2,8 @@
 //! hash), publishes its JWKS, and the receiver-side PushVerifier accepts the genuine deliveries
 //! and refuses replays, altered bodies, other audiences, wrong tokens and unsigned posts.
 
+use crate::support;
 use a2a_native::client::PushVerifier;
-mod support;
 
 use a2a_native::model;
 use a2a_native::push::{JWKS_PATH, PushSigner};

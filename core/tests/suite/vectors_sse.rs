@@ -1,7 +1,7 @@
 //! Runs tests/vectors/sse: every decode case whole, split in two at every position and one byte
 //! at a time (the outcome must not depend on chunking); every encode case byte for byte.
 
-mod common;
+use crate::common;
 
 use a2a_native::sse::{self, SseDecoder, SseError, SseEvent};
 use base64::Engine;

@@ -1,7 +1,7 @@
 //! Runs tests/vectors/rest: every HTTP+JSON route with and without a tenant, path decoding,
 //! query and body handling, and every error (404, 405, 400).
 
-mod common;
+use crate::common;
 
 use a2a_native::request::Method;
 use a2a_native::rest;

@@ -18,7 +18,7 @@
 //! - BIND-EQUIV-001..004: one server, the same operations over JSON-RPC, HTTP+JSON and gRPC
 //!   (raw gRPC calls: protobuf messages framed by hand over an HTTP/2 client).
 
-mod support;
+use crate::support;
 
 use a2a_native::auth::KeySet;
 use a2a_native::client::{Binding, CardCache, Client, ProtocolVersion};

@@ -4,7 +4,7 @@
 //! its headers (the bounded body is read before a 401; an answer that leaves the body unread
 //! says `Connection: close` and closes).
 
-mod support;
+use crate::support;
 
 use a2a_native::model::{self, AgentCard};
 use a2a_native::server::{BearerTokens, Principal, RequestHandler, Server, ServerConfig, Stores};

@@ -1,7 +1,7 @@
 //! Runs tests/vectors/jsonrpc: request envelopes of every method, id and error path, and the
 //! responses a client reads.
 
-mod common;
+use crate::common;
 
 use a2a_native::jsonrpc::{self, Id};
 use serde_json::Value;

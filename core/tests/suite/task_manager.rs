@@ -2,7 +2,7 @@
 //! replies, multi-turn, cancel (the executor really stops; late events are refused),
 //! subscribers, disconnects, executor errors, limits, and that live state is released.
 
-mod support;
+use crate::support;
 
 use a2a_native::model::{
     self, AgentCard, CancelTaskRequest, GetTaskRequest, Message, Part, Role, SendMessageConfiguration,

@@ -3,7 +3,7 @@
 //! may use no skill gets 403 PermissionDenied (401 when anonymous); skills without requirements
 //! stay open; the extended card lists only the caller's skills and is signed again.
 
-mod support;
+use crate::support;
 
 use a2a_native::auth::KeySet;
 use a2a_native::model::{self, AgentCard, TaskState};

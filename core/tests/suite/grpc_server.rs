@@ -5,7 +5,7 @@
 //! no GRPC interface is not served over gRPC. The happy paths of every operation run in
 //! `client.rs` and `tck_untested.rs` (BIND-EQUIV) over gRPC too.
 
-mod support;
+use crate::support;
 
 use a2a_native::grpc::{self, convert, frame, pb, status};
 use a2a_native::model::{self, AgentCard};

@@ -1,6 +1,6 @@
 //! Runs tests/vectors/model: every model type's round trips and invalid inputs.
 
-mod common;
+use crate::common;
 
 use a2a_native::model::dynamic;
 use std::collections::BTreeSet;

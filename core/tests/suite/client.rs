@@ -4,7 +4,7 @@
 //! config CRUD, the extended card behind a bearer token, extensions, tenants, the card cache.
 //! Misbehaving servers are in `client_faults.rs`.
 
-mod support;
+use crate::support;
 
 use a2a_native::ErrorKind;
 use a2a_native::client::{Binding, CardCache, Client, ProtocolVersion, StaticBearer};

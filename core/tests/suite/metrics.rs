@@ -3,7 +3,7 @@
 //! the open-streams gauge while a stream lives and after it ends, task states, events applied,
 //! store latency; and the endpoint's own answers (only GET /metrics, OpenMetrics text).
 
-mod support;
+use crate::support;
 
 use a2a_native::client::{Binding, CardCache, Client, StaticBearer};
 use a2a_native::model::{CancelTaskRequest, GetTaskRequest, Message, Role, SendMessageRequest, SendMessageResponse};
