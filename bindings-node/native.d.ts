@@ -35,19 +35,15 @@ export declare class Client {
   get url(): string
   get binding(): string
   get protocolVersion(): string
-  sendMessage(request: string, trace?: CallerTrace | undefined | null): Promise<string>
-  getTask(request: string, trace?: CallerTrace | undefined | null): Promise<string>
-  listTasks(request: string, trace?: CallerTrace | undefined | null): Promise<string>
-  cancelTask(request: string, trace?: CallerTrace | undefined | null): Promise<string>
-  createPushConfig(config: string, trace?: CallerTrace | undefined | null): Promise<string>
-  getPushConfig(request: string, trace?: CallerTrace | undefined | null): Promise<string>
-  listPushConfigs(request: string, trace?: CallerTrace | undefined | null): Promise<string>
-  deletePushConfig(request: string, trace?: CallerTrace | undefined | null): Promise<void>
+  /**
+   * A unary operation by its A2A name (`"GetTask"`) with its ProtoJSON text: core reads,
+   * validates and calls it (`Client::call`); the result's ProtoJSON text (`null` for Delete).
+   */
+  call(method: string, request: string, trace?: CallerTrace | undefined | null): Promise<string>
   /** An extension method: `{"result": ..., "activated": [...]}` as JSON. */
   callMethod(method: string, paramsJson: string, extensions: Array<string>, trace?: CallerTrace | undefined | null): Promise<string>
-  getExtendedAgentCard(trace?: CallerTrace | undefined | null): Promise<string>
-  sendStreamingMessage(request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
-  subscribeToTask(request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
+  /** A streaming operation by its A2A name (`Client::stream`). */
+  stream(method: string, request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
 }
 
 /**

@@ -132,8 +132,9 @@ export class Client {
     return this.#native.protocolVersion;
   }
 
+  /** A unary operation by its A2A name; core validates the request and calls it. */
   async #unary(method, request, what) {
-    const text = await settle(this.#native[method](json(request, what), callerTrace()));
+    const text = await settle(this.#native.call(method, json(request, what), callerTrace()));
     return JSON.parse(text);
   }
 
@@ -153,30 +154,30 @@ export class Client {
   /** SendMessage: waits (unless `configuration.returnImmediately`) until the task is terminal or
    * interrupted; resolves to `{ task }` or `{ message }`. */
   send(message, options) {
-    return this.#unary('sendMessage', sendRequest(message, options), 'request');
+    return this.#unary('SendMessage', sendRequest(message, options), 'request');
   }
 
   /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. */
   stream(message, options) {
     const request = sendRequest(message, options);
     const trace = callerTrace();
-    return new EventStream(() => settle(this.#native.sendStreamingMessage(json(request, 'request'), trace)));
+    return new EventStream(() => settle(this.#native.stream('SendStreamingMessage', json(request, 'request'), trace)));
   }
 
   /** SubscribeToTask: the task first, then its live events. */
   subscribe(taskId) {
     const trace = callerTrace();
-    return new EventStream(() => settle(this.#native.subscribeToTask(json({ id: taskId }, 'request'), trace)));
+    return new EventStream(() => settle(this.#native.stream('SubscribeToTask', json({ id: taskId }, 'request'), trace)));
   }
 
   getTask(taskId, { historyLength } = {}) {
     const req = { id: taskId };
     if (historyLength !== undefined) req.historyLength = historyLength;
-    return this.#unary('getTask', req, 'request');
+    return this.#unary('GetTask', req, 'request');
   }
 
   listTasks(request = {}) {
-    return this.#unary('listTasks', request, 'request');
+    return this.#unary('ListTasks', request, 'request');
   }
 
   /** Every task ListTasks finds, page after page (`for await (const task of client.listAllTasks())`). */
@@ -192,26 +193,26 @@ export class Client {
   cancel(taskId, { metadata } = {}) {
     const req = { id: taskId };
     if (metadata) req.metadata = metadata;
-    return this.#unary('cancelTask', req, 'request');
+    return this.#unary('CancelTask', req, 'request');
   }
 
   createPushConfig(config) {
-    return this.#unary('createPushConfig', config, 'config');
+    return this.#unary('CreateTaskPushNotificationConfig', config, 'config');
   }
 
   getPushConfig(taskId, configId) {
-    return this.#unary('getPushConfig', { taskId, id: configId }, 'request');
+    return this.#unary('GetTaskPushNotificationConfig', { taskId, id: configId }, 'request');
   }
 
   listPushConfigs(taskId) {
-    return this.#unary('listPushConfigs', { taskId }, 'request');
+    return this.#unary('ListTaskPushNotificationConfigs', { taskId }, 'request');
   }
 
   async deletePushConfig(taskId, configId) {
-    await settle(this.#native.deletePushConfig(json({ taskId, id: configId }, 'request'), callerTrace()));
+    await this.#unary('DeleteTaskPushNotificationConfig', { taskId, id: configId }, 'request');
   }
 
   async getExtendedCard() {
-    return JSON.parse(await settle(this.#native.getExtendedAgentCard(callerTrace())));
+    return this.#unary('GetExtendedAgentCard', {}, 'request');
   }
 }

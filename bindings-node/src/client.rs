@@ -4,7 +4,6 @@
 use crate::credentials::{JsCredentials, Provide};
 use crate::{errors, models};
 use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
-use a2a_native::model;
 use a2a_native::trace_context::{TraceParent, with_caller};
 use napi::Result;
 use std::sync::Arc;
@@ -40,17 +39,6 @@ pub struct CallerTrace {
 fn caller(trace: Option<CallerTrace>) -> TraceParent {
     let Some(t) = trace else { return TraceParent::default() };
     TraceParent::from_text(t.traceparent.as_deref(), t.tracestate.as_deref(), t.baggage.as_deref())
-}
-
-/// A unary call: request JSON in (validated by the core before anything is sent), reply out,
-/// as part of the JS caller's trace.
-macro_rules! unary {
-    ($self:ident, $json:ident : $ty:ty => $call:ident, $trace:ident) => {{
-        let req: $ty = models::parse(&$json)?;
-        let call = $self.inner.$call(req);
-        let reply = with_caller(caller($trace), call).await.map_err(errors::to_js)?;
-        Ok(models::text(&reply))
-    }};
 }
 
 #[napi_derive::napi]
@@ -97,38 +85,13 @@ impl Client {
         self.inner.protocol_version().as_str()
     }
 
+    /// A unary operation by its A2A name (`"GetTask"`) with its ProtoJSON text: core reads,
+    /// validates and calls it (`Client::call`); the result's ProtoJSON text (`null` for Delete).
     #[napi]
-    pub async fn send_message(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, request: model::SendMessageRequest => send_message, trace)
-    }
-    #[napi]
-    pub async fn get_task(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, request: model::GetTaskRequest => get_task, trace)
-    }
-    #[napi]
-    pub async fn list_tasks(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, request: model::ListTasksRequest => list_tasks, trace)
-    }
-    #[napi]
-    pub async fn cancel_task(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, request: model::CancelTaskRequest => cancel_task, trace)
-    }
-    #[napi]
-    pub async fn create_push_config(&self, config: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, config: model::TaskPushNotificationConfig => create_push_config, trace)
-    }
-    #[napi]
-    pub async fn get_push_config(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, request: model::GetTaskPushNotificationConfigRequest => get_push_config, trace)
-    }
-    #[napi]
-    pub async fn list_push_configs(&self, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        unary!(self, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs, trace)
-    }
-    #[napi]
-    pub async fn delete_push_config(&self, request: String, trace: Option<CallerTrace>) -> Result<()> {
-        let req: model::DeleteTaskPushNotificationConfigRequest = models::parse(&request)?;
-        with_caller(caller(trace), self.inner.delete_push_config(req)).await.map_err(errors::to_js)
+    pub async fn call(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<String> {
+        let request = serde_json::from_str(&request).map_err(|e| errors::to_js(e.into()))?;
+        let reply = with_caller(caller(trace), self.inner.call(&method, request)).await.map_err(errors::to_js)?;
+        Ok(reply.to_string())
     }
     /// An extension method: `{"result": ..., "activated": [...]}` as JSON.
     #[napi]
@@ -145,25 +108,12 @@ impl Client {
         let reply = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
         Ok(serde_json::json!({"result": reply.result, "activated": reply.activated}).to_string())
     }
-    #[napi]
-    pub async fn get_extended_agent_card(&self, trace: Option<CallerTrace>) -> Result<String> {
-        let call = self.inner.get_extended_agent_card();
-        let card = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
-        Ok(models::text(&card))
-    }
 
+    /// A streaming operation by its A2A name (`Client::stream`).
     #[napi]
-    pub async fn send_streaming_message(&self, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
-        let req: model::SendMessageRequest = models::parse(&request)?;
-        let call = self.inner.send_streaming_message(req);
-        let stream = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
-        Ok(EventStream::new(stream))
-    }
-    #[napi]
-    pub async fn subscribe_to_task(&self, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
-        let req: model::SubscribeToTaskRequest = models::parse(&request)?;
-        let call = self.inner.subscribe_to_task(req);
-        let stream = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
+    pub async fn stream(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
+        let request = serde_json::from_str(&request).map_err(|e| errors::to_js(e.into()))?;
+        let stream = with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }
 }

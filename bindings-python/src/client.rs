@@ -44,17 +44,6 @@ fn traced<F: Future>(trace: Trace, call: F) -> impl Future<Output = F::Output> {
     with_caller(TraceParent::from_text(text("traceparent"), text("tracestate"), text("baggage")), call)
 }
 
-macro_rules! unary {
-    ($self:ident, $py:ident, $trace:ident, $req:ident : $ty:ty => $call:ident) => {{
-        let req: $ty = models::from_py($req)?;
-        let client = $self.inner.clone();
-        future_into_py(
-            $py,
-            traced($trace, async move { client.$call(req).await.map(|r| models::Json::of(&r)).map_err(errors::to_py) }),
-        )
-    }};
-}
-
 #[pymethods]
 impl Client {
     /// Resolves the agent card at `url` and picks an interface.
@@ -98,82 +87,22 @@ impl Client {
         self.inner.protocol_version().as_str()
     }
 
-    #[pyo3(signature = (request, trace=None))]
-    fn send_message<'py>(
+    /// A unary operation by its A2A name (`"GetTask"`) with a ProtoJSON dict: core reads,
+    /// validates and calls it (`Client::call`).
+    #[pyo3(signature = (method, request, trace=None))]
+    fn call<'py>(
         &self,
         py: Python<'py>,
+        method: String,
         request: &Bound<'py, PyAny>,
         trace: Trace,
     ) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, request: model::SendMessageRequest => send_message)
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn get_task<'py>(&self, py: Python<'py>, request: &Bound<'py, PyAny>, trace: Trace) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, request: model::GetTaskRequest => get_task)
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn list_tasks<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, request: model::ListTasksRequest => list_tasks)
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn cancel_task<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, request: model::CancelTaskRequest => cancel_task)
-    }
-    #[pyo3(signature = (config, trace=None))]
-    fn create_push_config<'py>(
-        &self,
-        py: Python<'py>,
-        config: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, config: model::TaskPushNotificationConfig => create_push_config)
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn get_push_config<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, request: model::GetTaskPushNotificationConfigRequest => get_push_config)
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn list_push_configs<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        unary!(self, py, trace, request: model::ListTaskPushNotificationConfigsRequest => list_push_configs)
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn delete_push_config<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let req: model::DeleteTaskPushNotificationConfigRequest = models::from_py(request)?;
-        let client = self.inner.clone();
-        future_into_py(py, traced(trace, async move { client.delete_push_config(req).await.map_err(errors::to_py) }))
-    }
-    #[pyo3(signature = (trace=None))]
-    fn get_extended_agent_card<'py>(&self, py: Python<'py>, trace: Trace) -> PyResult<Bound<'py, PyAny>> {
+        let request = models::to_value(request)?;
         let client = self.inner.clone();
         future_into_py(
             py,
             traced(trace, async move {
-                client.get_extended_agent_card().await.map(|c| models::Json::of(&c)).map_err(errors::to_py)
+                client.call(&method, request).await.map(|r| models::Json::of(&r)).map_err(errors::to_py)
             }),
         )
     }
@@ -205,36 +134,21 @@ impl Client {
         Ok(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) })
     }
 
-    #[pyo3(signature = (request, trace=None))]
-    fn send_streaming_message<'py>(
+    /// A streaming operation by its A2A name (`Client::stream`), as an [`EventStream`].
+    #[pyo3(signature = (method, request, trace=None))]
+    fn stream<'py>(
         &self,
         py: Python<'py>,
+        method: String,
         request: &Bound<'py, PyAny>,
         trace: Trace,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let req: model::SendMessageRequest = models::from_py(request)?;
+        let request = models::to_value(request)?;
         let client = self.inner.clone();
         future_into_py(
             py,
             traced(trace, async move {
-                let stream = client.send_streaming_message(req).await.map_err(errors::to_py)?;
-                Ok(EventStream::new(stream))
-            }),
-        )
-    }
-    #[pyo3(signature = (request, trace=None))]
-    fn subscribe_to_task<'py>(
-        &self,
-        py: Python<'py>,
-        request: &Bound<'py, PyAny>,
-        trace: Trace,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let req: model::SubscribeToTaskRequest = models::from_py(request)?;
-        let client = self.inner.clone();
-        future_into_py(
-            py,
-            traced(trace, async move {
-                let stream = client.subscribe_to_task(req).await.map_err(errors::to_py)?;
+                let stream = client.stream(&method, request).await.map_err(errors::to_py)?;
                 Ok(EventStream::new(stream))
             }),
         )

@@ -259,7 +259,7 @@ class Client:
         """SendMessage: waits (unless ``configuration.returnImmediately``) until the task is
         terminal or interrupted; returns ``{"task": ...}`` or ``{"message": ...}``."""
         req = _request(message, task_id, context_id, configuration, metadata)
-        return cast(SendMessageResponse, await self._native.send_message(req, _trace()))
+        return cast(SendMessageResponse, await self._native.call("SendMessage", req, _trace()))
 
     def stream(
         self,
@@ -272,12 +272,12 @@ class Client:
     ) -> _StreamCall:
         """SendStreamingMessage: ``async for event in client.stream("hi")``."""
         req, trace = _request(message, task_id, context_id, configuration, metadata), _trace()
-        return _StreamCall(lambda: self._native.send_streaming_message(req, trace))
+        return _StreamCall(lambda: self._native.stream("SendStreamingMessage", req, trace))
 
     def subscribe(self, task_id: str) -> _StreamCall:
         """SubscribeToTask: the task first, then its live events."""
         trace = _trace()
-        return _StreamCall(lambda: self._native.subscribe_to_task({"id": task_id}, trace))
+        return _StreamCall(lambda: self._native.stream("SubscribeToTask", {"id": task_id}, trace))
 
     async def call(self, method: str, params: Any = None, *, extensions: Sequence[str] = ()) -> Any:
         """Calls an extension method the agent serves (JSON-RPC ``method``; over HTTP+JSON
@@ -292,10 +292,10 @@ class Client:
         req: dict[str, Any] = {"id": task_id}
         if history_length is not None:
             req["historyLength"] = history_length
-        return cast(Task, await self._native.get_task(req, _trace()))
+        return cast(Task, await self._native.call("GetTask", req, _trace()))
 
     async def list_tasks(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
-        return cast(ListTasksResponse, await self._native.list_tasks(dict(request or {}), _trace()))
+        return cast(ListTasksResponse, await self._native.call("ListTasks", dict(request or {}), _trace()))
 
     async def list_all_tasks(self, request: ListTasksRequest | None = None) -> AsyncIterator[Task]:
         """Every task matching ``request``, following ``nextPageToken`` page by page as the
@@ -307,23 +307,23 @@ class Client:
         req: dict[str, Any] = {"id": task_id}
         if metadata:
             req["metadata"] = metadata
-        return cast(Task, await self._native.cancel_task(req, _trace()))
+        return cast(Task, await self._native.call("CancelTask", req, _trace()))
 
     async def create_push_config(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
-        return cast(TaskPushNotificationConfig, await self._native.create_push_config(config, _trace()))
+        created = await self._native.call("CreateTaskPushNotificationConfig", config, _trace())
+        return cast(TaskPushNotificationConfig, created)
 
     async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
-        return cast(
-            TaskPushNotificationConfig, await self._native.get_push_config({"taskId": task_id, "id": config_id}, _trace())
-        )
+        req = {"taskId": task_id, "id": config_id}
+        return cast(TaskPushNotificationConfig, await self._native.call("GetTaskPushNotificationConfig", req, _trace()))
 
     async def list_push_configs(self, task_id: str) -> ListTaskPushNotificationConfigsResponse:
-        return cast(
-            ListTaskPushNotificationConfigsResponse, await self._native.list_push_configs({"taskId": task_id}, _trace())
-        )
+        listed = await self._native.call("ListTaskPushNotificationConfigs", {"taskId": task_id}, _trace())
+        return cast(ListTaskPushNotificationConfigsResponse, listed)
 
     async def delete_push_config(self, task_id: str, config_id: str) -> None:
-        await self._native.delete_push_config({"taskId": task_id, "id": config_id}, _trace())
+        req = {"taskId": task_id, "id": config_id}
+        await self._native.call("DeleteTaskPushNotificationConfig", req, _trace())
 
     async def get_extended_card(self) -> AgentCard:
-        return cast(AgentCard, await self._native.get_extended_agent_card(_trace()))
+        return cast(AgentCard, await self._native.call("GetExtendedAgentCard", {}, _trace()))

@@ -513,6 +513,40 @@ impl Client {
         Ok(MethodReply { result, activated })
     }
 
+    /// A unary operation by its A2A method name (`"GetTask"`) and ProtoJSON params, read and
+    /// validated as a server reads them (InvalidParams names the field); the result as
+    /// ProtoJSON (`null` for DeleteTaskPushNotificationConfig). The one entry point of the
+    /// bindings, so that no binding decides anything per method.
+    pub async fn call(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value> {
+        let request = by_name(method, params)?;
+        Ok(match request {
+            A2ARequest::SendMessage(r) => model::to_value(&self.send_message(r).await?),
+            A2ARequest::GetTask(r) => model::to_value(&self.get_task(r).await?),
+            A2ARequest::ListTasks(r) => model::to_value(&self.list_tasks(r).await?),
+            A2ARequest::CancelTask(r) => model::to_value(&self.cancel_task(r).await?),
+            A2ARequest::CreateTaskPushNotificationConfig(r) => model::to_value(&self.create_push_config(r).await?),
+            A2ARequest::GetTaskPushNotificationConfig(r) => model::to_value(&self.get_push_config(r).await?),
+            A2ARequest::ListTaskPushNotificationConfigs(r) => model::to_value(&self.list_push_configs(r).await?),
+            A2ARequest::DeleteTaskPushNotificationConfig(r) => {
+                self.delete_push_config(r).await?;
+                serde_json::Value::Null
+            }
+            A2ARequest::GetExtendedAgentCard(_) => model::to_value(&self.get_extended_agent_card().await?),
+            A2ARequest::SendStreamingMessage(_) | A2ARequest::SubscribeToTask(_) => {
+                return Err(A2AError::invalid_request(format!("{method} is a stream: open it with `stream`")));
+            }
+        })
+    }
+
+    /// A streaming operation (SendStreamingMessage, SubscribeToTask) by name, as [`Client::call`].
+    pub async fn stream(&self, method: &str, params: serde_json::Value) -> Result<EventStream> {
+        match by_name(method, params)? {
+            A2ARequest::SendStreamingMessage(r) => self.send_streaming_message(r).await,
+            A2ARequest::SubscribeToTask(r) => self.subscribe_to_task(r).await,
+            _ => Err(A2AError::invalid_request(format!("{method} is not a stream: call it with `call`"))),
+        }
+    }
+
     /// SendMessage: blocks (unless `configuration.returnImmediately`) until the task is
     /// terminal or interrupted, or the agent replies with a message. Never retried.
     pub async fn send_message(&self, req: SendMessageRequest) -> Result<SendMessageResponse> {
@@ -620,6 +654,12 @@ impl Client {
     pub async fn get_extended_agent_card(&self) -> Result<AgentCard> {
         self.unary(A2ARequest::GetExtendedAgentCard(GetExtendedAgentCardRequest::default()), "").await
     }
+}
+
+/// A request by its A2A 1.0 method name, validated.
+fn by_name(method: &str, params: serde_json::Value) -> Result<A2ARequest> {
+    let method = crate::request::Method::from_name(method).ok_or_else(|| A2AError::method_not_found(method))?;
+    A2ARequest::from_params(method, params, "")
 }
 
 #[cfg(test)]

@@ -432,3 +432,41 @@ async fn a_fresh_cached_card_needs_no_request() {
     let err = Client::builder().card_cache(Arc::new(CardCache::new())).max_retries(0).connect(&base).await.unwrap_err();
     assert_eq!(err.kind, ErrorKind::Transport, "{err}");
 }
+
+/// `call` and `stream`, the by-name entry points the bindings use: the same validation as a
+/// server's, the same results as the typed methods, on every binding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operations_by_name_validate_and_answer_as_the_typed_ones() {
+    use serde_json::json;
+    let server = start(Opts::default()).await;
+    for binding in BINDINGS {
+        let client = client(&server.base, binding).await;
+        let message = json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]});
+        let sent = client.call("SendMessage", json!({ "message": message })).await.unwrap();
+        let id = sent["task"]["id"].as_str().expect("a task").to_owned();
+        assert_eq!(sent["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{binding:?}");
+        let got = client.call("GetTask", json!({ "id": id })).await.unwrap();
+        assert_eq!(got, a2a_native::model::to_value(&client.get_task(get(&id)).await.unwrap()));
+        let listed = client.call("ListTasks", json!({"pageSize": 1})).await.unwrap();
+        assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(1));
+
+        let config = json!({"taskId": id, "id": "c1", "url": "https://push.example/hook"});
+        assert_eq!(client.call("CreateTaskPushNotificationConfig", config).await.unwrap()["id"], "c1");
+        let deleted = client.call("DeleteTaskPushNotificationConfig", json!({"taskId": id, "id": "c1"})).await;
+        assert_eq!(deleted.unwrap(), serde_json::Value::Null);
+
+        // Refused before anything is sent: the field is named, as a server names it.
+        let err = client.call("GetTask", json!({})).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParams);
+        assert_eq!(err.violations[0].field, "id");
+        assert_eq!(client.call("GetTasks", json!({})).await.unwrap_err().kind, ErrorKind::MethodNotFound);
+        let err = client.call("SubscribeToTask", json!({ "id": id })).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidRequest);
+        assert_eq!(client.stream("GetTask", json!({ "id": id })).await.unwrap_err().kind, ErrorKind::InvalidRequest);
+
+        let events = collect(client.stream("SendStreamingMessage", json!({ "message": message })).await.unwrap()).await;
+        assert!(
+            matches!(events.last(), Some(StreamResponse::StatusUpdate(u)) if u.status.state == TaskState::Completed)
+        );
+    }
+}
