@@ -248,3 +248,16 @@ def test_our_agent_server_takes_the_sdk_card_and_executor_as_they_are() -> None:
                 assert reply["message"]["parts"] == [{"text": "Hello World"}]
 
     go()
+
+
+def test_executor_timeout_is_cores_limit_and_cannot_disagree_with_it() -> None:
+    card = hello_world.agent_card("http://127.0.0.1:1/")
+    executor = hello_world.HelloWorldAgentExecutor()
+    # The same value twice is one limit; a zero limit is refused by core, as in `limits`.
+    compat.AgentServer(card, executor, executor_timeout=2, limits={"executor_timeout": 2})
+    with pytest.raises(TypeError, match="differ"):
+        compat.AgentServer(card, executor, executor_timeout=1, limits={"executor_timeout": 2})
+    from a2a_native.errors import InvalidParamsError
+
+    with pytest.raises(InvalidParamsError):
+        compat.AgentServer(card, executor, executor_timeout=0)

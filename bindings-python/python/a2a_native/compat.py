@@ -9,7 +9,7 @@ changes::
     await AgentServer(agent_card, MyAgentExecutor()).serve(port=9999)
 
 ``agent_card`` may be the SDK's ``AgentCard`` message or a dict. :func:`AgentServer` here
-does the same and adds ``executor_timeout``. The SDK's protobuf messages and
+does the same and takes ``executor_timeout`` (core's ``limits["executor_timeout"]``). The SDK's protobuf messages and
 our dict models (ProtoJSON) convert both ways with :func:`to_proto` and :func:`to_dict`.
 
 What the SDK executor sees:
@@ -29,7 +29,6 @@ so; the server lives on.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any, TypeVar, cast
 
@@ -143,9 +142,8 @@ def _sdk_context(context: RequestContext, with_request: bool) -> SdkRequestConte
 class SdkExecutor(AgentExecutor):
     """Our executor around an a2a-sdk ``AgentExecutor``, which runs unchanged."""
 
-    def __init__(self, executor: SdkAgentExecutor, *, executor_timeout: float | None = None) -> None:
+    def __init__(self, executor: SdkAgentExecutor) -> None:
         self.sdk_executor = executor
-        self.executor_timeout = executor_timeout
 
     async def execute(self, context: RequestContext, events: EventQueue) -> None:
         await self._run("execute", _sdk_context(context, with_request=True), events)
@@ -155,13 +153,7 @@ class SdkExecutor(AgentExecutor):
 
     async def _run(self, method: str, context: SdkRequestContext, events: EventQueue) -> None:
         queue = _Queue(events)
-        call = getattr(self.sdk_executor, method)(context, queue)
-        try:
-            await asyncio.wait_for(call, self.executor_timeout)
-        except asyncio.TimeoutError:
-            raise RuntimeError(
-                f"the a2a-sdk executor's {method} did not return within {self.executor_timeout:g} s"
-            ) from None
+        await getattr(self.sdk_executor, method)(context, queue)
         if queue.invalid:
             raise TypeError(queue.invalid)
 
@@ -174,9 +166,14 @@ def AgentServer(  # noqa: N802 (reads as the class it returns)
     **options: Any,
 ) -> _server.AgentServer:
     """Our :class:`~a2a_native.AgentServer` for an a2a-sdk executor and card (which it also
-    takes directly); here with ``executor_timeout``. ``options`` are the server's own
-    (``store``, ``bearer_tokens``, ``security``, ``limits``, ``extended_card``, ``host``,
-    ``port``...)."""
+    takes directly). ``executor_timeout`` is core's ``limits["executor_timeout"]``, the one
+    time limit of every executor. ``options`` are the server's own (``store``,
+    ``bearer_tokens``, ``security``, ``limits``, ``extended_card``, ``host``, ``port``...)."""
+    if executor_timeout is not None:
+        limits = dict(options.get("limits") or {})
+        if limits.get("executor_timeout", executor_timeout) != executor_timeout:
+            raise TypeError("executor_timeout and limits['executor_timeout'] differ: give one")
+        options["limits"] = {**limits, "executor_timeout": executor_timeout}
     if isinstance(executor, SdkAgentExecutor):
-        executor = SdkExecutor(executor, executor_timeout=executor_timeout)
+        executor = SdkExecutor(executor)
     return _server.AgentServer(card, executor, **options)
