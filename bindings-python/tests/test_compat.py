@@ -255,7 +255,8 @@ def test_executor_timeout_is_cores_limit_and_cannot_disagree_with_it() -> None:
     executor = hello_world.HelloWorldAgentExecutor()
     # The same value twice is one limit; a zero limit is refused by core, as in `limits`.
     compat.AgentServer(card, executor, executor_timeout=2, limits={"executor_timeout": 2})
-    with pytest.raises(TypeError, match="differ"):
+    compat.AgentServer(card, executor, executor_timeout=2, limits={"executorTimeout": 2, "max_parts_per_message": 10})
+    with pytest.raises(ValueError, match="differ"):
         compat.AgentServer(card, executor, executor_timeout=1, limits={"executor_timeout": 2})
     from a2a_native.errors import InvalidParamsError
 

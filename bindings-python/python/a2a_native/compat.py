@@ -171,8 +171,10 @@ def AgentServer(  # noqa: N802 (reads as the class it returns)
     ``bearer_tokens``, ``security``, ``limits``, ``extended_card``, ``host``, ``port``...)."""
     if executor_timeout is not None:
         limits = dict(options.get("limits") or {})
-        if limits.get("executor_timeout", executor_timeout) != executor_timeout:
-            raise TypeError("executor_timeout and limits['executor_timeout'] differ: give one")
+        # Core reads either spelling of the limit.
+        given = {limits.pop(k) for k in ("executor_timeout", "executorTimeout") if limits.get(k) is not None}
+        if given - {executor_timeout}:
+            raise ValueError("executor_timeout and limits['executor_timeout'] differ: give one")
         options["limits"] = {**limits, "executor_timeout": executor_timeout}
     if isinstance(executor, SdkAgentExecutor):
         executor = SdkExecutor(executor)

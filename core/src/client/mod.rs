@@ -515,8 +515,9 @@ impl Client {
 
     /// A unary operation by its A2A method name (`"GetTask"`) and ProtoJSON params, read and
     /// validated as a server reads them (InvalidParams names the field); the result as
-    /// ProtoJSON (`null` for DeleteTaskPushNotificationConfig). The one entry point of the
-    /// bindings, so that no binding decides anything per method.
+    /// ProtoJSON (`null` for DeleteTaskPushNotificationConfig). What the Python and Node
+    /// bindings call, so that neither decides anything per operation. (Extension methods are
+    /// [`Client::call_method`].)
     pub async fn call(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value> {
         let request = by_name(method, params)?;
         Ok(match request {

@@ -8,7 +8,7 @@
 
 use super::log::{Commit, CommitOutcome, Lease, LogPage, Moved, PushDue, Versioned};
 use super::sql::{Tables, change_body, db_error, seq_i64, seq_u64, sort_key_sql, task_body};
-use super::{PushConfigStore, TaskStore};
+use super::{PushConfigStore, TaskStore, prepare_push_config};
 use crate::error::Result;
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
@@ -461,7 +461,7 @@ impl TaskStore for PostgresStore {
 #[async_trait]
 impl PushConfigStore for PostgresStore {
     async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
-        self.tables.create_config(tenant, config).await
+        self.tables.create_config(tenant, prepare_push_config(tenant, config)?).await
     }
 
     async fn get(&self, tenant: &str, task_id: &str, id: &str) -> Result<Option<TaskPushNotificationConfig>> {

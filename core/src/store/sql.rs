@@ -6,7 +6,7 @@
 use super::log::{Change, LogEntry, PushDue};
 use super::{
     PushConfigStore, after_key, decode_seq_cursor, decode_task_cursor, encode_seq_cursor, encode_task_cursor,
-    prepare_push_config, push_page_size,
+    push_page_size,
 };
 use crate::ErrorKind;
 use crate::error::{A2AError, Result};
@@ -79,7 +79,7 @@ pub fn db_error(what: &str, e: sqlx::Error) -> A2AError {
     A2AError::new(kind, format!("task store: {what}: {e}"))
 }
 
-/// The ListTasks sort key in SQL; must agree with [`NO_TIMESTAMP`] (checked by a test) and
+/// The ListTasks sort key in SQL; must agree with [`NO_TIMESTAMP`](super::NO_TIMESTAMP) (checked by a test) and
 /// be spelled exactly like this in the list index, or the index would not serve the query.
 macro_rules! sort_key_sql {
     () => {
@@ -197,6 +197,7 @@ pub fn seq_i64(seq: u64) -> i64 {
 pub fn seq_u64(seq: i64) -> u64 {
     u64::try_from(seq).unwrap_or(0)
 }
+
 /// The tables of a SQL store, and the statements its backends share.
 #[derive(Debug)]
 pub struct Tables<DB: Database> {
@@ -368,14 +369,13 @@ where
         Ok(())
     }
 
-    /// Stores a push config; on conflict only the body changes, so the row keeps its sequence
-    /// number (its place in the list).
+    /// Stores a push config already checked by `prepare_push_config`; on conflict only the body
+    /// changes, so the row keeps its sequence number (its place in the list).
     pub async fn create_config(
         &self,
         tenant: &str,
         config: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
-        let config = prepare_push_config(tenant, config)?;
         sqlx::query(
             "INSERT INTO a2a_push_configs (tenant, task_id, id, body) VALUES ($1, $2, $3, $4)
              ON CONFLICT (tenant, task_id, id) DO UPDATE SET body = excluded.body",

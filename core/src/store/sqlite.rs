@@ -5,7 +5,7 @@
 
 use super::log::{Commit, CommitOutcome, LogPage, PushDue, Versioned};
 use super::sql::{Tables, change_body, db_error, seq_i64, seq_u64, sort_key_sql, task_body};
-use super::{PushConfigStore, TaskStore};
+use super::{PushConfigStore, TaskStore, prepare_push_config};
 use crate::error::Result;
 use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
@@ -310,6 +310,7 @@ impl TaskStore for SqliteStore {
 #[async_trait]
 impl PushConfigStore for SqliteStore {
     async fn create(&self, tenant: &str, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+        let config = prepare_push_config(tenant, config)?;
         // Set before the config is written, so no commit after it skips the outbox.
         self.has_push_configs.store(true, std::sync::atomic::Ordering::Release);
         self.tables.create_config(tenant, config).await

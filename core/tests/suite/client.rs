@@ -251,6 +251,7 @@ async fn extended_card_with_a_bearer_token() {
         task_of(anonymous.send_message(send("hello")).await.unwrap());
 
         let authed = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
             .preferred_binding(binding)
             .credentials(Arc::new(StaticBearer::new("s3cret")))
             .connect(&server.base)
@@ -260,6 +261,7 @@ async fn extended_card_with_a_bearer_token() {
         assert_eq!(card.description, "the extended card", "{binding:?}");
 
         let wrong = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
             .preferred_binding(binding)
             .credentials(Arc::new(StaticBearer::new("nope")))
             .connect(&server.base)
@@ -274,6 +276,7 @@ async fn extended_card_with_a_bearer_token() {
         let anonymous = client(&server.base, binding).await;
         assert_eq!(anonymous.send_message(send("hello")).await.unwrap_err().kind, ErrorKind::Unauthenticated);
         let authed = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
             .preferred_binding(binding)
             .credentials(Arc::new(StaticBearer::new("s3cret")))
             .connect(&server.base)
@@ -291,6 +294,7 @@ async fn extensions_header_activates_extensions() {
     let server = start(Opts::default()).await;
     for binding in BINDINGS {
         let with = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
             .preferred_binding(binding)
             .extensions(["urn:a2a-native:test:opt", "urn:unknown"])
             .connect(&server.base)

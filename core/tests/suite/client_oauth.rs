@@ -3,7 +3,7 @@
 //! API key sent where the card's scheme says (query parameter here).
 
 use crate::support;
-use a2a_native::client::{CardCredentials, Client};
+use a2a_native::client::{CardCache, CardCredentials, Client};
 
 use a2a_native::model::{self, Message, Role, SendMessageRequest, TaskState};
 use a2a_native::server::Authenticator;
@@ -101,7 +101,8 @@ async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
     let base = agent(schemes, "oauth", Arc::new(tokens)).await;
 
     let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret").with_api_key("unused"));
-    let client = Client::builder().credentials(creds).connect(&base).await.unwrap();
+    let client =
+        Client::builder().card_cache(Arc::new(CardCache::new())).credentials(creds).connect(&base).await.unwrap();
     assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-1");
     assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-1", "the token is cached");
     assert_eq!(hits.load(Ordering::SeqCst), 1);
@@ -114,7 +115,15 @@ async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
 
     // A wrong secret: the endpoint's refusal, as Unauthenticated, and the call is not sent.
     let bad = Arc::new(CardCredentials::new().with_client_credentials("id", "wrong"));
-    let e = Client::builder().credentials(bad).connect(&base).await.unwrap().send_message(hi()).await.unwrap_err();
+    let e = Client::builder()
+        .card_cache(Arc::new(CardCache::new()))
+        .credentials(bad)
+        .connect(&base)
+        .await
+        .unwrap()
+        .send_message(hi())
+        .await
+        .unwrap_err();
     assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated, "{e}");
     assert!(e.message.contains("invalid_client"), "{e}");
 }
@@ -126,10 +135,19 @@ async fn an_api_key_goes_where_the_card_says() {
     let schemes = json!({"apiKey": {"apiKeySecurityScheme": {"location": "query", "name": "key"}}});
     let base = agent(schemes, "apiKey", Arc::new(keys)).await;
     let creds = Arc::new(CardCredentials::new().with_bearer_token("not-asked-for").with_api_key("k-1"));
-    let client = Client::builder().credentials(creds).connect(&base).await.unwrap();
+    let client =
+        Client::builder().card_cache(Arc::new(CardCache::new())).credentials(creds).connect(&base).await.unwrap();
     assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "keyholder");
     // Without a secret the card asks for, nothing is sent and the agent refuses.
     let none = Arc::new(CardCredentials::new().with_bearer_token("t"));
-    let e = Client::builder().credentials(none).connect(&base).await.unwrap().send_message(hi()).await.unwrap_err();
+    let e = Client::builder()
+        .card_cache(Arc::new(CardCache::new()))
+        .credentials(none)
+        .connect(&base)
+        .await
+        .unwrap()
+        .send_message(hi())
+        .await
+        .unwrap_err();
     assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated);
 }

@@ -1,6 +1,6 @@
 //! `core/error-table.json` is core's error table as the bindings' generators read it (nothing
 //! parses `error.rs`): it must be current. `A2A_UPDATE_ERROR_TABLE=1 cargo test -p a2a-native
-//! --test error_table` rewrites it.
+//! --test suite error_table` rewrites it.
 
 #[test]
 fn the_committed_error_table_json_is_current() {
@@ -12,7 +12,7 @@ fn the_committed_error_table_json_is_current() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == current,
-        "{} is stale: run A2A_UPDATE_ERROR_TABLE=1 cargo test -p a2a-native --test error_table",
+        "{} is stale: run A2A_UPDATE_ERROR_TABLE=1 cargo test -p a2a-native --test suite error_table",
         path.display()
     );
 }

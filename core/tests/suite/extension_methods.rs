@@ -3,7 +3,7 @@
 //! extensions, unknown methods, a required extension not requested, an unauthenticated caller).
 #![cfg(all(feature = "server", feature = "client"))]
 
-use a2a_native::client::{Binding, Client};
+use a2a_native::client::{Binding, CardCache, Client};
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::methods::{MethodCall, MethodSpec};
 use a2a_native::server::host::{HostedServer, ServerOptions};
@@ -69,7 +69,12 @@ async fn serve(options: ServerOptions, required_audit: bool) -> HostedServer {
 async fn our_client_calls_them_over_every_binding() {
     let server = serve(ServerOptions::default(), false).await;
     for binding in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
-        let client = Client::builder().preferred_binding(binding).connect(&server.url().unwrap()).await.unwrap();
+        let client = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
+            .preferred_binding(binding)
+            .connect(&server.url().unwrap())
+            .await
+            .unwrap();
         assert_eq!(client.binding(), binding);
         let reply = client.call_method("tasks/search", json!({"query": "open"}), &[SEARCH.into()]).await.unwrap();
         assert_eq!(reply.result["query"], "open", "{binding:?}");
@@ -151,8 +156,13 @@ async fn unknown_methods_and_missing_required_extensions_get_the_spec_errors() {
     assert!(echoed.contains(AUDIT) && echoed.contains(SEARCH), "{echoed}");
     // The same over gRPC: unknown is UNIMPLEMENTED, a missing required extension is refused.
     let grpc = |extensions: Vec<String>| async {
-        let client =
-            Client::builder().preferred_binding(Binding::Grpc).extensions(extensions).connect(&url).await.unwrap();
+        let client = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
+            .preferred_binding(Binding::Grpc)
+            .extensions(extensions)
+            .connect(&url)
+            .await
+            .unwrap();
         assert_eq!(client.binding(), Binding::Grpc);
         client
     };

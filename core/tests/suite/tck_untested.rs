@@ -774,6 +774,7 @@ async fn auth_server_001_our_client_verifies_the_server_certificate() {
     for binding in BINDINGS {
         // Trusting the CA: works.
         let client = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
             .preferred_binding(binding)
             .tls_root_pem(pem("tls-ca.pem"))
             .connect(&s.base)

@@ -106,7 +106,11 @@ async fn scenario_vectors_through_our_server_and_client() {
     });
     let server = HostedServer::new(card, ServerOptions::default()).unwrap();
     server.start(Arc::new(Scripted(scripts.collect())), "127.0.0.1", 0).await.unwrap();
-    let client = Client::builder().connect(&server.url().unwrap()).await.unwrap();
+    let client = Client::builder()
+        .card_cache(std::sync::Arc::new(a2a_native::client::CardCache::new()))
+        .connect(&server.url().unwrap())
+        .await
+        .unwrap();
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["name"].as_str().unwrap();
