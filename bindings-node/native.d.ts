@@ -42,6 +42,11 @@ export declare class Client {
   call(method: string, request: string, trace?: CallerTrace | undefined | null): Promise<string>
   /** An extension method: `{"result": ..., "activated": [...]}` as JSON. */
   callMethod(method: string, paramsJson: string, extensions: Array<string>, trace?: CallerTrace | undefined | null): Promise<string>
+  /**
+   * Every task matching `request` (ListTasksRequest JSON), page after page, as core's pager
+   * reads them (it stops if a server hands back the token it was given).
+   */
+  listAllTasks(request: string): TaskPager
   /** A streaming operation by its A2A name (`Client::stream`). */
   stream(method: string, request: string, trace?: CallerTrace | undefined | null): Promise<EventStream>
 }
@@ -64,6 +69,12 @@ export declare class PushVerifier {
    * `{"taskId", "jti", "issuedAt"}`.
    */
   verify(headers: Array<Array<string>>, body: Buffer): string
+}
+
+/** The tasks of `listAllTasks` (Task JSON), fetched a page at a time as they are read. */
+export declare class TaskPager {
+  /** The next task's JSON; `null` after the last one. */
+  next(): Promise<string | null>
 }
 
 /** The caller's trace context as the JS layer read it from @opentelemetry/api (W3C text). */

@@ -127,3 +127,34 @@ test('strictV1Card serves the 1.0 card without the 0.3 fields a 0.3 interface ad
     }
   }
 });
+
+test('listAllTasks stops when a server hands back the page token it was given', async () => {
+  const { createServer } = await import('node:http');
+  let calls = 0;
+  // A JSON-RPC agent whose every ListTasks page is one task and the same next-page token.
+  const stuck = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      calls += 1;
+      const { id } = JSON.parse(body);
+      const task = { id: `t${calls}`, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } };
+      const result = { tasks: [task], nextPageToken: 'again', pageSize: 1, totalSize: 99 };
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+    });
+  });
+  await new Promise((resolve) => stuck.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${stuck.address().port}/`;
+    const card = { ...CARD, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+    const client = Client.fromCard(card);
+    const ids = [];
+    for await (const task of client.listAllTasks({ pageSize: 1 })) ids.push(task.id);
+    // The first page, then the page asked for with 'again', which answers 'again' once more.
+    assert.deepEqual(ids, ['t1', 't2']);
+    assert.equal(calls, 2);
+  } finally {
+    stuck.close();
+  }
+});

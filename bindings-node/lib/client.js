@@ -182,12 +182,11 @@ export class Client {
 
   /** Every task ListTasks finds, page after page (`for await (const task of client.listAllTasks())`). */
   async *listAllTasks(request = {}) {
-    let pageToken = request.pageToken;
-    do {
-      const page = await this.listTasks({ ...request, pageToken });
-      yield* page.tasks ?? [];
-      pageToken = page.nextPageToken;
-    } while (pageToken);
+    // Core's pager: it follows nextPageToken, and stops if a server hands back the same one.
+    const pager = call(() => this.#native.listAllTasks(json(request, 'request')));
+    for (let text = await settle(pager.next()); text !== null; text = await settle(pager.next())) {
+      yield JSON.parse(text);
+    }
   }
 
   cancel(taskId, { metadata } = {}) {

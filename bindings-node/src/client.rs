@@ -109,6 +109,14 @@ impl Client {
         Ok(serde_json::json!({"result": reply.result, "activated": reply.activated}).to_string())
     }
 
+    /// Every task matching `request` (ListTasksRequest JSON), page after page, as core's pager
+    /// reads them (it stops if a server hands back the token it was given).
+    #[napi]
+    pub fn list_all_tasks(&self, request: String) -> Result<TaskPager> {
+        let req: a2a_native::model::ListTasksRequest = models::parse(&request)?;
+        Ok(TaskPager { inner: tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req))) })
+    }
+
     /// A streaming operation by its A2A name (`Client::stream`).
     #[napi]
     pub async fn stream(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
@@ -164,5 +172,27 @@ impl EventStream {
     pub async fn close(&self) {
         self.closed.cancel();
         self.inner.lock().await.take();
+    }
+}
+
+type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Result<a2a_native::model::Task>> + Send>>;
+
+/// The tasks of `listAllTasks` (Task JSON), fetched a page at a time as they are read.
+#[napi_derive::napi]
+pub struct TaskPager {
+    inner: tokio::sync::Mutex<Tasks>,
+}
+
+#[napi_derive::napi]
+impl TaskPager {
+    /// The next task's JSON; `null` after the last one.
+    #[napi]
+    pub async fn next(&self) -> Result<Option<String>> {
+        use futures_util::StreamExt;
+        match self.inner.lock().await.next().await {
+            Some(Ok(task)) => Ok(Some(models::text(&task))),
+            Some(Err(e)) => Err(errors::to_js(e)),
+            None => Ok(None),
+        }
     }
 }
