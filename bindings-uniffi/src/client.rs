@@ -198,6 +198,13 @@ impl Client {
         Ok(MethodReply { result_json: reply.result.to_string(), activated: reply.activated })
     }
 
+    /// Every task matching `request`, page after page, as core's pager reads them (it stops
+    /// if a server hands back the page token it was given). Kotlin: `allTasks`, a Flow.
+    pub fn list_all_tasks(&self, request: ListTasksRequest) -> Result<Arc<TaskPager>> {
+        let req: model::ListTasksRequest = to_core(&request)?;
+        Ok(Arc::new(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) }))
+    }
+
     /// The events of a streamed message (SendStreamingMessage).
     pub async fn send_streaming_message(&self, request: SendMessageRequest) -> Result<Arc<EventStream>> {
         let req: model::SendMessageRequest = to_core(&request)?;
@@ -298,5 +305,27 @@ impl EventStream {
     pub async fn stop(&self) {
         let inner = self.inner.clone();
         run(async move { inner.lock().await.take() }).await;
+    }
+}
+
+type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Result<model::Task>> + Send>>;
+
+/// The tasks of `listAllTasks`, fetched a page at a time as they are read. `next()` returns
+/// `null`/`nil` after the last one.
+#[derive(uniffi::Object)]
+pub struct TaskPager {
+    inner: Arc<tokio::sync::Mutex<Tasks>>,
+}
+
+#[uniffi::export]
+impl TaskPager {
+    pub async fn next(&self) -> Result<Option<A2ATask>> {
+        use futures_util::StreamExt;
+        let inner = self.inner.clone();
+        match run(async move { inner.lock().await.next().await }).await {
+            Some(Ok(task)) => from_core(&task).map(Some),
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(None),
+        }
     }
 }

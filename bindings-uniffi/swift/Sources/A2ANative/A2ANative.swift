@@ -1188,6 +1188,12 @@ public protocol ClientProtocol: AnyObject, Sendable {
     
     func getTask(request: GetTaskRequest) async throws  -> A2aTask
     
+    /**
+     * Every task matching `request`, page after page, as core's pager reads them (it stops
+     * if a server hands back the page token it was given). Kotlin: `allTasks`, a Flow.
+     */
+    func listAllTasks(request: ListTasksRequest) throws  -> TaskPager
+    
     func listPushConfigs(request: ListTaskPushNotificationConfigsRequest) async throws  -> ListTaskPushNotificationConfigsResponse
     
     func listTasks(request: ListTasksRequest) async throws  -> ListTasksResponse
@@ -1437,6 +1443,20 @@ open func getTask(request: GetTaskRequest)async throws  -> A2aTask  {
             liftFunc: FfiConverterTypeA2ATask_lift,
             errorHandler: FfiConverterTypeA2aException_lift
         )
+}
+    
+    /**
+     * Every task matching `request`, page after page, as core's pager reads them (it stops
+     * if a server hands back the page token it was given). Kotlin: `allTasks`, a Flow.
+     */
+open func listAllTasks(request: ListTasksRequest)throws  -> TaskPager  {
+    return try  FfiConverterTypeTaskPager_lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_method_client_list_all_tasks(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeListTasksRequest_lower(request),uniffiCallStatus
+    )
+})
 }
     
 open func listPushConfigs(request: ListTaskPushNotificationConfigsRequest)async throws  -> ListTaskPushNotificationConfigsResponse  {
@@ -2948,6 +2968,138 @@ public func FfiConverterTypePushVerifier_lift(_ handle: UInt64) throws -> PushVe
 #endif
 public func FfiConverterTypePushVerifier_lower(_ value: PushVerifier) -> UInt64 {
     return FfiConverterTypePushVerifier.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The tasks of `listAllTasks`, fetched a page at a time as they are read. `next()` returns
+ * `null`/`nil` after the last one.
+ */
+public protocol TaskPagerProtocol: AnyObject, Sendable {
+    
+    func next() async throws  -> A2aTask?
+    
+}
+/**
+ * The tasks of `listAllTasks`, fetched a page at a time as they are read. `next()` returns
+ * `null`/`nil` after the last one.
+ */
+open class TaskPager: TaskPagerProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_native_uniffi_fn_clone_taskpager(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_native_uniffi_fn_free_taskpager(handle, $0) }
+    }
+
+    
+
+    
+open func next()async throws  -> A2aTask?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_native_uniffi_fn_method_taskpager_next(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_native_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_native_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_native_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionTypeA2ATask.lift,
+            errorHandler: FfiConverterTypeA2aException_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTaskPager: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = TaskPager
+
+    public static func lift(_ handle: UInt64) throws -> TaskPager {
+        return TaskPager(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: TaskPager) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TaskPager {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TaskPager, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskPager_lift(_ handle: UInt64) throws -> TaskPager {
+    return try FfiConverterTypeTaskPager.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskPager_lower(_ value: TaskPager) -> UInt64 {
+    return FfiConverterTypeTaskPager.lower(value)
 }
 
 
@@ -9264,6 +9416,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_client_get_task() != 17536) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_method_client_list_all_tasks() != 50732) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_method_client_list_push_configs() != 39583) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -9292,6 +9447,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_eventstream_stop() != 64422) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_method_taskpager_next() != 56015) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_credentialprovider_headers() != 11364) {

@@ -49,6 +49,24 @@ public extension Client {
         try await subscribeToTask(request: SubscribeToTaskRequest(id: taskId)).events()
     }
 
+    /// Every task ListTasks finds, page after page (pages are fetched as the sequence is read).
+    func allTasks(_ request: ListTasksRequest = ListTasksRequest()) throws -> AsyncThrowingStream<A2aTask, Error> {
+        let pager = try listAllTasks(request: request)
+        return AsyncThrowingStream { continuation in
+            let pump = Task {
+                do {
+                    while let task = try await pager.next() {
+                        continuation.yield(task)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in pump.cancel() }
+        }
+    }
+
     func getTask(id: String) async throws -> A2aTask { try await getTask(request: GetTaskRequest(id: id)) }
 
     func cancelTask(id: String) async throws -> A2aTask { try await cancelTask(request: CancelTaskRequest(id: id)) }

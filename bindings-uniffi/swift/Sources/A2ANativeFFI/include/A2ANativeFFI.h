@@ -391,6 +391,11 @@ uint64_t uniffi_a2a_native_uniffi_fn_method_client_get_push_config(uint64_t ptr,
 uint64_t uniffi_a2a_native_uniffi_fn_method_client_get_task(uint64_t ptr, RustBuffer request
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_LIST_ALL_TASKS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_LIST_ALL_TASKS
+uint64_t uniffi_a2a_native_uniffi_fn_method_client_list_all_tasks(uint64_t ptr, RustBuffer request, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_LIST_PUSH_CONFIGS
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_LIST_PUSH_CONFIGS
 uint64_t uniffi_a2a_native_uniffi_fn_method_client_list_push_configs(uint64_t ptr, RustBuffer request
@@ -449,6 +454,21 @@ uint64_t uniffi_a2a_native_uniffi_fn_method_eventstream_next(uint64_t ptr
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_EVENTSTREAM_STOP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_EVENTSTREAM_STOP
 uint64_t uniffi_a2a_native_uniffi_fn_method_eventstream_stop(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_TASKPAGER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_TASKPAGER
+uint64_t uniffi_a2a_native_uniffi_fn_clone_taskpager(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_TASKPAGER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_TASKPAGER
+void uniffi_a2a_native_uniffi_fn_free_taskpager(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_TASKPAGER_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_TASKPAGER_NEXT
+uint64_t uniffi_a2a_native_uniffi_fn_method_taskpager_next(uint64_t ptr
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_CREDENTIALPROVIDER
@@ -1124,6 +1144,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_client_get_task(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_ALL_TASKS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_ALL_TASKS
+uint16_t uniffi_a2a_native_uniffi_checksum_method_client_list_all_tasks(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_PUSH_CONFIGS
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_CLIENT_LIST_PUSH_CONFIGS
 uint16_t uniffi_a2a_native_uniffi_checksum_method_client_list_push_configs(void
@@ -1181,6 +1207,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_eventstream_next(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_STOP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_EVENTSTREAM_STOP
 uint16_t uniffi_a2a_native_uniffi_checksum_method_eventstream_stop(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_TASKPAGER_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_TASKPAGER_NEXT
+uint16_t uniffi_a2a_native_uniffi_checksum_method_taskpager_next(void
     
 );
 #endif

@@ -40,6 +40,16 @@ fun Client.streamText(text: String): Flow<StreamResponse> = stream(textRequest(t
 fun Client.subscribe(taskId: String): Flow<StreamResponse> =
     flow { emitAll(subscribeToTask(SubscribeToTaskRequest(id = taskId)).asFlow()) }
 
+/** Every task ListTasks finds, page after page, as a Flow (pages are fetched as it is collected). */
+fun Client.allTasks(request: ListTasksRequest = ListTasksRequest()): Flow<A2aTask> = flow {
+    val pager = listAllTasks(request)
+    try {
+        while (true) emit(pager.next() ?: break)
+    } finally {
+        pager.destroy()
+    }
+}
+
 suspend fun Client.getTask(taskId: String): A2aTask = getTask(GetTaskRequest(id = taskId))
 
 suspend fun Client.cancelTask(taskId: String): A2aTask = cancelTask(CancelTaskRequest(id = taskId))

@@ -66,6 +66,23 @@ class ClientTest {
     }
 
     @Test
+    fun `allTasks pages through every task of a context`() = test {
+        val client = client()
+        val first = client.sendText("page one").task!!
+        val ids = mutableListOf(first.id)
+        repeat(4) { i ->
+            val message = userMessage("page ${i + 2}", contextId = first.contextId)
+            ids += client.sendMessage(SendMessageRequest(message = message)).task!!.id
+        }
+        val listed = client.allTasks(ListTasksRequest(contextId = first.contextId, pageSize = 2)).toList()
+        assertEquals(ids.toSet(), listed.map { it.id }.toSet())
+        assertEquals(5, listed.size)
+        // A refused request fails the Flow with the spec's error.
+        val e = assertThrows<A2aException> { client.allTasks(ListTasksRequest(pageSize = -1)).toList() }
+        assertEquals(-32602, e.code)
+    }
+
+    @Test
     fun `subscribe to a finished task is refused`() = test {
         val client = client()
         val task = client.sendText("done").task!!
