@@ -57,6 +57,21 @@ pub struct ClientOptions {
     /// A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
     #[uniffi(default)]
     pub client_identity_pem: Option<String>,
+    /// `ca_cert_pem`, read from this PEM file.
+    #[uniffi(default)]
+    pub ca_cert_file: Option<String>,
+    /// `client_identity_pem`, read from a certificate file and a key file (both or neither).
+    #[uniffi(default)]
+    pub client_cert_file: Option<String>,
+    #[uniffi(default)]
+    pub client_key_file: Option<String>,
+    /// A bearer token, sent on each call whose security the agent's card declares as HTTP
+    /// bearer (the card says where each secret goes; with `oauth_client_*` and `card_api_key`).
+    #[uniffi(default)]
+    pub card_bearer_token: Option<String>,
+    /// An API key, sent where the card's API key scheme says (header, query or cookie).
+    #[uniffi(default)]
+    pub card_api_key: Option<String>,
 }
 
 fn invalid(what: String) -> A2aException {
@@ -83,6 +98,11 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         client_credentials: pair(o.oauth_client_id, o.oauth_client_secret, "oauth_client_id and oauth_client_secret")?,
         ca_cert: o.ca_cert_pem,
         client_identity: o.client_identity_pem,
+        ca_cert_file: o.ca_cert_file.map(Into::into),
+        client_cert_files: pair(o.client_cert_file, o.client_key_file, "client_cert_file and client_key_file")?
+            .map(|(cert, key)| (cert.into(), key.into())),
+        card_bearer_token: o.card_bearer_token,
+        card_api_key: o.card_api_key,
         allow_v03: o.allow_v03,
         extensions: (!o.extensions.is_empty()).then_some(o.extensions),
         ..Default::default()

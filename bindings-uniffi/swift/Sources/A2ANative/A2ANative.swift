@@ -4313,6 +4313,24 @@ public struct ClientOptions {
      * A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
      */
     public var clientIdentityPem: String?
+    /**
+     * `ca_cert_pem`, read from this PEM file.
+     */
+    public var caCertFile: String?
+    /**
+     * `client_identity_pem`, read from a certificate file and a key file (both or neither).
+     */
+    public var clientCertFile: String?
+    public var clientKeyFile: String?
+    /**
+     * A bearer token, sent on each call whose security the agent's card declares as HTTP
+     * bearer (the card says where each secret goes; with `oauth_client_*` and `card_api_key`).
+     */
+    public var cardBearerToken: String?
+    /**
+     * An API key, sent where the card's API key scheme says (header, query or cookie).
+     */
+    public var cardApiKey: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4347,7 +4365,20 @@ public struct ClientOptions {
          */caCertPem: String? = nil, 
         /**
          * A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
-         */clientIdentityPem: String? = nil) {
+         */clientIdentityPem: String? = nil, 
+        /**
+         * `ca_cert_pem`, read from this PEM file.
+         */caCertFile: String? = nil, 
+        /**
+         * `client_identity_pem`, read from a certificate file and a key file (both or neither).
+         */clientCertFile: String? = nil, clientKeyFile: String? = nil, 
+        /**
+         * A bearer token, sent on each call whose security the agent's card declares as HTTP
+         * bearer (the card says where each secret goes; with `oauth_client_*` and `card_api_key`).
+         */cardBearerToken: String? = nil, 
+        /**
+         * An API key, sent where the card's API key scheme says (header, query or cookie).
+         */cardApiKey: String? = nil) {
         self.bearerToken = bearerToken
         self.apiKeyHeader = apiKeyHeader
         self.apiKey = apiKey
@@ -4363,6 +4394,11 @@ public struct ClientOptions {
         self.oauthClientSecret = oauthClientSecret
         self.caCertPem = caCertPem
         self.clientIdentityPem = clientIdentityPem
+        self.caCertFile = caCertFile
+        self.clientCertFile = clientCertFile
+        self.clientKeyFile = clientKeyFile
+        self.cardBearerToken = cardBearerToken
+        self.cardApiKey = cardApiKey
     }
 
     
@@ -4395,7 +4431,12 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
                 oauthClientId: FfiConverterOptionString.read(from: &buf), 
                 oauthClientSecret: FfiConverterOptionString.read(from: &buf), 
                 caCertPem: FfiConverterOptionString.read(from: &buf), 
-                clientIdentityPem: FfiConverterOptionString.read(from: &buf)
+                clientIdentityPem: FfiConverterOptionString.read(from: &buf), 
+                caCertFile: FfiConverterOptionString.read(from: &buf), 
+                clientCertFile: FfiConverterOptionString.read(from: &buf), 
+                clientKeyFile: FfiConverterOptionString.read(from: &buf), 
+                cardBearerToken: FfiConverterOptionString.read(from: &buf), 
+                cardApiKey: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -4415,6 +4456,11 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.oauthClientSecret, into: &buf)
         FfiConverterOptionString.write(value.caCertPem, into: &buf)
         FfiConverterOptionString.write(value.clientIdentityPem, into: &buf)
+        FfiConverterOptionString.write(value.caCertFile, into: &buf)
+        FfiConverterOptionString.write(value.clientCertFile, into: &buf)
+        FfiConverterOptionString.write(value.clientKeyFile, into: &buf)
+        FfiConverterOptionString.write(value.cardBearerToken, into: &buf)
+        FfiConverterOptionString.write(value.cardApiKey, into: &buf)
     }
 }
 

@@ -52,6 +52,30 @@ class SecurityTest {
     }
 
     @Test
+    fun `cardApiKey goes where the card's scheme says, and PEM files stand for PEM text`() = test {
+        val security = """{"apiKeys": {"k-ada": "ada"}}"""
+        serving(WhoAmI(), ServerOptions(securityJson = security)) { server ->
+            // No header name given: the card's API key scheme names it.
+            val ada = Client.connect(server.url()!!, ClientOptions(cardApiKey = "k-ada"))
+            assertEquals("ada", ada.sendText("x").task!!.answer())
+        }
+        val tls = """{"tls": {"cert": "${File(fixtures, "tls-server.pem").absolutePath}",
+            "key": "${File(fixtures, "tls-server.key").absolutePath}", "clientCa": "${File(fixtures, "tls-ca.pem").absolutePath}"}}"""
+        serving(WhoAmI(), ServerOptions(securityJson = tls)) { server ->
+            val options = ClientOptions(
+                caCertFile = File(fixtures, "tls-ca.pem").absolutePath,
+                clientCertFile = File(fixtures, "tls-client.pem").absolutePath,
+                clientKeyFile = File(fixtures, "tls-client.key").absolutePath,
+            )
+            assertTrue(Client.connect(server.url()!!, options).sendText("x").task!!.answer().startsWith("cert:"))
+        }
+        val missing = assertThrows<A2aException> { Client.connect("http://127.0.0.1:1", ClientOptions(caCertFile = "/no/such.pem")) }
+        assertEquals("caCertFile", missing.fieldViolations.single().field)
+        val alone = assertThrows<A2aException> { Client.connect("http://127.0.0.1:1", ClientOptions(clientCertFile = "c.pem")) }
+        assertEquals(-32602, alone.code)
+    }
+
+    @Test
     fun `cards signed here verify, tampered ones do not, and JCS is canonical`() = test {
         val card = agentCard("signed", "a card with a signature").copy(
             supportedInterfaces = listOf(AgentInterface(url = "https://agent.example/a2a", protocolBinding = "JSONRPC", protocolVersion = "1.0")),
