@@ -87,6 +87,8 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         (None, None) => Ok(None),
         _ => Err(invalid(format!("{names} go together"))),
     };
+    // Every field named (no `..Default::default()`): an option core gains does not build here
+    // until this record carries it too.
     let options = core::ClientOptions {
         bearer_token: o.bearer_token,
         api_key: pair(o.api_key_header, o.api_key, "api_key_header and api_key")?,
@@ -105,7 +107,6 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         card_api_key: o.card_api_key,
         allow_v03: o.allow_v03,
         extensions: (!o.extensions.is_empty()).then_some(o.extensions),
-        ..Default::default()
     };
     let mut b = options.builder()?;
     if let Some(provider) = o.credentials {
