@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 /// credentials function (which JSON cannot carry) when there is one.
 fn builder(options_json: Option<String>, credentials: Option<Provide>) -> Result<ClientBuilder> {
     let value = match options_json {
-        Some(text) => serde_json::from_str(&text).map_err(|e| errors::to_js(e.into()))?,
+        Some(text) => models::value(&text)?,
         None => serde_json::json!({}),
     };
     let mut b = ClientOptions::from_value(value).and_then(|o| o.builder()).map_err(errors::to_js)?;
@@ -89,7 +89,7 @@ impl Client {
     /// validates and calls it (`Client::call`); the result's ProtoJSON text (`null` for Delete).
     #[napi]
     pub async fn call(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<String> {
-        let request = serde_json::from_str(&request).map_err(|e| errors::to_js(e.into()))?;
+        let request = models::value(&request)?;
         let reply = with_caller(caller(trace), self.inner.call(&method, request)).await.map_err(errors::to_js)?;
         Ok(reply.to_string())
     }
@@ -120,7 +120,7 @@ impl Client {
     /// A streaming operation by its A2A name (`Client::stream`).
     #[napi]
     pub async fn stream(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
-        let request = serde_json::from_str(&request).map_err(|e| errors::to_js(e.into()))?;
+        let request = models::value(&request)?;
         let stream = with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js)?;
         Ok(EventStream::new(stream))
     }

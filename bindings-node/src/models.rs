@@ -19,7 +19,8 @@ pub fn text<T: Serialize>(value: &T) -> String {
     model::to_value(value).to_string()
 }
 
-fn value(json: &str) -> Result<serde_json::Value> {
+/// Any JSON text as a value (a parse error is JSONParseError).
+pub fn value(json: &str) -> Result<serde_json::Value> {
     serde_json::from_str(json).map_err(|e| errors::to_js(e.into()))
 }
 

@@ -1,8 +1,8 @@
 //! core's hosted server (`server::host`) serving a JavaScript executor. The options are core's
 //! `ServerOptions`, read strictly there: a mistyped option is refused, naming it.
 
-use crate::errors;
 use crate::executor::{Dispatch, JsExecutor};
+use crate::{errors, models};
 use a2a_native::server::host::{HostedServer, ServerOptions};
 use napi::Result;
 use serde_json::Value;
@@ -21,8 +21,8 @@ impl AgentServer {
     /// extendedCard, limits, security). Both are checked now.
     #[napi(constructor)]
     pub fn new(card_json: String, options_json: String) -> Result<Self> {
-        let card: Value = serde_json::from_str(&card_json).map_err(|e| errors::to_js(e.into()))?;
-        let options: Value = serde_json::from_str(&options_json).map_err(|e| errors::to_js(e.into()))?;
+        let card: Value = models::value(&card_json)?;
+        let options: Value = models::value(&options_json)?;
         let options = ServerOptions::from_value(options).map_err(errors::to_js)?;
         let server = HostedServer::new(card, options).map_err(errors::to_js)?;
         Ok(Self { server, agent: Mutex::default() })

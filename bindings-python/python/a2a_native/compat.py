@@ -9,8 +9,9 @@ changes::
     await AgentServer(agent_card, MyAgentExecutor()).serve(port=9999)
 
 ``agent_card`` may be the SDK's ``AgentCard`` message or a dict. :func:`AgentServer` here
-does the same and takes ``executor_timeout`` (core's ``limits["executor_timeout"]``). The SDK's protobuf messages and
-our dict models (ProtoJSON) convert both ways with :func:`to_proto` and :func:`to_dict`.
+does the same and takes ``executor_timeout`` (core's ``limits["executor_timeout"]``). The
+SDK's protobuf messages and our dict models (ProtoJSON) convert both ways with
+:func:`to_proto` and :func:`to_dict`.
 
 What the SDK executor sees:
 
