@@ -22,6 +22,7 @@ use crate::model::{self, Validate};
 pub use crate::request::{A2ARequest, Method};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
@@ -125,16 +126,23 @@ impl<'de> Deserialize<'de> for Id {
 }
 
 /// A well-formed JSON-RPC request whose method has not been interpreted yet.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Envelope {
     /// `None` for a notification (no `id` member); `Some(Id::Null)` for an explicit `null`.
     pub id: Option<Id>,
     pub method: String,
-    /// `None` when `params` was absent or `null`.
-    pub params: Option<Value>,
+    /// `None` when `params` was absent or `null`. Kept as text: the 1.0 parameters are read
+    /// from it in one pass, with no JSON tree between.
+    pub params: Option<Box<RawValue>>,
 }
 
 impl Envelope {
+    /// `params` as a JSON value (`None` when absent or `null`).
+    pub fn params_value(&self) -> Option<Value> {
+        // A RawValue holds valid JSON.
+        self.params.as_ref().and_then(|p| serde_json::from_str(p.get()).ok())
+    }
+
     pub fn is_notification(&self) -> bool {
         self.id.is_none()
     }
@@ -221,8 +229,44 @@ fn invalid_request(field: &str, description: &str) -> A2AError {
     err
 }
 
+/// The members of a request object as text, read in one pass over the body.
+#[derive(Deserialize)]
+struct Members<'a> {
+    #[serde(default, borrow, deserialize_with = "member")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "member")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "member")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "member")]
+    params: Option<&'a RawValue>,
+}
+
+/// A member that is there, `null` included (an `Option` would read `null` as absent, and
+/// `"id": null` is not a notification).
+fn member<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
 /// Reads the JSON-RPC envelope of a request body. See the module docs for the errors.
+///
+/// A well-formed request is read in one pass, its `params` kept as text. Any body that does not
+/// read that way (invalid JSON, not an object, a member given twice) goes through
+/// [`parse_envelope_value`], which gives every error and keeps the last of repeated members.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
+    // serde would read a struct from an array too; a batch must get its own error.
+    let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if let Some(Ok(members)) = object.then(|| serde_json::from_slice::<Members<'_>>(body)) {
+        let mut obj = Map::new();
+        for (name, raw) in [("jsonrpc", members.jsonrpc), ("id", members.id), ("method", members.method)] {
+            // A RawValue always holds valid JSON.
+            if let Some(Ok(v)) = raw.map(|r| serde_json::from_str(r.get())) {
+                obj.insert(name.to_owned(), v);
+            }
+        }
+        let params = members.params.filter(|p| p.get() != "null").map(RawValue::to_owned);
+        return check_members(obj, params);
+    }
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ErrorResponse::null(A2AError::parse_error(format!("Invalid JSON payload: {e}"))))?;
     parse_envelope_value(value)
@@ -237,6 +281,13 @@ pub fn parse_envelope_value(value: Value) -> Result<Envelope, ErrorResponse> {
         }
         _ => return Err(ErrorResponse::null(invalid_request("", "a JSON-RPC request must be a JSON object"))),
     };
+    // Writing a Value as text cannot fail.
+    let params = obj.remove("params").filter(|p| !p.is_null()).and_then(|p| serde_json::value::to_raw_value(&p).ok());
+    check_members(obj, params)
+}
+
+/// Checks `jsonrpc`, `id` and `method` of a request object.
+fn check_members(obj: Map<String, Value>, params: Option<Box<RawValue>>) -> Result<Envelope, ErrorResponse> {
     // The id first, so that every later error can echo it.
     let id = match obj.get("id") {
         None => None,
@@ -250,12 +301,11 @@ pub fn parse_envelope_value(value: Value) -> Result<Envelope, ErrorResponse> {
     if obj.get("jsonrpc").and_then(Value::as_str) != Some(VERSION) {
         return fail(invalid_request("jsonrpc", "must be \"2.0\""));
     }
-    let method = match obj.remove("method") {
-        Some(Value::String(m)) => m,
+    let method = match obj.get("method") {
+        Some(Value::String(m)) => m.clone(),
         Some(_) => return fail(invalid_request("method", "must be a string")),
         None => return fail(invalid_request("method", "is required")),
     };
-    let params = obj.remove("params").filter(|p| !p.is_null());
     Ok(Envelope { id, method, params })
 }
 
@@ -265,12 +315,14 @@ pub fn parse_v10(envelope: Envelope) -> Result<Call, ErrorResponse> {
     let Some(method) = Method::from_name(&envelope.method) else {
         return Err(envelope.error(method_not_found(&envelope.method)));
     };
-    let params = match envelope.params {
-        Some(p) => p,
-        None if method == Method::GetExtendedAgentCard => Value::Object(Map::new()),
+    let read = match &envelope.params {
+        Some(p) => A2ARequest::from_raw_params(method, p, "params"),
+        None if method == Method::GetExtendedAgentCard => {
+            A2ARequest::from_params(method, Value::Object(Map::new()), "params")
+        }
         None => return Err(ErrorResponse::to_request(&envelope.id, A2AError::invalid_field("params", "is required"))),
     };
-    match A2ARequest::from_params(method, params, "params") {
+    match read {
         Ok(request) => Ok(Call { id: envelope.id, method_name: envelope.method, request }),
         Err(e) => Err(ErrorResponse::to_request(&envelope.id, e)),
     }
@@ -552,6 +604,40 @@ mod tests {
     }
 
     #[test]
+    fn one_pass_reading_gives_what_the_json_tree_gives() {
+        let bodies: [&[u8]; 14] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi \u00e9"}],"metadata":{"k":[1,2.5,null]}}}}"#,
+            br#" {"params":{"id":"t"}, "method":"GetTask", "id":"x", "jsonrpc":"2.0"} "#,
+            // Repeated members: the tree keeps the last, and so must the one pass.
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a"},"params":{"id":"b"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a","id":"b"}}"#,
+            br#"{"jsonrpc":"2.0","id":null,"method":"GetTask","params":{"id":"t"}}"#,
+            br#"{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":7}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","historyLength":-1}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[]}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{"pageSize":1.5}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","unknown":1}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[]}"#,
+            br#"{"jsonrpc":"2.\u0030","id":1,"method":"Get\u0054ask","params":{"id":"t"}}"#,
+            br#"{"jsonrpc":"2.0","id":{},"method":"GetTask","params":{"id":"t"}}"#,
+        ];
+        for body in bodies {
+            let shown = String::from_utf8_lossy(body);
+            // The reference: the whole body as a JSON tree, its params read from the tree.
+            let tree: Value = serde_json::from_slice(body).unwrap();
+            let reference = parse_envelope_value(tree.clone()).and_then(|env| {
+                let method = Method::from_name(&env.method).unwrap();
+                let params = tree["params"].clone();
+                A2ARequest::from_params(method, params, "params")
+                    .map(|request| Call { id: env.id.clone(), method_name: env.method.clone(), request })
+                    .map_err(|e| ErrorResponse::to_request(&env.id, e))
+            });
+            assert_eq!(parse_request(body), reference, "{shown}");
+        }
+    }
+
+    #[test]
     fn params_errors_are_invalid_params() {
         let no_params = err_of(br#"{"jsonrpc":"2.0","id":1,"method":"GetTask"}"#);
         assert_eq!((no_params.error.code(), no_params.error.violations[0].field.as_str()), (-32602, "params"));
@@ -598,7 +684,7 @@ mod tests {
     #[test]
     fn envelope_keeps_params_for_the_v03_adapter() {
         let env = parse_envelope(&body("\"a\"", "message/send", r#"{"message":{"kind":"message"}}"#)).unwrap();
-        assert_eq!(env.params, Some(json!({"message": {"kind": "message"}})));
+        assert_eq!(env.params_value(), Some(json!({"message": {"kind": "message"}})));
         assert_eq!(env.id, Some(Id::from("a")));
         let err = env.error(A2AError::of(ErrorKind::VersionNotSupported));
         assert_eq!((err.id, err.error.code()), (Id::from("a"), -32009));

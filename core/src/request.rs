@@ -157,25 +157,51 @@ impl A2ARequest {
     /// Reads `method`'s parameters from JSON and validates them. `at` prefixes every reported
     /// field path (`"params"` for JSON-RPC, `""` for HTTP+JSON).
     pub fn from_params(method: Method, params: Value, at: &str) -> Result<Self> {
-        use model::parse_value_at as p;
+        Self::read(method, params, at)
+    }
+
+    /// [`A2ARequest::from_params`] from the parameters' JSON text, with no `Value` between
+    /// (see [`model::parse_raw_at`]); same result, same errors.
+    pub fn from_raw_params(method: Method, params: &serde_json::value::RawValue, at: &str) -> Result<Self> {
+        Self::read(method, params, at)
+    }
+
+    fn read(method: Method, params: impl Params, at: &str) -> Result<Self> {
         Ok(match method {
-            Method::SendMessage => A2ARequest::SendMessage(p(params, at)?),
-            Method::SendStreamingMessage => A2ARequest::SendStreamingMessage(p(params, at)?),
-            Method::GetTask => A2ARequest::GetTask(p(params, at)?),
-            Method::ListTasks => A2ARequest::ListTasks(p(params, at)?),
-            Method::CancelTask => A2ARequest::CancelTask(p(params, at)?),
-            Method::SubscribeToTask => A2ARequest::SubscribeToTask(p(params, at)?),
-            Method::CreateTaskPushNotificationConfig => A2ARequest::CreateTaskPushNotificationConfig(p(params, at)?),
-            Method::GetTaskPushNotificationConfig => A2ARequest::GetTaskPushNotificationConfig(p(params, at)?),
-            Method::ListTaskPushNotificationConfigs => A2ARequest::ListTaskPushNotificationConfigs(p(params, at)?),
-            Method::DeleteTaskPushNotificationConfig => A2ARequest::DeleteTaskPushNotificationConfig(p(params, at)?),
-            Method::GetExtendedAgentCard => A2ARequest::GetExtendedAgentCard(p(params, at)?),
+            Method::SendMessage => A2ARequest::SendMessage(params.parse(at)?),
+            Method::SendStreamingMessage => A2ARequest::SendStreamingMessage(params.parse(at)?),
+            Method::GetTask => A2ARequest::GetTask(params.parse(at)?),
+            Method::ListTasks => A2ARequest::ListTasks(params.parse(at)?),
+            Method::CancelTask => A2ARequest::CancelTask(params.parse(at)?),
+            Method::SubscribeToTask => A2ARequest::SubscribeToTask(params.parse(at)?),
+            Method::CreateTaskPushNotificationConfig => A2ARequest::CreateTaskPushNotificationConfig(params.parse(at)?),
+            Method::GetTaskPushNotificationConfig => A2ARequest::GetTaskPushNotificationConfig(params.parse(at)?),
+            Method::ListTaskPushNotificationConfigs => A2ARequest::ListTaskPushNotificationConfigs(params.parse(at)?),
+            Method::DeleteTaskPushNotificationConfig => A2ARequest::DeleteTaskPushNotificationConfig(params.parse(at)?),
+            Method::GetExtendedAgentCard => A2ARequest::GetExtendedAgentCard(params.parse(at)?),
         })
     }
 
     /// The parameters in canonical ProtoJSON (what JSON-RPC `params` carries).
     pub fn params(&self) -> Value {
         each_variant!(self, p => model::to_value(p))
+    }
+}
+
+/// Where a request's parameters are read from: a JSON tree, or JSON text.
+trait Params {
+    fn parse<T: serde::de::DeserializeOwned + model::Validate>(self, at: &str) -> Result<T>;
+}
+
+impl Params for Value {
+    fn parse<T: serde::de::DeserializeOwned + model::Validate>(self, at: &str) -> Result<T> {
+        model::parse_value_at(self, at)
+    }
+}
+
+impl Params for &serde_json::value::RawValue {
+    fn parse<T: serde::de::DeserializeOwned + model::Validate>(self, at: &str) -> Result<T> {
+        model::parse_raw_at(self, at)
     }
 }
 

@@ -236,6 +236,14 @@ fn build(
     query: Option<&str>,
     body: &[u8],
 ) -> Result<A2ARequest, A2AError> {
+    let bound = m.tenant.is_some() || m.task.is_some() || m.config.is_some();
+    if http_method == "POST" && !bound && body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        // The common case (`POST /message:send`): the body alone is the request, read in one
+        // pass. Invalid JSON falls through to `body_object`, which reports it.
+        if let Ok(raw) = serde_json::from_slice::<&serde_json::value::RawValue>(body) {
+            return A2ARequest::from_raw_params(op, raw, "");
+        }
+    }
     let mut fields = if http_method == "POST" { body_object(body)? } else { query_object(op, query.unwrap_or(""))? };
     if let Some(tenant) = m.tenant {
         bind(&mut fields, "tenant", tenant)?;

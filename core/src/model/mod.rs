@@ -71,6 +71,24 @@ pub fn parse_value_at<T: DeserializeOwned + Validate>(value: Value, at: &str) ->
     Ok(parsed)
 }
 
+/// [`parse_value_at`] straight from JSON text, with no [`Value`] tree between: the server's
+/// hot path. Text that does not read cleanly this way (an error, or a duplicate member, which
+/// serde refuses and a `Value` keeps the last of) goes through [`parse_value_at`], so the
+/// result and every error are exactly its.
+pub fn parse_raw_at<T: DeserializeOwned + Validate>(raw: &serde_json::value::RawValue, at: &str) -> Result<T> {
+    let text = raw.get();
+    if text.starts_with('{') {
+        let mut de = serde_json::Deserializer::from_str(text);
+        if let Ok(parsed) = T::deserialize(&mut de) {
+            parsed.validate_at(at)?;
+            return Ok(parsed);
+        }
+    }
+    // Valid JSON already (it is a RawValue).
+    let value: Value = serde_json::from_str(text).map_err(|e| A2AError::invalid_field(at, e.to_string()))?;
+    parse_value_at(value, at)
+}
+
 fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

@@ -155,7 +155,7 @@ async fn call_method(
     }
     let notification = envelope.is_notification();
     let id = envelope.id.clone().unwrap_or(Id::Null);
-    let result = app.call_method(ctx, spec, envelope.params.unwrap_or(Value::Null)).await;
+    let result = app.call_method(ctx, spec, envelope.params_value().unwrap_or(Value::Null)).await;
     if notification {
         return no_content();
     }
@@ -177,7 +177,7 @@ async fn serve_v03(
     let id = envelope.id.clone().unwrap_or(Id::Null);
     let fail =
         |err: A2AError| if notification { no_content() } else { rpc_error(handler_error_status(&err), &id, &err) };
-    let request = match super::v03::request_from_v03(method, envelope.params) {
+    let request = match super::v03::request_from_v03(method, envelope.params_value()) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };

@@ -372,7 +372,9 @@ impl App {
     pub async fn call(&self, ctx: &CallContext, request: A2ARequest) -> Result<Reply> {
         record_request_ids(&request);
         metrics::observe(|o| o.method.set(request.method().as_str()));
-        let mut result = AssertUnwindSafe(self.handler.handle(ctx, request))
+        // Boxed: the handler's future (task manager, store) is large, and every layer above
+        // (binding, dispatch, span) would otherwise copy it by value as it starts.
+        let mut result = AssertUnwindSafe(Box::pin(self.handler.handle(ctx, request)))
             .catch_unwind()
             .await
             .unwrap_or_else(|_| Err(A2AError::internal("the request handler panicked")));

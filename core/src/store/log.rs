@@ -92,8 +92,7 @@ pub struct Commit<'a> {
     /// Append `entries` to the log. `false` only for a task's first commit that ends it and that
     /// no one could have watched (a blocking send: no stream, no push config, and no one else
     /// knows the task's id yet): no event id of it was ever seen, so none can be resumed from.
-    /// The SQL stores then write just the body; a replay from before it gets the task snapshot.
-    /// The memory store logs regardless (it costs it nothing).
+    /// Every store then writes just the body; a replay from before it gets the task snapshot.
     pub log: bool,
 }
 

@@ -274,7 +274,7 @@ impl MemoryStore {
         // Copy before locking: the lock is held only for the map updates.
         let owned = match update {
             Update::Whole => Some(task.clone()),
-            Update::Changes(_) => None,
+            Update::Changes { .. } => None,
         };
         // Declared before the guard, so an evicted task is freed after the lock is released.
         let mut evicted = None;
@@ -333,18 +333,22 @@ impl MemoryStore {
                 entry.task = owned.unwrap_or_else(|| task.clone());
                 entry.version += 1;
             }
-            Update::Changes(entries) => {
+            Update::Changes { entries, log } => {
+                // Unlogged (see `Commit::log`), a new task that ends at once costs no copy of
+                // its events: with the task itself, they were most of a blocking send's work here.
+                let keep = if log { max_log } else { 0 };
                 for logged in entries {
                     if exists {
                         apply_to(&mut entry.task, &logged.change);
                     }
                     entry.version = logged.seq;
-                    if entry.log.len() >= max_log {
+                    if keep == 0 {
+                        continue;
+                    }
+                    if entry.log.len() >= keep {
                         entry.log.pop_front();
                     }
-                    if max_log > 0 {
-                        entry.log.push_back(logged.clone());
-                    }
+                    entry.log.push_back(logged.clone());
                 }
             }
         }
@@ -355,13 +359,22 @@ impl MemoryStore {
 /// How [`MemoryStore::put`] changes the stored task.
 enum Update<'a> {
     Whole,
-    Changes(&'a [LogEntry]),
+    /// `log`: keep the entries in the task's log ([`Commit::log`]).
+    Changes {
+        entries: &'a [LogEntry],
+        log: bool,
+    },
 }
 
 #[async_trait]
 impl TaskStore for MemoryStore {
     async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
-        self.put(tenant, commit.task, Some(commit.expected), Update::Changes(commit.entries))
+        self.put(
+            tenant,
+            commit.task,
+            Some(commit.expected),
+            Update::Changes { entries: commit.entries, log: commit.log },
+        )
     }
 
     async fn load(&self, tenant: &str, id: &str) -> Result<Option<Versioned>> {

@@ -160,6 +160,7 @@ every_store!(
     push_delete_all,
     push_tenant_isolation,
     log_commit_load_and_replay,
+    log_unlogged_first_commit_keeps_the_body_only,
     log_tail_is_folded_on_read,
     log_version_conflicts_write_nothing,
     log_concurrent_commits_one_winner,
@@ -285,6 +286,18 @@ mod cases {
         entries: &[LogEntry],
         snapshot: bool,
     ) -> CommitOutcome {
+        commit_logged(h, tenant, task, expected, entries, snapshot, true).await
+    }
+
+    async fn commit_logged(
+        h: &Harness,
+        tenant: &str,
+        task: &Task,
+        expected: u64,
+        entries: &[LogEntry],
+        snapshot: bool,
+        log: bool,
+    ) -> CommitOutcome {
         h.tasks
             .commit(
                 tenant,
@@ -297,11 +310,43 @@ mod cases {
                     orphaned_only: false,
                     push: false,
                     trace: None,
-                    log: true,
+                    log,
                 },
             )
             .await
             .unwrap()
+    }
+
+    /// `Commit::log` false (a blocking send's task that ends in its first commit): the body and
+    /// version are stored and the log holds nothing, so a replay from the start sees a gap and
+    /// takes the snapshot. Later logged commits are logged as usual.
+    pub async fn log_unlogged_first_commit_keeps_the_body_only(h: &Harness) {
+        let tenant = h.tenant("a");
+        let mut task = None;
+        let first = advance(
+            &mut task,
+            0,
+            vec![
+                Change::Event(StreamResponse::Task(working("t", 1))),
+                chunk("t", 0),
+                status("t", TaskState::Completed),
+            ],
+        );
+        let t = task.clone().unwrap();
+        assert_eq!(commit_logged(h, &tenant, &t, 0, &first, false, false).await, CommitOutcome::Committed);
+        let loaded = h.tasks.load(&tenant, "t").await.unwrap().unwrap();
+        assert_eq!((loaded.version, &loaded.task), (3, &t));
+        let page = h.tasks.log_after(&tenant, "t", 0, 100).await.unwrap();
+        assert!(page.entries.is_empty(), "{page:?}");
+        assert!(h.tasks.log_after(&tenant, "t", 3, 100).await.unwrap().complete);
+
+        let more = advance(&mut task, 3, vec![chunk("t", 1)]);
+        let t = task.clone().unwrap();
+        assert_eq!(commit(h, &tenant, &t, 3, &more, false).await, CommitOutcome::Committed);
+        let tail = h.tasks.log_after(&tenant, "t", 3, 100).await.unwrap();
+        assert_eq!(tail.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), [4]);
+        assert!(tail.complete);
+        assert_eq!(h.tasks.load(&tenant, "t").await.unwrap().unwrap().task, t);
     }
 
     pub async fn log_commit_load_and_replay(h: &Harness) {
