@@ -22,8 +22,9 @@ use crate::model::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Task, TaskPushNotificationConfig,
 };
 use async_trait::async_trait;
+use foldhash::HashMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Bound;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};

@@ -11,7 +11,7 @@ use crate::error::A2AError;
 use crate::model::{Message, Task};
 use crate::store::LogEntry;
 use crate::store::log::SnapshotPolicy;
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
