@@ -638,6 +638,16 @@ mod tests {
     }
 
     #[test]
+    fn deeply_nested_bodies_are_refused_not_overflowed() {
+        // Past serde_json's depth limit, in the envelope and in params: an error, never a crash.
+        for deep in [format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)), "{\"a\":".repeat(100_000)] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{deep}}}}}"#);
+            assert!(parse_request(body.as_bytes()).is_err());
+            assert!(parse_request(deep.as_bytes()).is_err());
+        }
+    }
+
+    #[test]
     fn params_errors_are_invalid_params() {
         let no_params = err_of(br#"{"jsonrpc":"2.0","id":1,"method":"GetTask"}"#);
         assert_eq!((no_params.error.code(), no_params.error.violations[0].field.as_str()), (-32602, "params"));
