@@ -2,9 +2,9 @@
 //! call a suspend function / async method run on the binding's runtime. Streams are
 //! [`EventStream`] objects whose `next()` the wrappers turn into a Flow / AsyncThrowingStream.
 
+use crate::convert::{ToRecord, to_core};
 use crate::credentials::{CredentialProvider, ForeignCredentials};
 use crate::errors::{A2aException, Result};
-use crate::models::{from_core, to_core};
 use crate::models_gen::*;
 use crate::runtime::run;
 use crate::trace::traced;
@@ -124,10 +124,10 @@ pub struct Client {
 /// A unary call: record -> core request -> core reply -> record, on the runtime.
 macro_rules! unary {
     ($self:ident, $req:expr, $core:ty, $call:ident) => {{
-        let req: $core = to_core(&$req)?;
+        let req: $core = to_core($req)?;
         let client = $self.inner.clone();
         let reply = run(traced(async move { client.$call(req).await })).await?;
-        from_core(&reply)
+        Ok(reply.to_record())
     }};
 }
 
@@ -145,12 +145,12 @@ impl Client {
     /// A client for a card you already have, without network access.
     #[uniffi::constructor(default(options = None))]
     pub fn from_card(card: AgentCard, options: Option<ClientOptions>) -> Result<Arc<Self>> {
-        let card: model::AgentCard = to_core(&card)?;
+        let card: model::AgentCard = to_core(card)?;
         Ok(Arc::new(Self { inner: builder(options)?.from_card(card)? }))
     }
 
-    pub fn card(&self) -> Result<AgentCard> {
-        from_core(self.inner.card())
+    pub fn card(&self) -> AgentCard {
+        self.inner.card().clone().to_record()
     }
     pub fn url(&self) -> String {
         self.inner.url().to_owned()
@@ -197,14 +197,14 @@ impl Client {
         unary!(self, request, model::ListTaskPushNotificationConfigsRequest, list_push_configs)
     }
     pub async fn delete_push_config(&self, request: DeleteTaskPushNotificationConfigRequest) -> Result<()> {
-        let req: model::DeleteTaskPushNotificationConfigRequest = to_core(&request)?;
+        let req: model::DeleteTaskPushNotificationConfigRequest = to_core(request)?;
         let client = self.inner.clone();
         Ok(run(traced(async move { client.delete_push_config(req).await })).await?)
     }
     pub async fn get_extended_agent_card(&self) -> Result<AgentCard> {
         let client = self.inner.clone();
         let card = run(traced(async move { client.get_extended_agent_card().await })).await?;
-        from_core(&card)
+        Ok(card.to_record())
     }
 
     /// Calls the extension method `method` with `params_json` (JSON text) and asks for
@@ -222,13 +222,13 @@ impl Client {
     /// Every task matching `request`, page after page, as core's pager reads them (it stops
     /// if a server hands back the page token it was given). Kotlin: `allTasks`, a Flow.
     pub fn list_all_tasks(&self, request: ListTasksRequest) -> Result<Arc<TaskPager>> {
-        let req: model::ListTasksRequest = to_core(&request)?;
+        let req: model::ListTasksRequest = to_core(request)?;
         Ok(Arc::new(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) }))
     }
 
     /// The events of a streamed message (SendStreamingMessage).
     pub async fn send_streaming_message(&self, request: SendMessageRequest) -> Result<Arc<EventStream>> {
-        let req: model::SendMessageRequest = to_core(&request)?;
+        let req: model::SendMessageRequest = to_core(request)?;
         let client = self.inner.clone();
         let stream = run(traced(async move { client.send_streaming_message(req).await })).await?;
         Ok(Arc::new(EventStream::new(stream)))
@@ -236,7 +236,7 @@ impl Client {
 
     /// The events of an existing task from now on (SubscribeToTask).
     pub async fn subscribe_to_task(&self, request: SubscribeToTaskRequest) -> Result<Arc<EventStream>> {
-        let req: model::SubscribeToTaskRequest = to_core(&request)?;
+        let req: model::SubscribeToTaskRequest = to_core(request)?;
         let client = self.inner.clone();
         let stream = run(traced(async move { client.subscribe_to_task(req).await })).await?;
         Ok(Arc::new(EventStream::new(stream)))
@@ -316,7 +316,7 @@ impl EventStream {
         })
         .await;
         match next {
-            Some(Ok(event)) => from_core(&event).map(Some),
+            Some(Ok(event)) => Ok(Some(event.to_record())),
             Some(Err(e)) => Err(e.into()),
             None => Ok(None),
         }
@@ -344,7 +344,7 @@ impl TaskPager {
         use futures_util::StreamExt;
         let inner = self.inner.clone();
         match run(async move { inner.lock().await.next().await }).await {
-            Some(Ok(task)) => from_core(&task).map(Some),
+            Some(Ok(task)) => Ok(Some(task.to_record())),
             Some(Err(e)) => Err(e.into()),
             None => Ok(None),
         }

@@ -7,8 +7,8 @@
 //! the `cancel` hook runs, and core sets CANCELED. A thrown exception fails the task with its
 //! message (core's rule).
 
+use crate::convert::{Path, ToCore, ToRecord, to_core};
 use crate::errors::{A2aException, Result};
-use crate::models::{from_core, to_core};
 use crate::models_gen::*;
 use crate::runtime::run;
 use a2a_native::executor::{self as core, ExecutorError};
@@ -64,13 +64,13 @@ pub trait AgentExecutor: Send + Sync {
 /// Core's executor, filled by a foreign one and the server's extension handlers.
 pub struct ForeignExecutor(pub Arc<dyn AgentExecutor>, pub crate::extensions::Handlers);
 
-fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2aException> {
-    Ok(RequestContext {
+fn context(ctx: &core::RequestContext) -> RequestContext {
+    RequestContext {
         task_id: ctx.task_id.clone(),
         context_id: ctx.context_id.clone(),
-        message: ctx.message.as_ref().map(from_core).transpose()?,
-        task: ctx.task.as_ref().map(from_core).transpose()?,
-        configuration: ctx.configuration.as_ref().map(from_core).transpose()?,
+        message: ctx.message.clone().to_record(),
+        task: ctx.task.clone().to_record(),
+        configuration: ctx.configuration.clone().to_record(),
         metadata: ctx.metadata.as_ref().map(|m| model::to_value(m).to_string()),
         tenant: ctx.tenant.clone(),
         principal: ctx.principal.as_ref().map(|p| p.name.clone()),
@@ -81,7 +81,7 @@ fn context(ctx: &core::RequestContext) -> std::result::Result<RequestContext, A2
         traceparent: ctx.trace.traceparent.clone(),
         tracestate: ctx.trace.tracestate.clone(),
         baggage: ctx.trace.baggage.clone(),
-    })
+    }
 }
 
 fn failure(e: A2aException) -> ExecutorError {
@@ -97,7 +97,7 @@ impl core::AgentExecutor for ForeignExecutor {
         events: core::EventSink,
     ) -> std::result::Result<(), ExecutorError> {
         let cancelled = ctx.cancelled.clone();
-        let record = context(&ctx).map_err(failure)?;
+        let record = context(&ctx);
         let sink = Arc::new(EventSink { inner: events });
         tokio::select! {
             outcome = self.0.execute(record, sink) => outcome.map_err(failure),
@@ -111,7 +111,7 @@ impl core::AgentExecutor for ForeignExecutor {
         ctx: core::RequestContext,
         events: core::EventSink,
     ) -> std::result::Result<(), ExecutorError> {
-        let record = context(&ctx).map_err(failure)?;
+        let record = context(&ctx);
         self.0.cancel(record, Arc::new(EventSink { inner: events })).await.map_err(failure)
     }
 
@@ -165,16 +165,14 @@ impl EventSink {
     /// A status update, with an optional agent message.
     #[uniffi::method(default(message = None))]
     pub async fn status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
-        let state: model::TaskState = serde_json::from_value(state.proto_name().into())
-            .map_err(|e| a2a_native::A2AError::internal(e.to_string()))?;
-        let message = message.as_ref().map(to_core).transpose()?;
+        let message = message.map(to_core).transpose()?;
+        let state = state.to_core(&Path::TOP)?;
         self.deliver(self.inner.status_event(state, message)).await
     }
 
     /// A status update whose message is one agent text part.
     pub async fn status_text(&self, state: TaskState, text: String) -> Result<()> {
-        let state: model::TaskState = serde_json::from_value(state.proto_name().into())
-            .map_err(|e| a2a_native::A2AError::internal(e.to_string()))?;
+        let state = state.to_core(&Path::TOP)?;
         self.deliver(self.inner.status_event(state, Some(agent_text(text)))).await
     }
 
@@ -182,8 +180,8 @@ impl EventSink {
     #[uniffi::method(default(append = false, last_chunk = false))]
     pub async fn artifact(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
         // Without an id, core gives the artifact a fresh one.
-        use crate::json::ProtoJson;
-        let event = self.inner.artifact_event_from_value(artifact.write("")?, append, last_chunk)?;
+        let artifact = artifact.to_core(&Path::Root("artifact"))?;
+        let event = self.inner.checked_artifact_event(artifact, append, last_chunk)?;
         self.deliver(event).await
     }
 
@@ -203,7 +201,7 @@ impl EventSink {
 
     /// A direct reply instead of a task (only as the first and only event of new work).
     pub async fn message(&self, message: Message) -> Result<()> {
-        let message = to_core(&message)?;
+        let message = to_core(message)?;
         self.deliver(model::StreamResponse::Message(message)).await
     }
 
@@ -214,7 +212,7 @@ impl EventSink {
 
     /// Any event.
     pub async fn send(&self, event: StreamResponse) -> Result<()> {
-        let event = to_core(&event)?;
+        let event = to_core(event)?;
         self.deliver(event).await
     }
 }

@@ -2,8 +2,8 @@
 //! server's options, called by core (`AgentExecutor::call_method` / `check_message`) through
 //! [`crate::executor::ForeignExecutor`]. Core decides routing, auth, activation and errors.
 
+use crate::convert::ToRecord;
 use crate::errors::Result;
-use crate::models::from_core;
 use crate::models_gen::Message;
 use a2a_native::A2AError;
 use a2a_native::methods::{MessageCheck, MethodCall, MethodSpec, profile_violation};
@@ -107,7 +107,7 @@ impl Handlers {
 
     pub async fn check(&self, check: MessageCheck) -> a2a_native::Result<()> {
         let Some(rules) = self.checks.get(&check.extension) else { return Ok(()) };
-        let message = from_core(&check.message).map_err(A2AError::from)?;
+        let message = check.message.clone().to_record();
         match rules.check(message).await {
             Ok(None) => Ok(()),
             Ok(Some(rule)) => Err(profile_violation(&check.extension, rule)),

@@ -1,12 +1,13 @@
 //! core's hosted server (`server::host`) serving a Kotlin/Swift executor on the binding's
 //! runtime. The record below is converted to core's `ServerOptions`, which decides everything.
 
+use crate::convert::{Path, ToCore};
 use crate::errors::Result;
 use crate::executor::{AgentExecutor, ForeignExecutor};
 use crate::extensions::{ExtensionMethod, ExtensionProfile, Handlers};
-use crate::json::ProtoJson;
 use crate::models_gen::AgentCard;
 use crate::runtime::run;
+use a2a_native::model;
 use a2a_native::server::host::{HostedServer, ServerOptions as CoreOptions};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -78,6 +79,11 @@ pub struct ServerOptions {
     pub profile_checks: Vec<ExtensionProfile>,
 }
 
+fn card_value(card: AgentCard, path: &str) -> Result<serde_json::Value> {
+    let card: model::AgentCard = card.to_core(&Path::Root(path))?;
+    Ok(model::to_value(&card))
+}
+
 /// Core's `ServerOptions` (read strictly there) from the record, and the extension handlers.
 fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
     let security: serde_json::Value = match &options.security_json {
@@ -88,7 +94,8 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
     let mut tokens: Vec<(String, String)> =
         options.bearer_tokens.iter().map(|t| (t.clone(), "bearer-token".to_owned())).collect();
     tokens.extend(options.bearer_token_principals.iter().map(|(t, p)| (t.clone(), p.clone())));
-    let extended = options.extended_card.as_ref().map(|c| c.write("")).transpose()?;
+    // Cards go in as core's JSON, which core checks with the rest of the options.
+    let extended = options.extended_card.clone().map(|c| card_value(c, "extendedCard")).transpose()?;
     let (handlers, methods, profiles) = Handlers::new(&options.methods, &options.profile_checks);
     let value = serde_json::json!({
         "store": options.store,
@@ -129,7 +136,7 @@ impl AgentServer {
     #[uniffi::constructor(default(options = None))]
     pub fn new(card: AgentCard, executor: Arc<dyn AgentExecutor>, options: Option<ServerOptions>) -> Result<Arc<Self>> {
         let (options, handlers) = core_options(&options.unwrap_or_default())?;
-        let server = Arc::new(HostedServer::new(card.write("")?, options)?);
+        let server = Arc::new(HostedServer::new(card_value(card, "")?, options)?);
         Ok(Arc::new(Self { server, executor, handlers }))
     }
 

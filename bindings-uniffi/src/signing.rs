@@ -2,8 +2,8 @@
 //! signed Agent Cards (records in, records out) and the receiver's check of signed push
 //! notifications. JWKS and other free-form JSON cross as text.
 
+use crate::convert::{ToRecord, to_core};
 use crate::errors::Result;
-use crate::json::ProtoJson;
 use crate::models_gen::AgentCard;
 use a2a_native::A2AError;
 use a2a_native::auth::KeySet;
@@ -22,10 +22,6 @@ fn algorithm(name: &str) -> Result<jsonwebtoken::Algorithm> {
     Ok(name.parse().map_err(|_| A2AError::invalid_field("alg", format!("unknown algorithm {name:?}")))?)
 }
 
-fn core_card(card: &AgentCard) -> Result<model::AgentCard> {
-    Ok(model::parse_value(card.write("")?)?)
-}
-
 /// The RFC 8785 (JCS) canonical form of a JSON text.
 #[uniffi::export]
 pub fn canonicalize(json_text: String) -> Result<String> {
@@ -36,13 +32,13 @@ pub fn canonicalize(json_text: String) -> Result<String> {
 /// `card` with one more signature made with the PEM private key (`alg`: ES256, RS256, EdDSA).
 #[uniffi::export(default(jku = None))]
 pub fn sign_card(card: AgentCard, pem: String, alg: String, kid: String, jku: Option<String>) -> Result<AgentCard> {
-    let mut core = core_card(&card)?;
+    let mut core = to_core::<model::AgentCard, _>(card)?;
     let mut signer = CardSigner::from_pem(pem.as_bytes(), algorithm(&alg)?, kid)?;
     if let Some(jku) = jku {
         signer = signer.with_jku(jku);
     }
     signer.sign(&mut core)?;
-    AgentCard::read(&model::to_value(&core), "")
+    Ok(core.to_record())
 }
 
 /// The kid of a signature of `card` that verifies under the JWKS (JSON text); an
@@ -50,7 +46,7 @@ pub fn sign_card(card: AgentCard, pem: String, alg: String, kid: String, jku: Op
 #[uniffi::export]
 pub fn verify_card(card: AgentCard, jwks_json: String, algorithms: Vec<String>) -> Result<String> {
     let algs = algorithms.iter().map(|a| algorithm(a)).collect::<Result<Vec<_>>>()?;
-    Ok(signing::verify_card(&core_card(&card)?, &json(&jwks_json, "jwks")?, &algs)?.kid)
+    Ok(signing::verify_card(&to_core::<model::AgentCard, _>(card)?, &json(&jwks_json, "jwks")?, &algs)?.kid)
 }
 
 /// What a verified push notification says about itself.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates ``src/models_gen.rs``: the A2A 1.0 models as uniffi records and enums, and their
-ProtoJSON conversions, from the spec's proto (``spec/1.0.1/a2a.proto``) as read by its digest,
+conversions to and from core's model types (``ToCore`` / ``ToRecord`` of ``src/convert.rs``), from the spec's proto (``spec/1.0.1/a2a.proto``) as read by its digest,
 ``core/tests/data/proto-model.json``, which only ``bindings-python/tools/generate.py`` writes (one
 proto parser for every binding); a digest that no longer matches the proto stops this script.
 
@@ -13,6 +13,10 @@ only hand-kept definition. Mapping (proto -> Rust record field):
 - ``repeated``: ``Vec<T>``; ``map<string, X>``: ``HashMap<String, X>``.
 - ``google.protobuf.Struct`` / ``Value``: ``String`` holding JSON text; ``Timestamp``: RFC 3339 text.
 - a ``oneof``: ``Option<MessageOneof>``, an enum whose variants carry one named field.
+
+Conversions go member by member (core's type of each member picks the impl, so JSON text
+becomes a ``Struct`` or a ``Value`` as core declares it); a message that is only a oneof is an
+enum in core, and a oneof with no member set is refused.
 
 Usage: ``python3 tools/generate.py [--check]``; ``--check`` fails (exit 1) when the committed
 file differs from what the proto gives.
@@ -36,19 +40,26 @@ DIGEST = REPO / "core" / "tests" / "data" / "proto-model.json"
 
 # Foreign-facing renames: Swift's concurrency `Task` would be shadowed by a record named Task.
 RENAMES = {"Task": "A2ATask"}
-# Only the scalar types the A2A proto uses; another one stops the generator (add its helpers
-# to src/json.rs first: int64 would be i64 written as a JSON string, as ProtoJSON does).
+# Only the scalar types the A2A proto uses; another one stops the generator (add its
+# conversions to src/convert.rs first).
 SCALARS = {
     "string": "String", "bool": "bool", "int32": "i32", "bytes": "Vec<u8>",
     "google.protobuf.Struct": "String", "google.protobuf.Value": "String",
     "google.protobuf.Timestamp": "String",
 }
-# How each scalar is read/written: the helper pair in src/json.rs.
-CODEC = {
-    "string": "string", "google.protobuf.Timestamp": "string", "bool": "boolean",
-    "int32": "int32", "bytes": "bytes",
-    "google.protobuf.Struct": "json_object", "google.protobuf.Value": "json_value",
+# Core's names where they differ from the proto's (Rust's casing of acronyms).
+CORE_NAMES = {"APIKeySecurityScheme": "ApiKeySecurityScheme", "HTTPAuthSecurityScheme": "HttpAuthSecurityScheme"}
+# Core's variant names for a oneof's members where they are not the member's name in PascalCase.
+CORE_VARIANTS = {
+    "SecurityScheme": {
+        "api_key_security_scheme": "ApiKey", "http_auth_security_scheme": "HttpAuth",
+        "oauth2_security_scheme": "OAuth2", "open_id_connect_security_scheme": "OpenIdConnect",
+        "mtls_security_scheme": "MutualTls",
+    },
 }
+# Applied to a converted optional member of this type: UNSPECIFIED as a filter
+# (ListTasksRequest.status) means no filter, as core reads it from JSON.
+FILTERS = {"TaskState": ".filter(|s: &model::TaskState| *s != model::TaskState::Unspecified)"}
 
 
 @dataclass
@@ -99,21 +110,11 @@ class Gen:
         self.messages, self.enums = messages, enums
 
     def base(self, t: str) -> str:
-        return SCALARS.get(t) or rust_name(t.split(".")[-1])
-
-    def read_fn(self, t: str) -> str:
-        """A `fn(&Value, &str) -> Result<T>` expression reading one value of proto type `t`."""
-        if t in CODEC:
-            return f"j::{CODEC[t]}"
+        if t in SCALARS:
+            return SCALARS[t]
         if t in self.messages or t in self.enums:
-            return f"{rust_name(t)}::read"
+            return rust_name(t)
         raise SystemExit(f"unsupported proto type {t}")
-
-    def write_expr(self, t: str, value: str, path: str) -> str:
-        """A `Result<Value>` expression writing `value` (a reference) of proto type `t`."""
-        if t in CODEC:
-            return f"j::{CODEC[t]}_to({value}, {path})"
-        return f"{value.removeprefix('&')}.write({path})"
 
     def field_type(self, f: Field) -> str:
         b = self.base(f.type)
@@ -128,27 +129,35 @@ class Gen:
             return f"Option<{b}>"
         return b
 
+    def to_core(self, f: Field, value: str) -> str:
+        """The core value of member `f` (held in `value`); bytes are the same on both sides."""
+        if f.type == "bytes":
+            return value
+        expr = f'{value}.to_core(&p.field("{f.json}"))?'
+        return expr + FILTERS[f.type] if f.type in FILTERS and self.field_type(f).startswith("Option<") else expr
+
+    def to_record(self, f: Field, value: str) -> str:
+        return value if f.type == "bytes" else f"{value}.to_record()"
+
     def enum(self, name: str, values: list[str]) -> list[str]:
         prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper() + "_"
-        variants = [(v, pascal(v[len(prefix):] if v.startswith(prefix) else v)) for v in values]
+        variants = [pascal(v[len(prefix):] if v.startswith(prefix) else v) for v in values]
         out = [
-            f"/// `{name}` of the proto; ProtoJSON writes the value's full name (`{values[0]}`).",
+            f"/// `{name}` of the proto (`{values[0]}`, ...).",
             "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, uniffi::Enum)]",
             f"pub enum {name} {{",
         ]
-        out += [f"    {v}," for _, v in variants]
-        out += ["}", "", f"impl {name} {{", "    /// The ProtoJSON name.", "    pub fn proto_name(self) -> &'static str {", "        match self {"]
-        out += [f'            Self::{v} => "{p}",' for p, v in variants]
-        out += ["        }", "    }", "", "    /// Reads a name or a number, as ProtoJSON readers accept both."]
-        out += ["    pub fn read(value: &Value, path: &str) -> Result<Self> {", "        match value {"]
-        for i, (p, v) in enumerate(variants):
-            out.append(f'            Value::String(s) if s == "{p}" => Ok(Self::{v}),')
-            out.append(f"            Value::Number(n) if n.as_i64() == Some({i}) => Ok(Self::{v}),")
-        out += [f'            _ => Err(j::invalid(path, "is not a {name}")),', "        }", "    }", ""]
-        out += ["    pub fn write(&self, _path: &str) -> Result<Value> {", "        Ok(Value::String(self.proto_name().into()))", "    }", "}", ""]
+        out += [f"    {v}," for v in variants]
+        out += ["}", "", f"impl ToCore<model::{name}> for {name} {{"]
+        out += [f"    fn to_core(self, _: &Path) -> Result<model::{name}> {{", "        Ok(match self {"]
+        out += [f"            Self::{v} => model::{name}::{v}," for v in variants]
+        out += ["        })", "    }", "}", "", f"impl ToRecord<{name}> for model::{name} {{"]
+        out += [f"    fn to_record(self) -> {name} {{", "        match self {"]
+        out += [f"            Self::{v} => {name}::{v}," for v in variants]
+        out += ["        }", "    }", "}", ""]
         return out
 
-    def oneof(self, msg: Message, group: str, members: list[Field]) -> list[str]:
+    def oneof_enum(self, msg: Message, group: str, members: list[Field]) -> list[str]:
         name = msg.name + pascal(group)
         out = [
             f"/// The `{group}` oneof of `{msg.name}`: exactly one of these is set.",
@@ -156,64 +165,39 @@ class Gen:
             f"pub enum {name} {{",
         ]
         out += [f"    {pascal(f.name)} {{ {f.name}: {self.base(f.type)} }}," for f in members]
-        out += ["}", "", f"impl {name} {{"]
-        out += ["    fn read(m: &Map<String, Value>, path: &str) -> Result<Option<Self>> {"]
-        for f in members:
-            # A Value member may be JSON null (NullValue): there, null is set, not absent.
-            lookup = "m.get(" if f.type == "google.protobuf.Value" else "j::present(m, "
-            out.append(f'        if let Some(v) = {lookup}"{f.json}") {{')
-            out.append(f'            let {f.name} = {self.read_fn(f.type)}(v, &j::at(path, "{f.json}"))?;')
-            out.append(f"            return Ok(Some(Self::{pascal(f.name)} {{ {f.name} }}));")
-            out.append("        }")
-        out += ["        Ok(None)", "    }", ""]
-        out += ["    fn write(&self, m: &mut Map<String, Value>, path: &str) -> Result<()> {", "        let (key, value) = match self {"]
-        for f in members:
-            path = f'&j::at(path, "{f.json}")'
-            out.append(f'            Self::{pascal(f.name)} {{ {f.name} }} => ("{f.json}", {self.write_expr(f.type, f.name, path)}?),')
-        out += ["        };", "        m.insert(key.into(), value);", "        Ok(())", "    }", "}", ""]
-        return out
+        return out + ["}", ""]
 
-    def read_field(self, f: Field) -> str:
-        r = self.read_fn(f.type)
-        key = f'"{f.json}"'
-        if f.label == "repeated":
-            return f"j::opt(m, {key}, path, |v, p| j::list(v, p, {r}))?.unwrap_or_default()"
-        if f.label == "map":
-            return f"j::opt(m, {key}, path, |v, p| j::map(v, p, {r}))?.unwrap_or_default()"
-        ty = self.field_type(f)
-        if ty.startswith("Option<"):
-            return f"j::opt(m, {key}, path, {r})?"
-        if f.type in self.messages or f.type in self.enums:
-            return f"j::req(m, {key}, path, {r})?"
-        return f"j::opt(m, {key}, path, {r})?.unwrap_or_default()"
+    def oneof_to_core(self, msg: Message, group: str, members: list[Field], core_enum: str) -> list[str]:
+        """A `match` giving the core enum of a oneof (held in `self.{group}`); none set is refused."""
+        name = msg.name + pascal(group)
+        variants = CORE_VARIANTS.get(msg.name, {})
+        out = [f"match self.{group} {{"]
+        for f in members:
+            core = variants.get(f.name, pascal(f.name))
+            out.append(f"    Some({name}::{pascal(f.name)} {{ {f.name} }}) => {core_enum}::{core}({self.to_core(f, f.name)}),")
+        names = ", ".join(f.json for f in members)
+        out.append(f'    None => return Err(invalid(p, "must have exactly one of {names} set")),')
+        return out + ["}"]
 
-    def write_field(self, f: Field) -> str:
-        path = f'&j::at(path, "{f.json}")'
-        key = f'"{f.json}"'
-        # REQUIRED members are always written; implicit-presence ones only when not default.
-        put = "j::put_always" if f.required else "j::put"
-        if f.label == "repeated":
-            item = self.write_expr(f.type, "x", "p")
-            return f"{put}(&mut m, {key}, j::list_to(&self.{f.name}, {path}, |x, p| {item})?);"
-        if f.label == "map":
-            item = self.write_expr(f.type, "x", "p")
-            return f"{put}(&mut m, {key}, j::map_to(&self.{f.name}, {path}, |x, p| {item})?);"
-        if self.field_type(f).startswith("Option<"):
-            return (
-                f"if let Some(x) = &self.{f.name} {{ j::put_always(&mut m, {key}, "
-                f"{self.write_expr(f.type, 'x', path)}?); }}"
-            )
-        return f"{put}(&mut m, {key}, {self.write_expr(f.type, f'&self.{f.name}', path)}?);"
+    def oneof_to_record(self, msg: Message, group: str, members: list[Field], core_enum: str, value: str) -> list[str]:
+        name = msg.name + pascal(group)
+        variants = CORE_VARIANTS.get(msg.name, {})
+        out = [f"Some(match {value} {{"]
+        for f in members:
+            core = variants.get(f.name, pascal(f.name))
+            out.append(f"    {core_enum}::{core}(x) => {name}::{pascal(f.name)} {{ {f.name}: {self.to_record(f, 'x')} }},")
+        return out + ["})"]
 
     def message(self, msg: Message) -> list[str]:
         name = rust_name(msg.name)
+        core = f"model::{CORE_NAMES.get(msg.name, msg.name)}"
         groups: dict[str, list[Field]] = {}
         for f in msg.fields:
             if f.oneof:
                 groups.setdefault(f.oneof, []).append(f)
         out: list[str] = []
         for group, members in groups.items():
-            out += self.oneof(msg, group, members)
+            out += self.oneof_enum(msg, group, members)
         doc = f"`{msg.name}` of the proto" + (f" (named {name} for Swift's sake)" if name != msg.name else "")
         out += [f"/// {doc}.", "#[derive(Debug, Clone, PartialEq, uniffi::Record)]", f"pub struct {name} {{"]
         seen: set[str] = set()
@@ -230,39 +214,52 @@ class Gen:
             if defaulted:
                 out.append("    #[uniffi(default)]")
             out.append(f"    pub {f.name}: {ty},")
-        out += ["}", "", f"impl ProtoJson for {name} {{", "    fn read(value: &Value, path: &str) -> Result<Self> {"]
-        out.append("        let m = j::object(value, path)?;" if msg.fields else "        j::object(value, path)?;")
-        out.append("        Ok(Self {")
-        seen.clear()
-        for f in msg.fields:
-            if f.oneof:
-                if f.oneof not in seen:
+        out += ["}", ""]
+
+        indent = lambda lines, n: [" " * n + line for line in lines]  # noqa: E731
+        into = [f"impl ToCore<{core}> for {name} {{", f"    fn to_core(self, p: &Path) -> Result<{core}> {{"]
+        back = [f"impl ToRecord<{name}> for {core} {{", f"    fn to_record(self) -> {name} {{"]
+        if len(groups) == 1 and all(f.oneof for f in msg.fields):
+            # A message that is only a oneof is an enum in core.
+            (group, members), = groups.items()
+            into += indent(["Ok(" + self.oneof_to_core(msg, group, members, core)[0]], 8)
+            into += indent(self.oneof_to_core(msg, group, members, core)[1:-1], 8) + ["        })"]
+            back += [f"        {name} {{"] + indent([f"{group}: " + self.oneof_to_record(msg, group, members, core, "self")[0]], 12)
+            back += indent(self.oneof_to_record(msg, group, members, core, "self")[1:], 12)
+            back[-1] += ","
+            back += ["        }"]
+        else:
+            into += [f"        Ok({core} {{"] if msg.fields else ["        let _ = p;", f"        Ok({core} {{"]
+            back += [f"        {name} {{"]
+            seen.clear()
+            for f in msg.fields:
+                if f.oneof:
+                    if f.oneof in seen:
+                        continue
                     seen.add(f.oneof)
-                    out.append(f"            {f.oneof}: {msg.name}{pascal(f.oneof)}::read(m, path)?,")
-                continue
-            out.append(f"            {f.name}: {self.read_field(f)},")
-        out += ["        })", "    }", "", "    fn write(&self, path: &str) -> Result<Value> {"]
-        out.append("        let mut m = Map::new();" if msg.fields else "        let _ = path;\n        let m = Map::new();")
-        seen.clear()
-        for f in msg.fields:
-            if f.oneof:
-                if f.oneof not in seen:
-                    seen.add(f.oneof)
-                    out.append(f"        if let Some(x) = &self.{f.oneof} {{ x.write(&mut m, path)?; }}")
-                continue
-            out.append(f"        {self.write_field(f)}")
-        out += ["        Ok(Value::Object(m))", "    }", "}", ""]
-        return out
+                    members = groups[f.oneof]
+                    core_enum = f"model::{msg.name}{pascal(f.oneof)}"
+                    lines = self.oneof_to_core(msg, f.oneof, members, core_enum)
+                    into += indent([f"{f.oneof}: " + lines[0]] + lines[1:-1] + [lines[-1] + ","], 12)
+                    lines = self.oneof_to_record(msg, f.oneof, members, core_enum, f"self.{f.oneof}")
+                    back += indent([f"{f.oneof}: " + lines[0]] + lines[1:-1] + [lines[-1] + ","], 12)
+                    continue
+                into.append(f"            {f.name}: {self.to_core(f, 'self.' + f.name)},")
+                back.append(f"            {f.name}: {self.to_record(f, 'self.' + f.name)},")
+            into += ["        })"]
+            back += ["        }"]
+        return out + into + ["    }", "}", ""] + back + ["    }", "}", ""]
 
     def render(self, source: str) -> str:
         out = [
             f"// GENERATED by tools/generate.py from {source}: do not edit.",
-            "// The A2A 1.0 models as uniffi records and enums, with their ProtoJSON conversions.",
+            "// The A2A 1.0 models as uniffi records and enums, and their conversions to and from core's.",
             "#![allow(clippy::all, clippy::pedantic)]",
             "",
+            "use crate::convert::{Path, ToCore, ToRecord, invalid, through};",
             "use crate::errors::Result;",
-            "use crate::json::{self as j, ProtoJson};",
-            "use serde_json::{Map, Value};",
+            "use a2a_native::model;",
+            "use serde_json::Value;",
             "use std::collections::HashMap;",
             "",
         ]
@@ -271,14 +268,15 @@ class Gen:
         for msg in self.messages.values():
             out += self.message(msg)
         out += [
-            "/// Reads `value` as the record of proto message `type_name` and writes it back: the",
-            "/// records' own conversions, for the shared vectors.",
-            "pub fn round_trip(type_name: &str, value: &Value) -> Result<Value> {",
+            "/// `value` read as the core model of proto message `type_name`, taken through its record",
+            "/// and back: for the shared vectors.",
+            "pub fn round_trip(type_name: &str, value: Value) -> Result<Value> {",
             "    match type_name {",
         ]
         for msg in self.messages.values():
-            out.append(f'        "{msg.name}" => {rust_name(msg.name)}::read(value, "")?.write(""),')
-        out += ['        other => Err(j::invalid("", &format!("{other:?} is not an A2A message type"))),', "    }", "}"]
+            core = f"model::{CORE_NAMES.get(msg.name, msg.name)}"
+            out.append(f'        "{msg.name}" => through::<{core}, {rust_name(msg.name)}>(value),')
+        out += ['        other => Err(invalid(&Path::TOP, &format!("{other:?} is not an A2A message type"))),', "    }", "}"]
         return "\n".join(out) + "\n"
 
 

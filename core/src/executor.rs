@@ -291,6 +291,16 @@ impl EventSink {
         Ok(self.artifact_event(artifact, append, last_chunk))
     }
 
+    /// [`Self::artifact_event`] for an artifact a binding built field by field: checked as a
+    /// request's would be, once an artifact without an id has its fresh one.
+    pub fn checked_artifact_event(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<StreamResponse> {
+        let event = self.artifact_event(artifact, append, last_chunk);
+        if let StreamResponse::ArtifactUpdate(update) = &event {
+            crate::model::Validate::validate_at(&update.artifact, "artifact")?;
+        }
+        Ok(event)
+    }
+
     /// The event [`EventSink::artifact`] sends.
     /// An artifact without an id gets a fresh one (in every language: the bindings leave it to
     /// this).

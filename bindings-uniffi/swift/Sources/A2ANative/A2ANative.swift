@@ -1176,7 +1176,7 @@ public protocol ClientProtocol: AnyObject, Sendable {
     
     func cancelTask(request: CancelTaskRequest) async throws  -> A2aTask
     
-    func card() throws  -> AgentCard
+    func card()  -> AgentCard
     
     func createPushConfig(config: TaskPushNotificationConfig) async throws  -> TaskPushNotificationConfig
     
@@ -1356,8 +1356,8 @@ open func cancelTask(request: CancelTaskRequest)async throws  -> A2aTask  {
         )
 }
     
-open func card()throws  -> AgentCard  {
-    return try  FfiConverterTypeAgentCard_lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+open func card() -> AgentCard  {
+    return try!  FfiConverterTypeAgentCard_lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_a2a_native_uniffi_fn_method_client_card(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -7579,7 +7579,7 @@ public func FfiConverterTypePartContent_lower(_ value: PartContent) -> RustBuffe
 
 
 /**
- * `Role` of the proto; ProtoJSON writes the value's full name (`ROLE_UNSPECIFIED`).
+ * `Role` of the proto (`ROLE_UNSPECIFIED`, ...).
  */
 
 public enum Role: Equatable, Hashable {
@@ -7930,7 +7930,7 @@ public func FfiConverterTypeStreamResponsePayload_lower(_ value: StreamResponseP
 
 
 /**
- * `TaskState` of the proto; ProtoJSON writes the value's full name (`TASK_STATE_UNSPECIFIED`).
+ * `TaskState` of the proto (`TASK_STATE_UNSPECIFIED`, ...).
  */
 
 public enum TaskState: Equatable, Hashable {
@@ -9282,8 +9282,8 @@ public func errorTable() -> [ErrorSpec]  {
 })
 }
 /**
- * `json` validated by the core, read into the generated record of `type_name`, written back
- * and validated again: what every record crossing the boundary goes through.
+ * `json` validated by the core, taken through the generated record of `type_name` and back
+ * (the conversions every record crossing the boundary goes through), and validated again.
  */
 public func recordRoundTrip(typeName: String, json: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
@@ -9411,7 +9411,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_func_error_table() != 42060) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_func_record_round_trip() != 37250) {
+    if (uniffi_a2a_native_uniffi_checksum_func_record_round_trip() != 10890) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_v03_to_v10() != 13357) {
@@ -9444,7 +9444,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_client_cancel_task() != 19184) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_method_client_card() != 22281) {
+    if (uniffi_a2a_native_uniffi_checksum_method_client_card() != 8881) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_create_push_config() != 26176) {

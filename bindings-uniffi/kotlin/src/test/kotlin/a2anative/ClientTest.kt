@@ -135,4 +135,34 @@ class ClientTest {
         assertEquals(-32602, e.code)
         assertEquals("message.metadata", e.fieldViolations.first().field)
     }
+
+    /** Records go into core field by field; each refusal names the JSON path of the field. */
+    @Test
+    fun `records are refused field by field as their JSON would be`() = test {
+        val client = client()
+        suspend fun refused(field: String, request: SendMessageRequest) {
+            val e = assertThrows<A2aException> { client.sendMessage(request) }
+            assertEquals(-32602, e.code, e.toString())
+            assertEquals(field, e.fieldViolations.first().field, e.toString())
+        }
+        val ok = userMessage("x")
+        refused("message.metadata", SendMessageRequest(message = ok.copy(metadata = "[1]")))
+        refused("message.parts[0]", SendMessageRequest(message = ok.copy(parts = listOf(Part(content = null)))))
+        refused("message.parts[1].data", SendMessageRequest(message = ok.copy(parts = ok.parts + Part(PartContent.Data("{")))))
+        refused("message.parts[0].url", SendMessageRequest(message = ok.copy(parts = listOf(Part(PartContent.Url(""))))))
+        refused("message.role", SendMessageRequest(message = ok.copy(role = Role.UNSPECIFIED)))
+        val stamp = assertThrows<A2aException> { client.listTasks(ListTasksRequest(statusTimestampAfter = "yesterday")) }
+        assertEquals("statusTimestampAfter", stamp.fieldViolations.first().field)
+
+        // What is accepted comes back whole: bytes, a JSON null data part, metadata, a filter of
+        // UNSPECIFIED (no filter, as in JSON).
+        val parts = listOf(Part(PartContent.Raw(byteArrayOf(0, 1, -1))), Part(PartContent.Data("null")))
+        val task = client.sendMessage(SendMessageRequest(message = ok.copy(parts = parts, metadata = "{\"k\":[1,2]}"))).task!!
+        val echoed = task.history.first()
+        assertEquals(listOf(0, 1, -1), (echoed.parts[0].content as PartContent.Raw).raw.map { it.toInt() })
+        assertEquals("null", (echoed.parts[1].content as PartContent.Data).data)
+        assertEquals("{\"k\":[1,2]}", echoed.metadata)
+        val listed = client.listTasks(ListTasksRequest(contextId = task.contextId, status = TaskState.UNSPECIFIED))
+        assertEquals(listOf(task.id), listed.tasks.map { it.id })
+    }
 }
