@@ -222,11 +222,10 @@ class Gen:
         if len(groups) == 1 and all(f.oneof for f in msg.fields):
             # A message that is only a oneof is an enum in core.
             (group, members), = groups.items()
-            into += indent(["Ok(" + self.oneof_to_core(msg, group, members, core)[0]], 8)
-            into += indent(self.oneof_to_core(msg, group, members, core)[1:-1], 8) + ["        })"]
-            back += [f"        {name} {{"] + indent([f"{group}: " + self.oneof_to_record(msg, group, members, core, "self")[0]], 12)
-            back += indent(self.oneof_to_record(msg, group, members, core, "self")[1:], 12)
-            back[-1] += ","
+            lines = self.oneof_to_core(msg, group, members, core)
+            into += indent(["Ok(" + lines[0]] + lines[1:-1] + ["})"], 8)
+            lines = self.oneof_to_record(msg, group, members, core, "self")
+            back += [f"        {name} {{"] + indent([f"{group}: " + lines[0]] + lines[1:-1] + [lines[-1] + ","], 12)
             back += ["        }"]
         else:
             into += [f"        Ok({core} {{"] if msg.fields else ["        let _ = p;", f"        Ok({core} {{"]
