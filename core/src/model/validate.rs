@@ -40,9 +40,19 @@ pub(super) fn non_empty_list<T>(at: &str, field: &str, list: &[T]) -> Result<()>
     Ok(())
 }
 
+/// Validates `item`, a value inside another, whose JSON path `path` gives. The path is written
+/// out only when the value fails: the check then runs again to name the field. Every request
+/// is validated and almost all are valid, so the common path formats no path at all.
+pub(super) fn child<T: Validate + ?Sized>(item: &T, path: impl FnOnce() -> String) -> Result<()> {
+    match item.validate_at("") {
+        Ok(()) => Ok(()),
+        Err(_) => item.validate_at(&path()),
+    }
+}
+
 pub(super) fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()> {
     for (i, item) in list.iter().enumerate() {
-        item.validate_at(&format!("{}[{i}]", join(at, field)))?;
+        child(item, || format!("{}[{i}]", join(at, field)))?;
     }
     Ok(())
 }
@@ -88,7 +98,7 @@ impl Validate for TaskStatus {
             return Err(A2AError::invalid_field(join(at, "state"), "must not be TASK_STATE_UNSPECIFIED"));
         }
         if let Some(m) = &self.message {
-            m.validate_at(&join(at, "message"))?;
+            child(m, || join(at, "message"))?;
         }
         Ok(())
     }
@@ -97,7 +107,7 @@ impl Validate for TaskStatus {
 impl Validate for Task {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "id", &self.id)?;
-        self.status.validate_at(&join(at, "status"))?;
+        child(&self.status, || join(at, "status"))?;
         each(at, "artifacts", &self.artifacts)?;
         each(at, "history", &self.history)
     }
@@ -107,7 +117,7 @@ impl Validate for TaskStatusUpdateEvent {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "taskId", &self.task_id)?;
         required(at, "contextId", &self.context_id)?;
-        self.status.validate_at(&join(at, "status"))
+        child(&self.status, || join(at, "status"))
     }
 }
 
@@ -115,27 +125,27 @@ impl Validate for TaskArtifactUpdateEvent {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "taskId", &self.task_id)?;
         required(at, "contextId", &self.context_id)?;
-        self.artifact.validate_at(&join(at, "artifact"))
+        child(&self.artifact, || join(at, "artifact"))
     }
 }
 
 impl Validate for SendMessageResponse {
     fn validate_at(&self, at: &str) -> Result<()> {
         match self {
-            SendMessageResponse::Task(t) => t.validate_at(&join(at, "task")),
-            SendMessageResponse::Message(m) => m.validate_at(&join(at, "message")),
+            SendMessageResponse::Task(t) => child(t, || join(at, "task")),
+            SendMessageResponse::Message(m) => child(m, || join(at, "message")),
         }
     }
 }
 
 impl Validate for StreamResponse {
     fn validate_at(&self, at: &str) -> Result<()> {
-        let path = join(at, self.member());
+        let path = || join(at, self.member());
         match self {
-            StreamResponse::Task(t) => t.validate_at(&path),
-            StreamResponse::Message(m) => m.validate_at(&path),
-            StreamResponse::StatusUpdate(e) => e.validate_at(&path),
-            StreamResponse::ArtifactUpdate(e) => e.validate_at(&path),
+            StreamResponse::Task(t) => child(t, path),
+            StreamResponse::Message(m) => child(m, path),
+            StreamResponse::StatusUpdate(e) => child(e, path),
+            StreamResponse::ArtifactUpdate(e) => child(e, path),
         }
     }
 }
@@ -147,11 +157,11 @@ impl Validate for AgentCard {
         non_empty_list(at, "supportedInterfaces", &self.supported_interfaces)?;
         each(at, "supportedInterfaces", &self.supported_interfaces)?;
         if let Some(p) = &self.provider {
-            p.validate_at(&join(at, "provider"))?;
+            child(p, || join(at, "provider"))?;
         }
         required(at, "version", &self.version)?;
         for (name, scheme) in &self.security_schemes {
-            scheme.validate_at(&format!("{}.{name}", join(at, "securitySchemes")))?;
+            child(scheme, || format!("{}.{name}", join(at, "securitySchemes")))?;
         }
         non_empty_list(at, "defaultInputModes", &self.default_input_modes)?;
         non_empty_list(at, "defaultOutputModes", &self.default_output_modes)?;
@@ -203,7 +213,7 @@ impl Validate for SecurityScheme {
                 required(&at, "name", &s.name)
             }
             SecurityScheme::HttpAuth(s) => required(&at, "scheme", &s.scheme),
-            SecurityScheme::OAuth2(s) => s.flows.validate_at(&join(&at, "flows")),
+            SecurityScheme::OAuth2(s) => child(&s.flows, || join(&at, "flows")),
             SecurityScheme::OpenIdConnect(s) => required(&at, "openIdConnectUrl", &s.open_id_connect_url),
             SecurityScheme::MutualTls(_) => Ok(()),
         }
@@ -230,12 +240,12 @@ impl Validate for OAuthFlows {
 
 impl Validate for SendMessageRequest {
     fn validate_at(&self, at: &str) -> Result<()> {
-        self.message.validate_at(&join(at, "message"))?;
+        child(&self.message, || join(at, "message"))?;
         if let Some(c) = &self.configuration {
             let cat = join(at, "configuration");
             non_negative(&cat, "historyLength", c.history_length)?;
             if let Some(p) = &c.task_push_notification_config {
-                p.validate_at(&join(&cat, "taskPushNotificationConfig"))?;
+                child(p, || join(&cat, "taskPushNotificationConfig"))?;
             }
         }
         Ok(())
@@ -314,5 +324,33 @@ impl Validate for ListTaskPushNotificationConfigsResponse {
 impl Validate for GetExtendedAgentCardRequest {
     fn validate_at(&self, _at: &str) -> Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Paths are written only for a failing value (`child`); a failure deep inside still names
+    /// the whole path, as when every level formatted its own.
+    #[test]
+    fn a_nested_failure_names_its_whole_path() {
+        let field = |value: serde_json::Value, ty: &str| {
+            let e = match ty {
+                "send" => crate::model::parse_value::<SendMessageRequest>(value).unwrap_err(),
+                _ => crate::model::parse_value::<StreamResponse>(value).unwrap_err(),
+            };
+            e.violations[0].field.clone()
+        };
+        let ok = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]});
+        let mut bad = ok.clone();
+        bad["parts"] = json!([{"text": "a"}, {"url": ""}]);
+        assert_eq!(field(json!({"message": bad}), "send"), "message.parts[1].url");
+        let event = json!({"statusUpdate": {"taskId": "t", "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING", "message": {"messageId": "", "role": "ROLE_AGENT", "parts": [{"text": "x"}]}}}});
+        assert_eq!(field(event, "stream"), "statusUpdate.status.message.messageId");
+        let task = json!({"task": {"id": "t", "status": {"state": "TASK_STATE_WORKING"}, "history": [ok, {"messageId": "m2", "role": "ROLE_USER", "parts": []}]}});
+        assert_eq!(field(task, "stream"), "task.history[1].parts");
     }
 }
