@@ -79,8 +79,10 @@ pub struct ServerOptions {
     pub profile_checks: Vec<ExtensionProfile>,
 }
 
-fn card_value(card: AgentCard, path: &str) -> Result<serde_json::Value> {
-    let card: model::AgentCard = card.to_core(&Path::Root(path))?;
+/// A card as core's JSON; core checks it with the options (its refusals name the card's fields
+/// from the card's top, as for a card given as JSON).
+fn card_value(card: AgentCard) -> Result<serde_json::Value> {
+    let card: model::AgentCard = card.to_core(&Path::TOP)?;
     Ok(model::to_value(&card))
 }
 
@@ -95,7 +97,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         options.bearer_tokens.iter().map(|t| (t.clone(), "bearer-token".to_owned())).collect();
     tokens.extend(options.bearer_token_principals.iter().map(|(t, p)| (t.clone(), p.clone())));
     // Cards go in as core's JSON, which core checks with the rest of the options.
-    let extended = options.extended_card.clone().map(|c| card_value(c, "extendedCard")).transpose()?;
+    let extended = options.extended_card.clone().map(card_value).transpose()?;
     let (handlers, methods, profiles) = Handlers::new(&options.methods, &options.profile_checks);
     let value = serde_json::json!({
         "store": options.store,
@@ -136,7 +138,7 @@ impl AgentServer {
     #[uniffi::constructor(default(options = None))]
     pub fn new(card: AgentCard, executor: Arc<dyn AgentExecutor>, options: Option<ServerOptions>) -> Result<Arc<Self>> {
         let (options, handlers) = core_options(&options.unwrap_or_default())?;
-        let server = Arc::new(HostedServer::new(card_value(card, "")?, options)?);
+        let server = Arc::new(HostedServer::new(card_value(card)?, options)?);
         Ok(Arc::new(Self { server, executor, handlers }))
     }
 

@@ -369,6 +369,25 @@ mod tests {
         let err = sink.artifact_event_from_value(json!({"parts": []}), false, true).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidParams);
         assert!(err.violations[0].field.starts_with("artifact.parts"), "{err:?}");
+
+        // The same for an artifact a binding built field by field.
+        let built = |id: &str, parts| Artifact {
+            artifact_id: id.into(),
+            name: String::new(),
+            description: String::new(),
+            parts,
+            metadata: None,
+            extensions: Vec::new(),
+        };
+        match sink.checked_artifact_event(built("", vec![Part::text("x")]), true, false).unwrap() {
+            StreamResponse::ArtifactUpdate(e) => {
+                assert!(uuid::Uuid::parse_str(&e.artifact.artifact_id).is_ok());
+                assert!(e.append && !e.last_chunk);
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = sink.checked_artifact_event(built("a", Vec::new()), false, true).unwrap_err();
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "artifact.parts"));
     }
 
     #[test]
