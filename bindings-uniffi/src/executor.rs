@@ -71,7 +71,7 @@ fn context(ctx: &core::RequestContext) -> RequestContext {
         message: ctx.message.clone().to_record(),
         task: ctx.task.clone().to_record(),
         configuration: ctx.configuration.clone().to_record(),
-        metadata: ctx.metadata.as_ref().map(|m| model::to_value(m).to_string()),
+        metadata: ctx.metadata.clone().to_record(),
         tenant: ctx.tenant.clone(),
         principal: ctx.principal.as_ref().map(|p| p.name.clone()),
         scopes: ctx.principal.as_ref().map(|p| p.scopes.clone()).unwrap_or_default(),
