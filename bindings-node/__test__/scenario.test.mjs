@@ -1,6 +1,7 @@
 // tests/vectors/scenario through the Node binding: a scripted JavaScript executor hosted by our
 // server, driven by our JavaScript client (send and stream); the reply and the event sequence
-// must be the ones the vector gives, as in core and every binding.
+// must be the ones the vector gives, turn after turn on the same task where a case continues
+// (`next`), as in core and every binding.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
@@ -9,12 +10,25 @@ import { CARD } from './helpers.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('../../tests/vectors/scenario/basic.json', import.meta.url), 'utf8'));
 
-/** Plays the steps of the case the message names (its text is the case's name). */
+/** A case and the turns that continue it. */
+function turns(c) {
+  const chain = [c];
+  while (chain.at(-1).next) chain.push(chain.at(-1).next);
+  return chain;
+}
+
+const steps = new Map(cases.flatMap(turns).map((t) => [t.name, t.steps]));
+
+/** The history of the task the message continues, as the vectors write it. */
+const history = (context) =>
+  (context.task?.history ?? []).map((m) => `${m.role.replace(/^ROLE_/, '').toLowerCase()}:${texts(m.parts)}`).join('|');
+
+/** Plays the steps of the turn the message names (its text is the turn's name). */
 const scripted = {
   async execute(context, events) {
-    const { steps } = cases.find((c) => c.name === context.text);
-    for (const step of steps) {
+    for (const step of steps.get(context.text)) {
       if ('status' in step) await events.status(step.status, step.text);
+      else if ('history' in step) await events.artifact(history(context));
       else if ('artifact' in step) await events.artifact(step.artifact, { artifactId: step.id, append: step.append, lastChunk: step.lastChunk });
       else if ('message' in step) await events.message(step.message);
       else if ('sleepMs' in step) await new Promise((r) => setTimeout(r, step.sleepMs));
@@ -34,6 +48,13 @@ function event(e) {
   return { message: texts(e.message.parts) };
 }
 
+/** The task and context ids of an event or reply. */
+function ids(e) {
+  if (e.task) return [e.task.id, e.task.contextId];
+  const update = e.statusUpdate ?? e.artifactUpdate;
+  return update ? [update.taskId, update.contextId] : ['', ''];
+}
+
 function reply(r) {
   if (!r.task) return { message: texts(r.message.parts) };
   const t = r.task;
@@ -46,11 +67,25 @@ test('scenario vectors through our server and client', async () => {
   try {
     const client = await Client.connect(server.url);
     for (const c of cases) {
-      const got = reply(await client.send(c.name));
-      for (const [key, want] of Object.entries(c.send)) assert.deepEqual(got[key], want, `${c.name}: send ${key}`);
-      const events = [];
-      for await (const e of client.stream(c.name)) events.push(event(e));
-      assert.deepEqual(events, c.stream, `${c.name}: stream`);
+      // Each turn continues the task the one before it started (send, then stream).
+      let task = ['', ''];
+      for (const turn of turns(c)) {
+        const where = `${c.name} / ${turn.name}`;
+        const answer = await client.send(turn.name, { taskId: task[0], contextId: task[1] });
+        if (task[0]) assert.deepEqual(ids(answer), task, `${where}: send answered for another task`);
+        task = ids(answer);
+        const got = reply(answer);
+        for (const [key, want] of Object.entries(turn.send)) assert.deepEqual(got[key], want, `${where}: send ${key}`);
+      }
+      task = ['', ''];
+      for (const turn of turns(c)) {
+        const where = `${c.name} / ${turn.name}`;
+        const raw = [];
+        for await (const e of client.stream(turn.name, { taskId: task[0], contextId: task[1] })) raw.push(e);
+        if (task[0]) assert.deepEqual(ids(raw[0]), task, `${where}: stream of another task`);
+        if (raw.length) task = ids(raw[0]);
+        assert.deepEqual(raw.map(event), turn.stream, `${where}: stream`);
+      }
     }
   } finally {
     await server.close();

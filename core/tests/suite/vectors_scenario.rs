@@ -1,6 +1,7 @@
 //! tests/vectors/scenario: a scripted executor hosted by our server, driven by our client
 //! (SendMessage and SendStreamingMessage); the reply and the event sequence must be the ones
-//! the vector gives. Every binding runs the same file through its own server and client.
+//! the vector gives, turn after turn on the same task where a case continues (`next`). Every
+//! binding runs the same file through its own server and client.
 
 use a2a_native::client::Client;
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
@@ -17,7 +18,19 @@ fn cases() -> Vec<Value> {
     doc["cases"].as_array().unwrap().clone()
 }
 
-/// Plays the steps of the case the message names (its text is the case's name).
+/// A case and the turns that continue it.
+fn turns(case: &Value) -> impl Iterator<Item = &Value> {
+    std::iter::successors(Some(case), |turn| turn.get("next"))
+}
+
+/// The history of the task a message continues, as the vectors write it (`user:hi|agent:name?`).
+fn history(ctx: &RequestContext) -> String {
+    let role = |m: &Message| if m.role == Role::User { "user" } else { "agent" };
+    let history = ctx.task.iter().flat_map(|t| &t.history);
+    history.map(|m| format!("{}:{}", role(m), m.text_content())).collect::<Vec<_>>().join("|")
+}
+
+/// Plays the steps of the turn the message names (its text is the turn's name).
 struct Scripted(HashMap<String, Vec<Value>>);
 
 #[async_trait::async_trait]
@@ -29,7 +42,7 @@ impl AgentExecutor for Scripted {
             let sent = if let Some(state) = text(step, "status") {
                 let state = TaskState::from_short_name(&state).expect("a state name");
                 events.status(state, text(step, "text").map(|t| Message::text(Role::Agent, t))).await
-            } else if let Some(part) = text(step, "artifact") {
+            } else if let Some(part) = text(step, "artifact").or_else(|| step.get("history").map(|_| history(&ctx))) {
                 let artifact = Artifact {
                     artifact_id: text(step, "id").unwrap_or_default(),
                     name: String::new(),
@@ -94,11 +107,25 @@ fn reply(r: &Value) -> Value {
     }
 }
 
+/// The task and context ids an event or reply (ProtoJSON) belongs to.
+fn ids(e: &Value) -> (String, String) {
+    let of = |v: &Value, id: &str| {
+        (v[id].as_str().unwrap_or_default().to_owned(), v["contextId"].as_str().unwrap_or_default().to_owned())
+    };
+    match (e.get("task"), e.get("statusUpdate").or_else(|| e.get("artifactUpdate"))) {
+        (Some(task), _) => of(task, "id"),
+        (None, Some(update)) => of(update, "taskId"),
+        (None, None) => Default::default(),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scenario_vectors_through_our_server_and_client() {
     let cases = cases();
-    let scripts =
-        cases.iter().map(|c| (c["name"].as_str().unwrap().to_owned(), c["steps"].as_array().unwrap().clone()));
+    let scripts = cases
+        .iter()
+        .flat_map(turns)
+        .map(|t| (t["name"].as_str().unwrap().to_owned(), t["steps"].as_array().unwrap().clone()));
     let card = json!({
         "name": "scenarios", "description": "Plays tests/vectors/scenario.", "version": "1.0.0",
         "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
@@ -114,20 +141,53 @@ async fn scenario_vectors_through_our_server_and_client() {
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["name"].as_str().unwrap();
-        let request = || SendMessageRequest::new(Message::text(Role::User, name));
-        let got = reply(&model::to_value(&client.send_message(request()).await.unwrap()));
-        for (key, want) in case["send"].as_object().unwrap() {
-            if &got[key] != want {
-                failures.push(format!("{name}: send {key} = {}, want {want}", got[key]));
+        // Each turn continues the task the one before it started (SendMessage, then streaming).
+        let request = |turn: &Value, (task_id, context_id): &(String, String)| {
+            let mut message = Message::text(Role::User, turn["name"].as_str().unwrap());
+            (message.task_id, message.context_id) = (task_id.clone(), context_id.clone());
+            SendMessageRequest::new(message)
+        };
+        let mut task = (String::new(), String::new());
+        for turn in turns(case) {
+            let got = model::to_value(&client.send_message(request(turn, &task)).await.unwrap());
+            let turn_name = turn["name"].as_str().unwrap();
+            if !task.0.is_empty() && ids(&got) != task {
+                failures.push(format!("{name} / {turn_name}: send answered for task {:?}, want {task:?}", ids(&got)));
+            }
+            task = ids(&got);
+            let got = reply(&got);
+            for (key, want) in turn["send"].as_object().unwrap() {
+                if &got[key] != want {
+                    failures.push(format!("{name} / {turn_name}: send {key} = {}, want {want}", got[key]));
+                }
             }
         }
-        let mut stream = client.send_streaming_message(request()).await.unwrap();
-        let mut events = Vec::new();
-        while let Some(e) = stream.next().await {
-            events.push(event(&model::to_value(&e.unwrap())));
-        }
-        if Value::from(events.clone()) != case["stream"] {
-            failures.push(format!("{name}: stream {}, want {}", Value::from(events), case["stream"]));
+        let mut task = (String::new(), String::new());
+        for turn in turns(case) {
+            let mut stream = client.send_streaming_message(request(turn, &task)).await.unwrap();
+            let mut events = Vec::new();
+            while let Some(e) = stream.next().await {
+                let e = model::to_value(&e.unwrap());
+                if events.is_empty() {
+                    if !task.0.is_empty() && ids(&e) != task {
+                        failures.push(format!(
+                            "{name} / {}: stream of task {:?}, want {task:?}",
+                            turn["name"],
+                            ids(&e)
+                        ));
+                    }
+                    task = ids(&e);
+                }
+                events.push(event(&e));
+            }
+            if Value::from(events.clone()) != turn["stream"] {
+                failures.push(format!(
+                    "{name} / {}: stream {}, want {}",
+                    turn["name"],
+                    Value::from(events),
+                    turn["stream"]
+                ));
+            }
         }
     }
     server.stop().await.unwrap();

@@ -1,6 +1,7 @@
 // tests/vectors/scenario through the Kotlin binding: a scripted Kotlin executor hosted by our
 // server, driven by our Kotlin client (send and stream); the reply and the event sequence must be
-// the ones the vector gives, as in core and every binding.
+// the ones the vector gives, turn after turn on the same task where a case continues (`next`), as
+// in core and every binding.
 package a2anative
 
 import kotlinx.coroutines.delay
@@ -15,10 +16,19 @@ class ScenarioTest {
     private val cases: List<JSONObject> = JSONObject(File(VECTORS, "scenario/basic.json").readText())
         .getJSONArray("cases").let { a -> (0 until a.length()).map { a.getJSONObject(it) } }
 
-    /** Plays the steps of the case the message names (its text is the case's name). */
+    /** A case and the turns that continue it. */
+    private fun turns(case: JSONObject): List<JSONObject> = generateSequence(case) { it.optJSONObject("next") }.toList()
+
+    private val steps: Map<String, JSONArray> = cases.flatMap { turns(it) }.associate { it.getString("name") to it.getJSONArray("steps") }
+
+    /** The history of the task the message continues, as the vectors write it. */
+    private fun history(context: RequestContext): String =
+        context.task?.history.orEmpty().joinToString("|") { "${it.role.name.lowercase()}:${texts(it.parts)}" }
+
+    /** Plays the steps of the turn the message names (its text is the turn's name). */
     inner class Scripted : AgentExecutor {
         override suspend fun execute(context: RequestContext, events: EventSink) {
-            val steps = cases.first { it.getString("name") == context.text }.getJSONArray("steps")
+            val steps = steps.getValue(context.text)
             for (i in 0 until steps.length()) {
                 val step = steps.getJSONObject(i)
                 when {
@@ -31,6 +41,7 @@ class ScenarioTest {
                         step.optBoolean("append", false),
                         step.optBoolean("lastChunk", false),
                     )
+                    step.has("history") -> events.artifact(Artifact(artifactId = "", parts = listOf(textPart(history(context)))), false, false)
                     step.has("message") -> events.messageText(step.getString("message"))
                     step.has("sleepMs") -> delay(step.getLong("sleepMs"))
                     step.has("raise") -> throw IllegalStateException(step.getString("raise"))
@@ -54,6 +65,17 @@ class ScenarioTest {
         null -> JSONObject()
     }
 
+    /** The task and context ids of an event or reply. */
+    private fun ids(e: StreamResponse): Pair<String, String> = when (val p = e.payload) {
+        is StreamResponsePayload.Task -> p.task.id to p.task.contextId
+        is StreamResponsePayload.StatusUpdate -> p.statusUpdate.taskId to p.statusUpdate.contextId
+        is StreamResponsePayload.ArtifactUpdate -> p.artifactUpdate.taskId to p.artifactUpdate.contextId
+        else -> "" to ""
+    }
+
+    private fun request(turn: JSONObject, task: Pair<String, String>) =
+        SendMessageRequest(message = userMessage(turn.getString("name"), task.first, task.second))
+
     private fun reply(r: SendMessageResponse): JSONObject = when (val p = r.payload) {
         is SendMessageResponsePayload.Task -> JSONObject()
             .put("task", short(p.task.status.state))
@@ -69,16 +91,33 @@ class ScenarioTest {
         serving(Scripted()) { server ->
             val client = Client.connect(server.url()!!, null)
             for (case in cases) {
-                val name = case.getString("name")
-                val got = reply(client.sendText(name))
-                val want = case.getJSONObject("send")
-                for (key in want.keySet()) {
-                    if (!JSONArray().put(got.opt(key)).similar(JSONArray().put(want.get(key)))) {
-                        failures += "$name: send $key = ${got.opt(key)}, want ${want.get(key)}"
+                // Each turn continues the task the one before it started (send, then stream).
+                var task = "" to ""
+                for (turn in turns(case)) {
+                    val where = "${case.getString("name")} / ${turn.getString("name")}"
+                    val answer = client.sendMessage(request(turn, task))
+                    val answered = answer.task?.let { it.id to it.contextId } ?: ("" to "")
+                    if (task.first.isNotEmpty() && answered != task) failures += "$where: send answered for task $answered, want $task"
+                    task = answered
+                    val got = reply(answer)
+                    val want = turn.getJSONObject("send")
+                    for (key in want.keySet()) {
+                        if (!JSONArray().put(got.opt(key)).similar(JSONArray().put(want.get(key)))) {
+                            failures += "$where: send $key = ${got.opt(key)}, want ${want.get(key)}"
+                        }
                     }
                 }
-                val events = JSONArray(client.streamText(name).toList().map { event(it) })
-                if (!events.similar(case.getJSONArray("stream"))) failures += "$name: stream $events, want ${case.getJSONArray("stream")}"
+                task = "" to ""
+                for (turn in turns(case)) {
+                    val where = "${case.getString("name")} / ${turn.getString("name")}"
+                    val raw = client.stream(request(turn, task)).toList()
+                    if (raw.isNotEmpty()) {
+                        if (task.first.isNotEmpty() && ids(raw[0]) != task) failures += "$where: stream of task ${ids(raw[0])}, want $task"
+                        task = ids(raw[0])
+                    }
+                    val events = JSONArray(raw.map { event(it) })
+                    if (!events.similar(turn.getJSONArray("stream"))) failures += "$where: stream $events, want ${turn.getJSONArray("stream")}"
+                }
             }
         }
         assertTrue(failures.isEmpty(), failures.joinToString("\n"))
