@@ -12,6 +12,7 @@ use a2a_native::client::{self as core, ClientBuilder};
 use a2a_native::{A2AError, ErrorKind, model};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// How to reach the agent. Every member is optional.
 #[derive(uniffi::Record, Default)]
@@ -30,8 +31,9 @@ pub struct ClientOptions {
     /// Extra headers on every call.
     #[uniffi(default)]
     pub headers: HashMap<String, String>,
+    /// How long one call may take (Kotlin `java.time.Duration`, Swift `TimeInterval`).
     #[uniffi(default)]
-    pub timeout_ms: Option<u64>,
+    pub timeout: Option<Duration>,
     /// `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
     #[uniffi(default)]
     pub binding: Option<String>,
@@ -93,7 +95,7 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         bearer_token: o.bearer_token,
         api_key: pair(o.api_key_header, o.api_key, "api_key_header and api_key")?,
         headers: (!o.headers.is_empty()).then(|| core::options::Headers::Map(o.headers.into_iter().collect())),
-        timeout: o.timeout_ms.map(|ms| ms as f64 / 1000.0),
+        timeout: o.timeout.map(|d| d.as_secs_f64()),
         binding: o.binding,
         retries: o.retries,
         stream_reconnects: o.stream_reconnects,

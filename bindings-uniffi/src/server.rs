@@ -11,8 +11,10 @@ use a2a_native::model;
 use a2a_native::server::host::{HostedServer, ServerOptions as CoreOptions};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
-/// How the server runs. Every member is optional.
+/// How the server runs. Every member is optional; the names are core's (`limits.*` flattened),
+/// and durations are Kotlin `java.time.Duration` / Swift `TimeInterval`.
 #[derive(uniffi::Record, Default)]
 pub struct ServerOptions {
     /// `memory` (default), `sqlite:PATH` or a `postgres://` URL.
@@ -30,7 +32,7 @@ pub struct ServerOptions {
     pub extended_card: Option<AgentCard>,
     /// How long a blocking SendMessage waits for the task to settle.
     #[uniffi(default)]
-    pub blocking_timeout_ms: Option<u64>,
+    pub blocking_timeout: Option<Duration>,
     #[uniffi(default)]
     pub max_body_bytes: Option<u64>,
     #[uniffi(default)]
@@ -44,17 +46,17 @@ pub struct ServerOptions {
     pub max_header_bytes: Option<u64>,
     /// How long a request body may take to arrive (408 beyond it; default 30 s).
     #[uniffi(default)]
-    pub body_read_timeout_ms: Option<u64>,
+    pub body_read_timeout: Option<Duration>,
     /// How long `execute` may run before it is canceled and its task ends FAILED (default: no
     /// limit); bounds executors that never return.
     #[uniffi(default)]
-    pub executor_timeout_ms: Option<u64>,
+    pub executor_timeout: Option<Duration>,
     /// The memory store's cap on tasks (default 10,000).
     #[uniffi(default)]
     pub max_tasks: Option<u64>,
     /// How long the memory store keeps a finished task (default 1 h).
     #[uniffi(default)]
-    pub task_retention_ms: Option<u64>,
+    pub task_retention: Option<Duration>,
     /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
     /// visibility, private webhook targets: the core's `SecuritySpec` as JSON
     /// (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -108,13 +110,13 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
             "maxPartsPerMessage": options.max_parts_per_message,
             "maxHistoryLength": options.max_history_length,
             "maxStreamsPerTask": options.max_streams_per_task,
-            "blockingTimeout": options.blocking_timeout_ms.map(|ms| ms as f64 / 1000.0),
+            "blockingTimeout": options.blocking_timeout.map(|d| d.as_secs_f64()),
             "maxHeaderBytes": options.max_header_bytes,
-            "bodyReadTimeout": options.body_read_timeout_ms.map(|ms| ms as f64 / 1000.0),
-            "executorTimeout": options.executor_timeout_ms.map(|ms| ms as f64 / 1000.0),
+            "bodyReadTimeout": options.body_read_timeout.map(|d| d.as_secs_f64()),
+            "executorTimeout": options.executor_timeout.map(|d| d.as_secs_f64()),
         },
         "maxTasks": options.max_tasks,
-        "taskRetention": options.task_retention_ms.map(|ms| ms as f64 / 1000.0),
+        "taskRetention": options.task_retention.map(|d| d.as_secs_f64()),
         "security": security,
         "strictV1Card": options.strict_v1_card,
         "metricsAddress": options.metrics_address,

@@ -620,6 +620,34 @@ fileprivate struct FfiConverterData: FfiConverterRustBuffer {
     }
 }
 
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDuration: FfiConverterRustBuffer {
+    typealias SwiftType = TimeInterval
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TimeInterval {
+        let seconds: UInt64 = try readInt(&buf)
+        let nanoseconds: UInt32 = try readInt(&buf)
+        return Double(seconds) + (Double(nanoseconds) / 1.0e9)
+    }
+
+    public static func write(_ value: TimeInterval, into buf: inout [UInt8]) {
+        if value.rounded(.down) > Double(Int64.max) {
+            fatalError("Duration overflow, exceeds max bounds supported by Uniffi")
+        }
+
+        if value < 0 {
+            fatalError("Invalid duration, must be non-negative")
+        }
+
+        let seconds = UInt64(value)
+        let nanoseconds = UInt32((value - Double(seconds)) * 1.0e9)
+        writeInt(&buf, seconds)
+        writeInt(&buf, nanoseconds)
+    }
+}
+
 
 
 
@@ -4284,7 +4312,10 @@ public struct ClientOptions {
      * Extra headers on every call.
      */
     public var headers: [String: String]
-    public var timeoutMs: UInt64?
+    /**
+     * How long one call may take (Kotlin `java.time.Duration`, Swift `TimeInterval`).
+     */
+    public var timeout: TimeInterval?
     /**
      * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
      */
@@ -4346,7 +4377,10 @@ public struct ClientOptions {
          */credentials: CredentialProvider? = nil, 
         /**
          * Extra headers on every call.
-         */headers: [String: String] = [:], timeoutMs: UInt64? = nil, 
+         */headers: [String: String] = [:], 
+        /**
+         * How long one call may take (Kotlin `java.time.Duration`, Swift `TimeInterval`).
+         */timeout: TimeInterval? = nil, 
         /**
          * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
          */binding: String? = nil, retries: UInt32? = nil, streamReconnects: UInt32? = nil, 
@@ -4384,7 +4418,7 @@ public struct ClientOptions {
         self.apiKey = apiKey
         self.credentials = credentials
         self.headers = headers
-        self.timeoutMs = timeoutMs
+        self.timeout = timeout
         self.binding = binding
         self.retries = retries
         self.streamReconnects = streamReconnects
@@ -4422,7 +4456,7 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
                 apiKey: FfiConverterOptionString.read(from: &buf), 
                 credentials: FfiConverterOptionTypeCredentialProvider.read(from: &buf), 
                 headers: FfiConverterDictionaryStringString.read(from: &buf), 
-                timeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                timeout: FfiConverterOptionDuration.read(from: &buf), 
                 binding: FfiConverterOptionString.read(from: &buf), 
                 retries: FfiConverterOptionUInt32.read(from: &buf), 
                 streamReconnects: FfiConverterOptionUInt32.read(from: &buf), 
@@ -4446,7 +4480,7 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.apiKey, into: &buf)
         FfiConverterOptionTypeCredentialProvider.write(value.credentials, into: &buf)
         FfiConverterDictionaryStringString.write(value.headers, into: &buf)
-        FfiConverterOptionUInt64.write(value.timeoutMs, into: &buf)
+        FfiConverterOptionDuration.write(value.timeout, into: &buf)
         FfiConverterOptionString.write(value.binding, into: &buf)
         FfiConverterOptionUInt32.write(value.retries, into: &buf)
         FfiConverterOptionUInt32.write(value.streamReconnects, into: &buf)
@@ -6496,7 +6530,8 @@ public func FfiConverterTypeSendMessageResponse_lower(_ value: SendMessageRespon
 
 
 /**
- * How the server runs. Every member is optional.
+ * How the server runs. Every member is optional; the names are core's (`limits.*` flattened),
+ * and durations are Kotlin `java.time.Duration` / Swift `TimeInterval`.
  */
 public struct ServerOptions {
     /**
@@ -6519,7 +6554,7 @@ public struct ServerOptions {
     /**
      * How long a blocking SendMessage waits for the task to settle.
      */
-    public var blockingTimeoutMs: UInt64?
+    public var blockingTimeout: TimeInterval?
     public var maxBodyBytes: UInt64?
     public var maxPartsPerMessage: UInt64?
     public var maxHistoryLength: UInt64?
@@ -6531,12 +6566,12 @@ public struct ServerOptions {
     /**
      * How long a request body may take to arrive (408 beyond it; default 30 s).
      */
-    public var bodyReadTimeoutMs: UInt64?
+    public var bodyReadTimeout: TimeInterval?
     /**
      * How long `execute` may run before it is canceled and its task ends FAILED (default: no
      * limit); bounds executors that never return.
      */
-    public var executorTimeoutMs: UInt64?
+    public var executorTimeout: TimeInterval?
     /**
      * The memory store's cap on tasks (default 10,000).
      */
@@ -6544,7 +6579,7 @@ public struct ServerOptions {
     /**
      * How long the memory store keeps a finished task (default 1 h).
      */
-    public var taskRetentionMs: UInt64?
+    public var taskRetention: TimeInterval?
     /**
      * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
      * visibility, private webhook targets: the core's `SecuritySpec` as JSON
@@ -6591,23 +6626,23 @@ public struct ServerOptions {
          */extendedCard: AgentCard? = nil, 
         /**
          * How long a blocking SendMessage waits for the task to settle.
-         */blockingTimeoutMs: UInt64? = nil, maxBodyBytes: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
+         */blockingTimeout: TimeInterval? = nil, maxBodyBytes: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
         /**
          * Largest request head accepted (431 beyond it; default 64 KiB).
          */maxHeaderBytes: UInt64? = nil, 
         /**
          * How long a request body may take to arrive (408 beyond it; default 30 s).
-         */bodyReadTimeoutMs: UInt64? = nil, 
+         */bodyReadTimeout: TimeInterval? = nil, 
         /**
          * How long `execute` may run before it is canceled and its task ends FAILED (default: no
          * limit); bounds executors that never return.
-         */executorTimeoutMs: UInt64? = nil, 
+         */executorTimeout: TimeInterval? = nil, 
         /**
          * The memory store's cap on tasks (default 10,000).
          */maxTasks: UInt64? = nil, 
         /**
          * How long the memory store keeps a finished task (default 1 h).
-         */taskRetentionMs: UInt64? = nil, 
+         */taskRetention: TimeInterval? = nil, 
         /**
          * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
          * visibility, private webhook targets: the core's `SecuritySpec` as JSON
@@ -6634,16 +6669,16 @@ public struct ServerOptions {
         self.bearerTokens = bearerTokens
         self.bearerTokenPrincipals = bearerTokenPrincipals
         self.extendedCard = extendedCard
-        self.blockingTimeoutMs = blockingTimeoutMs
+        self.blockingTimeout = blockingTimeout
         self.maxBodyBytes = maxBodyBytes
         self.maxPartsPerMessage = maxPartsPerMessage
         self.maxHistoryLength = maxHistoryLength
         self.maxStreamsPerTask = maxStreamsPerTask
         self.maxHeaderBytes = maxHeaderBytes
-        self.bodyReadTimeoutMs = bodyReadTimeoutMs
-        self.executorTimeoutMs = executorTimeoutMs
+        self.bodyReadTimeout = bodyReadTimeout
+        self.executorTimeout = executorTimeout
         self.maxTasks = maxTasks
-        self.taskRetentionMs = taskRetentionMs
+        self.taskRetention = taskRetention
         self.securityJson = securityJson
         self.strictV1Card = strictV1Card
         self.metricsAddress = metricsAddress
@@ -6671,16 +6706,16 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 bearerTokens: FfiConverterSequenceString.read(from: &buf), 
                 bearerTokenPrincipals: FfiConverterDictionaryStringString.read(from: &buf), 
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
-                blockingTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                blockingTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
-                bodyReadTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
-                executorTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
-                taskRetentionMs: FfiConverterOptionUInt64.read(from: &buf), 
+                taskRetention: FfiConverterOptionDuration.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf), 
                 metricsAddress: FfiConverterOptionString.read(from: &buf), 
@@ -6694,16 +6729,16 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterSequenceString.write(value.bearerTokens, into: &buf)
         FfiConverterDictionaryStringString.write(value.bearerTokenPrincipals, into: &buf)
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
-        FfiConverterOptionUInt64.write(value.blockingTimeoutMs, into: &buf)
+        FfiConverterOptionDuration.write(value.blockingTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxBodyBytes, into: &buf)
         FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
-        FfiConverterOptionUInt64.write(value.bodyReadTimeoutMs, into: &buf)
-        FfiConverterOptionUInt64.write(value.executorTimeoutMs, into: &buf)
+        FfiConverterOptionDuration.write(value.bodyReadTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
-        FfiConverterOptionUInt64.write(value.taskRetentionMs, into: &buf)
+        FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
         FfiConverterOptionString.write(value.metricsAddress, into: &buf)
@@ -8185,6 +8220,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDuration: FfiConverterRustBuffer {
+    typealias SwiftType = TimeInterval?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDuration.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDuration.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }

@@ -247,14 +247,33 @@ class ExecutorTimeoutTest {
     }
 
     @Test
-    fun `an executor that never returns ends FAILED at executorTimeoutMs, and the server goes on`() = test {
-        serving(Stuck(), ServerOptions(executorTimeoutMs = 300uL)) { server ->
+    fun `an executor that never returns ends FAILED at executorTimeout, and the server goes on`() = test {
+        serving(Stuck(), ServerOptions(executorTimeout = java.time.Duration.ofMillis(300))) { server ->
             val client = Client.connect(server.url()!!)
             repeat(2) {
                 val task = client.sendText("hi").task!!
                 assertEquals(TaskState.FAILED, task.status.state)
                 assertTrue(task.status.message!!.text.contains("did not return within 0.3 s"), task.status.toString())
             }
+        }
+    }
+
+    @Test
+    fun `durations are java time Durations, and a zero one is refused by core's name for it`() = test {
+        val refused = assertThrows<A2aException> {
+            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(executorTimeout = java.time.Duration.ZERO))
+        }
+        assertEquals(-32602, refused.code)
+        assertTrue(refused.message!!.contains("limits.executorTimeout"), refused.message)
+        val options = ServerOptions(
+            blockingTimeout = java.time.Duration.ofSeconds(2),
+            bodyReadTimeout = java.time.Duration.ofMillis(1500),
+            taskRetention = java.time.Duration.ofMinutes(5),
+        )
+        serving(Stuck(), options) { server ->
+            val client = Client.connect(server.url()!!, ClientOptions(timeout = java.time.Duration.ofSeconds(5)))
+            // blockingTimeout answers a blocking SendMessage with the task as it stands.
+            assertEquals(TaskState.WORKING, client.sendText("hi").task!!.status.state)
         }
     }
 }
