@@ -19,7 +19,7 @@ pub struct ServeArgs {
     /// Implies --allow-private-webhooks, since the TCK's webhook receiver is on loopback.
     #[arg(long)]
     conformance: bool,
-    /// Task store: `memory`, `sqlite:PATH` or `postgres:URL`.
+    /// Task store: `memory`, `sqlite:PATH` or a `postgres://` URL.
     #[arg(long, default_value = "sqlite:a2a-tasks.db")]
     store: String,
     #[arg(long, default_value = "127.0.0.1")]
@@ -46,7 +46,7 @@ pub struct ServeArgs {
     /// get ExtensionSupportRequired (-32008).
     #[arg(long, value_name = "URI")]
     require_extension: Vec<String>,
-    /// With a store several instances share (postgres:URL): how long this instance's hold on a
+    /// With a store several instances share (a postgres:// URL): how long this instance's hold on a
     /// task it runs lasts unless renewed (it renews every third of it). A task whose instance
     /// stops renewing is ended FAILED by any instance's reaper.
     #[arg(long, value_name = "MS", default_value_t = 6000, value_parser = clap::value_parser!(u64).range(30..))]

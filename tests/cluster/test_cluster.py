@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two `a2a serve --conformance --store postgres:URL` processes on one database must act as ONE
+"""Two `a2a serve --conformance --store postgres://…` processes on one database must act as ONE
 agent: a task started on one instance is streamed, canceled, continued and resumed on the other.
 
 Standard library only. Every test starts its own two servers on free loopback ports and stops

@@ -32,7 +32,7 @@ use tokio::sync::oneshot;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerOptions {
-    /// `memory` (the default), `sqlite:PATH`, `postgres:URL`.
+    /// `memory` (the default), `sqlite:PATH`, a `postgres://` URL.
     #[serde(default)]
     pub store: Option<String>,
     #[serde(default, alias = "bearer_tokens")]

@@ -283,8 +283,8 @@ impl Stores {
         Self { tasks: store.clone(), push: store }
     }
 
-    /// The stores a spec names: `memory`, `sqlite:PATH`, `postgres:URL` (or a bare
-    /// `postgres://…` / `postgresql://…` URL), as `a2a serve --store` and the bindings take it.
+    /// The stores a spec names: `memory`, `sqlite:PATH` or a `postgres://…` / `postgresql://…`
+    /// URL (also taken behind a `postgres:` prefix), as `a2a serve --store` and the bindings take it.
     pub async fn open(spec: &str) -> Result<Self> {
         Self::open_with(spec, MemoryLimits::default()).await
     }
@@ -352,7 +352,7 @@ impl<'a> StoreSpec<'a> {
         }
         Err(A2AError::invalid_field(
             "store",
-            format!("unknown store {spec:?}: use memory, sqlite:PATH or postgres:URL"),
+            format!("unknown store {spec:?}: use memory, sqlite:PATH or a postgres://… URL"),
         ))
     }
 }
