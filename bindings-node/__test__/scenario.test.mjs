@@ -33,6 +33,7 @@ const scripted = {
       else if ('message' in step) await events.message(step.message);
       else if ('sleepMs' in step) await new Promise((r) => setTimeout(r, step.sleepMs));
       else if ('raise' in step) throw new Error(step.raise);
+      else if ('waitForCancel' in step) await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
       else throw new Error(`unknown step ${JSON.stringify(step)}`);
     }
   },
@@ -71,7 +72,9 @@ test('scenario vectors through our server and client', async () => {
       let task = ['', ''];
       for (const turn of turns(c)) {
         const where = `${c.name} / ${turn.name}`;
-        const answer = await client.send(turn.name, { taskId: task[0], contextId: task[1] });
+        const configuration = 'cancelAfter' in c ? { returnImmediately: true } : undefined;
+        let answer = await client.send(turn.name, { taskId: task[0], contextId: task[1], configuration });
+        if ('cancelAfter' in c) answer = { task: await client.cancel(ids(answer)[0]) };
         if (task[0]) assert.deepEqual(ids(answer), task, `${where}: send answered for another task`);
         task = ids(answer);
         const got = reply(answer);
@@ -81,7 +84,10 @@ test('scenario vectors through our server and client', async () => {
       for (const turn of turns(c)) {
         const where = `${c.name} / ${turn.name}`;
         const raw = [];
-        for await (const e of client.stream(turn.name, { taskId: task[0], contextId: task[1] })) raw.push(e);
+        for await (const e of client.stream(turn.name, { taskId: task[0], contextId: task[1] })) {
+          raw.push(e);
+          if (raw.length === c.cancelAfter) await client.cancel(ids(raw[0])[0]);
+        }
         if (task[0]) assert.deepEqual(ids(raw[0]), task, `${where}: stream of another task`);
         if (raw.length) task = ids(raw[0]);
         assert.deepEqual(raw.map(event), turn.stream, `${where}: stream`);

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from a2a_native import AgentExecutor, AgentServer, Client, EventQueue, RequestContext
+from a2a_native.models import SendMessageConfiguration
 from conftest import CARD, run
 
 CASES: list[dict[str, Any]] = json.loads(
@@ -58,6 +59,8 @@ class Scripted(AgentExecutor):
                 await asyncio.sleep(step["sleepMs"] / 1000)
             elif "raise" in step:
                 raise RuntimeError(step["raise"])
+            elif "waitForCancel" in step:
+                await asyncio.Event().wait()  # until the task is canceled (CancelledError)
             else:
                 raise AssertionError(f"unknown step {step}")
 
@@ -109,7 +112,12 @@ async def test_scenario_vectors_through_our_server_and_client() -> None:
             task = ("", "")
             for turn in turns(case):
                 where = f"{case['name']} / {turn['name']}"
-                answer = dict(await client.send(turn["name"], task_id=task[0] or None, context_id=task[1] or None))
+                config: SendMessageConfiguration = {"returnImmediately": True} if "cancelAfter" in case else {}
+                answer = dict(
+                    await client.send(turn["name"], task_id=task[0] or None, context_id=task[1] or None, configuration=config)
+                )
+                if "cancelAfter" in case:
+                    answer = {"task": dict(await client.cancel(ids(answer)[0]))}
                 if task[0] and ids(answer) != task:
                     failures.append(f"{where}: send answered for task {ids(answer)}, want {task}")
                 task, got = ids(answer), reply(answer)
@@ -117,7 +125,11 @@ async def test_scenario_vectors_through_our_server_and_client() -> None:
             task = ("", "")
             for turn in turns(case):
                 where = f"{case['name']} / {turn['name']}"
-                raw = [dict(e) async for e in client.stream(turn["name"], task_id=task[0] or None, context_id=task[1] or None)]
+                raw = []
+                async for e in client.stream(turn["name"], task_id=task[0] or None, context_id=task[1] or None):
+                    raw.append(dict(e))
+                    if len(raw) == case.get("cancelAfter"):
+                        await client.cancel(ids(raw[0])[0])
                 if raw and task[0] and ids(raw[0]) != task:
                     failures.append(f"{where}: stream of task {ids(raw[0])}, want {task}")
                 task = ids(raw[0]) if raw else task

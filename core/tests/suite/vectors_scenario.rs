@@ -5,7 +5,9 @@
 
 use a2a_native::client::Client;
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{self, Artifact, Message, Part, Role, SendMessageRequest, TaskState};
+use a2a_native::model::{
+    self, Artifact, CancelTaskRequest, Message, Part, Role, SendMessageConfiguration, SendMessageRequest, TaskState,
+};
 use a2a_native::server::host::{HostedServer, ServerOptions};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -60,6 +62,9 @@ impl AgentExecutor for Scripted {
                 Ok(())
             } else if let Some(failure) = text(step, "raise") {
                 return Err(ExecutorError::new(failure));
+            } else if step.get("waitForCancel").is_some() {
+                ctx.cancelled.cancelled().await;
+                Ok(())
             } else {
                 panic!("unknown step {step}");
             };
@@ -147,9 +152,18 @@ async fn scenario_vectors_through_our_server_and_client() {
             (message.task_id, message.context_id) = (task_id.clone(), context_id.clone());
             SendMessageRequest::new(message)
         };
+        let cancel = |id: String| client.cancel_task(CancelTaskRequest { id, ..Default::default() });
         let mut task = (String::new(), String::new());
         for turn in turns(case) {
-            let got = model::to_value(&client.send_message(request(turn, &task)).await.unwrap());
+            let mut request = request(turn, &task);
+            if case.get("cancelAfter").is_some() {
+                request.configuration =
+                    Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+            }
+            let mut got = model::to_value(&client.send_message(request).await.unwrap());
+            if case.get("cancelAfter").is_some() {
+                got = json!({"task": model::to_value(&cancel(ids(&got).0).await.unwrap())});
+            }
             let turn_name = turn["name"].as_str().unwrap();
             if !task.0.is_empty() && ids(&got) != task {
                 failures.push(format!("{name} / {turn_name}: send answered for task {:?}, want {task:?}", ids(&got)));
@@ -179,6 +193,9 @@ async fn scenario_vectors_through_our_server_and_client() {
                     task = ids(&e);
                 }
                 events.push(event(&e));
+                if case["cancelAfter"].as_u64() == Some(events.len() as u64) {
+                    cancel(task.0.clone()).await.unwrap();
+                }
             }
             if Value::from(events.clone()) != turn["stream"] {
                 failures.push(format!(

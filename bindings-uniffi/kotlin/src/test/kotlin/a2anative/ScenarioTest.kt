@@ -4,8 +4,8 @@
 // in core and every binding.
 package a2anative
 
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
-import kotlinx.coroutines.flow.toList
 import org.json.JSONArray
 import org.json.JSONObject
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -45,6 +45,7 @@ class ScenarioTest {
                     step.has("message") -> events.messageText(step.getString("message"))
                     step.has("sleepMs") -> delay(step.getLong("sleepMs"))
                     step.has("raise") -> throw IllegalStateException(step.getString("raise"))
+                    step.has("waitForCancel") -> awaitCancellation()
                     else -> error("unknown step $step")
                 }
             }
@@ -73,8 +74,10 @@ class ScenarioTest {
         else -> "" to ""
     }
 
-    private fun request(turn: JSONObject, task: Pair<String, String>) =
-        SendMessageRequest(message = userMessage(turn.getString("name"), task.first, task.second))
+    private fun request(turn: JSONObject, task: Pair<String, String>, returnImmediately: Boolean = false) = SendMessageRequest(
+        message = userMessage(turn.getString("name"), task.first, task.second),
+        configuration = if (returnImmediately) SendMessageConfiguration(returnImmediately = true) else null,
+    )
 
     private fun reply(r: SendMessageResponse): JSONObject = when (val p = r.payload) {
         is SendMessageResponsePayload.Task -> JSONObject()
@@ -95,7 +98,9 @@ class ScenarioTest {
                 var task = "" to ""
                 for (turn in turns(case)) {
                     val where = "${case.getString("name")} / ${turn.getString("name")}"
-                    val answer = client.sendMessage(request(turn, task))
+                    val cancelAfter = case.optInt("cancelAfter", 0)
+                    var answer = client.sendMessage(request(turn, task, returnImmediately = cancelAfter > 0))
+                    if (cancelAfter > 0) answer = SendMessageResponse(SendMessageResponsePayload.Task(client.cancelTask(answer.task!!.id)))
                     val answered = answer.task?.let { it.id to it.contextId } ?: ("" to "")
                     if (task.first.isNotEmpty() && answered != task) failures += "$where: send answered for task $answered, want $task"
                     task = answered
@@ -110,7 +115,11 @@ class ScenarioTest {
                 task = "" to ""
                 for (turn in turns(case)) {
                     val where = "${case.getString("name")} / ${turn.getString("name")}"
-                    val raw = client.stream(request(turn, task)).toList()
+                    val raw = mutableListOf<StreamResponse>()
+                    client.stream(request(turn, task)).collect { e ->
+                        raw += e
+                        if (raw.size == case.optInt("cancelAfter", 0)) client.cancelTask(ids(raw[0]).first)
+                    }
                     if (raw.isNotEmpty()) {
                         if (task.first.isNotEmpty() && ids(raw[0]) != task) failures += "$where: stream of task ${ids(raw[0])}, want $task"
                         task = ids(raw[0])
