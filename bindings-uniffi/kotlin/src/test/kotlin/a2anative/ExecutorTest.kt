@@ -85,6 +85,25 @@ class ExecutorTest {
     }
 
     @Test
+    fun `an Error that is no Exception (TODO(), StackOverflowError) fails the task instead of hanging it`() = test {
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) {
+                events.status(TaskState.WORKING)
+                if (context.text == "todo") TODO("not written yet") else throw StackOverflowError("too deep")
+            }
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        serving(agent) { server ->
+            val client = Client.connect(server.url()!!)
+            val todo = client.sendText("todo").task!!
+            assertEquals(TaskState.FAILED, todo.status.state)
+            assertTrue(todo.status.message!!.text.contains("not written yet"), todo.toString())
+            val streamed = client.streamText("deep").toList()
+            assertEquals(TaskState.FAILED, streamed.last().state, streamed.toString())
+        }
+    }
+
+    @Test
     fun `an A2aException from the executor fails the task too`() = test {
         val agent = object : AgentExecutor {
             override suspend fun execute(context: RequestContext, events: EventSink) =
