@@ -153,6 +153,27 @@ async def test_exception_fails_the_task() -> None:
         assert task["status"]["message"]["parts"] == [{"text": "the agent blew up"}]
 
 
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError("no text for this one")
+
+
+class RaisesUnprintable(AgentExecutor):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        raise Unprintable()
+
+
+@run
+async def test_an_exception_whose_str_fails_still_fails_the_task_at_once() -> None:
+    """The outcome is reported even when the exception cannot be turned into text: the task
+    fails with its class name, not after the blocking timeout."""
+    async with AgentServer(CARD, RaisesUnprintable(), limits={"blocking_timeout": 30}) as server:
+        client = await Client.connect(server.url)
+        task = (await asyncio.wait_for(client.send("x"), 10))["task"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert task["status"]["message"]["parts"] == [{"text": "Unprintable"}]
+
+
 def test_a_server_outlives_the_loop_that_started_it() -> None:
     """The executors run on the loop that started the server. When that loop is closed under a
     running server, a new task fails at once with a clear message (it does not wait for a loop

@@ -286,14 +286,23 @@ async def _body(
         raise
     except Exception as exc:
         # Reported here, so nobody else needs to retrieve it from the task.
-        done(str(exc) or type(exc).__name__)
+        done(_describe(exc))
     except BaseException as exc:  # KeyboardInterrupt, SystemExit: reported, and they go on
-        done(str(exc) or type(exc).__name__)
+        done(_describe(exc))
         raise
     else:
         done(None)
     finally:
         detach()
+
+
+def _describe(exc: BaseException) -> str:
+    """The failure's message: its text, else its class name (also when ``str()`` itself fails,
+    so that the outcome is always reported and no task waits on an executor that ended)."""
+    try:
+        return str(exc) or type(exc).__name__
+    except Exception:
+        return type(exc).__name__
 
 
 def _begin(
@@ -348,7 +357,7 @@ async def _reporting(reply: Callable[..., None], work: Callable[[], Awaitable[An
     except A2AError as exc:
         reply(None, exc.name, exc.message)
     except Exception as exc:
-        reply(None, other_error, str(exc) or type(exc).__name__)
+        reply(None, other_error, _describe(exc))
     except BaseException:
         reply(None, "InternalError", "the handler was canceled")
         raise
