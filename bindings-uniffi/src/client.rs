@@ -93,17 +93,17 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
     // until this record carries it too.
     let options = core::ClientOptions {
         bearer_token: o.bearer_token,
-        api_key: pair(o.api_key_header, o.api_key, "api_key_header and api_key")?,
+        api_key: pair(o.api_key_header, o.api_key, "apiKeyHeader and apiKey")?,
         headers: (!o.headers.is_empty()).then(|| core::options::Headers::Map(o.headers.into_iter().collect())),
         timeout: o.timeout.map(|d| d.as_secs_f64()),
         binding: o.binding,
         retries: o.retries,
         stream_reconnects: o.stream_reconnects,
-        client_credentials: pair(o.oauth_client_id, o.oauth_client_secret, "oauth_client_id and oauth_client_secret")?,
+        client_credentials: pair(o.oauth_client_id, o.oauth_client_secret, "oauthClientId and oauthClientSecret")?,
         ca_cert: o.ca_cert_pem,
         client_identity: o.client_identity_pem,
         ca_cert_file: o.ca_cert_file.map(Into::into),
-        client_cert_files: pair(o.client_cert_file, o.client_key_file, "client_cert_file and client_key_file")?
+        client_cert_files: pair(o.client_cert_file, o.client_key_file, "clientCertFile and clientKeyFile")?
             .map(|(cert, key)| (cert.into(), key.into())),
         card_bearer_token: o.card_bearer_token,
         card_api_key: o.card_api_key,

@@ -73,6 +73,7 @@ class SecurityTest {
         assertEquals("caCertFile", missing.fieldViolations.single().field)
         val alone = assertThrows<A2aException> { Client.connect("http://127.0.0.1:1", ClientOptions(clientCertFile = "c.pem")) }
         assertEquals(-32602, alone.code)
+        assertTrue(alone.message!!.contains("clientCertFile and clientKeyFile go together"), alone.message)
     }
 
     @Test
