@@ -11,7 +11,7 @@ repo="$(dirname "$here")"
 n="${1:-2000}"
 cd "$repo"
 flock /tmp/a2a-build.lock cargo build -q -p a2a-native-uniffi -p a2a-native-cli --bins --lib
-[ -f target/uniffi/kotlin/a2anative/a2a_native_uniffi.kt ] || bindings-uniffi/gen.sh
+bindings-uniffi/gen.sh  # always: the Kotlin sources must carry gen.sh's patch
 (cd bindings-uniffi/kotlin && flock /tmp/a2a-build.lock mvn -B -q -Dstyle.color=never test-compile \
   && mvn -B -q -Dstyle.color=never dependency:build-classpath -Dmdep.outputFile=target/cp.txt)
 kt=(java -Djna.library.path="$repo/target/debug" -cp "bindings-uniffi/kotlin/target/classes:bindings-uniffi/kotlin/target/test-classes:$(cat bindings-uniffi/kotlin/target/cp.txt)" a2anative.BenchKt)

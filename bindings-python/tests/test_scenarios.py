@@ -117,6 +117,9 @@ async def test_scenario_vectors_through_our_server_and_client() -> None:
                     await client.send(turn["name"], task_id=task[0] or None, context_id=task[1] or None, configuration=config)
                 )
                 if "cancelAfter" in case:
+                    # Answered at once: a task that is still running.
+                    if reply(answer).get("task") not in ("submitted", "working"):
+                        failures.append(f"{where}: the returnImmediately reply is {reply(answer)}, want a running task")
                     answer = {"task": dict(await client.cancel(ids(answer)[0]))}
                 if task[0] and ids(answer) != task:
                     failures.append(f"{where}: send answered for task {ids(answer)}, want {task}")

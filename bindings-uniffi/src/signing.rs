@@ -66,14 +66,14 @@ pub struct PushVerifier {
 #[uniffi::export]
 impl PushVerifier {
     /// `jwks_json`: the agent's push keys; `audience`: your webhook URL; `token`: the push
-    /// config's token; `max_age_ms`: how old a notification may be (default 5 minutes).
-    #[uniffi::constructor(default(issuer = None, token = None, max_age_ms = None))]
+    /// config's token; `max_age`: how old a notification may be (default 5 minutes).
+    #[uniffi::constructor(default(issuer = None, token = None, max_age = None))]
     pub fn new(
         jwks_json: String,
         audience: String,
         issuer: Option<String>,
         token: Option<String>,
-        max_age_ms: Option<u64>,
+        max_age: Option<Duration>,
     ) -> Result<Arc<Self>> {
         let mut inner = CoreVerifier::new(json::<KeySet>(&jwks_json, "jwks")?, audience);
         if let Some(iss) = issuer {
@@ -82,8 +82,8 @@ impl PushVerifier {
         if let Some(t) = token {
             inner = inner.with_token(t);
         }
-        if let Some(ms) = max_age_ms {
-            inner = inner.with_max_age(Duration::from_millis(ms));
+        if let Some(age) = max_age {
+            inner = inner.with_max_age(age);
         }
         Ok(Arc::new(Self { inner }))
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several instances, one agent: two real `a2a serve --conformance --store postgres:URL`
+# Several instances, one agent: two real `a2a serve --conformance --store postgres://…`
 # processes on one PostgreSQL database, driven over HTTP by tests/cluster/test_cluster.py
 # (Python standard library only): streaming, cancel, multi-turn, Last-Event-ID resume across
 # instances, a lost LISTEN connection, kill -9 of the instance running a task, concurrent

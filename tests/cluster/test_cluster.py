@@ -85,7 +85,7 @@ class Server:
     def start(self):
         for _attempt in range(3):
             self.port = free_port()
-            args = [BIN, "serve", "--conformance", "--store", f"postgres:{PG_URL}",
+            args = [BIN, "serve", "--conformance", "--store", PG_URL,
                     "--port", str(self.port), "--public-url", self.base, *self.extra_args]
             with open(self.log_path, "ab") as log:
                 log.write(f"$ {' '.join(args)}\n".encode())

@@ -301,7 +301,7 @@ def _describe(exc: BaseException) -> str:
     so that the outcome is always reported and no task waits on an executor that ended)."""
     try:
         return str(exc) or type(exc).__name__
-    except Exception:
+    except BaseException:
         return type(exc).__name__
 
 

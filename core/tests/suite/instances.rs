@@ -74,7 +74,7 @@ async fn instance_with(config: ServerConfig) -> Option<Instance> {
             return None;
         }
     };
-    let stores = Stores::open(&format!("postgres:{url}")).await.expect("connect");
+    let stores = Stores::open(&url).await.expect("connect");
     let agent = agent();
     Some(Instance { handler: RequestHandler::new(agent.clone(), card(), stores, config), agent })
 }
@@ -401,7 +401,7 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     // Another instance, with push on: delivers all three, in order, once the claim lapsed.
     let mut config = ServerConfig { lease: Duration::from_millis(300), ..Default::default() };
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let stores = Stores::open(&format!("postgres:{url}")).await.unwrap();
+    let stores = Stores::open(&url).await.unwrap();
     let mut push_card = card();
     push_card.capabilities.push_notifications = Some(true);
     let _b = RequestHandler::new(agent(), push_card, stores, config);

@@ -126,6 +126,11 @@ fn ids(e: &Value) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scenario_vectors_through_our_server_and_client() {
+    // A case that waits (a broken returnImmediately or cancel) fails here, not after minutes.
+    tokio::time::timeout(Duration::from_secs(120), play_every_case()).await.expect("the scenarios took over 120 s");
+}
+
+async fn play_every_case() {
     let cases = cases();
     let scripts = cases
         .iter()
@@ -162,6 +167,11 @@ async fn scenario_vectors_through_our_server_and_client() {
             }
             let mut got = model::to_value(&client.send_message(request).await.unwrap());
             if case.get("cancelAfter").is_some() {
+                // Answered at once: a task that is still running.
+                let state = reply(&got)["task"].clone();
+                if state != "submitted" && state != "working" {
+                    failures.push(format!("{name}: the returnImmediately reply is {state}, want a running task"));
+                }
                 got = json!({"task": model::to_value(&cancel(ids(&got).0).await.unwrap())});
             }
             let turn_name = turn["name"].as_str().unwrap();

@@ -2910,9 +2910,9 @@ open class PushVerifier: PushVerifierProtocol, @unchecked Sendable {
     }
     /**
      * `jwks_json`: the agent's push keys; `audience`: your webhook URL; `token`: the push
-     * config's token; `max_age_ms`: how old a notification may be (default 5 minutes).
+     * config's token; `max_age`: how old a notification may be (default 5 minutes).
      */
-public convenience init(jwksJson: String, audience: String, issuer: String? = nil, token: String? = nil, maxAgeMs: UInt64? = nil)throws  {
+public convenience init(jwksJson: String, audience: String, issuer: String? = nil, token: String? = nil, maxAge: TimeInterval? = nil)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeA2aException_lift) {
         uniffiCallStatus in
@@ -2921,7 +2921,7 @@ public convenience init(jwksJson: String, audience: String, issuer: String? = ni
         FfiConverterString.lower(audience),
         FfiConverterOptionString.lower(issuer),
         FfiConverterOptionString.lower(token),
-        FfiConverterOptionUInt64.lower(maxAgeMs),uniffiCallStatus
+        FfiConverterOptionDuration.lower(maxAge),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -9632,7 +9632,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_constructor_agentserver_new() != 10663) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_constructor_pushverifier_new() != 1735) {
+    if (uniffi_a2a_native_uniffi_checksum_constructor_pushverifier_new() != 60302) {
         return InitializationResult.apiChecksumMismatch
     }
 

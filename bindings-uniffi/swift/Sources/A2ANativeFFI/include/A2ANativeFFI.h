@@ -668,7 +668,7 @@ void uniffi_a2a_native_uniffi_fn_free_pushverifier(uint64_t handle, RustCallStat
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CONSTRUCTOR_PUSHVERIFIER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CONSTRUCTOR_PUSHVERIFIER_NEW
-uint64_t uniffi_a2a_native_uniffi_fn_constructor_pushverifier_new(RustBuffer jwks_json, RustBuffer audience, RustBuffer issuer, RustBuffer token, RustBuffer max_age_ms, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_a2a_native_uniffi_fn_constructor_pushverifier_new(RustBuffer jwks_json, RustBuffer audience, RustBuffer issuer, RustBuffer token, RustBuffer max_age, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_PUSHVERIFIER_VERIFY

@@ -98,9 +98,14 @@ class ScenarioTest {
                 var task = "" to ""
                 for (turn in turns(case)) {
                     val where = "${case.getString("name")} / ${turn.getString("name")}"
-                    val cancelAfter = case.optInt("cancelAfter", 0)
-                    var answer = client.sendMessage(request(turn, task, returnImmediately = cancelAfter > 0))
-                    if (cancelAfter > 0) answer = SendMessageResponse(SendMessageResponsePayload.Task(client.cancelTask(answer.task!!.id)))
+                    val cancels = case.has("cancelAfter")
+                    var answer = client.sendMessage(request(turn, task, returnImmediately = cancels))
+                    if (cancels) {
+                        // Answered at once: a task that is still running.
+                        val state = answer.task?.status?.state
+                        if (state != TaskState.SUBMITTED && state != TaskState.WORKING) failures += "$where: the returnImmediately reply is $state, want a running task"
+                        answer = SendMessageResponse(SendMessageResponsePayload.Task(client.cancelTask(answer.task!!.id)))
+                    }
                     val answered = answer.task?.let { it.id to it.contextId } ?: ("" to "")
                     if (task.first.isNotEmpty() && answered != task) failures += "$where: send answered for task $answered, want $task"
                     task = answered
@@ -118,7 +123,7 @@ class ScenarioTest {
                     val raw = mutableListOf<StreamResponse>()
                     client.stream(request(turn, task)).collect { e ->
                         raw += e
-                        if (raw.size == case.optInt("cancelAfter", 0)) client.cancelTask(ids(raw[0]).first)
+                        if (case.has("cancelAfter") && raw.size == case.getInt("cancelAfter")) client.cancelTask(ids(raw[0]).first)
                     }
                     if (raw.isNotEmpty()) {
                         if (task.first.isNotEmpty() && ids(raw[0]) != task) failures += "$where: stream of task ${ids(raw[0])}, want $task"
