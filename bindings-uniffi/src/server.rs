@@ -57,6 +57,9 @@ pub struct ServerOptions {
     /// How long the memory store keeps a finished task (default 1 h).
     #[uniffi(default)]
     pub task_retention: Option<Duration>,
+    /// About how many bytes of task contents the memory store keeps (default 256 MiB).
+    #[uniffi(default)]
+    pub max_store_bytes: Option<u64>,
     /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
     /// visibility, private webhook targets: the core's `SecuritySpec` as JSON
     /// (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -117,6 +120,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         },
         "maxTasks": options.max_tasks,
         "taskRetention": options.task_retention.map(|d| d.as_secs_f64()),
+        "maxStoreBytes": options.max_store_bytes,
         "security": security,
         "strictV1Card": options.strict_v1_card,
         "metricsAddress": options.metrics_address,

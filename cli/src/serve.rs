@@ -61,6 +61,10 @@ pub struct ServeArgs {
     /// With --store memory: seconds a finished task stays readable (default 3600).
     #[arg(long, value_name = "SECS")]
     task_retention: Option<f64>,
+    /// With --store memory: about how many bytes of task contents are kept at most (default
+    /// 268435456, 256 MiB; the oldest finished tasks make room, else a save is refused).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    max_store_bytes: Option<u64>,
     /// Largest request head (request line and headers) accepted, in bytes: 431 beyond it
     /// (default 65536, at least 8192).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8192..))]
@@ -83,8 +87,9 @@ pub struct ServeArgs {
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), String> {
-    let memory = a2a_native::server::host::memory_limits(&args.store, args.max_tasks, args.task_retention)
-        .map_err(|e| format!("--max-tasks / --task-retention: {}", e.message))?;
+    let max_bytes = args.max_store_bytes.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let memory = a2a_native::server::host::memory_limits(&args.store, args.max_tasks, args.task_retention, max_bytes)
+        .map_err(|e| format!("--max-tasks / --task-retention / --max-store-bytes: {}", e.message))?;
     let stores = Stores::open_with(&args.store, memory).await.map_err(|e| e.message)?;
     let (agent, name): (Arc<dyn AgentExecutor>, &str) = if args.conformance {
         (Arc::new(agents::conformance::Conformance), "a2a-native conformance agent")

@@ -141,8 +141,9 @@ class AgentServer:
     ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
     beyond it), ``body_read_timeout`` (seconds; 408 beyond it), ``executor_timeout`` (seconds
     ``execute`` may run before its task ends FAILED; no limit by default). The ``memory`` store keeps at
-    most ``max_tasks`` tasks (default 10,000) and a finished task ``task_retention`` seconds
-    (default 3600). ``security`` adds API keys,
+    most ``max_tasks`` tasks (default 10,000) and about ``max_store_bytes`` of their contents
+    (default 256 MiB; the oldest finished tasks make room), and a finished task
+    ``task_retention`` seconds (default 3600). ``security`` adds API keys,
     JWTs, TLS / mutual TLS, scopes per operation and signing keys (:class:`SecurityOptions`);
     the card declares each scheme, and any one of them admits a caller. A card declaring a 0.3
     interface is served with the 0.3 fields beside the 1.0 ones, for old clients;
@@ -173,6 +174,7 @@ class AgentServer:
         strict_v1_card: bool = False,
         max_tasks: int | None = None,
         task_retention: float | None = None,
+        max_store_bytes: int | None = None,
         metrics_address: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -191,6 +193,8 @@ class AgentServer:
             options["maxTasks"] = max_tasks
         if task_retention is not None:
             options["taskRetention"] = task_retention
+        if max_store_bytes is not None:
+            options["maxStoreBytes"] = max_store_bytes
         if metrics_address is not None:
             options["metricsAddress"] = metrics_address
         methods = [spec for spec, _ in _methods(executor).values()]

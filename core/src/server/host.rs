@@ -54,6 +54,11 @@ pub struct ServerOptions {
     /// ... and how long a finished task stays readable, in seconds (default 3600).
     #[serde(default, alias = "task_retention")]
     pub task_retention: Option<f64>,
+    /// ... and about how many bytes of task contents it keeps at most (default 256 MiB; the
+    /// oldest finished tasks make room, and a save that only live tasks would leave no room
+    /// for is refused).
+    #[serde(default, alias = "max_store_bytes")]
+    pub max_store_bytes: Option<usize>,
     /// `host:port` to serve Prometheus/OpenMetrics text at `/metrics` on (port 0: any free
     /// port; see [`HostedServer::metrics_url`]). A listener of its own, so it is never public
     /// by accident. Absent: metrics are recorded but not served.
@@ -133,7 +138,7 @@ impl ServerOptions {
     /// The memory store's bounds; refused with another store (which keeps tasks until they
     /// are deleted), so a setting is never silently ignored.
     pub fn memory_limits(&self) -> Result<crate::store::MemoryLimits> {
-        memory_limits(self.store(), self.max_tasks, self.task_retention)
+        memory_limits(self.store(), self.max_tasks, self.task_retention, self.max_store_bytes)
     }
 
     /// The server settings the limits describe.
@@ -175,16 +180,33 @@ impl ServerOptions {
     }
 }
 
-/// The bounds of a `memory` store from the two options (maxTasks, taskRetention seconds);
-/// InvalidParams when they are out of range or `store` is not `memory`. `a2a serve` uses it too.
+/// The bounds of a `memory` store from its options (maxTasks, taskRetention seconds,
+/// maxStoreBytes); InvalidParams when they are out of range or `store` is not `memory`.
+/// `a2a serve` uses it too.
 pub fn memory_limits(
     store: &str,
     max_tasks: Option<usize>,
     retention: Option<f64>,
+    max_bytes: Option<usize>,
 ) -> Result<crate::store::MemoryLimits> {
     let mut limits = crate::store::MemoryLimits::default();
-    if (max_tasks.is_some() || retention.is_some()) && store != "memory" {
-        return Err(A2AError::invalid_field("maxTasks", "maxTasks and taskRetention bound the memory store only"));
+    if store != "memory" {
+        let given = [("maxTasks", max_tasks.is_some()), ("taskRetention", retention.is_some())]
+            .into_iter()
+            .chain([("maxStoreBytes", max_bytes.is_some())])
+            .find(|(_, set)| *set);
+        if let Some((name, _)) = given {
+            return Err(A2AError::invalid_field(
+                name,
+                "maxTasks, taskRetention and maxStoreBytes bound the memory store only",
+            ));
+        }
+    }
+    if let Some(n) = max_bytes {
+        if n == 0 {
+            return Err(A2AError::invalid_field("maxStoreBytes", "at least 1"));
+        }
+        limits.max_bytes = n;
     }
     if let Some(n) = max_tasks {
         if n == 0 {

@@ -1,10 +1,12 @@
 //! An in-process store, bounded so a long-running server never grows without limit.
 //!
-//! Limits ([`MemoryLimits`]): at most `max_tasks` tasks (all tenants together); a terminal task
+//! Limits ([`MemoryLimits`]): at most `max_tasks` tasks and about `max_bytes` of their contents
+//! (all tenants together; [`super::weight`] counts them); a terminal task
 //! (COMPLETED, FAILED, CANCELED, REJECTED) expires `terminal_ttl` after it was first saved in a
 //! terminal state. Expired tasks are purged lazily by the next call (amortised O(log n) each),
 //! so there is no background thread and no runtime. A new task at the cap evicts the oldest
-//! terminal task; when every task is still live the save is refused with `Unavailable`: an
+//! terminal task, and a save that would pass the byte budget evicts the oldest terminal tasks
+//! until it fits; when every task is still live the save is refused with `Unavailable`: an
 //! active task is never dropped behind its owner's back.
 //!
 //! Layout: per tenant, a map id → task and an ordered index (newest first) so ListTasks is a
@@ -13,6 +15,7 @@
 //! One std mutex guards it all; it is never held across an await point (nothing here awaits).
 
 use super::log::{Commit, CommitOutcome, LogEntry, LogPage, Versioned, apply_to};
+use super::weight;
 use super::{
     PushConfigStore, TaskStore, decode_seq_cursor, decode_task_cursor, encode_seq_cursor, encode_task_cursor,
     matches_filters, prepare_push_config, push_page_size, sort_key,
@@ -34,6 +37,10 @@ use std::time::{Duration, Instant};
 pub struct MemoryLimits {
     /// Tasks kept at most, over all tenants (at least 1).
     pub max_tasks: usize,
+    /// About how many bytes of task contents (messages, parts, artifacts, metadata, and the
+    /// logs kept for resuming streams) are kept at most, over all tenants. Without it the task
+    /// cap alone would let callers fill memory with large messages (10,000 tasks of 8 MiB).
+    pub max_bytes: usize,
     /// How long a terminal task stays readable after it was first saved terminal.
     pub terminal_ttl: Duration,
     /// Push configs per task at most; more are refused with `Unavailable`.
@@ -47,6 +54,7 @@ impl Default for MemoryLimits {
     fn default() -> Self {
         Self {
             max_tasks: 10_000,
+            max_bytes: 256 * 1024 * 1024,
             terminal_ttl: Duration::from_secs(3600),
             max_push_configs_per_task: 100,
             max_log_entries: 1000,
@@ -77,6 +85,8 @@ pub struct MemoryStoreSizes {
 struct Inner {
     tenants: HashMap<String, TenantTasks>,
     len: usize,
+    /// What the entries weigh together (`Entry::weight`).
+    bytes: usize,
     /// Terminal tasks by the order they became terminal: expiry and eviction order.
     expiry: BTreeMap<u64, Expiry>,
     next_expiry_seq: u64,
@@ -105,6 +115,15 @@ struct Entry {
     version: u64,
     /// The newest log entries, at most `max_log_entries` (older ones are dropped first).
     log: VecDeque<LogEntry>,
+    /// What the task and its log weigh ([`weight`]), kept as they change.
+    task_bytes: usize,
+    log_bytes: usize,
+}
+
+impl Entry {
+    fn weight(&self) -> usize {
+        self.task_bytes + self.log_bytes
+    }
 }
 
 #[derive(Debug)]
@@ -195,15 +214,16 @@ impl Inner {
         }
     }
 
-    /// Makes room for one task by removing the oldest terminal one, handed to `dropped` so the
-    /// caller frees it after the lock. `false` if there is none.
-    fn evict_oldest_terminal(&mut self, dropped: &mut Option<Entry>) -> bool {
-        match self.expiry.pop_first() {
-            Some((_, Expiry { tenant, id, .. })) => {
-                *dropped = self.remove_task(&tenant, &id, true);
+    /// Makes room by removing the oldest terminal task (unless it is `keep`), handed to
+    /// `dropped` so the caller frees it after the lock. `false` if there is none to remove.
+    fn evict_oldest_terminal(&mut self, keep: (&str, &str), dropped: &mut Vec<Entry>) -> bool {
+        match self.expiry.first_key_value() {
+            Some((_, e)) if (e.tenant.as_str(), e.id.as_str()) != keep => {
+                let (_, Expiry { tenant, id, .. }) = self.expiry.pop_first().expect("just seen");
+                dropped.extend(self.remove_task(&tenant, &id, true));
                 true
             }
-            None => false,
+            _ => false,
         }
     }
 
@@ -221,6 +241,7 @@ impl Inner {
             self.expiry.remove(&seq);
         }
         self.len -= 1;
+        self.bytes = self.bytes.saturating_sub(entry.weight());
         if with_push_configs {
             self.remove_push_list(tenant, id);
         }
@@ -277,8 +298,17 @@ impl MemoryStore {
             Update::Whole => Some(task.clone()),
             Update::Changes { .. } => None,
         };
-        // Declared before the guard, so an evicted task is freed after the lock is released.
-        let mut evicted = None;
+        // Weighed before locking too (one walk of what is new).
+        let new_task_bytes = match update {
+            Update::Whole => Some(weight::task(task)),
+            Update::Changes { .. } => None,
+        };
+        let changes_bytes = match update {
+            Update::Whole => 0,
+            Update::Changes { entries, .. } => entries.iter().map(|e| weight::change(&e.change)).sum(),
+        };
+        // Declared before the guard, so evicted tasks are freed after the lock is released.
+        let mut evicted = Vec::new();
         let mut guard = self.lock_purged();
         let inner = &mut *guard;
         let current = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map(|e| e.version);
@@ -292,11 +322,34 @@ impl MemoryStore {
             return Ok(CommitOutcome::Conflict);
         }
         let exists = current.is_some();
-        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(&mut evicted) {
+        let this = (tenant, task.id.as_str());
+        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(this, &mut evicted) {
             return Err(A2AError::new(
                 ErrorKind::Unavailable,
                 format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
             ));
+        }
+        // The byte budget, by what this save may add at most: older finished tasks make room.
+        let old_task_bytes = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map_or(0, |e| e.task_bytes);
+        let logs = matches!(update, Update::Changes { log: true, .. });
+        let growth = match (new_task_bytes, exists) {
+            (Some(whole), _) => whole.saturating_sub(old_task_bytes),
+            (None, false) => weight::task(task) + if logs { changes_bytes } else { 0 },
+            (None, true) => changes_bytes + if logs { changes_bytes } else { 0 },
+        };
+        while inner.bytes + growth > self.limits.max_bytes {
+            if !inner.evict_oldest_terminal(this, &mut evicted) {
+                if inner.expiry.is_empty() {
+                    return Err(A2AError::new(
+                        ErrorKind::Unavailable,
+                        format!(
+                            "task store is full: about {} bytes (maxStoreBytes), held by tasks that have not finished",
+                            self.limits.max_bytes
+                        ),
+                    ));
+                }
+                break; // only this task is left to evict: a finished task's last save goes in
+            }
         }
         // Terminal since when: the first terminal save starts the clock; a later save of a
         // terminal task keeps it (a task cannot leave a terminal state, so this is rare).
@@ -325,13 +378,26 @@ impl MemoryStore {
             None => {
                 tasks.order.insert((Reverse(key), Reverse(task.id.clone())));
                 inner.len += 1;
-                let entry = Entry { task: task.clone(), key, expiry, version: 0, log: VecDeque::new() };
+                let entry = Entry {
+                    task: task.clone(),
+                    key,
+                    expiry,
+                    version: 0,
+                    log: VecDeque::new(),
+                    task_bytes: 0,
+                    log_bytes: 0,
+                };
                 tasks.tasks.entry(task.id.clone()).or_insert(entry)
             }
         };
+        let before = entry.weight();
+        if !exists {
+            entry.task_bytes = new_task_bytes.unwrap_or_else(|| weight::task(task));
+        }
         match update {
             Update::Whole => {
                 entry.task = owned.unwrap_or_else(|| task.clone());
+                entry.task_bytes = new_task_bytes.unwrap_or_default();
                 entry.version += 1;
             }
             Update::Changes { entries, log } => {
@@ -339,20 +405,26 @@ impl MemoryStore {
                 // its events: with the task itself, they were most of a blocking send's work here.
                 let keep = if log { max_log } else { 0 };
                 for logged in entries {
+                    let bytes = weight::change(&logged.change);
                     if exists {
                         apply_to(&mut entry.task, &logged.change);
+                        entry.task_bytes += bytes;
                     }
                     entry.version = logged.seq;
                     if keep == 0 {
                         continue;
                     }
-                    if entry.log.len() >= keep {
-                        entry.log.pop_front();
+                    if entry.log.len() >= keep
+                        && let Some(dropped) = entry.log.pop_front()
+                    {
+                        entry.log_bytes = entry.log_bytes.saturating_sub(weight::change(&dropped.change));
                     }
                     entry.log.push_back(logged.clone());
+                    entry.log_bytes += bytes;
                 }
             }
         }
+        inner.bytes = inner.bytes.saturating_sub(before) + entry.weight();
         Ok(CommitOutcome::Committed)
     }
 }
@@ -563,7 +635,53 @@ mod tests {
             terminal_ttl: Duration::from_secs(ttl_secs),
             max_push_configs_per_task: 3,
             max_log_entries: 8,
+            max_bytes: usize::MAX,
         })
+    }
+
+    /// A task carrying `bytes` of text in its history.
+    fn heavy(id: &str, state: TaskState, bytes: usize) -> Task {
+        let mut t = task(id, state);
+        t.history.push(crate::model::Message::text(crate::model::Role::User, "x".repeat(bytes)));
+        t
+    }
+
+    fn budget(max_bytes: usize) -> MemoryStore {
+        MemoryStore::new(MemoryLimits { max_bytes, max_log_entries: 8, ..MemoryLimits::default() })
+    }
+
+    #[tokio::test]
+    async fn the_byte_budget_evicts_the_oldest_finished_tasks() {
+        let store = budget(350_000);
+        for i in 0..6 {
+            store.save("t", &heavy(&format!("done{i}"), TaskState::Completed, 100_000)).await.unwrap();
+        }
+        // Three fit (each weighs a little over 100 kB); the newest are kept.
+        assert_eq!(store.len(), 3);
+        assert!(TaskStore::get(&store, "t", "done0", None).await.unwrap().is_none());
+        assert!(TaskStore::get(&store, "t", "done5", None).await.unwrap().is_some());
+        assert!(store.lock().bytes <= 350_000, "{}", store.lock().bytes);
+        // Deleting gives the bytes back.
+        for i in 3..6 {
+            TaskStore::delete(&store, "t", &format!("done{i}")).await.unwrap();
+        }
+        assert_eq!(store.lock().bytes, 0);
+    }
+
+    #[tokio::test]
+    async fn a_save_only_live_tasks_leave_no_room_for_is_refused() {
+        let store = budget(250_000);
+        store.save("t", &heavy("live0", TaskState::Working, 100_000)).await.unwrap();
+        store.save("t", &heavy("live1", TaskState::Working, 100_000)).await.unwrap();
+        let err = store.save("t", &heavy("new", TaskState::Submitted, 100_000)).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unavailable);
+        assert!(err.message.contains("maxStoreBytes"), "{}", err.message);
+        // A live task is never evicted; once one finishes, it makes room.
+        assert_eq!(store.len(), 2);
+        store.save("t", &heavy("live0", TaskState::Completed, 100_000)).await.unwrap();
+        store.save("t", &heavy("new", TaskState::Submitted, 100_000)).await.unwrap();
+        assert!(TaskStore::get(&store, "t", "live0", None).await.unwrap().is_none());
+        assert!(TaskStore::get(&store, "t", "live1", None).await.unwrap().is_some());
     }
 
     fn assert_flat(store: &MemoryStore, cap: usize) {
