@@ -258,14 +258,21 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
     let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if let Some(Ok(members)) = object.then(|| serde_json::from_slice::<Members<'_>>(body)) {
         let mut obj = Map::new();
+        let mut readable = true;
         for (name, raw) in [("jsonrpc", members.jsonrpc), ("id", members.id), ("method", members.method)] {
-            // A RawValue always holds valid JSON.
-            if let Some(Ok(v)) = raw.map(|r| serde_json::from_str(r.get())) {
-                obj.insert(name.to_owned(), v);
+            match raw.map(|r| serde_json::from_str(r.get())) {
+                Some(Ok(v)) => drop(obj.insert(name.to_owned(), v)),
+                // Valid JSON that no value holds (`"id": 1e400`, beyond f64): the whole body
+                // is refused below. Skipping the member would make the call a notification,
+                // run it, and answer nothing.
+                Some(Err(_)) => readable = false,
+                None => {}
             }
         }
-        let params = members.params.filter(|p| p.get() != "null").map(RawValue::to_owned);
-        return check_members(obj, params);
+        if readable {
+            let params = members.params.filter(|p| p.get() != "null").map(RawValue::to_owned);
+            return check_members(obj, params);
+        }
     }
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| ErrorResponse::null(A2AError::parse_error(format!("Invalid JSON payload: {e}"))))?;
@@ -543,6 +550,12 @@ mod tests {
         // An explicit null id is a request, not a notification.
         let call = parse_request(br#"{"jsonrpc":"2.0","id":null,"method":"GetTask","params":{"id":"t"}}"#).unwrap();
         assert_eq!(call.id, Some(Id::Null));
+        // An id no number holds is refused and answered, never taken for a notification.
+        for id in ["1e400", "-1e400", "1E+999"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask","params":{{"id":"t"}}}}"#);
+            let err = err_of(body.as_bytes());
+            assert_eq!((err.error.code(), &err.id, err.notification), (-32700, &Id::Null, false), "{id}");
+        }
     }
 
     #[test]

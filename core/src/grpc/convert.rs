@@ -5,7 +5,7 @@
 //! proto's own mapping, not a second one to keep in step.
 
 use super::pb;
-use crate::error::{A2AError, Result};
+use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::{self, StreamResponse};
 use crate::request::{A2ARequest, Method};
 use bytes::Bytes;
@@ -80,7 +80,7 @@ macro_rules! with_types {
 
 /// A request message of `method` (protobuf bytes) as a validated [`A2ARequest`].
 pub fn decode_request(method: Method, bytes: &[u8]) -> Result<A2ARequest> {
-    let params = with_types!(method, |Req, _Resp| to_json(&decode::<Req>(bytes)?)?);
+    let params = with_types!(method, |Req, _Resp| to_json(&decode::<Req>(bytes)?, ErrorKind::InvalidParams)?);
     A2ARequest::from_params(method, params, "")
 }
 
@@ -102,7 +102,7 @@ pub fn encode_result(method: Method, result: &impl Serialize) -> Result<Bytes> {
 
 /// A unary response message as ProtoJSON (what the JSON bindings' results are).
 pub fn decode_result(method: Method, bytes: &[u8]) -> Result<Value> {
-    with_types!(method, |_Req, Resp| to_json(&decode::<Resp>(bytes)?))
+    with_types!(method, |_Req, Resp| to_json(&decode::<Resp>(bytes)?, ErrorKind::InvalidAgentResponse))
 }
 
 /// One event of a stream as a `StreamResponse` message.
@@ -112,7 +112,7 @@ pub fn encode_event(event: &StreamResponse) -> Result<Bytes> {
 
 /// A `StreamResponse` message as the model's event.
 pub fn decode_event(bytes: &[u8]) -> Result<StreamResponse> {
-    model::parse_value_at(to_json(&decode::<pb::StreamResponse>(bytes)?)?, "")
+    model::parse_value_at(to_json(&decode::<pb::StreamResponse>(bytes)?, ErrorKind::InvalidAgentResponse)?, "")
 }
 
 fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
@@ -145,12 +145,14 @@ pub fn encode_value(value: &Value) -> Result<Bytes> {
 
 /// A `google.protobuf.Value` message as JSON (an extension method's params or result).
 pub fn decode_value(bytes: &[u8]) -> Result<Value> {
-    to_json(&decode::<::pbjson_types::Value>(bytes)?)
+    to_json(&decode::<::pbjson_types::Value>(bytes)?, ErrorKind::InvalidParams)
 }
 
-fn to_json<M: Serialize>(message: &M) -> Result<Value> {
+/// A decoded message as ProtoJSON. What fails here is a value protobuf carries but A2A does not
+/// define (an enum number beyond the proto's): the sender's fault, of the given kind.
+fn to_json<M: Serialize>(message: &M, kind: ErrorKind) -> Result<Value> {
     let mut value = serde_json::to_value(message)
-        .map_err(|e| A2AError::internal(format!("cannot write the message as JSON: {e}")))?;
+        .map_err(|e| A2AError::new(kind, format!("the message holds a value A2A does not define: {e}")))?;
     whole_numbers_as_integers(&mut value);
     Ok(value)
 }
@@ -289,5 +291,14 @@ mod tests {
         let empty = pb::SendMessageRequest { message: Some(pb::Message::default()), ..Default::default() };
         let err = decode_request(Method::SendMessage, &empty.encode_to_vec()).unwrap_err();
         assert_eq!(err.kind, crate::ErrorKind::InvalidParams);
+        // An enum number the proto does not define: valid protobuf, the sender's mistake
+        // (INVALID_ARGUMENT on the wire), not a server fault.
+        let message = pb::Message { role: 99, ..Default::default() };
+        let unknown = pb::SendMessageRequest { message: Some(message), ..Default::default() };
+        let err = decode_request(Method::SendMessage, &unknown.encode_to_vec()).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::InvalidParams, "{}", err.message);
+        let listed = pb::ListTasksRequest { status: 99, ..Default::default() };
+        let err = decode_request(Method::ListTasks, &listed.encode_to_vec()).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::InvalidParams, "{}", err.message);
     }
 }

@@ -232,6 +232,13 @@ impl RequestHandler {
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
         self.scopes.check(req.method().as_str(), ctx.principal.as_ref())?;
         let tenant = ctx.partition(req.tenant(), self.visibility);
+        // Push configs are stored under the partition; callers see the tenant they asked for
+        // (the partition's principal part is ours, never shown).
+        let asked = req.tenant().to_owned();
+        let shown = |mut config: TaskPushNotificationConfig| {
+            config.tenant.clone_from(&asked);
+            config
+        };
         match req {
             A2ARequest::SendMessage(r) => {
                 let ctx = ctx.with_skills(self.skills.check("SendMessage", ctx.principal.as_ref())?);
@@ -267,7 +274,7 @@ impl RequestHandler {
                 self.require_task(&tenant, &config.task_id).await?;
                 push.check_url(&config.url, "url")?;
                 let stored = self.stores.push.create(&tenant, config).await?;
-                Ok(Reply::Value(Payload::PushConfig(stored)))
+                Ok(Reply::Value(Payload::PushConfig(shown(stored))))
             }
             A2ARequest::GetTaskPushNotificationConfig(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
@@ -275,12 +282,13 @@ impl RequestHandler {
                 let config = config.ok_or_else(|| {
                     A2AError::task_not_found(&r.task_id).with_meta("pushNotificationConfigId", r.id.as_str())
                 })?;
-                Ok(Reply::Value(Payload::PushConfig(config)))
+                Ok(Reply::Value(Payload::PushConfig(shown(config))))
             }
             A2ARequest::ListTaskPushNotificationConfigs(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
                 self.require_task(&tenant, &r.task_id).await?;
-                let page = self.stores.push.list(&tenant, &r.task_id, r.page_size, &r.page_token).await?;
+                let mut page = self.stores.push.list(&tenant, &r.task_id, r.page_size, &r.page_token).await?;
+                page.configs = page.configs.into_iter().map(shown).collect();
                 Ok(Reply::Value(Payload::PushConfigs(page)))
             }
             A2ARequest::DeleteTaskPushNotificationConfig(r) => {

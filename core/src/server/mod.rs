@@ -68,6 +68,12 @@ pub struct Server {
     tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
+/// Whether the client sends anything within `within` (a closed connection sends nothing).
+async fn first_byte(stream: &tokio::net::TcpStream, within: Duration) -> bool {
+    let mut byte = [0u8; 1];
+    matches!(tokio::time::timeout(within, stream.peek(&mut byte)).await, Ok(Ok(n)) if n > 0)
+}
+
 impl Server {
     pub fn new(handler: Arc<RequestHandler>) -> Self {
         Self {
@@ -189,7 +195,14 @@ impl Server {
                     let header_read_timeout = self.header_read_timeout;
                     connections.spawn(async move {
                         let served = match tls {
-                            None => watcher.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await,
+                            None => {
+                                // hyper's header timeout starts at the first byte: a connection
+                                // that never sends one would hold its descriptor for ever.
+                                if !first_byte(&stream, header_read_timeout).await {
+                                    return tracing::debug!(%peer, "closed: nothing sent within the header read timeout");
+                                }
+                                watcher.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await
+                            }
                             Some(acceptor) => {
                                 // A client that never finishes the handshake must not hold a slot.
                                 let stream = match tokio::time::timeout(header_read_timeout, acceptor.accept(stream)).await {

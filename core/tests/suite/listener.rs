@@ -225,3 +225,31 @@ async fn a_trickled_body_gets_408_on_http2_too() {
     let resp = tokio::time::timeout(Duration::from_secs(5), h2.request(req)).await.expect("an answer in time").unwrap();
     assert_eq!(resp.status(), 408);
 }
+
+#[tokio::test]
+async fn a_connection_that_never_sends_a_byte_is_closed_at_the_header_read_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&format!("http://{addr}"), false),
+        Stores::memory(),
+        ServerConfig::default(),
+    );
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = Server::new(Arc::new(handler)).header_read_timeout(Duration::from_millis(300));
+    tokio::spawn(server.serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    // Open before the timeout, closed after it (`closed` waits up to a second).
+    let mut byte = [0u8; 1];
+    assert!(tokio::time::timeout(Duration::from_millis(100), silent.read(&mut byte)).await.is_err());
+    assert!(closed(&mut silent).await, "an idle connection holds its descriptor");
+    // A client that speaks is served as before.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    let body = send_body(1);
+    c.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.unwrap().0, 200);
+    let _ = stop.send(());
+}

@@ -1376,6 +1376,17 @@ async fn a_principal_sees_only_its_own_tasks() {
     let listed = s.rpc_at("/", "ListTasks", json!({}), &mine).await;
     assert_eq!(listed.body["result"]["tasks"].as_array().map(Vec::len), Some(2), "{}", listed.body);
     ok(&s.rpc_at("/", "GetTask", json!({"id": done}), &mine).await);
+    // Push configs live in the caller's partition; the answer shows the tenant asked for (none
+    // here), never the partition's principal part.
+    let push = json!({"taskId": done, "id": "p1", "url": "http://127.0.0.1:9/hook"});
+    let created = s.rpc_at("/", "CreateTaskPushNotificationConfig", push, &mine).await;
+    ok(&created);
+    let got = s.rpc_at("/", "GetTaskPushNotificationConfig", json!({"taskId": done, "id": "p1"}), &mine).await;
+    let listed = s.rpc_at("/", "ListTaskPushNotificationConfigs", json!({"taskId": done}), &mine).await;
+    for config in [&created.body["result"], &got.body["result"], &listed.body["result"]["configs"][0]] {
+        assert_eq!(config["id"], "p1", "{config}");
+        assert!(config.get("tenant").is_none_or(|t| t == ""), "{config}");
+    }
     let r = s.rpc_at("/", "CancelTask", json!({"id": running}), &mine).await;
     assert_eq!(r.body["result"]["status"]["state"], "TASK_STATE_CANCELED", "{}", r.body);
     s.stop().await;
