@@ -204,6 +204,9 @@ export interface AgentServerOptions {
   maxTasks?: number;
   /** Seconds the memory store keeps a finished task (default 3600). */
   taskRetention?: number;
+  /** About how many bytes of task contents the memory store keeps (default 268435456, 256 MiB):
+   * the oldest finished tasks make room; a save only live tasks leave no room for is refused. */
+  maxStoreBytes?: number;
   /** `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
    * listener of its own: requests by binding, method and outcome with their latency, open
    * streams, task states, events applied, push outcomes, store latency. */

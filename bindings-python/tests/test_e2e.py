@@ -87,6 +87,17 @@ async def test_memory_store_bounds_and_listener_limits_are_options() -> None:
         AgentServer(CARD, Echo(), store="sqlite:/tmp/a2a-bounds.db", max_tasks=5)
     with pytest.raises(ValueError, match="maxHeaderBytes"):
         AgentServer(CARD, Echo(), limits={"max_header_bytes": 100})
+    # The byte budget: the oldest finished tasks make room for large ones.
+    async with AgentServer(CARD, Echo(), max_store_bytes=1_000_000) as server:
+        client = await Client.connect(server.url)
+        # About 600 kB a task: the text in its history and its artifact, and the same again in
+        # the log kept for resuming streams. One fits; each new one evicts the one before.
+        big = "x" * 150_000
+        ids = [(await client.send(big))["task"]["id"] for _ in range(3)]
+        listed = [t["id"] for t in (await client.list_tasks())["tasks"]]
+        assert listed == [ids[2]], listed
+    with pytest.raises(ValueError, match="maxStoreBytes"):
+        AgentServer(CARD, Echo(), max_store_bytes=0)
 
 
 @run

@@ -6581,6 +6581,10 @@ public struct ServerOptions {
      */
     public var taskRetention: TimeInterval?
     /**
+     * About how many bytes of task contents the memory store keeps (default 256 MiB).
+     */
+    public var maxStoreBytes: UInt64?
+    /**
      * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
      * visibility, private webhook targets: the core's `SecuritySpec` as JSON
      * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -6644,6 +6648,9 @@ public struct ServerOptions {
          * How long the memory store keeps a finished task (default 1 h).
          */taskRetention: TimeInterval? = nil, 
         /**
+         * About how many bytes of task contents the memory store keeps (default 256 MiB).
+         */maxStoreBytes: UInt64? = nil, 
+        /**
          * API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
          * visibility, private webhook targets: the core's `SecuritySpec` as JSON
          * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
@@ -6679,6 +6686,7 @@ public struct ServerOptions {
         self.executorTimeout = executorTimeout
         self.maxTasks = maxTasks
         self.taskRetention = taskRetention
+        self.maxStoreBytes = maxStoreBytes
         self.securityJson = securityJson
         self.strictV1Card = strictV1Card
         self.metricsAddress = metricsAddress
@@ -6716,6 +6724,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetention: FfiConverterOptionDuration.read(from: &buf), 
+                maxStoreBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 securityJson: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf), 
                 metricsAddress: FfiConverterOptionString.read(from: &buf), 
@@ -6739,6 +6748,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxStoreBytes, into: &buf)
         FfiConverterOptionString.write(value.securityJson, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
         FfiConverterOptionString.write(value.metricsAddress, into: &buf)
