@@ -98,7 +98,7 @@ mod tests {
             metadata: None,
         };
         let one = task(&t);
-        assert!(one >= 100_000 && one < 101_000, "{one}");
+        assert!((100_000..101_000).contains(&one), "{one}");
         t.artifacts.push(Artifact {
             artifact_id: "a".into(),
             name: String::new(),
