@@ -176,6 +176,15 @@ impl std::error::Error for A2AError {}
 
 pub type Result<T, E = A2AError> = std::result::Result<T, E>;
 
+/// A caller's id as an error repeats it: its first 256 characters at most, so an 8 MB id
+/// does not come back twice in a 16 MB answer.
+fn echoed(id: &str) -> &str {
+    match id.char_indices().nth(256) {
+        Some((end, _)) => &id[..end],
+        None => id,
+    }
+}
+
 impl A2AError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self { kind, message: message.into(), metadata: Map::new(), violations: Vec::new(), extra_details: Vec::new() }
@@ -217,11 +226,13 @@ impl A2AError {
         Self::new(ErrorKind::Internal, message)
     }
     pub fn task_not_found(task_id: &str) -> Self {
-        Self::new(ErrorKind::TaskNotFound, format!("Task not found: {task_id}")).with_meta("taskId", task_id)
+        let id = echoed(task_id);
+        Self::new(ErrorKind::TaskNotFound, format!("Task not found: {id}")).with_meta("taskId", id)
     }
     pub fn task_not_cancelable(task_id: &str, state: &str) -> Self {
-        Self::new(ErrorKind::TaskNotCancelable, format!("Task {task_id} cannot be canceled in state {state}"))
-            .with_meta("taskId", task_id)
+        let id = echoed(task_id);
+        Self::new(ErrorKind::TaskNotCancelable, format!("Task {id} cannot be canceled in state {state}"))
+            .with_meta("taskId", id)
     }
     pub fn unsupported_operation(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::UnsupportedOperation, message)
@@ -344,6 +355,17 @@ impl From<serde_json::Error> for A2AError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_id_is_echoed_cut_short() {
+        let huge = "é".repeat(4_000_000);
+        let err = A2AError::task_not_found(&huge);
+        assert!(err.message.len() < 600, "{}", err.message.len());
+        assert_eq!(err.metadata["taskId"].as_str().map(|s| s.chars().count()), Some(256));
+        let short = A2AError::task_not_cancelable("t-1", "TASK_STATE_COMPLETED");
+        assert_eq!(short.metadata["taskId"], "t-1");
+        assert!(short.message.contains("t-1"));
+    }
 
     #[test]
     fn table_has_every_kind_once_and_spec_codes() {
