@@ -298,14 +298,10 @@ impl MemoryStore {
             Update::Whole => Some(task.clone()),
             Update::Changes { .. } => None,
         };
-        // Weighed before locking too (one walk of what is new).
-        let new_task_bytes = match update {
+        // Weighed before locking too.
+        let whole_bytes = match update {
             Update::Whole => Some(weight::task(task)),
             Update::Changes { .. } => None,
-        };
-        let changes_bytes = match update {
-            Update::Whole => 0,
-            Update::Changes { entries, .. } => entries.iter().map(|e| weight::change(&e.change)).sum(),
         };
         // Declared before the guard, so evicted tasks are freed after the lock is released.
         let mut evicted = Vec::new();
@@ -331,11 +327,27 @@ impl MemoryStore {
         }
         // The byte budget, by what this save may add at most: older finished tasks make room.
         let old_task_bytes = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map_or(0, |e| e.task_bytes);
-        let logs = matches!(update, Update::Changes { log: true, .. });
-        let growth = match (new_task_bytes, exists) {
-            (Some(whole), _) => whole.saturating_sub(old_task_bytes),
-            (None, false) => weight::task(task) + if logs { changes_bytes } else { 0 },
-            (None, true) => changes_bytes + if logs { changes_bytes } else { 0 },
+        // One walk of what is new: the whole task when it is new, else the changes (counted
+        // twice when they are logged too).
+        let (new_task_bytes, growth) = match update {
+            Update::Whole => {
+                let whole = whole_bytes.unwrap_or_default();
+                (whole, whole.saturating_sub(old_task_bytes))
+            }
+            Update::Changes { entries, log } => {
+                let changes = || entries.iter().map(|e| weight::change(&e.change)).sum::<usize>();
+                match (exists, log) {
+                    (false, false) => {
+                        let whole = weight::task(task);
+                        (whole, whole)
+                    }
+                    (false, true) => {
+                        let whole = weight::task(task);
+                        (whole, whole + changes())
+                    }
+                    (true, log) => (0, changes() * if log { 2 } else { 1 }),
+                }
+            }
         };
         while inner.bytes + growth > self.limits.max_bytes {
             if !inner.evict_oldest_terminal(this, &mut evicted) {
@@ -391,13 +403,12 @@ impl MemoryStore {
             }
         };
         let before = entry.weight();
-        if !exists {
-            entry.task_bytes = new_task_bytes.unwrap_or_else(|| weight::task(task));
+        if !exists || matches!(update, Update::Whole) {
+            entry.task_bytes = new_task_bytes;
         }
         match update {
             Update::Whole => {
                 entry.task = owned.unwrap_or_else(|| task.clone());
-                entry.task_bytes = new_task_bytes.unwrap_or_default();
                 entry.version += 1;
             }
             Update::Changes { entries, log } => {
@@ -405,7 +416,8 @@ impl MemoryStore {
                 // its events: with the task itself, they were most of a blocking send's work here.
                 let keep = if log { max_log } else { 0 };
                 for logged in entries {
-                    let bytes = weight::change(&logged.change);
+                    // Weighed only where it counts (a new task's changes are in its whole weight).
+                    let bytes = if exists || keep > 0 { weight::change(&logged.change) } else { 0 };
                     if exists {
                         apply_to(&mut entry.task, &logged.change);
                         entry.task_bytes += bytes;
