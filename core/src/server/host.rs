@@ -191,11 +191,12 @@ pub fn memory_limits(
 ) -> Result<crate::store::MemoryLimits> {
     let mut limits = crate::store::MemoryLimits::default();
     if store != "memory" {
-        let given = [("maxTasks", max_tasks.is_some()), ("taskRetention", retention.is_some())]
-            .into_iter()
-            .chain([("maxStoreBytes", max_bytes.is_some())])
-            .find(|(_, set)| *set);
-        if let Some((name, _)) = given {
+        let given = [
+            ("maxTasks", max_tasks.is_some()),
+            ("taskRetention", retention.is_some()),
+            ("maxStoreBytes", max_bytes.is_some()),
+        ];
+        if let Some((name, _)) = given.into_iter().find(|(_, set)| *set) {
             return Err(A2AError::invalid_field(
                 name,
                 "maxTasks, taskRetention and maxStoreBytes bound the memory store only",

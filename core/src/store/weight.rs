@@ -70,8 +70,8 @@ fn object(members: &Struct) -> usize {
     members.iter().map(|(k, v)| ITEM + k.len() + value(v)).sum()
 }
 
-/// Recursion is bounded: every JSON value here came through serde_json's parser, which refuses
-/// nesting deeper than 128.
+/// As deep as the value: what clients send is bounded by serde_json's parser (128 levels), and
+/// a value an executor builds is walked as deep again when it is serialised for the wire.
 fn value(v: &Value) -> usize {
     match v {
         Value::String(s) => ITEM + s.len(),
