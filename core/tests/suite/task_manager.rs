@@ -209,6 +209,22 @@ async fn a_follow_up_waits_for_its_own_turn_not_the_end_of_the_previous_one() {
 }
 
 #[tokio::test]
+async fn a_subscription_outlives_an_earlier_turn_ending_while_the_task_works_on() {
+    // The spec ends a subscription at a terminal or interrupted state. The first turn's
+    // execution returning while the follow-up's runs is neither: the subscriber must see
+    // the follow-up through to COMPLETED.
+    let h = handler();
+    let first = send_task(&h, msg("linger")).await;
+    assert_eq!(first.status.state, TaskState::InputRequired);
+    let mut follow = SendMessageRequest::new(Message { task_id: first.id.clone(), ..msg("linger") });
+    follow.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    call(&h, A2ARequest::SendMessage(follow)).await.unwrap();
+    let sub = A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: first.id.clone(), ..Default::default() });
+    let events = collect(stream(&h, sub).await.unwrap()).await;
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_COMPLETED"), "{events:?}");
+}
+
+#[tokio::test]
 async fn message_to_unknown_task_or_wrong_context_is_refused() {
     let h = handler();
     let mut m = msg("more");
