@@ -181,6 +181,8 @@ export interface ServerLimits {
   maxHeaderBytes?: number;
   /** Seconds a request body may take to arrive (default 30; 408 beyond it). */
   bodyReadTimeout?: number;
+  /** Seconds a connection may stay open with no request in flight before it is closed (an open stream counts; default 120). */
+  idleTimeout?: number;
   /** Seconds `execute` may run before it is aborted and its task ends FAILED (default: no limit). */
   executorTimeout?: number;
 }

@@ -47,6 +47,10 @@ pub struct ServerOptions {
     /// How long a request body may take to arrive (408 beyond it; default 30 s).
     #[uniffi(default)]
     pub body_read_timeout: Option<Duration>,
+    /// How long a connection may stay open with no request in flight before it is closed (an
+    /// open stream counts; default 120 s).
+    #[uniffi(default)]
+    pub idle_timeout: Option<Duration>,
     /// How long `execute` may run before it is canceled and its task ends FAILED (default: no
     /// limit); bounds executors that never return.
     #[uniffi(default)]
@@ -116,6 +120,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
             "blockingTimeout": options.blocking_timeout.map(|d| d.as_secs_f64()),
             "maxHeaderBytes": options.max_header_bytes,
             "bodyReadTimeout": options.body_read_timeout.map(|d| d.as_secs_f64()),
+            "idleTimeout": options.idle_timeout.map(|d| d.as_secs_f64()),
             "executorTimeout": options.executor_timeout.map(|d| d.as_secs_f64()),
         },
         "maxTasks": options.max_tasks,

@@ -73,6 +73,10 @@ pub struct ServeArgs {
     /// (default 30).
     #[arg(long, value_name = "SECS")]
     body_read_timeout: Option<f64>,
+    /// Seconds a connection may stay open with no request in flight (an open stream is one)
+    /// before it is closed (HTTP/2: GOAWAY) (default 120).
+    #[arg(long, value_name = "SECS")]
+    idle_timeout: Option<f64>,
     /// Serve Prometheus/OpenMetrics text at http://ADDR/metrics (e.g. 127.0.0.1:9464): request
     /// counts and latency by binding, method and outcome, open streams, task states, events
     /// applied, push outcomes, store latency. Its own address, so it is never public by accident.
@@ -109,6 +113,12 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
             .ok()
             .filter(|d| !d.is_zero())
             .ok_or("--body-read-timeout: a positive number of seconds")?;
+    }
+    if let Some(secs) = args.idle_timeout {
+        config.limits.idle_timeout = std::time::Duration::try_from_secs_f64(secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or("--idle-timeout: a positive number of seconds")?;
     }
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))

@@ -76,6 +76,9 @@ class ServerLimits(TypedDict, total=False):
     max_header_bytes: int
     #: Seconds a request body may take to arrive (408 beyond it; default 30).
     body_read_timeout: float
+    #: Seconds a connection may stay open with no request in flight before it is closed
+    #: (an open stream counts; default 120).
+    idle_timeout: float
     #: Seconds ``execute`` may run before it is canceled and its task ends FAILED (default:
     #: no limit). Bounds executors that never return.
     executor_timeout: float
@@ -139,7 +142,8 @@ class AgentServer:
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
     ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
-    beyond it), ``body_read_timeout`` (seconds; 408 beyond it), ``executor_timeout`` (seconds
+    beyond it), ``body_read_timeout`` (seconds; 408 beyond it), ``idle_timeout`` (seconds a connection
+    may stay open with nothing in flight), ``executor_timeout`` (seconds
     ``execute`` may run before its task ends FAILED; no limit by default). The ``memory`` store keeps at
     most ``max_tasks`` tasks (default 10,000) and about ``max_store_bytes`` of their contents
     (default 256 MiB; the oldest finished tasks make room), and a finished task

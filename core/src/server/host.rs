@@ -107,6 +107,9 @@ pub struct LimitsSpec {
     #[serde(default, alias = "body_read_timeout")]
     pub body_read_timeout: Option<f64>,
     /// Seconds.
+    #[serde(default, alias = "idle_timeout")]
+    pub idle_timeout: Option<f64>,
+    /// Seconds.
     #[serde(default, alias = "executor_timeout")]
     pub executor_timeout: Option<f64>,
 }
@@ -169,6 +172,12 @@ impl ServerOptions {
                 .ok()
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| A2AError::invalid_field("limits.bodyReadTimeout", "a positive number of seconds"))?;
+        }
+        if let Some(secs) = s.idle_timeout {
+            l.idle_timeout = Duration::try_from_secs_f64(secs)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| A2AError::invalid_field("limits.idleTimeout", "a positive number of seconds"))?;
         }
         if let Some(secs) = s.executor_timeout {
             l.executor_timeout =

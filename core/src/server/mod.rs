@@ -18,6 +18,7 @@
 pub mod auth;
 pub mod body;
 pub mod card;
+mod connection;
 pub mod embedded;
 mod grpc_binding;
 pub mod handler;
@@ -45,7 +46,6 @@ pub use tls::{MutualTls, PeerCertificate};
 
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -162,7 +162,9 @@ impl Server {
             .http2()
             .timer(TokioTimer::new())
             .max_header_list_size(u32::try_from(max_header_bytes).unwrap_or(u32::MAX));
-        let graceful = GracefulShutdown::new();
+        // Cancelled at shutdown: every connection is asked to finish.
+        let closing = CancellationToken::new();
+        let idle = self.handler.limits().idle_timeout;
         let mut connections = JoinSet::new();
         // Before the first request: what a previous run left active is ended, not resumed.
         self.handler.recover_interrupted().await;
@@ -190,7 +192,7 @@ impl Server {
                     };
                     // A2A messages are small request/response pairs and SSE events: no Nagle delay.
                     let _ = stream.set_nodelay(true);
-                    let (builder, service, watcher) = (builder.clone(), service.clone(), graceful.watcher());
+                    let (builder, service, closing) = (builder.clone(), service.clone(), closing.clone());
                     let tls = self.tls.clone();
                     let header_read_timeout = self.header_read_timeout;
                     connections.spawn(async move {
@@ -201,7 +203,7 @@ impl Server {
                                 if !first_byte(&stream, header_read_timeout).await {
                                     return tracing::debug!(%peer, "closed: nothing sent within the header read timeout");
                                 }
-                                watcher.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await
+                                connection::serve(&builder, TokioIo::new(stream), service, idle, closing).await
                             }
                             Some(acceptor) => {
                                 // A client that never finishes the handshake must not hold a slot.
@@ -211,7 +213,7 @@ impl Server {
                                     Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
                                 };
                                 let service = tls::with_peer_certificate(service, stream.get_ref().1);
-                                watcher.watch(builder.serve_connection(TokioIo::new(stream), service).into_owned()).await
+                                connection::serve(&builder, TokioIo::new(stream), service, idle, closing).await
                             }
                         };
                         if let Err(e) = served {
@@ -225,7 +227,8 @@ impl Server {
             }
         }
         drop(listener);
-        tracing::info!(open_connections = graceful.count(), "shutting down");
+        tracing::info!(open_connections = connections.len(), "shutting down");
+        closing.cancel();
         let deadline = tokio::time::Instant::now() + self.shutdown_timeout;
         let handler = self.handler.clone();
         let end_streams = async {
@@ -234,7 +237,7 @@ impl Server {
             streams_done.cancel();
         };
         let drained = async {
-            tokio::join!(end_streams, graceful.shutdown());
+            tokio::join!(end_streams, async { while connections.join_next().await.is_some() {} });
         };
         if tokio::time::timeout_at(deadline, drained).await.is_err() {
             streams_done.cancel();

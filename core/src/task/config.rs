@@ -23,6 +23,11 @@ pub struct Limits {
     /// How long a request body may take to arrive once its headers have: 408 (and the
     /// connection closed) beyond it, so a body trickled forever holds nothing.
     pub body_read_timeout: Duration,
+    /// How long a connection may stay open with no request in flight (an open stream is one)
+    /// before the server closes it (HTTP/2: GOAWAY), so idle clients hold no descriptor for
+    /// ever. Longer than the usual client pool's idle timeout (90 s), so pooled clients see
+    /// the close only after they would have dropped the connection themselves.
+    pub idle_timeout: Duration,
     /// How long an executor's `execute` may run before it is stopped and its task ends FAILED
     /// ("the executor did not return within ..."); `None`: as long as it takes (agents may
     /// legitimately work for hours). Bounds executors that never return.
@@ -39,6 +44,7 @@ impl Default for Limits {
             blocking_timeout: Duration::from_secs(600),
             max_header_bytes: 64 * 1024,
             body_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(120),
             executor_timeout: None,
         }
     }

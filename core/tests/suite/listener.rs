@@ -253,3 +253,128 @@ async fn a_connection_that_never_sends_a_byte_is_closed_at_the_header_read_timeo
     assert_eq!(read_response(&mut c).await.unwrap().0, 200);
     let _ = stop.send(());
 }
+
+/// A server whose connections close after `idle` with no request in flight; SSE keep-alive
+/// comments are off, so an open stream sends nothing while it waits.
+async fn start_idle(idle: Duration) -> Srv {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = ServerConfig::default();
+    config.limits.idle_timeout = idle;
+    let handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&format!("http://{addr}"), false),
+        Stores::memory(),
+        config,
+    );
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(Server::new(Arc::new(handler)).sse_keep_alive(None).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    Srv { addr, stop: Some(stop) }
+}
+
+/// The HTTP/2 frame types a server sent until it closed the connection (within 3 s).
+async fn h2_frames_until_closed(s: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut bytes)).await.ok();
+    read?.ok()?;
+    let mut types = Vec::new();
+    let mut at = 0;
+    while at + 9 <= bytes.len() {
+        let len = usize::from(bytes[at]) << 16 | usize::from(bytes[at + 1]) << 8 | usize::from(bytes[at + 2]);
+        types.push(bytes[at + 3]);
+        at += 9 + len;
+    }
+    Some(types)
+}
+
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_at_the_idle_timeout() {
+    let s = start_idle(Duration::from_millis(300)).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let body = send_body(1);
+    c.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.unwrap().0, 200);
+    // Kept alive for a next request: one sent soon is served on the same connection.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.unwrap().0, 200);
+    // Then nothing: closed once idle for the timeout.
+    assert!(closed(&mut c).await, "an idle keep-alive connection stays open");
+}
+
+#[tokio::test]
+async fn an_h2c_connection_idle_after_its_preface_gets_goaway_and_is_closed() {
+    let s = start_idle(Duration::from_millis(300)).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(H2_PREFACE).await.unwrap();
+    let types = h2_frames_until_closed(&mut c).await.expect("closed within 3 s");
+    // SETTINGS (4) first, then GOAWAY (7) before the close.
+    assert_eq!(types.first(), Some(&4), "{types:?}");
+    assert!(types.contains(&7), "no GOAWAY before the close: {types:?}");
+}
+
+#[tokio::test]
+async fn an_open_stream_keeps_its_connection_past_the_idle_timeout() {
+    let s = start_idle(Duration::from_millis(200)).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "wait"}]}}})
+    .to_string();
+    c.write_all(format!("{}{body}", head(body.len(), "Accept: text/event-stream\r\n")).as_bytes()).await.unwrap();
+    // The stream's first events, then silence (the task waits to be canceled).
+    let mut buf = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), c.read(&mut buf)).await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    // Well past the idle timeout, the connection is still open: reading waits, it does not end.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    loop {
+        match tokio::time::timeout(Duration::from_millis(100), c.read(&mut buf)).await {
+            Err(_) => break,
+            Ok(Ok(n)) => assert!(n > 0, "the connection of an open stream was closed as idle"),
+            Ok(Err(e)) => panic!("{e}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_tls_connection_idle_after_its_handshake_is_closed() {
+    use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
+    let fixture = |name: &str| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = ServerConfig::default();
+    config.limits.idle_timeout = Duration::from_millis(300);
+    let handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&format!("https://{addr}"), false),
+        Stores::memory(),
+        config,
+    );
+    let tls =
+        a2a_native::server::tls::server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), None).unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(Server::new(Arc::new(handler)).tls(tls).serve(listener, async {
+        let _ = stopped.await;
+    }));
+
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(CertificateDer::from_pem_file(fixture("tls-ca.pem")).unwrap()).unwrap();
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let client = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(client)).connect(name, tcp).await.expect("handshake");
+    // Handshake done, then nothing: the server closes the connection.
+    let mut byte = [0u8; 1];
+    let read = tokio::time::timeout(Duration::from_secs(3), tls.read(&mut byte)).await;
+    assert!(matches!(read, Ok(Ok(0) | Err(_))), "an idle TLS connection stays open: {read:?}");
+    let _ = stop.send(());
+}

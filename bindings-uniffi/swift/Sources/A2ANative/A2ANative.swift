@@ -6568,6 +6568,11 @@ public struct ServerOptions {
      */
     public var bodyReadTimeout: TimeInterval?
     /**
+     * How long a connection may stay open with no request in flight before it is closed (an
+     * open stream counts; default 120 s).
+     */
+    public var idleTimeout: TimeInterval?
+    /**
      * How long `execute` may run before it is canceled and its task ends FAILED (default: no
      * limit); bounds executors that never return.
      */
@@ -6638,6 +6643,10 @@ public struct ServerOptions {
          * How long a request body may take to arrive (408 beyond it; default 30 s).
          */bodyReadTimeout: TimeInterval? = nil, 
         /**
+         * How long a connection may stay open with no request in flight before it is closed (an
+         * open stream counts; default 120 s).
+         */idleTimeout: TimeInterval? = nil, 
+        /**
          * How long `execute` may run before it is canceled and its task ends FAILED (default: no
          * limit); bounds executors that never return.
          */executorTimeout: TimeInterval? = nil, 
@@ -6683,6 +6692,7 @@ public struct ServerOptions {
         self.maxStreamsPerTask = maxStreamsPerTask
         self.maxHeaderBytes = maxHeaderBytes
         self.bodyReadTimeout = bodyReadTimeout
+        self.idleTimeout = idleTimeout
         self.executorTimeout = executorTimeout
         self.maxTasks = maxTasks
         self.taskRetention = taskRetention
@@ -6721,6 +6731,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetention: FfiConverterOptionDuration.read(from: &buf), 
@@ -6745,6 +6756,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
         FfiConverterOptionDuration.write(value.bodyReadTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.idleTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
