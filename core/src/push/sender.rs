@@ -231,6 +231,34 @@ impl PushSender {
     ///
     /// Names are resolved only at delivery time (and checked again then), so a name is
     /// accepted here even if it resolves to a private address.
+    /// Checks a config when it is created (CreateTaskPushNotificationConfig, or in a
+    /// SendMessage's configuration at `at`): each value within its bound in bytes (id 256,
+    /// url 4096, token 4096, authentication scheme 64 and credentials 8192: a store keeps
+    /// what a client sends, and every notification carries it), the token and credentials
+    /// fit an HTTP header (so an accepted config can be delivered), and the URL as
+    /// [`Self::check_url`] checks it. InvalidParams naming the field on refusal.
+    pub fn check_config(&self, config: &TaskPushNotificationConfig, at: &str) -> Result<()> {
+        let field = |name: &str| if at.is_empty() { name.to_owned() } else { format!("{at}.{name}") };
+        let auth = config.authentication.as_ref();
+        let (scheme, credentials) = auth.map_or(("", ""), |a| (a.scheme.as_str(), a.credentials.as_str()));
+        let fields = [
+            ("id", config.id.as_str(), 256, false),
+            ("url", config.url.as_str(), 4096, false),
+            ("token", config.token.as_str(), 4096, true),
+            ("authentication.scheme", scheme, 64, true),
+            ("authentication.credentials", credentials, 8192, true),
+        ];
+        for (name, value, max, in_header) in fields {
+            if value.len() > max {
+                return Err(A2AError::invalid_field(field(name), format!("at most {max} bytes")));
+            }
+            if in_header && HeaderValue::from_str(value).is_err() {
+                return Err(A2AError::invalid_field(field(name), "must fit an HTTP header (no control characters)"));
+            }
+        }
+        self.check_url(&config.url, &field("url"))
+    }
+
     pub fn check_url(&self, url: &str, field: &str) -> Result<()> {
         guard::check_url(url, &self.inner.config.allow_private_targets)
             .map(drop)

@@ -13,9 +13,9 @@ use hyper_util::server::conn::auto;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -33,47 +33,55 @@ pub(crate) async fn serve<I, S, B>(
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
     S: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
-    S::Future: Send + 'static,
+    S::Future: Unpin + Send + 'static,
     S::Error: Into<BoxError>,
     B: Body + Unpin + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    let (in_flight, watch) = watch::channel(0usize);
-    let service = Counted { inner: service, in_flight: Arc::new(in_flight) };
+    let activity = Arc::new(Activity::new());
+    let service = Counted { inner: service, activity: activity.clone() };
     let conn = builder.serve_connection(io, service);
     tokio::pin!(conn);
     tokio::select! {
         served = conn.as_mut() => return served,
         () = closing.cancelled() => {}
-        () = idle_for(watch.clone(), idle) => tracing::debug!("closing a connection idle for {} s", idle.as_secs_f64()),
+        () = activity.idle_for(idle) => tracing::debug!("closing a connection idle for {} s", idle.as_secs_f64()),
     }
     conn.as_mut().graceful_shutdown();
     // HTTP/2's graceful close waits for the client to answer a PING after the GOAWAY: a client
     // that never does (or keeps nothing in flight) is dropped once idle for as long again.
     tokio::select! {
         served = conn => served,
-        () = idle_for(watch, idle) => Ok(()),
+        () = activity.idle_for(idle) => Ok(()),
     }
 }
 
-/// Completes once no request has been in flight for `idle` (never, if the service is gone).
-async fn idle_for(mut in_flight: watch::Receiver<usize>, idle: Duration) {
-    loop {
-        if in_flight.wait_for(|n| *n == 0).await.is_err() {
-            return std::future::pending().await;
-        }
-        tokio::select! {
-            () = tokio::time::sleep(idle) => {
-                if *in_flight.borrow() == 0 {
-                    return;
-                }
+/// What one connection has in flight (the low 32 bits) and how many requests it has begun
+/// (the high 32, wrapping): one atomic add per request and one per answer, no clock, no
+/// wake-up. The watchdog looks every `idle`: two looks that find nothing in flight and no
+/// request begun in between close the connection, between `idle` and twice that after its
+/// last request ended.
+struct Activity(AtomicU64);
+
+const BEGUN: u64 = 1 << 32;
+const IN_FLIGHT: u64 = BEGUN - 1;
+
+impl Activity {
+    fn new() -> Self {
+        Self(AtomicU64::new(0))
+    }
+
+    /// Completes once nothing has been in flight for at least `idle`.
+    async fn idle_for(&self, idle: Duration) {
+        let mut last = self.0.load(Ordering::Acquire);
+        loop {
+            tokio::time::sleep(idle).await;
+            let now = self.0.load(Ordering::Acquire);
+            if now == last && now & IN_FLIGHT == 0 {
+                return;
             }
-            changed = in_flight.changed() => {
-                if changed.is_err() {
-                    return std::future::pending().await;
-                }
-            }
+            last = now;
         }
     }
 }
@@ -82,38 +90,56 @@ async fn idle_for(mut in_flight: watch::Receiver<usize>, idle: Duration) {
 /// ends or is dropped (a stream is in flight while it is open).
 struct Counted<S> {
     inner: S,
-    in_flight: Arc<watch::Sender<usize>>,
+    activity: Arc<Activity>,
 }
 
 /// One request in flight; counted down when dropped.
-struct Busy(Arc<watch::Sender<usize>>);
+struct Busy(Arc<Activity>);
 
 impl Busy {
-    fn new(in_flight: &Arc<watch::Sender<usize>>) -> Self {
-        in_flight.send_modify(|n| *n += 1);
-        Self(in_flight.clone())
+    fn new(activity: &Arc<Activity>) -> Self {
+        activity.0.fetch_add(BEGUN + 1, Ordering::AcqRel);
+        Self(activity.clone())
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.send_modify(|n| *n -= 1);
+        self.0.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
 impl<S, R, B> hyper::service::Service<R> for Counted<S>
 where
     S: hyper::service::Service<R, Response = Response<B>>,
-    S::Future: Send + 'static,
+    S::Future: Unpin,
 {
     type Response = Response<Held<B>>;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+    type Future = CountedCall<S::Future>;
 
     fn call(&self, req: R) -> Self::Future {
-        let busy = Busy::new(&self.in_flight);
-        let answer = self.inner.call(req);
-        Box::pin(async move { Ok(answer.await?.map(|body| Held { body, _busy: busy })) })
+        CountedCall { busy: Some(Busy::new(&self.activity)), answer: self.inner.call(req) }
+    }
+}
+
+/// A call in flight; its response body takes over the count.
+pub(crate) struct CountedCall<F> {
+    busy: Option<Busy>,
+    answer: F,
+}
+
+impl<F, B, E> Future for CountedCall<F>
+where
+    F: Future<Output = Result<Response<B>, E>> + Unpin,
+{
+    type Output = Result<Response<Held<B>>, E>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let response = std::task::ready!(Pin::new(&mut this.answer).poll(cx))?;
+        let busy = this.busy.take().expect("a call is answered once");
+        Poll::Ready(Ok(response.map(|body| Held { body, _busy: busy })))
     }
 }
 

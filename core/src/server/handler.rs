@@ -272,7 +272,7 @@ impl RequestHandler {
             A2ARequest::CreateTaskPushNotificationConfig(config) => {
                 let push = self.manager.push_sender().ok_or_else(push_not_supported)?;
                 self.require_task(&tenant, &config.task_id).await?;
-                push.check_url(&config.url, "url")?;
+                push.check_config(&config, "")?;
                 let stored = self.stores.push.create(&tenant, config).await?;
                 Ok(Reply::Value(Payload::PushConfig(shown(stored))))
             }

@@ -138,7 +138,7 @@ impl TaskManager {
         let push_config = configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
         if let Some(config) = &push_config {
             let push = inner.push.as_ref().ok_or_else(|| A2AError::of(ErrorKind::PushNotificationNotSupported))?;
-            push.check_url(&config.url, "configuration.taskPushNotificationConfig.url")?;
+            push.check_config(config, "configuration.taskPushNotificationConfig")?;
         }
         let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
         let (guard, prior) = if message.task_id.is_empty() {

@@ -493,6 +493,45 @@ async fn a_loopback_webhook_is_refused_unless_allowed() {
     settled(&h).await;
 }
 
+#[tokio::test]
+async fn push_configs_are_bounded_and_must_fit_their_headers() {
+    use model::{AuthenticationInfo, TaskPushNotificationConfig};
+    let h = handler();
+    let task = send_task(&h, msg("input")).await;
+    let ok = || TaskPushNotificationConfig {
+        task_id: task.id.clone(),
+        url: "https://hooks.example.com/a2a".into(),
+        ..Default::default()
+    };
+    let auth =
+        |credentials: &str| Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: credentials.into() });
+    let refused = [
+        ("url", TaskPushNotificationConfig { url: format!("https://hooks.example.com/{}", "a".repeat(5000)), ..ok() }),
+        ("id", TaskPushNotificationConfig { id: "i".repeat(300), ..ok() }),
+        ("token", TaskPushNotificationConfig { token: "t".repeat(5000), ..ok() }),
+        ("token", TaskPushNotificationConfig { token: "tok\r\nX-Injected: 1".into(), ..ok() }),
+        ("authentication.credentials", TaskPushNotificationConfig { authentication: auth(&"c".repeat(9000)), ..ok() }),
+        ("authentication.credentials", TaskPushNotificationConfig { authentication: auth("a\nb"), ..ok() }),
+    ];
+    for (field, config) in refused {
+        let err = call(&h, A2ARequest::CreateTaskPushNotificationConfig(config.clone())).await.unwrap_err();
+        assert_eq!((err.kind, err.message.contains(field)), (ErrorKind::InvalidParams, true), "{field}: {err}");
+        // The same config given with a message is refused under the configuration's path.
+        let mut req = SendMessageRequest::new(msg("complete"));
+        req.configuration = Some(SendMessageConfiguration {
+            task_push_notification_config: Some(TaskPushNotificationConfig { task_id: String::new(), ..config }),
+            ..Default::default()
+        });
+        let err = call(&h, A2ARequest::SendMessage(req)).await.unwrap_err();
+        let path = format!("configuration.taskPushNotificationConfig.{field}");
+        assert_eq!((err.kind, err.message.contains(&path)), (ErrorKind::InvalidParams, true), "{path}: {err}");
+    }
+    // At the bounds, accepted.
+    let at_bounds =
+        TaskPushNotificationConfig { token: "t".repeat(4096), authentication: auth(&"c".repeat(8192)), ..ok() };
+    call(&h, A2ARequest::CreateTaskPushNotificationConfig(at_bounds)).await.unwrap();
+}
+
 /// Starts a `hang` task (returning at once) and subscribes to it.
 async fn hang_and_subscribe(h: &RequestHandler) -> (Task, EventStream) {
     let mut req = SendMessageRequest::new(msg("hang"));
