@@ -217,7 +217,10 @@ impl App {
         let ended = Arc::new(std::sync::atomic::AtomicBool::new(body.is_end_stream()));
         let body = Tracked { inner: body, ended: ended.clone() };
         let http1 = parts.version < http::Version::HTTP_2;
-        let mut resp = self.dispatch_parts(parts, body).await;
+        let mut resp = match http1.then(|| framing_refusal(&parts)).flatten() {
+            Some(refusal) => refusal,
+            None => self.dispatch_parts(parts, body).await,
+        };
         // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
         // body, a body too large or too slow) says that the connection closes, and it does, so
         // the client does not send its next request into a connection nobody reads.
@@ -642,6 +645,32 @@ where
     B::Error: Into<BoxError>,
 {
     matches!(tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await, Ok(Ok(_)))
+}
+
+/// What HTTP/1.1 (RFC 9112) requires of a request's framing that hyper lets through: exactly
+/// one `Host` (§3.2: 400 otherwise), and no transfer coding but `chunked` (§6.1: 501 for one
+/// the server does not implement; hyper would read `gzip, chunked` as plain chunked, so the
+/// body would not be what the client meant).
+fn framing_refusal(parts: &http::request::Parts) -> Option<Response<ResponseBody>> {
+    let refuse = |status, why: &str| Some(bytes_response(status, "text/plain; charset=utf-8", why.as_bytes().to_vec()));
+    if parts.version == http::Version::HTTP_11 && parts.headers.get_all(http::header::HOST).iter().count() != 1 {
+        return refuse(StatusCode::BAD_REQUEST, "an HTTP/1.1 request needs exactly one Host header\n");
+    }
+    let mut codings = parts
+        .headers
+        .get_all(http::header::TRANSFER_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim);
+    let only_chunked = match (codings.next(), codings.next()) {
+        (None, _) => true,
+        (Some(first), None) => first.eq_ignore_ascii_case("chunked"),
+        _ => false,
+    };
+    if !only_chunked {
+        return refuse(StatusCode::NOT_IMPLEMENTED, "no transfer coding but chunked is implemented\n");
+    }
+    None
 }
 
 pub(crate) fn bytes_response(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> Response<ResponseBody> {

@@ -2,7 +2,9 @@
 //! a bounded request head (431), a body that must arrive in time (408, then the connection
 //! closes), and refusals on keep-alive connections that reach a client sending its body after
 //! its headers (the bounded body is read before a 401; an answer that leaves the body unread
-//! says `Connection: close` and closes).
+//! says `Connection: close` and closes), idle connections closed (HTTP/1 keep-alive, h2c after
+//! its preface, TLS after its handshake) while open streams are kept, and HTTP/1.1 framing
+//! hyper lets through (no Host, unknown transfer codings) refused.
 
 use crate::support;
 
@@ -377,4 +379,37 @@ async fn a_tls_connection_idle_after_its_handshake_is_closed() {
     let read = tokio::time::timeout(Duration::from_secs(3), tls.read(&mut byte)).await;
     assert!(matches!(read, Ok(Ok(0) | Err(_))), "an idle TLS connection stays open: {read:?}");
     let _ = stop.send(());
+}
+
+#[tokio::test]
+async fn http11_framing_hyper_lets_through_is_refused() {
+    let s = start(false).await;
+    let body = send_body(1);
+    // No Host, and two: 400 (RFC 9112 §3.2); HTTP/1.0 needs none.
+    for (version, hosts, status) in
+        [("1.1", "", 400), ("1.1", "Host: a\r\nHost: b\r\n", 400), ("1.0", "", 200), ("1.1", "Host: a\r\n", 200)]
+    {
+        let mut c = TcpStream::connect(s.addr).await.unwrap();
+        let head = format!(
+            "POST / HTTP/{version}\r\n{hosts}Content-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        c.write_all(format!("{head}{body}").as_bytes()).await.unwrap();
+        assert_eq!(read_response(&mut c).await.unwrap().0, status, "HTTP/{version} with {hosts:?}");
+    }
+    // A transfer coding besides chunked: 501 and the connection closes (RFC 9112 §6.1; hyper
+    // itself answers 400 to one without chunked last); plain chunked is served.
+    for (coding, status) in [("gzip, chunked", 501), ("identity", 400), ("chunked", 200), ("Chunked", 200)] {
+        let mut c = TcpStream::connect(s.addr).await.unwrap();
+        let head = format!(
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: {coding}\r\n\r\n"
+        );
+        c.write_all(format!("{head}{:x}\r\n{body}\r\n0\r\n\r\n", body.len()).as_bytes()).await.unwrap();
+        let (got, head, _) = read_response(&mut c).await.unwrap();
+        assert_eq!(got, status, "Transfer-Encoding: {coding}");
+        if status != 200 {
+            assert!(head.contains("connection: close"), "{head}");
+            assert!(closed(&mut c).await);
+        }
+    }
 }
