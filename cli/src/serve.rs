@@ -74,7 +74,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS")]
     body_read_timeout: Option<f64>,
     /// Seconds a connection may stay open with no request in flight (an open stream is one)
-    /// before it is closed (HTTP/2: GOAWAY) (default 120).
+    /// before it is closed (HTTP/2: GOAWAY), or wait for a client that stopped reading before
+    /// it is dropped (default 120).
     #[arg(long, value_name = "SECS")]
     idle_timeout: Option<f64>,
     /// Serve Prometheus/OpenMetrics text at http://ADDR/metrics (e.g. 127.0.0.1:9464): request

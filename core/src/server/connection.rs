@@ -1,9 +1,16 @@
 //! One client connection: served by hyper until it ends, the server closes it (graceful
-//! shutdown), or it has stayed idle for `limits.idleTimeout`, with no request in flight (an
-//! open stream counts as one until its body ends). Without that bound, an HTTP/2 client
-//! that sent its preface, a TLS client that finished its handshake, or an HTTP/1 keep-alive
-//! client would hold a descriptor for as long as it liked while asking nothing. The same
-//! bound ends a graceful close that the client does not help finish.
+//! shutdown), or it has stayed quiet for `limits.idleTimeout`:
+//! - idle: no request in flight (an open stream counts as one until its body ends) and none
+//!   begun. Without that bound, an HTTP/2 client that sent its preface, a TLS client that
+//!   finished its handshake, or an HTTP/1 keep-alive client would hold a descriptor for as
+//!   long as it liked while asking nothing. Closed gracefully (HTTP/2: GOAWAY);
+//! - stalled: a write to the socket has waited that long for the client to read. A client
+//!   that stops reading a stream or a large answer would otherwise hold the connection and
+//!   what is buffered for it for ever. Dropped at once: nothing more can be written to it.
+//!
+//! The same bound ends a graceful close that the client does not help finish. HTTP/2 flow
+//! control is not a socket write: a client that keeps its window shut stalls only its
+//! streams (hyper buffers what a stream's body already produced), not the connection.
 
 use http::{Request, Response};
 use hyper::body::Incoming;
@@ -13,7 +20,7 @@ use hyper_util::server::conn::auto;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -21,13 +28,14 @@ use tokio_util::sync::CancellationToken;
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Serves `io` with `service` until the connection ends. When `closing` is cancelled, or the
-/// connection was idle for `idle`, it is asked to finish: HTTP/1 closes once no request is
-/// in flight, HTTP/2 sends GOAWAY and ends when its open streams have.
+/// connection was idle for `quiet`, it is asked to finish: HTTP/1 closes once no request is
+/// in flight, HTTP/2 sends GOAWAY and ends when its open streams have. A connection whose
+/// writes stalled for `quiet` is dropped.
 pub(crate) async fn serve<I, S, B>(
     builder: &auto::Builder<TokioExecutor>,
     io: I,
     service: S,
-    idle: Duration,
+    quiet: Duration,
     closing: CancellationToken,
 ) -> Result<(), BoxError>
 where
@@ -39,50 +47,134 @@ where
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    let activity = Arc::new(Activity::new());
+    let activity = Arc::new(Activity::default());
     let service = Counted { inner: service, activity: activity.clone() };
+    let io = Watched { io, activity: activity.clone() };
     let conn = builder.serve_connection(io, service);
     tokio::pin!(conn);
     tokio::select! {
         served = conn.as_mut() => return served,
         () = closing.cancelled() => {}
-        () = activity.idle_for(idle) => tracing::debug!("closing a connection idle for {} s", idle.as_secs_f64()),
+        how = activity.quiet_for(quiet) => {
+            tracing::debug!("closing a connection {how:?} for {} s", quiet.as_secs_f64());
+            if how == Quiet::Stalled {
+                return Ok(());
+            }
+        }
     }
     conn.as_mut().graceful_shutdown();
     // HTTP/2's graceful close waits for the client to answer a PING after the GOAWAY: a client
-    // that never does (or keeps nothing in flight) is dropped once idle for as long again.
+    // that never does (or keeps nothing in flight) is dropped once quiet for as long again.
     tokio::select! {
         served = conn => served,
-        () = activity.idle_for(idle) => Ok(()),
+        _ = activity.quiet_for(quiet) => Ok(()),
     }
 }
 
-/// What one connection has in flight (the low 32 bits) and how many requests it has begun
-/// (the high 32, wrapping): one atomic add per request and one per answer, no clock, no
-/// wake-up. The watchdog looks every `idle`: two looks that find nothing in flight and no
-/// request begun in between close the connection, between `idle` and twice that after its
-/// last request ended.
-struct Activity(AtomicU64);
+/// How a connection went quiet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quiet {
+    Idle,
+    Stalled,
+}
+
+/// What one connection is doing, in a few atomics touched once per request, answer or
+/// blocked write (no clock, no wake-up): the watchdog looks every period and compares.
+#[derive(Default)]
+struct Activity {
+    /// Requests in flight (the low 32 bits) and requests begun (the high 32, wrapping).
+    requests: AtomicU64,
+    /// Whether the last socket write found the client's buffer full.
+    blocked: AtomicBool,
+    /// How many times a blocked write went through.
+    unblocked: AtomicU64,
+}
 
 const BEGUN: u64 = 1 << 32;
 const IN_FLIGHT: u64 = BEGUN - 1;
 
 impl Activity {
-    fn new() -> Self {
-        Self(AtomicU64::new(0))
-    }
-
-    /// Completes once nothing has been in flight for at least `idle`.
-    async fn idle_for(&self, idle: Duration) {
-        let mut last = self.0.load(Ordering::Acquire);
+    /// Completes once the connection has been idle, or its writes blocked, for at least
+    /// `period` (between one and two periods: it looks every period).
+    async fn quiet_for(&self, period: Duration) -> Quiet {
+        let look = || {
+            (
+                self.requests.load(Ordering::Acquire),
+                self.blocked.load(Ordering::Acquire),
+                self.unblocked.load(Ordering::Acquire),
+            )
+        };
+        let mut last = look();
         loop {
-            tokio::time::sleep(idle).await;
-            let now = self.0.load(Ordering::Acquire);
-            if now == last && now & IN_FLIGHT == 0 {
-                return;
+            tokio::time::sleep(period).await;
+            let now = look();
+            let (requests, blocked, unblocked) = now;
+            if blocked && last.1 && unblocked == last.2 {
+                return Quiet::Stalled;
+            }
+            if requests == last.0 && requests & IN_FLIGHT == 0 {
+                return Quiet::Idle;
             }
             last = now;
         }
+    }
+
+    /// Notes how a socket write went.
+    fn wrote<T>(&self, poll: &Poll<T>) {
+        if poll.is_pending() {
+            self.blocked.store(true, Ordering::Release);
+        } else if self.blocked.load(Ordering::Relaxed) {
+            self.blocked.store(false, Ordering::Release);
+            self.unblocked.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// The connection's socket, with its writes noted in its [`Activity`].
+struct Watched<I> {
+    io: I,
+    activity: Arc<Activity>,
+}
+
+impl<I: hyper::rt::Read + Unpin> hyper::rt::Read for Watched<I> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<I: hyper::rt::Write + Unpin> hyper::rt::Write for Watched<I> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.activity.wrote(&poll);
+        poll
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.activity.wrote(&poll);
+        poll
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let poll = Pin::new(&mut self.io).poll_flush(cx);
+        self.activity.wrote(&poll);
+        poll
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -98,14 +190,14 @@ struct Busy(Arc<Activity>);
 
 impl Busy {
     fn new(activity: &Arc<Activity>) -> Self {
-        activity.0.fetch_add(BEGUN + 1, Ordering::AcqRel);
+        activity.requests.fetch_add(BEGUN + 1, Ordering::AcqRel);
         Self(activity.clone())
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.0.fetch_sub(1, Ordering::AcqRel);
+        self.0.requests.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

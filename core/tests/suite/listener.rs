@@ -413,3 +413,27 @@ async fn http11_framing_hyper_lets_through_is_refused() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_is_dropped_once_its_writes_stall() {
+    let s = start_idle(Duration::from_millis(300)).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut c = socket.connect(s.addr).await.unwrap();
+    // A stream that stays open (the task waits to be canceled) and opens with the task, whose
+    // history holds this 6 MB message: more than the socket buffers on both sides hold, so the
+    // server's writes block while nobody reads. The stream is in flight: only the stalled
+    // writes can end the connection.
+    let text = format!("wait {}", "x".repeat(6 << 20));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "big", "role": "ROLE_USER", "parts": [{"text": text}]}}})
+    .to_string();
+    c.write_all(format!("{}{body}", head(body.len(), "Accept: text/event-stream\r\n")).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Read now: what was buffered, then the end, well short of the whole answer. A server that
+    // had kept the connection would send all of it and keep the connection open.
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut got)).await;
+    assert!(read.is_ok(), "the stalled connection was kept open ({} bytes read)", got.len());
+    assert!(got.len() < text.len(), "the whole answer came ({} bytes)", got.len());
+}
