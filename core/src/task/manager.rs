@@ -1216,16 +1216,12 @@ impl Inner {
                         return;
                     }
                     Ok(BusItem::Entry(e)) => e,
-                    // A SendStreamingMessage stream ends with its own execution. A subscription
-                    // ends when nothing runs the task any more: an earlier turn returning while a
-                    // follow-up's execution holds the task is not the end (the spec ends streams
-                    // only at terminal or interrupted states, which `ends_stream` sees).
-                    Ok(BusItem::ExecutionEnded(id)) => match execution {
-                        Some(own) if own == id => return,
-                        Some(_) => continue,
-                        None if guard.slot.lock().await.turn.is_none() => return,
-                        None => continue,
-                    },
+                    // A stream (SendStreamingMessage or SubscribeToTask) ends when nothing runs
+                    // the task any more. An execution returning while a later message's holds
+                    // the task is not the end: the spec ends streams only at terminal or
+                    // interrupted states, which `ends_stream` sees.
+                    Ok(BusItem::ExecutionEnded(_)) if guard.slot.lock().await.turn.is_none() => return,
+                    Ok(BusItem::ExecutionEnded(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // Catch up from the log up to what the task holds now.

@@ -20,7 +20,8 @@ use support::agent::{Step, TestAgent};
 /// returns the text as an artifact and completes; `input` asks, and completes when answered;
 /// `linger` asks and takes a while to return, the answer takes longer still; `fail` errs;
 /// `slow` works 300 ms before it completes; `wait` ignores cancellation and completes later
-/// from elsewhere; `nothing` returns at once; `hang` works forever. Anything else completes.
+/// from elsewhere; `nothing` returns at once; `hang` works forever; `pause` works 300 ms and
+/// returns with the task still working. Anything else completes.
 /// Its `cancel` takes a moment, as real agents do: CANCELED is written only after it returns.
 fn agent() -> Arc<TestAgent> {
     let asks = Step::status(TaskState::InputRequired, "more please");
@@ -40,6 +41,7 @@ fn agent() -> Arc<TestAgent> {
             .on("wait", [Step::working(), Step::complete_later(150), Step::Hang])
             .on("nothing", [])
             .on("hang", [Step::working(), Step::Hang])
+            .on("pause", [Step::working(), Step::sleep(300)])
             .otherwise([Step::complete()])
             .cancel_delay(60),
     )
@@ -221,6 +223,21 @@ async fn a_subscription_outlives_an_earlier_turn_ending_while_the_task_works_on(
     call(&h, A2ARequest::SendMessage(follow)).await.unwrap();
     let sub = A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: first.id.clone(), ..Default::default() });
     let events = collect(stream(&h, sub).await.unwrap()).await;
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_COMPLETED"), "{events:?}");
+}
+
+#[tokio::test]
+async fn a_stream_outlives_its_execution_when_a_follow_up_holds_the_task() {
+    // The first message's execution returns with the task WORKING while a follow-up's runs:
+    // its stream goes on to the follow-up's COMPLETED, as a subscription does.
+    let h = handler();
+    let mut s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("pause")))).await.unwrap();
+    let first = s.next().await.unwrap();
+    let id = first.task_id().unwrap().to_owned();
+    let mut follow = SendMessageRequest::new(Message { task_id: id, ..msg("linger") });
+    follow.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    call(&h, A2ARequest::SendMessage(follow)).await.unwrap();
+    let events = collect(s).await;
     assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_COMPLETED"), "{events:?}");
 }
 
