@@ -226,11 +226,6 @@ impl PushSender {
         }
     }
 
-    /// Checks a webhook URL when a config is created: http(s) only, and no non-public target
-    /// unless allowed. InvalidParams naming `field` on refusal.
-    ///
-    /// Names are resolved only at delivery time (and checked again then), so a name is
-    /// accepted here even if it resolves to a private address.
     /// Checks a config when it is created (CreateTaskPushNotificationConfig, or in a
     /// SendMessage's configuration at `at`): each value within its bound in bytes (id 256,
     /// url 4096, token 4096, authentication scheme 64 and credentials 8192: a store keeps
@@ -259,6 +254,11 @@ impl PushSender {
         self.check_url(&config.url, &field("url"))
     }
 
+    /// Checks a webhook URL when a config is created: http(s) only, and no non-public target
+    /// unless allowed. InvalidParams naming `field` on refusal.
+    ///
+    /// Names are resolved only at delivery time (and checked again then), so a name is
+    /// accepted here even if it resolves to a private address.
     pub fn check_url(&self, url: &str, field: &str) -> Result<()> {
         guard::check_url(url, &self.inner.config.allow_private_targets)
             .map(drop)

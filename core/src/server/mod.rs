@@ -149,7 +149,8 @@ impl Server {
     /// the rest are dropped.
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> io::Result<()> {
         let streams_done = CancellationToken::new();
-        let service = A2AService::with_shutdown(self.handler.clone(), self.options.clone(), streams_done.clone());
+        let options = HttpOptions { check_framing: true, ..self.options.clone() };
+        let service = A2AService::with_shutdown(self.handler.clone(), options, streams_done.clone());
         let mut builder = auto::Builder::new(TokioExecutor::new());
         let max_header_bytes = self.handler.limits().max_header_bytes.max(MIN_HEADER_BYTES);
         // The HTTP/1 read buffer holds the request head (431 beyond it); bodies stream through it.
@@ -199,18 +200,27 @@ impl Server {
                         let served = match tls {
                             None => {
                                 // hyper's header timeout starts at the first byte: a connection
-                                // that never sends one would hold its descriptor for ever.
-                                if !first_byte(&stream, header_read_timeout).await {
+                                // that never sends one would hold its descriptor for ever (and
+                                // one that has sent nothing when the server stops is closed).
+                                let spoke = tokio::select! {
+                                    spoke = first_byte(&stream, header_read_timeout) => spoke,
+                                    () = closing.cancelled() => false,
+                                };
+                                if !spoke {
                                     return tracing::debug!(%peer, "closed: nothing sent within the header read timeout");
                                 }
                                 connection::serve(&builder, TokioIo::new(stream), service, idle, closing).await
                             }
                             Some(acceptor) => {
                                 // A client that never finishes the handshake must not hold a slot.
-                                let stream = match tokio::time::timeout(header_read_timeout, acceptor.accept(stream)).await {
-                                    Ok(Ok(stream)) => stream,
-                                    Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
-                                    Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+                                let handshake = tokio::time::timeout(header_read_timeout, acceptor.accept(stream));
+                                let stream = tokio::select! {
+                                    done = handshake => match done {
+                                        Ok(Ok(stream)) => stream,
+                                        Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
+                                        Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+                                    },
+                                    () = closing.cancelled() => return,
                                 };
                                 let service = tls::with_peer_certificate(service, stream.get_ref().1);
                                 connection::serve(&builder, TokioIo::new(stream), service, idle, closing).await

@@ -72,6 +72,10 @@ pub struct HttpOptions {
     /// Serve the card in strict A2A 1.0 form: without the 0.3 fields a declared 0.3 interface
     /// otherwise adds (see `card`), for 1.0 clients that refuse unknown fields.
     pub strict_v1_card: bool,
+    /// Refuse the HTTP/1.1 framing hyper lets through (no `Host`, a transfer coding besides
+    /// `chunked`; see `framing_refusal`). [`super::Server`] sets it on its own listener; a
+    /// service mounted elsewhere leaves framing to the server it is mounted in.
+    pub check_framing: bool,
 }
 
 impl Default for HttpOptions {
@@ -81,6 +85,7 @@ impl Default for HttpOptions {
             sse_keep_alive: Some(Duration::from_secs(15)),
             hsts: None,
             strict_v1_card: false,
+            check_framing: false,
         }
     }
 }
@@ -217,7 +222,8 @@ impl App {
         let ended = Arc::new(std::sync::atomic::AtomicBool::new(body.is_end_stream()));
         let body = Tracked { inner: body, ended: ended.clone() };
         let http1 = parts.version < http::Version::HTTP_2;
-        let mut resp = match http1.then(|| framing_refusal(&parts)).flatten() {
+        let check = http1 && self.options.check_framing;
+        let mut resp = match check.then(|| framing_refusal(&parts)).flatten() {
             Some(refusal) => refusal,
             None => self.dispatch_parts(parts, body).await,
         };
@@ -647,13 +653,15 @@ where
     matches!(tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await, Ok(Ok(_)))
 }
 
-/// What HTTP/1.1 (RFC 9112) requires of a request's framing that hyper lets through: exactly
-/// one `Host` (§3.2: 400 otherwise), and no transfer coding but `chunked` (§6.1: 501 for one
-/// the server does not implement; hyper would read `gzip, chunked` as plain chunked, so the
-/// body would not be what the client meant).
+/// What HTTP/1 (RFC 9112) requires of a request's framing that hyper lets through: at most
+/// one `Host`, and exactly one on HTTP/1.1 (§3.2: 400 otherwise), and no transfer coding but
+/// `chunked` (§6.1: 501 for one the server does not implement; hyper would read
+/// `gzip, chunked` as plain chunked, so the body would not be what the client meant). Empty
+/// list elements are ignored (RFC 9110 §5.6.1).
 fn framing_refusal(parts: &http::request::Parts) -> Option<Response<ResponseBody>> {
     let refuse = |status, why: &str| Some(bytes_response(status, "text/plain; charset=utf-8", why.as_bytes().to_vec()));
-    if parts.version == http::Version::HTTP_11 && parts.headers.get_all(http::header::HOST).iter().count() != 1 {
+    let hosts = parts.headers.get_all(http::header::HOST).iter().count();
+    if hosts > 1 || (hosts == 0 && parts.version == http::Version::HTTP_11) {
         return refuse(StatusCode::BAD_REQUEST, "an HTTP/1.1 request needs exactly one Host header\n");
     }
     let mut codings = parts
@@ -661,7 +669,8 @@ fn framing_refusal(parts: &http::request::Parts) -> Option<Response<ResponseBody
         .get_all(http::header::TRANSFER_ENCODING)
         .iter()
         .flat_map(|v| v.to_str().unwrap_or("?").split(','))
-        .map(str::trim);
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
     let only_chunked = match (codings.next(), codings.next()) {
         (None, _) => true,
         (Some(first), None) => first.eq_ignore_ascii_case("chunked"),

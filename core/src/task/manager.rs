@@ -141,7 +141,7 @@ impl TaskManager {
             push.check_config(config, "configuration.taskPushNotificationConfig")?;
         }
         let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
-        let (guard, prior) = if message.task_id.is_empty() {
+        let (guard, prior, stream_slot) = if message.task_id.is_empty() {
             // Time-ordered ids (UUIDv7, 74 random bits): a new task's rows land at the end of
             // the stores' indexes instead of on a random page each.
             let id = uuid::Uuid::now_v7().to_string();
@@ -150,14 +150,17 @@ impl TaskManager {
             }
             message.task_id = id.clone();
             let guard = inner.live.acquire(key(&tenant, &id));
+            let stream_slot = if streaming { Some(inner.open_stream(&guard)?) } else { None };
             let mut slot = guard.slot.lock().await;
             slot.loaded = true;
             slot.turn = Some(execution);
             slot.pushed_from_start = push_config.is_some();
             drop(slot);
-            (guard, None)
+            (guard, None, stream_slot)
         } else {
             let guard = inner.live.acquire(key(&tenant, &message.task_id));
+            // Before the turn is taken: a refusal here changes nothing.
+            let stream_slot = if streaming { Some(inner.open_stream(&guard)?) } else { None };
             let mut slot = guard.slot.lock().await;
             // A conflict means another writer moved the task meanwhile: check again against
             // what it wrote (a second try normally wins; a third conflict is reported).
@@ -192,15 +195,19 @@ impl TaskManager {
             }
             let prior = (slot.task.clone(), slot.version);
             drop(slot);
-            (guard, Some(prior))
+            (guard, Some(prior), stream_slot)
         };
         let (task_id, context_id) = (message.task_id.clone(), message.context_id.clone());
 
         if let Some(mut config) = push_config {
             config.task_id = task_id.clone();
-            inner.stores.push.create(&tenant, config).await?;
+            if let Err(e) = inner.stores.push.create(&tenant, config).await {
+                // No execution will run this turn: free it for the next message.
+                let mut slot = guard.slot.lock().await;
+                inner.end_turn(&guard, &mut slot, execution).await;
+                return Err(e);
+            }
         }
-        let stream_slot = if streaming { Some(inner.open_stream(&guard)?) } else { None };
 
         // Subscribe before the agent starts, so no event can be missed.
         let rx = guard.bus.subscribe();
@@ -698,7 +705,7 @@ impl Inner {
             async move {
                 // The executor's own spans (in any language) become children of this one.
                 ctx.trace = std::mem::take(&mut ctx.trace).in_current_span();
-                let _running = Running(guard.share());
+                let running = Running(guard.share());
                 let (tx, rx) = mpsc::channel(SINK_CAPACITY);
                 let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
                     .with_activation(ctx.activation.clone());
@@ -736,18 +743,11 @@ impl Inner {
                     // A store failure was reported to the waiters by apply_locked.
                     let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
                 }
-                if slot.turn == Some(execution) {
-                    // The execution returned with the task still active: nothing runs it now,
-                    // so the next message may start a turn (here or on any instance).
-                    slot.turn = None;
-                    if slot.lease.take().is_some() && self.stores.tasks.leases() {
-                        let (tenant, id) = (&guard.key.0, &guard.key.1);
-                        if let Err(e) = self.stores.tasks.release_lease(tenant, id, &self.instance).await {
-                            tracing::warn!(task_id = id, error = %e, "could not release the task's lease");
-                        }
-                    }
-                }
+                self.end_turn(&guard, &mut slot, execution).await;
                 drop(slot);
+                // Counted out before streams hear of the end, so they can tell whether anything
+                // still runs the task.
+                drop(running);
                 // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
                 // and that terminal event is what streams and waiters must see last.
                 if !canceled {
@@ -756,6 +756,22 @@ impl Inner {
             }
             .instrument(span),
         );
+    }
+
+    /// When `execution` holds the task's turn (it returned, or never started, with the task
+    /// still active), nothing runs the task now: the next message may start a turn, here or
+    /// on any instance.
+    async fn end_turn(&self, guard: &LiveGuard, slot: &mut Slot, execution: u64) {
+        if slot.turn != Some(execution) {
+            return;
+        }
+        slot.turn = None;
+        if slot.lease.take().is_some() && self.stores.tasks.leases() {
+            let (tenant, id) = (&guard.key.0, &guard.key.1);
+            if let Err(e) = self.stores.tasks.release_lease(tenant, id, &self.instance).await {
+                tracing::warn!(task_id = id, error = %e, "could not release the task's lease");
+            }
+        }
     }
 
     fn status_event(&self, guard: &LiveGuard, state: TaskState, text: Option<String>) -> StreamResponse {
@@ -1216,12 +1232,19 @@ impl Inner {
                         return;
                     }
                     Ok(BusItem::Entry(e)) => e,
-                    // A stream (SendStreamingMessage or SubscribeToTask) ends when nothing runs
-                    // the task any more. An execution returning while a later message's holds
-                    // the task is not the end: the spec ends streams only at terminal or
-                    // interrupted states, which `ends_stream` sees.
-                    Ok(BusItem::ExecutionEnded(_)) if guard.slot.lock().await.turn.is_none() => return,
-                    Ok(BusItem::ExecutionEnded(_)) => continue,
+                    // A stream (SendStreamingMessage or SubscribeToTask) ends when no execution
+                    // runs the task here any more. One returning while another still runs (a
+                    // later message's) is not the end: the spec ends streams only at terminal or
+                    // interrupted states, which `ends_stream` sees. What was committed before
+                    // this look may still be behind this item on the bus: it goes out first.
+                    Ok(BusItem::ExecutionEnded(_)) => {
+                        if guard.executions.load(Ordering::Acquire) > 0 {
+                            continue;
+                        }
+                        let upto = guard.slot.lock().await.version;
+                        let _ = self.catch_up(&guard, &tx, &mut seen, upto).await;
+                        return;
+                    }
                     Err(broadcast::error::RecvError::Closed) => return,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // Catch up from the log up to what the task holds now.

@@ -21,7 +21,7 @@ use support::agent::{Step, TestAgent};
 /// `linger` asks and takes a while to return, the answer takes longer still; `fail` errs;
 /// `slow` works 300 ms before it completes; `wait` ignores cancellation and completes later
 /// from elsewhere; `nothing` returns at once; `hang` works forever; `pause` works 300 ms and
-/// returns with the task still working. Anything else completes.
+/// returns with the task still working; `late` does too, with an artifact at the end. Anything else completes.
 /// Its `cancel` takes a moment, as real agents do: CANCELED is written only after it returns.
 fn agent() -> Arc<TestAgent> {
     let asks = Step::status(TaskState::InputRequired, "more please");
@@ -42,6 +42,7 @@ fn agent() -> Arc<TestAgent> {
             .on("nothing", [])
             .on("hang", [Step::working(), Step::Hang])
             .on("pause", [Step::working(), Step::sleep(300)])
+            .on("late", [Step::working(), Step::sleep(300), Step::artifact("out", "late")])
             .otherwise([Step::complete()])
             .cancel_delay(60),
     )
@@ -239,6 +240,28 @@ async fn a_stream_outlives_its_execution_when_a_follow_up_holds_the_task() {
     call(&h, A2ARequest::SendMessage(follow)).await.unwrap();
     let events = collect(s).await;
     assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_COMPLETED"), "{events:?}");
+}
+
+#[tokio::test]
+async fn a_stream_ends_when_its_execution_returns_and_nothing_else_runs_the_task() {
+    let h = handler();
+    let s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("pause")))).await.unwrap();
+    assert_eq!(kinds(&collect(s).await), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING"]);
+}
+
+#[tokio::test]
+async fn a_stream_goes_on_while_its_execution_runs_though_a_later_one_returned() {
+    // A follow-up's execution returns at once, the task still WORKING, while the first one
+    // still runs: the first stream must stay open for that execution's artifact.
+    let h = handler();
+    let mut s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("late")))).await.unwrap();
+    let first = s.next().await.unwrap();
+    let id = first.task_id().unwrap().to_owned();
+    let mut follow = SendMessageRequest::new(Message { task_id: id, ..msg("nothing") });
+    follow.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    call(&h, A2ARequest::SendMessage(follow)).await.unwrap();
+    let events = collect(s).await;
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("artifact"), "{events:?}");
 }
 
 #[tokio::test]
@@ -529,6 +552,13 @@ async fn push_configs_are_bounded_and_must_fit_their_headers() {
         ("token", TaskPushNotificationConfig { token: "tok\r\nX-Injected: 1".into(), ..ok() }),
         ("authentication.credentials", TaskPushNotificationConfig { authentication: auth(&"c".repeat(9000)), ..ok() }),
         ("authentication.credentials", TaskPushNotificationConfig { authentication: auth("a\nb"), ..ok() }),
+        (
+            "authentication.scheme",
+            TaskPushNotificationConfig {
+                authentication: Some(AuthenticationInfo { scheme: "B".repeat(65), credentials: String::new() }),
+                ..ok()
+            },
+        ),
     ];
     for (field, config) in refused {
         let err = call(&h, A2ARequest::CreateTaskPushNotificationConfig(config.clone())).await.unwrap_err();
