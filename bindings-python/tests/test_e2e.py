@@ -92,8 +92,10 @@ async def test_memory_store_bounds_and_listener_limits_are_options() -> None:
         client = await Client.connect(server.url)
         # About 600 kB a task: the text in its history and its artifact, and the same again in
         # the log kept for resuming streams. One fits; each new one evicts the one before.
+        # Streamed, so every task is logged: a send whose events all land in one commit that
+        # ends the task is not, and two such tasks would fit.
         big = "x" * 150_000
-        ids = [(await client.send(big))["task"]["id"] for _ in range(3)]
+        ids = [[e async for e in client.stream(big)][0]["task"]["id"] for _ in range(3)]
         listed = [t["id"] for t in (await client.list_tasks())["tasks"]]
         assert listed == [ids[2]], listed
     with pytest.raises(ValueError, match="maxStoreBytes"):
