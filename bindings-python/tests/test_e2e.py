@@ -103,6 +103,23 @@ async def test_memory_store_bounds_and_listener_limits_are_options() -> None:
 
 
 @run
+async def test_idle_timeout_closes_a_keep_alive_connection_with_nothing_in_flight() -> None:
+    async with AgentServer(CARD, Echo(), limits={"idle_timeout": 0.3}) as server:
+        host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+        await reader.readexactly(length)
+        # Kept alive, then closed once idle (looked at every 0.3 s: within 0.6 s).
+        assert await asyncio.wait_for(reader.read(1), 3) == b""
+        writer.close()
+    with pytest.raises(ValueError, match="idleTimeout"):
+        AgentServer(CARD, Echo(), limits={"idle_timeout": 0})
+
+
+@run
 async def test_an_executor_that_never_returns_ends_failed_at_the_executor_timeout() -> None:
     class Stuck(AgentExecutor):
         async def execute(self, context: RequestContext, events: EventQueue) -> None:

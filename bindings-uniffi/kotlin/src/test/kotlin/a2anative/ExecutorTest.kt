@@ -284,9 +284,14 @@ class ExecutorTimeoutTest {
         }
         assertEquals(-32602, refused.code)
         assertTrue(refused.message!!.contains("limits.executorTimeout"), refused.message)
+        val idle = assertThrows<A2aException> {
+            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(idleTimeout = java.time.Duration.ZERO))
+        }
+        assertTrue(idle.message!!.contains("limits.idleTimeout"), idle.message)
         val options = ServerOptions(
             blockingTimeout = java.time.Duration.ofSeconds(2),
             bodyReadTimeout = java.time.Duration.ofMillis(1500),
+            idleTimeout = java.time.Duration.ofSeconds(30),
             taskRetention = java.time.Duration.ofMinutes(5),
         )
         serving(Stuck(), options) { server ->
