@@ -4,13 +4,16 @@
 //!   begun. Without that bound, an HTTP/2 client that sent its preface, a TLS client that
 //!   finished its handshake, or an HTTP/1 keep-alive client would hold a descriptor for as
 //!   long as it liked while asking nothing. Closed gracefully (HTTP/2: GOAWAY);
-//! - stalled: a write to the socket has waited that long for the client to read. A client
-//!   that stops reading a stream or a large answer would otherwise hold the connection and
-//!   what is buffered for it for ever. Dropped at once: nothing more can be written to it.
+//! - stalled: a write to the socket has waited that long for the client to read, or a
+//!   response body gave hyper data and has not been asked for more since, with no body on
+//!   the connection asked for anything meanwhile (HTTP/2: the client keeps its flow-control
+//!   windows shut). A client that stops reading a stream or a large answer would otherwise
+//!   hold the connection, its streams' slots and what is buffered for it for ever. Dropped
+//!   at once: nothing more can be sent on it.
 //!
-//! The same bound ends a graceful close that the client does not help finish. HTTP/2 flow
-//! control is not a socket write: a client that keeps its window shut stalls only its
-//! streams (hyper buffers what a stream's body already produced), not the connection.
+//! The same bound ends a graceful close that the client does not help finish. A client that
+//! reads one stream of a connection while it starves another keeps the connection (it is
+//! not quiet); the starved stream is held until the connection ends.
 
 use http::{Request, Response};
 use hyper::body::Incoming;
@@ -88,6 +91,20 @@ struct Activity {
     blocked: AtomicBool,
     /// How many times a blocked write went through.
     unblocked: AtomicU64,
+    /// Response bodies whose last poll gave data: hyper owes them a poll (it asks for more
+    /// as soon as it can send what it has).
+    owed: AtomicU64,
+    /// How many times hyper polled a response body of this connection.
+    body_polls: AtomicU64,
+}
+
+/// What the watchdog saw at one look.
+struct Look {
+    requests: u64,
+    blocked: bool,
+    unblocked: u64,
+    owed: bool,
+    body_polls: u64,
 }
 
 const BEGUN: u64 = 1 << 32;
@@ -97,22 +114,23 @@ impl Activity {
     /// Completes once the connection has been idle, or its writes blocked, for at least
     /// `period` (between one and two periods: it looks every period).
     async fn quiet_for(&self, period: Duration) -> Quiet {
-        let look = || {
-            (
-                self.requests.load(Ordering::Acquire),
-                self.blocked.load(Ordering::Acquire),
-                self.unblocked.load(Ordering::Acquire),
-            )
+        let look = || Look {
+            requests: self.requests.load(Ordering::Acquire),
+            blocked: self.blocked.load(Ordering::Acquire),
+            unblocked: self.unblocked.load(Ordering::Acquire),
+            owed: self.owed.load(Ordering::Acquire) > 0,
+            body_polls: self.body_polls.load(Ordering::Acquire),
         };
         let mut last = look();
         loop {
             tokio::time::sleep(period).await;
             let now = look();
-            let (requests, blocked, unblocked) = now;
-            if blocked && last.1 && unblocked == last.2 {
+            let write_stalled = now.blocked && last.blocked && now.unblocked == last.unblocked;
+            let body_starved = now.owed && last.owed && now.body_polls == last.body_polls;
+            if write_stalled || body_starved {
                 return Quiet::Stalled;
             }
-            if requests == last.0 && requests & IN_FLIGHT == 0 {
+            if now.requests == last.requests && now.requests & IN_FLIGHT == 0 {
                 return Quiet::Idle;
             }
             last = now;
@@ -231,14 +249,36 @@ where
         let this = &mut *self;
         let response = std::task::ready!(Pin::new(&mut this.answer).poll(cx))?;
         let busy = this.busy.take().expect("a call is answered once");
-        Poll::Ready(Ok(response.map(|body| Held { body, _busy: busy })))
+        Poll::Ready(Ok(response.map(|body| Held { body, busy, owed: false })))
     }
 }
 
-/// A response body that keeps its request counted as in flight until it ends.
+/// A response body that keeps its request counted as in flight until it ends, and notes
+/// whether hyper owes it a poll.
 pub(crate) struct Held<B> {
     body: B,
-    _busy: Busy,
+    busy: Busy,
+    owed: bool,
+}
+
+impl<B> Held<B> {
+    fn set_owed(&mut self, owed: bool) {
+        if owed != self.owed {
+            self.owed = owed;
+            let counter = &self.busy.0.owed;
+            if owed {
+                counter.fetch_add(1, Ordering::AcqRel);
+            } else {
+                counter.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+}
+
+impl<B> Drop for Held<B> {
+    fn drop(&mut self) {
+        self.set_owed(false);
+    }
 }
 
 impl<B: Body + Unpin> Body for Held<B> {
@@ -246,7 +286,12 @@ impl<B: Body + Unpin> Body for Held<B> {
     type Error = B::Error;
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        self.busy.0.body_polls.fetch_add(1, Ordering::Relaxed);
+        let poll = Pin::new(&mut self.body).poll_frame(cx);
+        // Data given, and more may follow: hyper asks again once it has sent this.
+        let owed = matches!(&poll, Poll::Ready(Some(Ok(_)))) && !self.body.is_end_stream();
+        self.set_owed(owed);
+        poll
     }
 
     fn is_end_stream(&self) -> bool {

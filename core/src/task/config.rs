@@ -25,8 +25,8 @@ pub struct Limits {
     pub body_read_timeout: Duration,
     /// How long a connection may stay open with no request in flight (an open stream is one)
     /// before the server closes it (HTTP/2: GOAWAY), so idle clients hold no descriptor for
-    /// ever; and how long a write may wait for a client that stopped reading before the
-    /// connection is dropped. Longer than the usual client pool's idle timeout (90 s), so
+    /// ever; and how long a write may wait for a client that stopped reading (or an HTTP/2
+    /// stream for a client that keeps its window shut) before the connection is dropped. Longer than the usual client pool's idle timeout (90 s), so
     /// pooled clients see the close only after they would have dropped the connection
     /// themselves. Checked once per period: a connection goes within one to two of them.
     pub idle_timeout: Duration,

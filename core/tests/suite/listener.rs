@@ -3,7 +3,8 @@
 //! closes), and refusals on keep-alive connections that reach a client sending its body after
 //! its headers (the bounded body is read before a 401; an answer that leaves the body unread
 //! says `Connection: close` and closes), idle connections closed (HTTP/1 keep-alive, h2c after
-//! its preface, TLS after its handshake) while open streams are kept, and HTTP/1.1 framing
+//! its preface, TLS after its handshake) while open streams are kept, clients that stop reading
+//! (the socket, or an HTTP/2 stream's window) dropped, and HTTP/1.1 framing
 //! hyper lets through (no Host, unknown transfer codings) refused.
 
 use crate::support;
@@ -468,4 +469,60 @@ async fn a_mounted_service_leaves_framing_to_its_own_server() {
         .unwrap();
     assert_eq!(req.version(), http::Version::HTTP_11);
     assert_eq!(service.call(req).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
+    let s = start_idle(Duration::from_millis(300)).await;
+    let tcp = TcpStream::connect(s.addr).await.unwrap();
+    // A window of 0: the server may send headers, but no byte of any body.
+    let (mut sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .initial_stream_window_size(0)
+        .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "wait"}]}}})
+    .to_string();
+    let req = http::Request::post(format!("http://{}/", s.addr))
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .header("a2a-version", "1.0")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req)).await.unwrap().unwrap();
+    assert_eq!(resp.status(), 200);
+    // The body is never read, so the window stays shut and the stream (open: the task waits)
+    // starves. Two looks 300 ms apart see it: the server drops the connection.
+    let ended = tokio::time::timeout(Duration::from_secs(3), conn).await;
+    assert!(ended.is_ok(), "a connection whose stream the client starves is kept");
+    drop(resp);
+}
+
+#[tokio::test]
+async fn an_open_h2_stream_that_has_sent_all_it_had_keeps_its_connection() {
+    use http_body_util::BodyExt;
+    let s = start_idle(Duration::from_millis(200)).await;
+    let tcp = TcpStream::connect(s.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "wait"}]}}})
+    .to_string();
+    let req = http::Request::post(format!("http://{}/", s.addr))
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .header("a2a-version", "1.0")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let mut resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req)).await.unwrap().unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(5), resp.body_mut().frame()).await.unwrap();
+    assert!(first.is_some_and(|f| f.is_ok()));
+    // Nothing more to send (the task waits): the stream is quiet, not starved.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert!(!conn.is_finished(), "a quiet, healthy h2 stream lost its connection");
 }
