@@ -6,14 +6,15 @@
 //!   long as it liked while asking nothing. Closed gracefully (HTTP/2: GOAWAY);
 //! - stalled: a write to the socket has waited that long for the client to read, or a
 //!   response body gave hyper data and has not been asked for more since, with no body on
-//!   the connection asked for anything meanwhile (HTTP/2: the client keeps its flow-control
-//!   windows shut). A client that stops reading a stream or a large answer would otherwise
+//!   the connection asked for anything and no byte written meanwhile (HTTP/2: the client
+//!   keeps its flow-control windows shut; a client that reads slowly still gets bytes). A client that stops reading a stream or a large answer would otherwise
 //!   hold the connection, its streams' slots and what is buffered for it for ever. Dropped
 //!   at once: nothing more can be sent on it.
 //!
 //! The same bound ends a graceful close that the client does not help finish. A client that
-//! reads one stream of a connection while it starves another keeps the connection (it is
-//! not quiet); the starved stream is held until the connection ends.
+//! reads one stream of a connection while it starves another, or that keeps sending PINGs
+//! (their answers are writes), keeps the connection; the starved stream is held until the
+//! connection ends.
 
 use http::{Request, Response};
 use hyper::body::Incoming;
@@ -96,6 +97,8 @@ struct Activity {
     owed: AtomicU64,
     /// How many times hyper polled a response body of this connection.
     body_polls: AtomicU64,
+    /// How many socket writes moved bytes.
+    written: AtomicU64,
 }
 
 /// What the watchdog saw at one look.
@@ -105,6 +108,7 @@ struct Look {
     unblocked: u64,
     owed: bool,
     body_polls: u64,
+    written: u64,
 }
 
 const BEGUN: u64 = 1 << 32;
@@ -120,13 +124,18 @@ impl Activity {
             unblocked: self.unblocked.load(Ordering::Acquire),
             owed: self.owed.load(Ordering::Acquire) > 0,
             body_polls: self.body_polls.load(Ordering::Acquire),
+            written: self.written.load(Ordering::Acquire),
         };
         let mut last = look();
         loop {
             tokio::time::sleep(period).await;
             let now = look();
             let write_stalled = now.blocked && last.blocked && now.unblocked == last.unblocked;
-            let body_starved = now.owed && last.owed && now.body_polls == last.body_polls;
+            // Owed and never asked again, with nothing written meanwhile: a client draining a
+            // large chunk slowly (HTTP/1's write buffer, HTTP/2 windows opened bit by bit)
+            // makes writes, and is kept.
+            let body_starved =
+                now.owed && last.owed && now.body_polls == last.body_polls && now.written == last.written;
             if write_stalled || body_starved {
                 return Quiet::Stalled;
             }
@@ -134,6 +143,13 @@ impl Activity {
                 return Quiet::Idle;
             }
             last = now;
+        }
+    }
+
+    /// Counts a write that moved bytes.
+    fn progressed(&self, poll: &Poll<std::io::Result<usize>>) {
+        if matches!(poll, Poll::Ready(Ok(n)) if *n > 0) {
+            self.written.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -168,6 +184,7 @@ impl<I: hyper::rt::Write + Unpin> hyper::rt::Write for Watched<I> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
         let poll = Pin::new(&mut self.io).poll_write(cx, buf);
         self.activity.wrote(&poll);
+        self.activity.progressed(&poll);
         poll
     }
 
@@ -178,6 +195,7 @@ impl<I: hyper::rt::Write + Unpin> hyper::rt::Write for Watched<I> {
     ) -> Poll<std::io::Result<usize>> {
         let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
         self.activity.wrote(&poll);
+        self.activity.progressed(&poll);
         poll
     }
 
