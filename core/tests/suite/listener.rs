@@ -471,13 +471,22 @@ async fn a_mounted_service_leaves_framing_to_its_own_server() {
     assert_eq!(service.call(req).await.unwrap().status(), 200);
 }
 
-#[tokio::test]
-async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
-    let s = start_idle(Duration::from_millis(300)).await;
-    let tcp = TcpStream::connect(s.addr).await.unwrap();
-    // A window of 0: the server may send headers, but no byte of any body.
+/// A client's HTTP/2 connection: its request sender (the connection closes when it is
+/// dropped), and its task.
+type H2Client = (
+    hyper::client::conn::http2::SendRequest<http_body_util::Full<bytes::Bytes>>,
+    tokio::task::JoinHandle<hyper::Result<()>>,
+);
+
+/// Over HTTP/2 (with this stream window, else hyper's), a SendStreamingMessage whose task
+/// waits to be canceled: the response (headers read) and the client's connection.
+async fn h2_waiting_stream(
+    addr: std::net::SocketAddr,
+    window: Option<u32>,
+) -> (http::Response<hyper::body::Incoming>, H2Client) {
+    let tcp = TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-        .initial_stream_window_size(0)
+        .initial_stream_window_size(window)
         .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
         .await
         .unwrap();
@@ -485,7 +494,7 @@ async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
         "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "wait"}]}}})
     .to_string();
-    let req = http::Request::post(format!("http://{}/", s.addr))
+    let req = http::Request::post(format!("http://{addr}/"))
         .header("content-type", "application/json")
         .header("accept", "text/event-stream")
         .header("a2a-version", "1.0")
@@ -493,6 +502,14 @@ async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
         .unwrap();
     let resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req)).await.unwrap().unwrap();
     assert_eq!(resp.status(), 200);
+    (resp, (sender, conn))
+}
+
+#[tokio::test]
+async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
+    let s = start_idle(Duration::from_millis(300)).await;
+    // A window of 0: the server may send headers, but no byte of any body.
+    let (resp, (_sender, conn)) = h2_waiting_stream(s.addr, Some(0)).await;
     // The body is never read, so the window stays shut and the stream (open: the task waits)
     // starves. Two looks 300 ms apart see it: the server drops the connection.
     let ended = tokio::time::timeout(Duration::from_secs(3), conn).await;
@@ -504,22 +521,7 @@ async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
 async fn an_open_h2_stream_that_has_sent_all_it_had_keeps_its_connection() {
     use http_body_util::BodyExt;
     let s = start_idle(Duration::from_millis(200)).await;
-    let tcp = TcpStream::connect(s.addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-        .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
-        .await
-        .unwrap();
-    let conn = tokio::spawn(conn);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "wait"}]}}})
-    .to_string();
-    let req = http::Request::post(format!("http://{}/", s.addr))
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .header("a2a-version", "1.0")
-        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
-        .unwrap();
-    let mut resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req)).await.unwrap().unwrap();
+    let (mut resp, (_sender, conn)) = h2_waiting_stream(s.addr, None).await;
     let first = tokio::time::timeout(Duration::from_secs(5), resp.body_mut().frame()).await.unwrap();
     assert!(first.is_some_and(|f| f.is_ok()));
     // Nothing more to send (the task waits): the stream is quiet, not starved.
