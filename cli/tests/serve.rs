@@ -1,5 +1,6 @@
 //! `a2a serve` as users run it: the real binary on a free port, the embedded SQLite default
-//! keeping tasks across a restart, SIGTERM ending it cleanly, and a bad `--store` refused.
+//! keeping tasks across a restart, SIGTERM ending it cleanly, a bad `--store` refused, and the
+//! listener timeouts from the command line.
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -398,4 +399,39 @@ fn several_api_keys_each_a_caller_and_memory_bounds_from_the_command_line() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("memory store only"));
+}
+
+#[test]
+fn the_listener_timeouts_from_the_command_line() {
+    // An idle keep-alive connection is closed after --idle-timeout (looked at every period).
+    let server = serve(&["--store", "memory", "--idle-timeout", "0.3"]);
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let mut stream = TcpStream::connect(&host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(stream, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut card = vec![0; length];
+    reader.read_exact(&mut card).unwrap();
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).expect("closed by the server, not timed out");
+    assert!(rest.is_empty() && started.elapsed() < Duration::from_secs(3));
+    assert!(server.stop().success());
+    // Zero is refused, naming the flag.
+    for flag in ["--idle-timeout", "--body-read-timeout"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(["serve", flag, "0", "--port", "0"]).output().unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains(flag), "{flag}");
+    }
 }
