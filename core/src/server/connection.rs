@@ -7,9 +7,10 @@
 //! - stalled: a write to the socket has waited that long for the client to read, or a
 //!   response body gave hyper data and has not been asked for more since, with no body on
 //!   the connection asked for anything and no byte written meanwhile (HTTP/2: the client
-//!   keeps its flow-control windows shut; a client that reads slowly still gets bytes). A client that stops reading a stream or a large answer would otherwise
-//!   hold the connection, its streams' slots and what is buffered for it for ever. Dropped
-//!   at once: nothing more can be sent on it.
+//!   keeps its flow-control windows shut; a client that reads slowly still gets bytes). A
+//!   client that stops reading a stream or a large answer would otherwise hold the
+//!   connection, its streams' slots and what is buffered for it for ever. Dropped at once:
+//!   nothing more can be sent on it.
 //!
 //! The same bound ends a graceful close that the client does not help finish. A client that
 //! reads one stream of a connection while it starves another, or that keeps sending PINGs
@@ -33,8 +34,8 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Serves `io` with `service` until the connection ends. When `closing` is cancelled, or the
 /// connection was idle for `quiet`, it is asked to finish: HTTP/1 closes once no request is
-/// in flight, HTTP/2 sends GOAWAY and ends when its open streams have. A connection whose
-/// writes stalled for `quiet` is dropped.
+/// in flight, HTTP/2 sends GOAWAY and ends when its open streams have. A connection that
+/// stalled for `quiet` is dropped.
 pub(crate) async fn serve<I, S, B>(
     builder: &auto::Builder<TokioExecutor>,
     io: I,
@@ -82,8 +83,8 @@ enum Quiet {
     Stalled,
 }
 
-/// What one connection is doing, in a few atomics touched once per request, answer or
-/// blocked write (no clock, no wake-up): the watchdog looks every period and compares.
+/// What one connection is doing, in a few atomics touched once per request, answer, body
+/// poll or socket write (no clock, no wake-up): the watchdog looks every period and compares.
 #[derive(Default)]
 struct Activity {
     /// Requests in flight (the low 32 bits) and requests begun (the high 32, wrapping).
@@ -115,8 +116,8 @@ const BEGUN: u64 = 1 << 32;
 const IN_FLIGHT: u64 = BEGUN - 1;
 
 impl Activity {
-    /// Completes once the connection has been idle, or its writes blocked, for at least
-    /// `period` (between one and two periods: it looks every period).
+    /// Completes once the connection has been idle or stalled for at least `period` (between
+    /// one and two periods: it looks every period).
     async fn quiet_for(&self, period: Duration) -> Quiet {
         let look = || Look {
             requests: self.requests.load(Ordering::Acquire),
