@@ -109,17 +109,12 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(n) = args.max_header_bytes {
         config.limits.max_header_bytes = usize::try_from(n).unwrap_or(usize::MAX);
     }
+    let seconds = |secs, flag| a2a_native::server::host::positive_seconds(secs, flag).map_err(|e| e.message);
     if let Some(secs) = args.body_read_timeout {
-        config.limits.body_read_timeout = std::time::Duration::try_from_secs_f64(secs)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or("--body-read-timeout: a positive number of seconds")?;
+        config.limits.body_read_timeout = seconds(secs, "--body-read-timeout")?;
     }
     if let Some(secs) = args.idle_timeout {
-        config.limits.idle_timeout = std::time::Duration::try_from_secs_f64(secs)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or("--idle-timeout: a positive number of seconds")?;
+        config.limits.idle_timeout = seconds(secs, "--idle-timeout")?;
     }
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))

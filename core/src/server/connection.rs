@@ -147,21 +147,28 @@ impl Activity {
         }
     }
 
-    /// Counts a write that moved bytes.
-    fn progressed(&self, poll: &Poll<std::io::Result<usize>>) {
-        if matches!(poll, Poll::Ready(Ok(n)) if *n > 0) {
-            self.written.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// Notes how a socket write went.
-    fn wrote<T>(&self, poll: &Poll<T>) {
+    /// Notes a socket write (or flush: `moved` is `None`): whether it found the client's
+    /// buffer full, and whether it moved bytes.
+    fn wrote<T>(&self, poll: &Poll<T>, moved: Option<usize>) {
         if poll.is_pending() {
             self.blocked.store(true, Ordering::Release);
-        } else if self.blocked.load(Ordering::Relaxed) {
+            return;
+        }
+        if self.blocked.load(Ordering::Relaxed) {
             self.blocked.store(false, Ordering::Release);
             self.unblocked.fetch_add(1, Ordering::AcqRel);
         }
+        if moved.is_some_and(|n| n > 0) {
+            self.written.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// How many bytes a write moved (`None` when it did not complete).
+fn moved(poll: &Poll<std::io::Result<usize>>) -> Option<usize> {
+    match poll {
+        Poll::Ready(Ok(n)) => Some(*n),
+        _ => None,
     }
 }
 
@@ -184,8 +191,7 @@ impl<I: hyper::rt::Read + Unpin> hyper::rt::Read for Watched<I> {
 impl<I: hyper::rt::Write + Unpin> hyper::rt::Write for Watched<I> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
         let poll = Pin::new(&mut self.io).poll_write(cx, buf);
-        self.activity.wrote(&poll);
-        self.activity.progressed(&poll);
+        self.activity.wrote(&poll, moved(&poll));
         poll
     }
 
@@ -195,8 +201,7 @@ impl<I: hyper::rt::Write + Unpin> hyper::rt::Write for Watched<I> {
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
         let poll = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
-        self.activity.wrote(&poll);
-        self.activity.progressed(&poll);
+        self.activity.wrote(&poll, moved(&poll));
         poll
     }
 
@@ -206,7 +211,7 @@ impl<I: hyper::rt::Write + Unpin> hyper::rt::Write for Watched<I> {
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         let poll = Pin::new(&mut self.io).poll_flush(cx);
-        self.activity.wrote(&poll);
+        self.activity.wrote(&poll, None);
         poll
     }
 

@@ -168,25 +168,25 @@ impl ServerOptions {
             l.max_header_bytes = n;
         }
         if let Some(secs) = s.body_read_timeout {
-            l.body_read_timeout = Duration::try_from_secs_f64(secs)
-                .ok()
-                .filter(|d| !d.is_zero())
-                .ok_or_else(|| A2AError::invalid_field("limits.bodyReadTimeout", "a positive number of seconds"))?;
+            l.body_read_timeout = positive_seconds(secs, "limits.bodyReadTimeout")?;
         }
         if let Some(secs) = s.idle_timeout {
-            l.idle_timeout = Duration::try_from_secs_f64(secs)
-                .ok()
-                .filter(|d| !d.is_zero())
-                .ok_or_else(|| A2AError::invalid_field("limits.idleTimeout", "a positive number of seconds"))?;
+            l.idle_timeout = positive_seconds(secs, "limits.idleTimeout")?;
         }
         if let Some(secs) = s.executor_timeout {
-            l.executor_timeout =
-                Some(Duration::try_from_secs_f64(secs).ok().filter(|d| !d.is_zero()).ok_or_else(|| {
-                    A2AError::invalid_field("limits.executorTimeout", "a positive number of seconds")
-                })?);
+            l.executor_timeout = Some(positive_seconds(secs, "limits.executorTimeout")?);
         }
         Ok(config)
     }
+}
+
+/// A timeout given in seconds that must be positive and finite; InvalidParams naming `field`
+/// otherwise. `a2a serve` reads its flags with it too.
+pub fn positive_seconds(secs: f64, field: &str) -> Result<Duration> {
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| A2AError::invalid_field(field, "a positive number of seconds"))
 }
 
 /// The bounds of a `memory` store from its options (maxTasks, taskRetention seconds,

@@ -26,9 +26,10 @@ pub struct Limits {
     /// How long a connection may stay open with no request in flight (an open stream is one)
     /// before the server closes it (HTTP/2: GOAWAY), so idle clients hold no descriptor for
     /// ever; and how long a write may wait for a client that stopped reading (or an HTTP/2
-    /// stream for a client that keeps its window shut) before the connection is dropped. Longer than the usual client pool's idle timeout (90 s), so
-    /// pooled clients see the close only after they would have dropped the connection
-    /// themselves. Checked once per period: a connection goes within one to two of them.
+    /// stream for a client that keeps its window shut) before the connection is dropped.
+    /// Longer than the usual client pool's idle timeout (90 s), so pooled clients see the
+    /// close only after they would have dropped the connection themselves. Checked once per
+    /// period: a connection goes within one to two of them.
     pub idle_timeout: Duration,
     /// How long an executor's `execute` may run before it is stopped and its task ends FAILED
     /// ("the executor did not return within ..."); `None`: as long as it takes (agents may
