@@ -48,15 +48,65 @@ pub fn is_v03_method(name: &str) -> bool {
     V03_METHODS.contains(&name)
 }
 
-/// A request id: a string, a number or `null` (JSON-RPC 2.0 §4). Numbers keep their
-/// `serde_json::Number`, so integers (including beyond `i64`, up to `u64`) echo back digit for
-/// digit and fractions or exponents echo back as the same JSON value (`1e3` is written `1000.0`,
-/// which every JSON reader reads as the number sent).
+/// A request id: a string, a number or `null` (JSON-RPC 2.0 §4). A number keeps the JSON text it
+/// was sent as, so it echoes back exactly: `1e2` stays `1e2`, and an integer beyond `u64` is
+/// not rounded to a double (a client that reads ids as big integers, as Python does, would not
+/// recognise the rounded one).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {
     String(String),
-    Number(Number),
+    Number(NumberText),
     Null,
+}
+
+/// The text of a JSON number, checked to be one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NumberText(Box<str>);
+
+impl NumberText {
+    /// `text` if it is a JSON number (RFC 8259 §6), however large.
+    pub fn parse(text: &str) -> Option<Self> {
+        is_json_number(text.as_bytes()).then(|| Self(text.into()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&Number> for NumberText {
+    fn from(n: &Number) -> Self {
+        Self(n.to_string().into())
+    }
+}
+
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+fn is_json_number(b: &[u8]) -> bool {
+    let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
 }
 
 impl Id {
@@ -64,16 +114,28 @@ impl Id {
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
             Value::String(s) => Some(Id::String(s.clone())),
-            Value::Number(n) => Some(Id::Number(n.clone())),
+            Value::Number(n) => Some(Id::Number(n.into())),
             Value::Null => Some(Id::Null),
             Value::Bool(_) | Value::Array(_) | Value::Object(_) => None,
         }
     }
 
+    /// The id an `id` member's JSON text stands for; `None` for the types an id may not have
+    /// (or text that is not JSON).
+    fn from_raw(raw: &RawValue) -> Option<Self> {
+        let text = raw.get();
+        match text.as_bytes().first()? {
+            b'"' => serde_json::from_str(text).ok().map(Id::String),
+            b'n' => (text == "null").then_some(Id::Null),
+            _ => NumberText::parse(text).map(Id::Number),
+        }
+    }
+
+    /// The id as a JSON value; a number beyond `f64` (`1e400`) becomes `null`.
     pub fn to_value(&self) -> Value {
         match self {
             Id::String(s) => Value::String(s.clone()),
-            Id::Number(n) => Value::Number(n.clone()),
+            Id::Number(n) => serde_json::from_str(n.as_str()).unwrap_or(Value::Null),
             Id::Null => Value::Null,
         }
     }
@@ -91,19 +153,23 @@ impl From<String> for Id {
 }
 impl From<i64> for Id {
     fn from(n: i64) -> Self {
-        Id::Number(n.into())
+        Id::Number(NumberText(n.to_string().into()))
     }
 }
 impl From<u64> for Id {
     fn from(n: u64) -> Self {
-        Id::Number(n.into())
+        Id::Number(NumberText(n.to_string().into()))
     }
 }
 
 /// The id as JSON text (`"abc"`, `7`, `null`), for logs.
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.to_value())
+        match self {
+            Id::String(s) => write!(f, "{}", Value::String(s.clone())),
+            Id::Number(n) => f.write_str(n.as_str()),
+            Id::Null => f.write_str("null"),
+        }
     }
 }
 
@@ -111,7 +177,11 @@ impl Serialize for Id {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Id::String(v) => s.serialize_str(v),
-            Id::Number(n) => n.serialize(s),
+            // The text is a JSON number (checked when made): written as it came.
+            Id::Number(n) => match RawValue::from_string(n.as_str().to_owned()) {
+                Ok(raw) => raw.serialize(s),
+                Err(_) => s.serialize_unit(),
+            },
             Id::Null => s.serialize_unit(),
         }
     }
@@ -257,21 +327,13 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
     // serde would read a struct from an array too; a batch must get its own error.
     let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if let Some(Ok(members)) = object.then(|| serde_json::from_slice::<Members<'_>>(body)) {
-        let mut obj = Map::new();
-        let mut readable = true;
-        for (name, raw) in [("jsonrpc", members.jsonrpc), ("id", members.id), ("method", members.method)] {
-            match raw.map(|r| serde_json::from_str(r.get())) {
-                Some(Ok(v)) => drop(obj.insert(name.to_owned(), v)),
-                // Valid JSON that no value holds (`"id": 1e400`, beyond f64): the whole body
-                // is refused below. Skipping the member would make the call a notification,
-                // run it, and answer nothing.
-                Some(Err(_)) => readable = false,
-                None => {}
-            }
-        }
-        if readable {
+        let read = |raw: Option<&RawValue>| raw.map(|r| serde_json::from_str::<Value>(r.get())).transpose();
+        // Valid JSON that no value holds (`"method": 1e400`, beyond f64) goes the slow way,
+        // which refuses the whole body. The id is read from its text, so any number echoes.
+        if let (Ok(jsonrpc), Ok(method)) = (read(members.jsonrpc), read(members.method)) {
+            let id = members.id.map(Id::from_raw);
             let params = members.params.filter(|p| p.get() != "null").map(RawValue::to_owned);
-            return check_members(obj, params);
+            return check_members(id, jsonrpc.as_ref(), method.as_ref(), params);
         }
     }
     let value: Value = serde_json::from_slice(body)
@@ -290,25 +352,30 @@ pub fn parse_envelope_value(value: Value) -> Result<Envelope, ErrorResponse> {
     };
     // Writing a Value as text cannot fail.
     let params = obj.remove("params").filter(|p| !p.is_null()).and_then(|p| serde_json::value::to_raw_value(&p).ok());
-    check_members(obj, params)
+    let id = obj.get("id").map(Id::from_value);
+    check_members(id, obj.get("jsonrpc"), obj.get("method"), params)
 }
 
-/// Checks `jsonrpc`, `id` and `method` of a request object.
-fn check_members(obj: Map<String, Value>, params: Option<Box<RawValue>>) -> Result<Envelope, ErrorResponse> {
+/// Checks the `id` (`None` when absent, `Some(None)` when of a type no id has), `jsonrpc` and
+/// `method` members of a request object.
+fn check_members(
+    id: Option<Option<Id>>,
+    jsonrpc: Option<&Value>,
+    method: Option<&Value>,
+    params: Option<Box<RawValue>>,
+) -> Result<Envelope, ErrorResponse> {
     // The id first, so that every later error can echo it.
-    let id = match obj.get("id") {
+    let id = match id {
         None => None,
-        Some(v) => match Id::from_value(v) {
-            Some(id) => Some(id),
-            None => return Err(ErrorResponse::null(invalid_request("id", "must be a string, a number or null"))),
-        },
+        Some(Some(id)) => Some(id),
+        Some(None) => return Err(ErrorResponse::null(invalid_request("id", "must be a string, a number or null"))),
     };
     let fail =
         |error| Err(ErrorResponse { id: id.clone().unwrap_or(Id::Null), notification: false, error: Box::new(error) });
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some(VERSION) {
+    if jsonrpc.and_then(Value::as_str) != Some(VERSION) {
         return fail(invalid_request("jsonrpc", "must be \"2.0\""));
     }
-    let method = match obj.get("method") {
+    let method = match method {
         Some(Value::String(m)) => m.clone(),
         Some(_) => return fail(invalid_request("method", "must be a string")),
         None => return fail(invalid_request("method", "is required")),
@@ -381,8 +448,10 @@ pub fn success(id: &Id, result: impl Serialize) -> Vec<u8> {
 
 /// [`success`] as a JSON value (e.g. to wrap in an SSE event by other means).
 pub fn success_value(id: &Id, result: impl Serialize) -> Value {
-    serde_json::to_value(SuccessOut { jsonrpc: VERSION, id, result })
-        .unwrap_or_else(|e| error_value(id, &A2AError::internal(format!("cannot serialise the result: {e}"))))
+    match serde_json::to_value(result) {
+        Ok(result) => serde_json::json!({"jsonrpc": VERSION, "id": id.to_value(), "result": result}),
+        Err(e) => error_value(id, &A2AError::internal(format!("cannot serialise the result: {e}"))),
+    }
 }
 
 /// An error response; `error.data` is the 1.0 array of `Any` details.
@@ -391,8 +460,10 @@ pub fn error(id: &Id, err: &A2AError) -> Vec<u8> {
     serde_json::to_vec(&ErrorOut { jsonrpc: VERSION, id, error: err.to_jsonrpc() }).unwrap_or_default()
 }
 
+/// [`error`] as a JSON value. An id is taken as a value here ([`Id::to_value`]), which a
+/// number beyond f64 is not.
 pub fn error_value(id: &Id, err: &A2AError) -> Value {
-    serde_json::json!({"jsonrpc": VERSION, "id": id, "error": err.to_jsonrpc()})
+    serde_json::json!({"jsonrpc": VERSION, "id": id.to_value(), "error": err.to_jsonrpc()})
 }
 
 /// A request body for the client side. `method` is a string so the 0.3 client can use it too.
@@ -537,6 +608,27 @@ mod tests {
         assert!(String::from_utf8(success(&call.response_id(), 1)).unwrap().contains(r#""id":18446744073709551615"#));
         let call = parse_request(&body("-5", "GetTask", r#"{"id":"t"}"#)).unwrap();
         assert!(String::from_utf8(success(&call.response_id(), 1)).unwrap().contains(r#""id":-5,"#));
+        // Every number comes back as the text it was sent as: not rounded, not rewritten.
+        for raw in ["123456789012345678901234567890", "-98765432109876543210", "1e2", "1.50", "-0", "2E-3"] {
+            let call = parse_request(&body(raw, "GetTask", r#"{"id":"t"}"#)).unwrap();
+            let answers =
+                [success(&call.response_id(), 1), error(&call.response_id(), &A2AError::of(ErrorKind::Internal))];
+            for out in answers {
+                let out = String::from_utf8(out).unwrap();
+                assert!(out.contains(&format!(r#""id":{raw},"#)), "{out}");
+            }
+            assert_eq!(call.response_id().to_string(), raw);
+        }
+    }
+
+    #[test]
+    fn number_text_is_checked() {
+        for good in ["0", "-0", "7", "-12", "1.5", "1e9", "1E+9", "1e-9", "123456789012345678901234567890"] {
+            assert!(NumberText::parse(good).is_some(), "{good}");
+        }
+        for bad in ["", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1 ", "0x10", "NaN", "1.5.5", "\"1\""] {
+            assert!(NumberText::parse(bad).is_none(), "{bad}");
+        }
     }
 
     #[test]
@@ -550,12 +642,18 @@ mod tests {
         // An explicit null id is a request, not a notification.
         let call = parse_request(br#"{"jsonrpc":"2.0","id":null,"method":"GetTask","params":{"id":"t"}}"#).unwrap();
         assert_eq!(call.id, Some(Id::Null));
-        // An id no number holds is refused and answered, never taken for a notification.
+        // An id no f64 holds is still a request, answered with the id as sent.
         for id in ["1e400", "-1e400", "1E+999"] {
             let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask","params":{{"id":"t"}}}}"#);
-            let err = err_of(body.as_bytes());
-            assert_eq!((err.error.code(), &err.id, err.notification), (-32700, &Id::Null, false), "{id}");
+            let call = parse_request(body.as_bytes()).unwrap();
+            assert!(!call.is_notification());
+            let out = String::from_utf8(success(&call.response_id(), 1)).unwrap();
+            assert!(out.contains(&format!(r#""id":{id},"#)), "{out}");
         }
+        // A member given twice goes the slow way; such an id no f64 holds is refused, not
+        // taken for a notification.
+        let err = err_of(br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1e400,"method":"GetTask","params":{"id":"t"}}"#);
+        assert_eq!((err.error.code(), &err.id, err.notification), (-32700, &Id::Null, false));
     }
 
     #[test]
