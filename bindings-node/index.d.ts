@@ -179,6 +179,8 @@ export interface ServerLimits {
   blockingTimeout?: number;
   /** Largest request head in bytes (default 65536; 431 beyond it). */
   maxHeaderBytes?: number;
+  /** Seconds a client may take to send its first byte, and on HTTP/1 a request head once begun (default 30; 408 beyond it). */
+  headerReadTimeout?: number;
   /** Seconds a request body may take to arrive (default 30; 408 beyond it). */
   bodyReadTimeout?: number;
   /** Seconds a connection may stay open with no request in flight before it is closed (an open stream counts; default 120). */

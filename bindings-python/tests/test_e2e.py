@@ -120,6 +120,19 @@ async def test_idle_timeout_closes_a_keep_alive_connection_with_nothing_in_fligh
 
 
 @run
+async def test_a_request_head_slower_than_header_read_timeout_gets_408() -> None:
+    async with AgentServer(CARD, Echo(), limits={"header_read_timeout": 0.3}) as server:
+        host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\nAcc".encode())
+        answer = await asyncio.wait_for(reader.read(), 5)
+        assert answer.startswith(b"HTTP/1.1 408 "), answer
+        writer.close()
+    with pytest.raises(ValueError, match="headerReadTimeout"):
+        AgentServer(CARD, Echo(), limits={"header_read_timeout": 0})
+
+
+@run
 async def test_an_executor_that_never_returns_ends_failed_at_the_executor_timeout() -> None:
     class Stuck(AgentExecutor):
         async def execute(self, context: RequestContext, events: EventQueue) -> None:

@@ -44,6 +44,10 @@ pub struct ServerOptions {
     /// Largest request head accepted (431 beyond it; default 64 KiB).
     #[uniffi(default)]
     pub max_header_bytes: Option<u64>,
+    /// How long a client may take to send its first byte, and on HTTP/1 a request head once
+    /// begun (408 beyond it; default 30 s).
+    #[uniffi(default)]
+    pub header_read_timeout: Option<Duration>,
     /// How long a request body may take to arrive (408 beyond it; default 30 s).
     #[uniffi(default)]
     pub body_read_timeout: Option<Duration>,
@@ -119,6 +123,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
             "maxStreamsPerTask": options.max_streams_per_task,
             "blockingTimeout": options.blocking_timeout.map(|d| d.as_secs_f64()),
             "maxHeaderBytes": options.max_header_bytes,
+            "headerReadTimeout": options.header_read_timeout.map(|d| d.as_secs_f64()),
             "bodyReadTimeout": options.body_read_timeout.map(|d| d.as_secs_f64()),
             "idleTimeout": options.idle_timeout.map(|d| d.as_secs_f64()),
             "executorTimeout": options.executor_timeout.map(|d| d.as_secs_f64()),

@@ -69,6 +69,11 @@ pub struct ServeArgs {
     /// (default 65536, at least 8192).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8192..))]
     max_header_bytes: Option<u64>,
+    /// Seconds a client may take to send its first byte or finish its TLS handshake, and on
+    /// HTTP/1 to send a request head once begun: 408 and the connection closed beyond it
+    /// (default 30).
+    #[arg(long, value_name = "SECS")]
+    header_read_timeout: Option<f64>,
     /// Seconds a request body may take to arrive: 408 and the connection closed beyond it
     /// (default 30).
     #[arg(long, value_name = "SECS")]
@@ -110,6 +115,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         config.limits.max_header_bytes = usize::try_from(n).unwrap_or(usize::MAX);
     }
     let seconds = |secs, flag| a2a_native::server::host::positive_seconds(secs, flag).map_err(|e| e.message);
+    if let Some(secs) = args.header_read_timeout {
+        config.limits.header_read_timeout = seconds(secs, "--header-read-timeout")?;
+    }
     if let Some(secs) = args.body_read_timeout {
         config.limits.body_read_timeout = seconds(secs, "--body-read-timeout")?;
     }

@@ -428,8 +428,18 @@ fn the_listener_timeouts_from_the_command_line() {
     reader.read_to_end(&mut rest).expect("closed by the server, not timed out");
     assert!(rest.is_empty() && started.elapsed() < Duration::from_secs(3));
     assert!(server.stop().success());
+    // A request head begun and not finished within --header-read-timeout gets 408.
+    let server = serve(&["--store", "memory", "--header-read-timeout", "0.3"]);
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let mut stream = TcpStream::connect(&host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(stream, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\nAcc").unwrap();
+    let mut answer = String::new();
+    BufReader::new(stream).read_to_string(&mut answer).expect("answered and closed, not timed out");
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+    assert!(server.stop().success());
     // Zero is refused, naming the flag.
-    for flag in ["--idle-timeout", "--body-read-timeout"] {
+    for flag in ["--idle-timeout", "--body-read-timeout", "--header-read-timeout"] {
         let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(["serve", flag, "0", "--port", "0"]).output().unwrap();
         assert!(!out.status.success());
         assert!(String::from_utf8_lossy(&out.stderr).contains(flag), "{flag}");

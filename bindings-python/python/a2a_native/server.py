@@ -74,6 +74,9 @@ class ServerLimits(TypedDict, total=False):
     blocking_timeout: float
     #: Largest request head in bytes (431 beyond it; default 65536).
     max_header_bytes: int
+    #: Seconds a client may take to send its first byte, and on HTTP/1 a request head once
+    #: begun (408 beyond it; default 30).
+    header_read_timeout: float
     #: Seconds a request body may take to arrive (408 beyond it; default 30).
     body_read_timeout: float
     #: Seconds a connection may stay open with no request in flight before it is closed
@@ -142,7 +145,8 @@ class AgentServer:
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
     ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
-    beyond it), ``body_read_timeout`` (seconds; 408 beyond it), ``idle_timeout`` (seconds a connection
+    beyond it), ``header_read_timeout`` and ``body_read_timeout`` (seconds for a request's head
+    and its body; 408 beyond them), ``idle_timeout`` (seconds a connection
     may stay open with nothing in flight), ``executor_timeout`` (seconds
     ``execute`` may run before its task ends FAILED; no limit by default). The ``memory`` store keeps at
     most ``max_tasks`` tasks (default 10,000) and about ``max_store_bytes`` of their contents

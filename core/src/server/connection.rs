@@ -12,6 +12,11 @@
 //!   connection, its streams' slots and what is buffered for it for ever. Dropped at once:
 //!   nothing more can be sent on it.
 //!
+//! On HTTP/1 a request head must also arrive within the header read timeout once it has begun
+//! (the wait for a connection's first byte is the listener's): else the client gets 408 and
+//! the connection closes. hyper's own header timeout closes without a word, and a client
+//! then cannot tell a timeout from a crash.
+//!
 //! The same bound ends a graceful close that the client does not help finish. A client that
 //! reads one stream of a connection while it starves another, or that keeps sending PINGs
 //! (their answers are writes), keeps the connection; the starved stream is held until the
@@ -35,12 +40,14 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// Serves `io` with `service` until the connection ends. When `closing` is cancelled, or the
 /// connection was idle for `quiet`, it is asked to finish: HTTP/1 closes once no request is
 /// in flight, HTTP/2 sends GOAWAY and ends when its open streams have. A connection that
-/// stalled for `quiet` is dropped.
+/// stalled for `quiet` is dropped; an HTTP/1 request head that takes longer than `head` to
+/// arrive is answered 408 and the connection closed.
 pub(crate) async fn serve<I, S, B>(
     builder: &auto::Builder<TokioExecutor>,
     io: I,
     service: S,
     quiet: Duration,
+    head: Duration,
     closing: CancellationToken,
 ) -> Result<(), BoxError>
 where
@@ -54,12 +61,18 @@ where
 {
     let activity = Arc::new(Activity::default());
     let service = Counted { inner: service, activity: activity.clone() };
-    let io = Watched { io, activity: activity.clone() };
+    let io = Watched { io, activity: activity.clone(), preface: 0 };
     let conn = builder.serve_connection(io, service);
     tokio::pin!(conn);
     tokio::select! {
         served = conn.as_mut() => return served,
         () = closing.cancelled() => {}
+        () = activity.slow_head(head) => {
+            tracing::debug!("answering 408: a request head took longer than {} s", head.as_secs_f64());
+            // hyper reads as soon as it is polled; that read writes the 408 and fails.
+            activity.head_expired.store(true, Ordering::Release);
+            return tokio::time::timeout(Duration::from_secs(1), conn).await.unwrap_or(Ok(()));
+        }
         how = activity.quiet_for(quiet) => {
             tracing::debug!("closing a connection {how:?} for {} s", quiet.as_secs_f64());
             if how == Quiet::Stalled {
@@ -100,6 +113,13 @@ struct Activity {
     body_polls: AtomicU64,
     /// How many socket writes moved bytes.
     written: AtomicU64,
+    /// The connection speaks HTTP/1 (read from its first bytes: HTTP/2 starts with `PRI`).
+    http1: AtomicBool,
+    /// A read came while no request was in flight: a request head began arriving when this
+    /// many requests had begun (plus one; 0 = none yet).
+    head: AtomicU64,
+    /// The head took too long: the next read answers 408 and fails.
+    head_expired: AtomicBool,
 }
 
 /// What the watchdog saw at one look.
@@ -147,6 +167,35 @@ impl Activity {
         }
     }
 
+    /// Completes once an HTTP/1 request head has been arriving for at least `timeout` (at most
+    /// a quarter more: it looks every quarter).
+    async fn slow_head(&self, timeout: Duration) {
+        let (mut pending, mut looks) = (0, 0);
+        loop {
+            tokio::time::sleep(timeout / 4).await;
+            let head = self.head.load(Ordering::Acquire);
+            let begun = self.requests.load(Ordering::Acquire) >> 32;
+            // No request has begun since the head started to come.
+            let waiting = self.http1.load(Ordering::Acquire) && head != 0 && head - 1 == begun;
+            if waiting && head == pending {
+                looks += 1;
+                if looks == 4 {
+                    return;
+                }
+            } else {
+                (pending, looks) = (if waiting { head } else { 0 }, 0);
+            }
+        }
+    }
+
+    /// Notes a read that completed: with no request in flight, it brings a request head.
+    fn read(&self) {
+        let requests = self.requests.load(Ordering::Acquire);
+        if requests & IN_FLIGHT == 0 {
+            self.head.store((requests >> 32) + 1, Ordering::Release);
+        }
+    }
+
     /// Notes a socket write (or flush: `moved` is `None`): whether it found the client's
     /// buffer full, and whether it moved bytes.
     fn wrote<T>(&self, poll: &Poll<T>, moved: Option<usize>) {
@@ -172,19 +221,80 @@ fn moved(poll: &Poll<std::io::Result<usize>>) -> Option<usize> {
     }
 }
 
-/// The connection's socket, with its writes noted in its [`Activity`].
+/// The connection's socket, with its reads and writes noted in its [`Activity`].
 struct Watched<I> {
     io: I,
     activity: Arc<Activity>,
+    /// How many bytes of `PRI` (HTTP/2's preface) the first bytes matched; past its length
+    /// once the protocol is known.
+    preface: usize,
 }
 
-impl<I: hyper::rt::Read + Unpin> hyper::rt::Read for Watched<I> {
+const PREFACE: &[u8] = b"PRI";
+const ANSWER_408: &[u8] = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+
+impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> Watched<I> {
+    /// Reads the first bytes through a small buffer of ours to learn the protocol.
+    fn poll_read_first(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let mut first = [0u8; PREFACE.len()];
+        let wanted = (PREFACE.len() - self.preface).min(buf.remaining());
+        if wanted == 0 {
+            return Pin::new(&mut self.io).poll_read(cx, buf);
+        }
+        let mut ours = hyper::rt::ReadBuf::new(&mut first[..wanted]);
+        std::task::ready!(Pin::new(&mut self.io).poll_read(cx, ours.unfilled()))?;
+        let got = ours.filled();
+        buf.put_slice(got);
+        if got.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        if PREFACE[self.preface..].starts_with(got) {
+            self.preface += got.len();
+            if self.preface == PREFACE.len() {
+                self.preface = usize::MAX;
+            }
+        } else {
+            self.preface = usize::MAX;
+            self.activity.http1.store(true, Ordering::Release);
+            self.activity.read();
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// The 408 of a request head that took too long, written as it fits (the connection is
+    /// closing: a client that does not read it loses nothing more).
+    fn answer_408(&mut self, cx: &mut Context<'_>) -> std::io::Error {
+        if let Poll::Ready(Ok(_)) = Pin::new(&mut self.io).poll_write(cx, ANSWER_408) {
+            let _ = Pin::new(&mut self.io).poll_flush(cx);
+        }
+        std::io::Error::new(std::io::ErrorKind::TimedOut, "the request head did not arrive in time")
+    }
+}
+
+impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> hyper::rt::Read for Watched<I> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: hyper::rt::ReadBufCursor<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        if self.preface < PREFACE.len() {
+            return self.poll_read_first(cx, buf);
+        }
+        if !self.activity.http1.load(Ordering::Relaxed) {
+            return Pin::new(&mut self.io).poll_read(cx, buf);
+        }
+        if self.activity.head_expired.load(Ordering::Acquire) {
+            return Poll::Ready(Err(self.answer_408(cx)));
+        }
+        let poll = Pin::new(&mut self.io).poll_read(cx, buf);
+        if poll.is_ready() {
+            self.activity.read();
+        }
+        poll
     }
 }
 

@@ -104,6 +104,9 @@ pub struct LimitsSpec {
     #[serde(default, alias = "max_header_bytes")]
     pub max_header_bytes: Option<usize>,
     /// Seconds.
+    #[serde(default, alias = "header_read_timeout")]
+    pub header_read_timeout: Option<f64>,
+    /// Seconds.
     #[serde(default, alias = "body_read_timeout")]
     pub body_read_timeout: Option<f64>,
     /// Seconds.
@@ -166,6 +169,9 @@ impl ServerOptions {
                 return Err(A2AError::invalid_field("limits.maxHeaderBytes", why));
             }
             l.max_header_bytes = n;
+        }
+        if let Some(secs) = s.header_read_timeout {
+            l.header_read_timeout = positive_seconds(secs, "limits.headerReadTimeout")?;
         }
         if let Some(secs) = s.body_read_timeout {
             l.body_read_timeout = positive_seconds(secs, "limits.bodyReadTimeout")?;

@@ -64,7 +64,6 @@ pub struct Server {
     handler: Arc<RequestHandler>,
     options: HttpOptions,
     shutdown_timeout: Duration,
-    header_read_timeout: Duration,
     tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
@@ -76,13 +75,7 @@ async fn first_byte(stream: &tokio::net::TcpStream, within: Duration) -> bool {
 
 impl Server {
     pub fn new(handler: Arc<RequestHandler>) -> Self {
-        Self {
-            handler,
-            options: HttpOptions::default(),
-            shutdown_timeout: Duration::from_secs(10),
-            header_read_timeout: Duration::from_secs(30),
-            tls: None,
-        }
+        Self { handler, options: HttpOptions::default(), shutdown_timeout: Duration::from_secs(10), tls: None }
     }
 
     /// Terminates TLS with `config` (see [`tls::server_config`]): HTTPS only, HTTP/2 by ALPN,
@@ -120,18 +113,12 @@ impl Server {
         self
     }
 
-    /// How long a client may take to send the request headers on HTTP/1 (default 30 s).
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.header_read_timeout = timeout;
-        self
-    }
-
-    /// The hyper service alone, to mount in another server.
     /// The metrics this server records (serve them with [`serve_metrics`]).
     pub fn metrics(&self) -> Arc<crate::metrics::Metrics> {
         self.handler.metrics().clone()
     }
 
+    /// The hyper service alone, to mount in another server.
     pub fn service(&self) -> A2AService {
         A2AService::new(self.handler.clone(), self.options.clone())
     }
@@ -154,11 +141,8 @@ impl Server {
         let mut builder = auto::Builder::new(TokioExecutor::new());
         let max_header_bytes = self.handler.limits().max_header_bytes.max(MIN_HEADER_BYTES);
         // The HTTP/1 read buffer holds the request head (431 beyond it); bodies stream through it.
-        builder
-            .http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(self.header_read_timeout)
-            .max_buf_size(max_header_bytes);
+        // hyper's header timeout closes without an answer: `connection` times heads instead (408).
+        builder.http1().timer(TokioTimer::new()).header_read_timeout(None).max_buf_size(max_header_bytes);
         builder
             .http2()
             .timer(TokioTimer::new())
@@ -166,6 +150,7 @@ impl Server {
         // Cancelled at shutdown: every connection is asked to finish.
         let closing = CancellationToken::new();
         let idle = self.handler.limits().idle_timeout;
+        let header_read_timeout = self.handler.limits().header_read_timeout;
         let mut connections = JoinSet::new();
         // Before the first request: what a previous run left active is ended, not resumed.
         self.handler.recover_interrupted().await;
@@ -195,7 +180,6 @@ impl Server {
                     let _ = stream.set_nodelay(true);
                     let (builder, service, closing) = (builder.clone(), service.clone(), closing.clone());
                     let tls = self.tls.clone();
-                    let header_read_timeout = self.header_read_timeout;
                     connections.spawn(async move {
                         let served = match tls {
                             None => {
@@ -209,7 +193,7 @@ impl Server {
                                 if !spoke {
                                     return tracing::debug!(%peer, "closed: nothing sent within the header read timeout");
                                 }
-                                connection::serve(&builder, TokioIo::new(stream), service, idle, closing).await
+                                connection::serve(&builder, TokioIo::new(stream), service, idle, header_read_timeout, closing).await
                             }
                             Some(acceptor) => {
                                 // A client that never finishes the handshake must not hold a slot.
@@ -223,7 +207,7 @@ impl Server {
                                     () = closing.cancelled() => return,
                                 };
                                 let service = tls::with_peer_certificate(service, stream.get_ref().1);
-                                connection::serve(&builder, TokioIo::new(stream), service, idle, closing).await
+                                connection::serve(&builder, TokioIo::new(stream), service, idle, header_read_timeout, closing).await
                             }
                         };
                         if let Err(e) = served {

@@ -20,6 +20,10 @@ pub struct Limits {
     /// Largest request head (request line and headers; HTTP/2: the header list) accepted:
     /// 431 beyond it, so idle connections holding half-sent headers stay cheap.
     pub max_header_bytes: usize,
+    /// How long a client may take to send its first byte or finish its TLS handshake (else
+    /// the connection closes), and on HTTP/1 to send a whole request head once it has begun
+    /// (else 408 and the connection closes), so headers trickled forever hold nothing.
+    pub header_read_timeout: Duration,
     /// How long a request body may take to arrive once its headers have: 408 (and the
     /// connection closed) beyond it, so a body trickled forever holds nothing.
     pub body_read_timeout: Duration,
@@ -46,6 +50,7 @@ impl Default for Limits {
             max_streams_per_task: 64,
             blocking_timeout: Duration::from_secs(600),
             max_header_bytes: 64 * 1024,
+            header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
             executor_timeout: None,

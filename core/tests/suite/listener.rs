@@ -4,7 +4,8 @@
 //! its headers (the bounded body is read before a 401; an answer that leaves the body unread
 //! says `Connection: close` and closes), idle connections closed (HTTP/1 keep-alive, h2c after
 //! its preface, TLS after its handshake) while open streams are kept, clients that stop reading
-//! (the socket, or an HTTP/2 stream's window) dropped, and HTTP/1.1 framing
+//! (the socket, or an HTTP/2 stream's window) dropped, a request head that does not arrive in
+//! time answered 408 (hyper would close without a word), and HTTP/1.1 framing
 //! hyper lets through (no Host, unknown transfer codings) refused.
 
 use crate::support;
@@ -237,14 +238,16 @@ async fn a_trickled_body_gets_408_on_http2_too() {
 async fn a_connection_that_never_sends_a_byte_is_closed_at_the_header_read_timeout() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let mut config = ServerConfig::default();
+    config.limits.header_read_timeout = Duration::from_millis(300);
     let handler = RequestHandler::new(
         Arc::new(TestAgent::standard()),
         card(&format!("http://{addr}"), false),
         Stores::memory(),
-        ServerConfig::default(),
+        config,
     );
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = Server::new(Arc::new(handler)).header_read_timeout(Duration::from_millis(300));
+    let server = Server::new(Arc::new(handler));
     tokio::spawn(server.serve(listener, async {
         let _ = stopped.await;
     }));
@@ -259,6 +262,106 @@ async fn a_connection_that_never_sends_a_byte_is_closed_at_the_header_read_timeo
     c.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut c).await.unwrap().0, 200);
     let _ = stop.send(());
+}
+
+/// A server with a short header read timeout (300 ms) and a long idle timeout.
+async fn start_head_timeout() -> Srv {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = ServerConfig::default();
+    config.limits.header_read_timeout = Duration::from_millis(300);
+    let handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&format!("http://{addr}"), false),
+        Stores::memory(),
+        config,
+    );
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = Server::new(Arc::new(handler));
+    tokio::spawn(server.serve(listener, async {
+        let _ = stopped.await;
+    }));
+    Srv { addr, stop: Some(stop) }
+}
+
+/// A request head begun and not finished in time gets 408 and the connection closes, on a new
+/// connection and on a keep-alive one, however its bytes trickle in.
+#[tokio::test]
+async fn a_request_head_that_does_not_arrive_in_time_gets_408_and_a_close() {
+    let s = start_head_timeout().await;
+    let body = send_body(1);
+    let partial = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: appl";
+    // A head that stops half way.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(partial.as_bytes()).await.unwrap();
+    let began = std::time::Instant::now();
+    let (status, answer, _) = read_response(&mut c).await.expect("a 408, not a silent close");
+    assert_eq!(status, 408);
+    assert!(answer.contains("connection: close"), "{answer}");
+    assert!(began.elapsed() >= Duration::from_millis(250), "408 after {:?}", began.elapsed());
+    assert!(closed(&mut c).await);
+    // The same after a request was served on the connection.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.unwrap().0, 200);
+    c.write_all(partial.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.expect("a 408 on the keep-alive connection").0, 408);
+    assert!(closed(&mut c).await);
+    // A head that trickles a byte every 50 ms: the time counts from its first byte.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let trickle = async {
+        for b in head(body.len(), "").bytes() {
+            if c.write_all(&[b]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), trickle).await;
+    assert_eq!(read_response(&mut c).await.expect("a 408 for a trickled head").0, 408);
+}
+
+/// The header read timeout leaves alone heads that arrive in pieces in time, keep-alive
+/// connections that wait between requests, and HTTP/2 connections.
+#[tokio::test]
+async fn the_header_read_timeout_spares_what_arrives_in_time_and_idle_connections() {
+    let s = start_head_timeout().await;
+    let body = send_body(1);
+    let request = format!("{}{body}", head(body.len(), ""));
+    // In two pieces, 150 ms apart.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    let (first, rest) = request.split_at(20);
+    c.write_all(first.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    c.write_all(rest.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.unwrap().0, 200);
+    // Then quiet for three timeouts: no unasked-for 408 waits on the connection.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    c.write_all(request.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.expect("the keep-alive connection still serves").0, 200);
+    // HTTP/2 reads frames between requests (here PINGs every 100 ms, as gRPC clients send):
+    // none of that is a late request head. One connection, no pool: a connection the server
+    // broke would not be replaced unseen.
+    let tcp = TcpStream::connect(s.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .timer(hyper_util::rt::TokioTimer::new())
+        .keep_alive_interval(Duration::from_millis(100))
+        .keep_alive_while_idle(true)
+        .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let send = |id| {
+        http::Request::post(format!("http://{}/", s.addr))
+            .header("content-type", "application/json")
+            .header("a2a-version", "1.0")
+            .body(http_body_util::Full::new(bytes::Bytes::from(send_body(id))))
+            .unwrap()
+    };
+    assert_eq!(sender.send_request(send(2)).await.unwrap().status(), 200);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert!(!conn.is_finished(), "the server broke an idle HTTP/2 connection");
+    assert_eq!(sender.send_request(send(3)).await.unwrap().status(), 200);
 }
 
 /// A server whose connections close after `idle` with no request in flight; SSE keep-alive

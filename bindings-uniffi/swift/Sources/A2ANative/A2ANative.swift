@@ -6564,6 +6564,11 @@ public struct ServerOptions {
      */
     public var maxHeaderBytes: UInt64?
     /**
+     * How long a client may take to send its first byte, and on HTTP/1 a request head once
+     * begun (408 beyond it; default 30 s).
+     */
+    public var headerReadTimeout: TimeInterval?
+    /**
      * How long a request body may take to arrive (408 beyond it; default 30 s).
      */
     public var bodyReadTimeout: TimeInterval?
@@ -6640,6 +6645,10 @@ public struct ServerOptions {
          * Largest request head accepted (431 beyond it; default 64 KiB).
          */maxHeaderBytes: UInt64? = nil, 
         /**
+         * How long a client may take to send its first byte, and on HTTP/1 a request head once
+         * begun (408 beyond it; default 30 s).
+         */headerReadTimeout: TimeInterval? = nil, 
+        /**
          * How long a request body may take to arrive (408 beyond it; default 30 s).
          */bodyReadTimeout: TimeInterval? = nil, 
         /**
@@ -6691,6 +6700,7 @@ public struct ServerOptions {
         self.maxHistoryLength = maxHistoryLength
         self.maxStreamsPerTask = maxStreamsPerTask
         self.maxHeaderBytes = maxHeaderBytes
+        self.headerReadTimeout = headerReadTimeout
         self.bodyReadTimeout = bodyReadTimeout
         self.idleTimeout = idleTimeout
         self.executorTimeout = executorTimeout
@@ -6730,6 +6740,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                headerReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
@@ -6755,6 +6766,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
+        FfiConverterOptionDuration.write(value.headerReadTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.bodyReadTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.idleTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)

@@ -288,7 +288,12 @@ class ExecutorTimeoutTest {
             AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(idleTimeout = java.time.Duration.ZERO))
         }
         assertTrue(idle.message!!.contains("limits.idleTimeout"), idle.message)
+        val head = assertThrows<A2aException> {
+            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(headerReadTimeout = java.time.Duration.ZERO))
+        }
+        assertTrue(head.message!!.contains("limits.headerReadTimeout"), head.message)
         val options = ServerOptions(
+            headerReadTimeout = java.time.Duration.ofSeconds(10),
             blockingTimeout = java.time.Duration.ofSeconds(2),
             bodyReadTimeout = java.time.Duration.ofMillis(1500),
             idleTimeout = java.time.Duration.ofSeconds(30),
