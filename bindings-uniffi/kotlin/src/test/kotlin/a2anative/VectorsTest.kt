@@ -1,7 +1,7 @@
 // The shared vectors (tests/vectors) through the Kotlin binding: the model cases through core
 // validation and the generated records' conversions, the 0.3 conversions both ways, the task-state operation table played as
-// scenarios against a Kotlin executor, and the jsonrpc and rest folders over HTTP against a
-// Kotlin-hosted server.
+// scenarios against a Kotlin executor, the jsonrpc and rest folders over HTTP against a
+// Kotlin-hosted server, and the options folder as typed records.
 package a2anative
 
 import kotlinx.coroutines.delay
@@ -239,5 +239,135 @@ class VectorsTest {
             assertTrue(checked > 40, "$checked cases")
             assertEquals(emptyList<String>(), failures)
         }
+    }
+
+    /**
+     * options/: the typed records carry each case that they can express (camelCase names, the
+     * right types, non-negative numbers and durations); core accepts or refuses it as in every
+     * language, naming the same field. The rest cannot be written in Kotlin at all: a misspelt
+     * or snake_case name, a wrong type or a negative unsigned number does not compile, and
+     * uniffi refuses a negative Duration before core sees it.
+     */
+    @TestFactory
+    fun `options vectors`(): List<DynamicTest> = listOf("server", "client").flatMap { kind ->
+        val cases = JSONObject(File(VECTORS, "options/$kind.json").readText()).getJSONArray("cases")
+        val all = (0 until cases.length()).map { cases.getJSONObject(it) }
+        val make: (JSONObject) -> (() -> Unit)? = if (kind == "server") ::serverOptions else ::clientOptions
+        val expressible = all.mapNotNull { case -> make(case.getJSONObject("options"))?.let { case to it } }
+        // Each file keeps most of its cases expressible, refusals included.
+        assertTrue(expressible.size * 2 > all.size, "$kind: ${expressible.size} of ${all.size}")
+        assertTrue(expressible.any { it.first.has("error") }, "$kind: no refusal is expressible")
+        expressible.map { (case, build) ->
+            dynamicTest("options/$kind/${case.getString("name")}") {
+                val field = case.optString("error", "")
+                if (field.isEmpty()) {
+                    build()
+                } else {
+                    val e = assertThrows<A2aException> { build() }
+                    assertEquals(-32602, e.code)
+                    val detail = (e as A2aException.Failure).detail
+                    assertTrue(detail.startsWith(field), "$detail does not name $field")
+                }
+            }
+        }
+    }
+
+    private class Inexpressible : Exception()
+
+    private fun JSONObject.entries(): List<Pair<String, Any>> = keys().asSequence().map { it to get(it) }.toList()
+
+    private fun str(v: Any): String = v as? String ?: throw Inexpressible()
+    private fun bool(v: Any): Boolean = v as? Boolean ?: throw Inexpressible()
+    private fun count(v: Any): Long = (v as? Number)?.toLong()?.takeIf { it >= 0 && it.toDouble() == v.toDouble() } ?: throw Inexpressible()
+    private fun seconds(v: Any): java.time.Duration =
+        (v as? Number)?.toDouble()?.takeIf { it >= 0 }?.let { java.time.Duration.ofNanos((it * 1e9).toLong()) } ?: throw Inexpressible()
+    private fun strings(v: Any): List<String> = (v as? JSONArray)?.let { a -> (0 until a.length()).map { str(a.get(it)) } } ?: throw Inexpressible()
+
+    /** A server built with the case's options as a ServerOptions record; `null` if it has no such record. */
+    private fun serverOptions(json: JSONObject): (() -> Unit)? = try {
+        var o = ServerOptions()
+        for ((key, v) in json.entries()) {
+            o = when (key) {
+                "store" -> o.copy(store = str(v))
+                "bearerTokens" -> when (v) {
+                    is JSONObject -> o.copy(bearerTokenPrincipals = v.entries().associate { (t, who) -> t to str(who) })
+                    is JSONArray -> if ((0 until v.length()).all { v.get(it) is JSONArray }) {
+                        o.copy(bearerTokenPrincipals = (0 until v.length()).associate { strings(v.get(it)).let { p -> p[0] to p[1] } })
+                    } else {
+                        o.copy(bearerTokens = strings(v))
+                    }
+                    else -> throw Inexpressible()
+                }
+                "limits" -> (v as? JSONObject ?: throw Inexpressible()).entries().fold(o) { l, (name, n) ->
+                    when (name) {
+                        "maxBodyBytes" -> l.copy(maxBodyBytes = count(n).toULong())
+                        "maxPartsPerMessage" -> l.copy(maxPartsPerMessage = count(n).toULong())
+                        "maxHistoryLength" -> l.copy(maxHistoryLength = count(n).toULong())
+                        "maxStreamsPerTask" -> l.copy(maxStreamsPerTask = count(n).toULong())
+                        "maxHeaderBytes" -> l.copy(maxHeaderBytes = count(n).toULong())
+                        "blockingTimeout" -> l.copy(blockingTimeout = seconds(n))
+                        "headerReadTimeout" -> l.copy(headerReadTimeout = seconds(n))
+                        "bodyReadTimeout" -> l.copy(bodyReadTimeout = seconds(n))
+                        "idleTimeout" -> l.copy(idleTimeout = seconds(n))
+                        "executorTimeout" -> l.copy(executorTimeout = seconds(n))
+                        else -> throw Inexpressible()
+                    }
+                }
+                "maxTasks" -> o.copy(maxTasks = count(v).toULong())
+                "taskRetention" -> o.copy(taskRetention = seconds(v))
+                "maxStoreBytes" -> o.copy(maxStoreBytes = count(v).toULong())
+                "metricsAddress" -> o.copy(metricsAddress = str(v))
+                "strictV1Card" -> o.copy(strictV1Card = bool(v))
+                // Core reads the security JSON as it reads it from every language.
+                "security" -> o.copy(securityJson = (v as? JSONObject ?: throw Inexpressible()).toString())
+                "extendedCard" -> (v as? JSONObject ?: throw Inexpressible()).let { card ->
+                    o.copy(extendedCard = agentCard(card.getString("name"), card.getString("description")))
+                }
+                else -> throw Inexpressible()
+            }
+        }
+        val options = o
+        val build: () -> Unit = { AgentServer(agentCard("options vectors", "Checks server options."), Echo(), options).close() }
+        build
+    } catch (_: Inexpressible) {
+        null
+    }
+
+    /** A client built with the case's options as a ClientOptions record; `null` if it has no such record. */
+    private fun clientOptions(json: JSONObject): (() -> Unit)? = try {
+        var o = ClientOptions()
+        for ((key, v) in json.entries()) {
+            o = when (key) {
+                "bearerToken" -> o.copy(bearerToken = str(v))
+                "headers" -> when (v) {
+                    is JSONObject -> o.copy(headers = v.entries().associate { (h, value) -> h to str(value) })
+                    is JSONArray -> o.copy(headers = (0 until v.length()).associate { strings(v.get(it)).let { p -> p[0] to p[1] } })
+                    else -> throw Inexpressible()
+                }
+                "timeout" -> o.copy(timeout = seconds(v))
+                "binding" -> o.copy(binding = str(v))
+                "retries" -> o.copy(retries = count(v).toUInt())
+                "streamReconnects" -> o.copy(streamReconnects = count(v).toUInt())
+                "allowV03" -> o.copy(allowV03 = bool(v))
+                "extensions" -> o.copy(extensions = strings(v))
+                "apiKey" -> when (v) {
+                    is JSONArray -> strings(v).let { o.copy(apiKeyHeader = it[0], apiKey = it[1]) }
+                    else -> o.copy(apiKey = str(v))
+                }
+                "clientCredentials" -> strings(v).let { o.copy(oauthClientId = it[0], oauthClientSecret = it[1]) }
+                "cardBearerToken" -> o.copy(cardBearerToken = str(v))
+                "cardApiKey" -> o.copy(cardApiKey = str(v))
+                "caCert" -> o.copy(caCertPem = str(v))
+                "caCertFile" -> o.copy(caCertFile = str(v))
+                else -> throw Inexpressible()
+            }
+        }
+        val options = o
+        val card = agentCard("options vectors", "Checks client options.")
+            .copy(supportedInterfaces = listOf(AgentInterface(url = "http://127.0.0.1:9/", protocolBinding = "JSONRPC", protocolVersion = "1.0")))
+        val build: () -> Unit = { Client.fromCard(card, options).close() }
+        build
+    } catch (_: Inexpressible) {
+        null
     }
 }
