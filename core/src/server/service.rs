@@ -233,6 +233,10 @@ impl App {
         if http1 && !ended.load(std::sync::atomic::Ordering::Acquire) {
             resp.headers_mut().insert(http::header::CONNECTION, HeaderValue::from_static("close"));
         }
+        // RFC 9110 §12.5.3: a 415 says which content codings would do (only none).
+        if resp.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            resp.headers_mut().insert(http::header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        }
         resp
     }
 
@@ -571,9 +575,22 @@ pub(crate) struct BodyError {
     pub error: A2AError,
 }
 
-/// Reads the whole body, refusing more than `limit` bytes (first from `Content-Length`,
-/// before reading anything; then while reading, for chunked or lying bodies), and a body that
-/// takes longer than `timeout` to arrive (408).
+/// The first content coding of the body other than `identity`: none is supported (a
+/// compressed body read as JSON would fail as garbage, and decoding one would let a small
+/// request grow past the body limit before it could be checked).
+fn unsupported_coding(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(http::header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        .find(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+        .map(|c| c.chars().take(40).collect())
+}
+
+/// Reads the whole body, refusing a compressed one (415), more than `limit` bytes (first from
+/// `Content-Length`, before reading anything; then while reading, for chunked or lying
+/// bodies), and a body that takes longer than `timeout` to arrive (408).
 pub(crate) async fn read_body<B>(
     headers: &HeaderMap,
     body: B,
@@ -589,6 +606,15 @@ where
         error: A2AError::invalid_request(format!("the request body is larger than {limit} bytes"))
             .with_meta("maxBodyBytes", limit.to_string()),
     };
+    if let Some(coding) = unsupported_coding(headers) {
+        return Err(BodyError {
+            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            error: A2AError::new(
+                crate::ErrorKind::ContentTypeNotSupported,
+                format!("Content-Encoding {coding:?} is not supported; send the body uncompressed"),
+            ),
+        });
+    }
     let declared = headers
         .get(http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())

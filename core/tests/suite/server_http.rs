@@ -1143,6 +1143,47 @@ async fn non_json_content_types_are_415() {
     s.stop().await;
 }
 
+/// No content coding is supported: a compressed body is refused with 415 naming it and
+/// `Accept-Encoding: identity` (RFC 9110 §12.5.3), never read as JSON garbage; `identity` is fine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compressed_bodies_are_415_with_accept_encoding() {
+    let s = start(Opts::default()).await;
+    let rpc = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}).to_string();
+    let send = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}).to_string();
+    for (path, body) in [("/", &rpc), ("/message:send", &send)] {
+        for coding in ["gzip", "identity, br", "x-custom"] {
+            let resp = s
+                .client
+                .post(s.url(path))
+                .header("content-type", "application/json")
+                .header("content-encoding", coding)
+                .header("A2A-Version", "1.0")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.headers().get("accept-encoding").map(|v| v.to_str().unwrap()), Some("identity"));
+            let r = reply(resp).await;
+            assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{path} {coding}: {}", r.body);
+            assert!(r.body.to_string().contains("Content-Encoding"), "{}", r.body);
+        }
+        let r = reply(
+            s.client
+                .post(s.url(path))
+                .header("content-type", "application/json")
+                .header("content-encoding", "identity")
+                .header("A2A-Version", "1.0")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_ne!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{path}: {}", r.body);
+    }
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_methods_and_notifications() {
     let s = start(Opts::default()).await;
