@@ -105,9 +105,9 @@ pub fn decode_result(method: Method, bytes: &[u8]) -> Result<Value> {
     with_types!(method, |_Req, Resp| to_json(&decode::<Resp>(bytes)?, ErrorKind::InvalidAgentResponse))
 }
 
-/// One event of a stream as a `StreamResponse` message.
+/// One event of a stream as a `StreamResponse` message (field for field: see [`super::direct`]).
 pub fn encode_event(event: &StreamResponse) -> Result<Bytes> {
-    encode::<pb::StreamResponse>(event)
+    Ok(super::direct::encode(&pb::StreamResponse::from(event)))
 }
 
 /// A `StreamResponse` message as the model's event.

@@ -12,6 +12,7 @@
 //! [`status`].
 
 pub mod convert;
+pub mod direct;
 pub mod frame;
 pub mod status;
 
@@ -44,8 +45,22 @@ pub fn path(method: Method) -> String {
 /// `/lf.a2a.v1.A2AService/<Method>` (a proxy may mount the service under a prefix).
 /// `Err(name)` for a path of this service with an unknown method.
 pub fn method_of_path(path: &str) -> Option<Result<Method, String>> {
-    let (_, rest) = path.rsplit_once(&format!("/{SERVICE}/"))?;
+    let rest = after_service(path, SERVICE, true)?;
     Some(Method::from_name(rest).ok_or_else(|| rest.chars().take(128).collect()))
+}
+
+/// What follows the path segment `/{service}/` (its last or first occurrence). Every gRPC
+/// request asks this, so it neither allocates the pattern nor sets up a substring searcher.
+fn after_service<'a>(path: &'a str, service: &str, last: bool) -> Option<&'a str> {
+    let bytes = path.as_bytes();
+    let found = |i: &usize| {
+        bytes[i + 1..].starts_with(service.as_bytes())
+            && bytes.get(i + 1 + service.len()) == Some(&b'/')
+            && bytes[*i] == b'/'
+    };
+    let mut starts = (0..bytes.len()).filter(|i| bytes[*i] == b'/');
+    let i = if last { starts.rfind(found) } else { starts.find(found) }?;
+    Some(&path[i + service.len() + 2..])
 }
 
 /// The HTTP/2 path of the extension method `name`.
@@ -56,7 +71,7 @@ pub fn extension_path(name: &str) -> String {
 /// The extension method a request path names, when it is under [`EXTENSION_SERVICE`] (after
 /// any prefix a proxy mounts it under).
 pub fn extension_of_path(path: &str) -> Option<&str> {
-    path.split_once(&format!("/{EXTENSION_SERVICE}/")).map(|(_, name)| name)
+    after_service(path, EXTENSION_SERVICE, false)
 }
 
 /// Whether a `content-type` is gRPC's (`application/grpc`, `application/grpc+proto`,
@@ -93,6 +108,15 @@ mod tests {
         assert_eq!(extension_path("tasks/search"), "/a2anative.v1.ExtensionMethods/tasks/search");
         assert_eq!(extension_of_path("/p/a2anative.v1.ExtensionMethods/tasks/search"), Some("tasks/search"));
         assert_eq!(extension_of_path("/lf.a2a.v1.A2AService/GetTask"), None);
+        // The last service segment names the method; the first names an extension method.
+        assert_eq!(method_of_path("/lf.a2a.v1.A2AService/lf.a2a.v1.A2AService/GetTask"), Some(Ok(Method::GetTask)));
+        assert_eq!(method_of_path("/x/lf.a2a.v1.A2AService/a/b"), Some(Err("a/b".to_owned())));
+        assert_eq!(method_of_path("/xlf.a2a.v1.A2AService/GetTask"), None);
+        assert_eq!(method_of_path("/lf.a2a.v1.A2AService"), None);
+        assert_eq!(
+            extension_of_path("/a2anative.v1.ExtensionMethods/a2anative.v1.ExtensionMethods/m"),
+            Some("a2anative.v1.ExtensionMethods/m")
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //!   (`/a2anative.v1.ExtensionMethods/<name>`, a `google.protobuf.Value` in and out).
 
 use super::body::{ResponseBody, SseOptions};
-use super::handler::Reply;
+use super::handler::{Payload, Reply};
 use super::headers::{self, Version};
 use super::service::{App, BoxError, await_head, call_context, echo_extensions, read_body};
 use crate::error::{A2AError, ErrorKind};
@@ -166,7 +166,7 @@ where
     // stream both keep to it.
     let left = || deadline.map(|d| d.saturating_sub(begun.elapsed()));
     let body = match reply {
-        Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&convert::encode_result(method, &v)?)),
+        Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&encode_reply(method, &v)?)),
         Reply::Empty => ResponseBody::grpc_unary(frame::encode(&[])),
         Reply::Stream(mut events) => {
             await_head(&mut events, left()).await;
@@ -176,6 +176,17 @@ where
         }
     };
     Ok(grpc_response(body))
+}
+
+/// A unary result as the method's response message: the replies every call makes (tasks and
+/// SendMessage's answer) field for field, the rest through ProtoJSON.
+fn encode_reply(method: crate::request::Method, reply: &Payload) -> crate::Result<Bytes> {
+    use crate::grpc::{direct, pb};
+    match reply {
+        Payload::Sent(sent) => Ok(direct::encode(&pb::SendMessageResponse::from(&**sent))),
+        Payload::Task(task) => Ok(direct::encode(&pb::Task::from(&**task))),
+        _ => convert::encode_result(method, reply),
+    }
 }
 
 fn grpc_response(body: ResponseBody) -> Response<ResponseBody> {

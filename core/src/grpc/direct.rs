@@ -1,0 +1,258 @@
+//! The messages every call answers with (tasks, messages, stream events), converted from the
+//! model field for field instead of through ProtoJSON text: that route cost a SendMessage over
+//! gRPC about 27k instructions, most of what it costs beyond the JSON bindings. The result is
+//! the message the ProtoJSON route gives (checked by `same_as_the_protojson_route` below and by
+//! the vectors), so [`super::convert`] stays the one mapping for everything else.
+//!
+//! Two differences are deliberate, both in `google.protobuf.Value`s (metadata, data parts): a
+//! JSON `null` is written as `null_value`, its canonical form (pbjson left the value empty,
+//! which strict readers such as Go's protojson refuse), and an integer beyond ±2^53 goes as
+//! the nearest double (pbjson refused it, and the whole answer failed).
+
+use super::pb;
+use crate::model::{
+    Artifact, Message, Part, PartContent, SendMessageResponse, StreamResponse, Struct, Task, TaskArtifactUpdateEvent,
+    TaskStatus, TaskStatusUpdateEvent,
+};
+use bytes::Bytes;
+use pbjson_types::value::Kind;
+use serde_json::Value;
+
+/// A message's protobuf bytes.
+pub fn encode(message: &impl prost::Message) -> Bytes {
+    Bytes::from(message.encode_to_vec())
+}
+
+fn value(v: &Value) -> pbjson_types::Value {
+    let kind = match v {
+        Value::Null => Kind::NullValue(0),
+        Value::Bool(b) => Kind::BoolValue(*b),
+        // Every JSON number is representable as f64 (the nearest one beyond 2^53).
+        Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or_default()),
+        Value::String(s) => Kind::StringValue(s.clone()),
+        Value::Array(items) => Kind::ListValue(pbjson_types::ListValue { values: items.iter().map(value).collect() }),
+        Value::Object(map) => Kind::StructValue(structure(map)),
+    };
+    pbjson_types::Value { kind: Some(kind) }
+}
+
+fn structure(map: &Struct) -> pbjson_types::Struct {
+    pbjson_types::Struct { fields: map.iter().map(|(k, v)| (k.clone(), value(v))).collect() }
+}
+
+fn metadata(m: &Option<Struct>) -> Option<pbjson_types::Struct> {
+    m.as_ref().map(structure)
+}
+
+impl From<&Part> for pb::Part {
+    fn from(p: &Part) -> Self {
+        let content = match &p.content {
+            PartContent::Text(t) => pb::part::Content::Text(t.clone()),
+            PartContent::Raw(r) => pb::part::Content::Raw(r.clone()),
+            PartContent::Url(u) => pb::part::Content::Url(u.clone()),
+            PartContent::Data(d) => pb::part::Content::Data(value(d)),
+        };
+        Self {
+            metadata: metadata(&p.metadata),
+            filename: p.filename.clone(),
+            media_type: p.media_type.clone(),
+            content: Some(content),
+        }
+    }
+}
+
+impl From<&Message> for pb::Message {
+    fn from(m: &Message) -> Self {
+        Self {
+            message_id: m.message_id.clone(),
+            context_id: m.context_id.clone(),
+            task_id: m.task_id.clone(),
+            role: m.role.number(),
+            parts: m.parts.iter().map(Into::into).collect(),
+            metadata: metadata(&m.metadata),
+            extensions: m.extensions.clone(),
+            reference_task_ids: m.reference_task_ids.clone(),
+        }
+    }
+}
+
+impl From<&Artifact> for pb::Artifact {
+    fn from(a: &Artifact) -> Self {
+        Self {
+            artifact_id: a.artifact_id.clone(),
+            name: a.name.clone(),
+            description: a.description.clone(),
+            parts: a.parts.iter().map(Into::into).collect(),
+            metadata: metadata(&a.metadata),
+            extensions: a.extensions.clone(),
+        }
+    }
+}
+
+impl From<&TaskStatus> for pb::TaskStatus {
+    fn from(s: &TaskStatus) -> Self {
+        Self {
+            state: s.state.number(),
+            message: s.message.as_ref().map(Into::into),
+            timestamp: s.timestamp.map(Into::into),
+        }
+    }
+}
+
+impl From<&Task> for pb::Task {
+    fn from(t: &Task) -> Self {
+        Self {
+            id: t.id.clone(),
+            context_id: t.context_id.clone(),
+            status: Some((&t.status).into()),
+            artifacts: t.artifacts.iter().map(Into::into).collect(),
+            history: t.history.iter().map(Into::into).collect(),
+            metadata: metadata(&t.metadata),
+        }
+    }
+}
+
+impl From<&TaskStatusUpdateEvent> for pb::TaskStatusUpdateEvent {
+    fn from(e: &TaskStatusUpdateEvent) -> Self {
+        Self {
+            task_id: e.task_id.clone(),
+            context_id: e.context_id.clone(),
+            status: Some((&e.status).into()),
+            metadata: metadata(&e.metadata),
+        }
+    }
+}
+
+impl From<&TaskArtifactUpdateEvent> for pb::TaskArtifactUpdateEvent {
+    fn from(e: &TaskArtifactUpdateEvent) -> Self {
+        Self {
+            task_id: e.task_id.clone(),
+            context_id: e.context_id.clone(),
+            artifact: Some((&e.artifact).into()),
+            append: e.append,
+            last_chunk: e.last_chunk,
+            metadata: metadata(&e.metadata),
+        }
+    }
+}
+
+impl From<&SendMessageResponse> for pb::SendMessageResponse {
+    fn from(r: &SendMessageResponse) -> Self {
+        use pb::send_message_response::Payload;
+        let payload = match r {
+            SendMessageResponse::Task(t) => Payload::Task(t.into()),
+            SendMessageResponse::Message(m) => Payload::Message(m.into()),
+        };
+        Self { payload: Some(payload) }
+    }
+}
+
+impl From<&StreamResponse> for pb::StreamResponse {
+    fn from(e: &StreamResponse) -> Self {
+        use pb::stream_response::Payload;
+        let payload = match e {
+            StreamResponse::Task(t) => Payload::Task(t.into()),
+            StreamResponse::Message(m) => Payload::Message(m.into()),
+            StreamResponse::StatusUpdate(s) => Payload::StatusUpdate(s.into()),
+            StreamResponse::ArtifactUpdate(a) => Payload::ArtifactUpdate(a.into()),
+        };
+        Self { payload: Some(payload) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model;
+    use crate::request::Method;
+    use serde_json::json;
+
+    /// The message the ProtoJSON route of `convert` gives, and the direct one, as ProtoJSON:
+    /// not bytes (a `Struct`'s fields are a HashMap, written in no fixed order), and an empty
+    /// `Value` and a `null_value` both read `null`.
+    fn same<M>(direct: M, value: &impl serde::Serialize)
+    where
+        M: prost::Message + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+    {
+        let route: M = serde_json::from_slice(&serde_json::to_vec(value).unwrap()).unwrap();
+        assert_eq!(serde_json::to_value(&direct).unwrap(), serde_json::to_value(&route).unwrap(), "{direct:?}");
+        // Bytes too, where no HashMap is in the way.
+        if !format!("{direct:?}").contains("Struct") {
+            assert_eq!(direct.encode_to_vec(), route.encode_to_vec());
+        }
+    }
+
+    fn task() -> Task {
+        model::parse_value(json!({
+            "id": "t1", "contextId": "c1",
+            "status": {"state": "TASK_STATE_INPUT_REQUIRED", "timestamp": "2026-11-27T06:09:33.816123Z",
+                "message": {"messageId": "q", "role": "ROLE_AGENT", "parts": [{"text": "and?"}]}},
+            "artifacts": [{"artifactId": "a", "name": "n", "description": "d", "extensions": ["https://e/x"],
+                "parts": [
+                    {"text": "hi", "mediaType": "text/plain", "metadata": {}},
+                    {"raw": "aGk=", "filename": "f.bin"},
+                    {"url": "https://x/y"},
+                    {"data": {"n": 1, "f": 2.5, "neg": -3, "l": [null, true, "s", {"deep": []}]}}
+                ],
+                "metadata": {"k": {"nested": [1, 2]}}}],
+            "history": [{"messageId": "m", "contextId": "c1", "taskId": "t1", "role": "ROLE_USER",
+                "parts": [{"text": "hello"}], "referenceTaskIds": ["t0"], "extensions": ["https://e/x"],
+                "metadata": {"x": "y"}}],
+            "metadata": {"a": 1, "b": null}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn same_as_the_protojson_route() {
+        let task = task();
+        same(pb::Task::from(&task), &task);
+        let sent = SendMessageResponse::Task(task.clone());
+        same(pb::SendMessageResponse::from(&sent), &sent);
+        let reply = SendMessageResponse::Message(task.history[0].clone());
+        same(pb::SendMessageResponse::from(&reply), &reply);
+        let plain = SendMessageResponse::Message(model::Message::text(model::Role::Agent, "hi"));
+        same(pb::SendMessageResponse::from(&plain), &plain);
+        let events = [
+            StreamResponse::Task(task.clone()),
+            StreamResponse::Message(task.history[0].clone()),
+            StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: "t1".into(),
+                context_id: "c1".into(),
+                status: task.status.clone(),
+                metadata: Some(Struct::new()),
+            }),
+            StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: "t1".into(),
+                context_id: "c1".into(),
+                artifact: task.artifacts[0].clone(),
+                append: true,
+                last_chunk: false,
+                metadata: None,
+            }),
+        ];
+        for event in &events {
+            same(pb::StreamResponse::from(event), event);
+        }
+        // And what the direct message decodes to is the model's own value.
+        let back = super::super::convert::decode_result(Method::GetTask, &encode(&pb::Task::from(&task))).unwrap();
+        assert_eq!(model::parse_value::<Task>(back).unwrap(), task);
+    }
+
+    #[test]
+    fn null_is_written_as_null_value() {
+        let task: Task = model::parse_value(json!({"id": "t", "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING"}, "metadata": {"n": null}}))
+        .unwrap();
+        assert_eq!(pb::Task::from(&task).metadata.unwrap().fields["n"].kind, Some(Kind::NullValue(0)));
+    }
+
+    #[test]
+    fn integers_beyond_doubles_go_as_the_nearest_double() {
+        let mut task = task();
+        task.metadata = Some(json!({"big": 9007199254740993u64}).as_object().unwrap().clone());
+        let message = pb::Task::from(&task);
+        let big = &message.metadata.unwrap().fields["big"];
+        assert_eq!(big.kind, Some(Kind::NumberValue(9007199254740992.0)));
+    }
+}
