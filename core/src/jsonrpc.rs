@@ -120,15 +120,15 @@ impl Id {
         }
     }
 
-    /// The id an `id` member's JSON text stands for; `None` for the types an id may not have
-    /// (or text that is not JSON).
-    fn from_raw(raw: &RawValue) -> Option<Self> {
+    /// The id an `id` member's JSON text stands for; `Ok(None)` for the types an id may not
+    /// have, `Err` for text no value holds (a string with a lone surrogate escape).
+    fn from_raw(raw: &RawValue) -> Result<Option<Self>, serde_json::Error> {
         let text = raw.get();
-        match text.as_bytes().first()? {
-            b'"' => serde_json::from_str(text).ok().map(Id::String),
-            b'n' => (text == "null").then_some(Id::Null),
+        Ok(match text.as_bytes().first() {
+            Some(b'"') => Some(Id::String(serde_json::from_str(text)?)),
+            Some(b'n') => (text == "null").then_some(Id::Null),
             _ => NumberText::parse(text).map(Id::Number),
-        }
+        })
     }
 
     /// The id as a JSON value; a number beyond `f64` (`1e400`) becomes `null`.
@@ -328,10 +328,11 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
     let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if let Some(Ok(members)) = object.then(|| serde_json::from_slice::<Members<'_>>(body)) {
         let read = |raw: Option<&RawValue>| raw.map(|r| serde_json::from_str::<Value>(r.get())).transpose();
-        // Valid JSON that no value holds (`"method": 1e400`, beyond f64) goes the slow way,
-        // which refuses the whole body. The id is read from its text, so any number echoes.
-        if let (Ok(jsonrpc), Ok(method)) = (read(members.jsonrpc), read(members.method)) {
-            let id = members.id.map(Id::from_raw);
+        // Valid JSON that no value holds (`"method": 1e400`, beyond f64; a lone surrogate
+        // escape) goes the slow way, which refuses the whole body. The id is read from its
+        // text, so any number echoes.
+        let id = members.id.map(Id::from_raw).transpose();
+        if let (Ok(jsonrpc), Ok(method), Ok(id)) = (read(members.jsonrpc), read(members.method), id) {
             let params = members.params.filter(|p| p.get() != "null").map(RawValue::to_owned);
             return check_members(id, jsonrpc.as_ref(), method.as_ref(), params);
         }
@@ -618,6 +619,17 @@ mod tests {
                 assert!(out.contains(&format!(r#""id":{raw},"#)), "{out}");
             }
             assert_eq!(call.response_id().to_string(), raw);
+        }
+    }
+
+    #[test]
+    fn an_id_no_string_holds_is_a_parse_error_as_on_the_slow_path() {
+        for body in [
+            &br#"{"jsonrpc":"2.0","id":"\ud800","method":"GetTask","params":{"id":"t"}}"#[..],
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":"\ud800","method":"GetTask","params":{"id":"t"}}"#,
+        ] {
+            let err = err_of(body);
+            assert_eq!((err.error.code(), &err.id), (-32700, &Id::Null), "{}", String::from_utf8_lossy(body));
         }
     }
 

@@ -30,7 +30,7 @@ use hyper_util::server::conn::auto;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -113,10 +113,10 @@ struct Activity {
     body_polls: AtomicU64,
     /// How many socket writes moved bytes.
     written: AtomicU64,
-    /// The connection speaks HTTP/1 (read from its first bytes: HTTP/2 starts with `PRI`).
-    http1: AtomicBool,
-    /// A read came while no request was in flight: a request head began arriving when this
-    /// many requests had begun (plus one; 0 = none yet).
+    /// 0 (not known yet), [`HTTP1`] or [`HTTP2`]: read from the first bytes (HTTP/2's preface).
+    protocol: AtomicU8,
+    /// Bytes other than blank lines came while no request was in flight: a request head began
+    /// arriving when this many requests had begun (plus one; 0 = none yet).
     head: AtomicU64,
     /// The head took too long: the next read answers 408 and fails.
     head_expired: AtomicBool,
@@ -134,6 +134,10 @@ struct Look {
 
 const BEGUN: u64 = 1 << 32;
 const IN_FLIGHT: u64 = BEGUN - 1;
+
+/// [`Activity::protocol`]: not known yet (0), HTTP/1 or HTTP/2.
+const HTTP1: u8 = 1;
+const HTTP2: u8 = 2;
 
 impl Activity {
     /// Completes once the connection has been idle or stalled for at least `period` (between
@@ -173,10 +177,15 @@ impl Activity {
         let (mut pending, mut looks) = (0, 0);
         loop {
             tokio::time::sleep(timeout / 4).await;
+            let protocol = self.protocol.load(Ordering::Acquire);
+            if protocol == HTTP2 {
+                // HTTP/2 has no request heads to time (hyper bounds its frames): stop looking.
+                return std::future::pending().await;
+            }
             let head = self.head.load(Ordering::Acquire);
             let begun = self.requests.load(Ordering::Acquire) >> 32;
             // No request has begun since the head started to come.
-            let waiting = self.http1.load(Ordering::Acquire) && head != 0 && head - 1 == begun;
+            let waiting = protocol == HTTP1 && head != 0 && head - 1 == begun;
             if waiting && head == pending {
                 looks += 1;
                 if looks == 4 {
@@ -188,11 +197,18 @@ impl Activity {
         }
     }
 
-    /// Notes a read that completed: with no request in flight, it brings a request head.
-    fn read(&self) {
-        let requests = self.requests.load(Ordering::Acquire);
-        if requests & IN_FLIGHT == 0 {
-            self.head.store((requests >> 32) + 1, Ordering::Release);
+    /// Whether no request is in flight: what is read now is the next request's head.
+    fn between_requests(&self) -> bool {
+        self.requests.load(Ordering::Acquire) & IN_FLIGHT == 0
+    }
+
+    /// Notes that `bytes`, read between requests, begin a request head unless they are blank
+    /// lines (RFC 9112 §2.2: a server ignores empty lines before a request line, and some
+    /// clients send one after a body).
+    fn read_between_requests(&self, bytes: &[u8]) {
+        if bytes.iter().any(|b| !matches!(b, b'\r' | b'\n')) {
+            let begun = self.requests.load(Ordering::Acquire) >> 32;
+            self.head.store(begun + 1, Ordering::Release);
         }
     }
 
@@ -225,51 +241,69 @@ fn moved(poll: &Poll<std::io::Result<usize>>) -> Option<usize> {
 struct Watched<I> {
     io: I,
     activity: Arc<Activity>,
-    /// How many bytes of `PRI` (HTTP/2's preface) the first bytes matched; past its length
-    /// once the protocol is known.
+    /// How many bytes of HTTP/2's preface the first bytes matched; [`DECIDED`] once the
+    /// protocol is known.
     preface: usize,
 }
 
-const PREFACE: &[u8] = b"PRI";
-const ANSWER_408: &[u8] = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+/// What every HTTP/2 connection starts with (RFC 9113 §3.4); anything else is HTTP/1.
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const DECIDED: usize = usize::MAX;
+/// At most this much of a request head is read through our own buffer (to look at it).
+const HEAD_READ: usize = 4096;
 
 impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> Watched<I> {
-    /// Reads the first bytes through a small buffer of ours to learn the protocol.
-    fn poll_read_first(
+    /// Reads into `buf` through a buffer of ours of at most `N` bytes, to look at what came.
+    fn poll_read_seen<const N: usize>(
         &mut self,
         cx: &mut Context<'_>,
         mut buf: hyper::rt::ReadBufCursor<'_>,
+        seen: impl FnOnce(&mut Self, &[u8]),
     ) -> Poll<std::io::Result<()>> {
-        let mut first = [0u8; PREFACE.len()];
-        let wanted = (PREFACE.len() - self.preface).min(buf.remaining());
+        let mut ours = [0u8; N];
+        let wanted = N.min(buf.remaining());
         if wanted == 0 {
             return Pin::new(&mut self.io).poll_read(cx, buf);
         }
-        let mut ours = hyper::rt::ReadBuf::new(&mut first[..wanted]);
-        std::task::ready!(Pin::new(&mut self.io).poll_read(cx, ours.unfilled()))?;
-        let got = ours.filled();
+        let mut read = hyper::rt::ReadBuf::new(&mut ours[..wanted]);
+        std::task::ready!(Pin::new(&mut self.io).poll_read(cx, read.unfilled()))?;
+        let got = read.filled();
         buf.put_slice(got);
-        if got.is_empty() {
-            return Poll::Ready(Ok(()));
-        }
-        if PREFACE[self.preface..].starts_with(got) {
-            self.preface += got.len();
-            if self.preface == PREFACE.len() {
-                self.preface = usize::MAX;
-            }
-        } else {
-            self.preface = usize::MAX;
-            self.activity.http1.store(true, Ordering::Release);
-            self.activity.read();
-        }
+        seen(self, got);
         Poll::Ready(Ok(()))
     }
 
-    /// The 408 of a request head that took too long, written as it fits (the connection is
-    /// closing: a client that does not read it loses nothing more).
+    /// Notes the first bytes: the protocol, once they match HTTP/2's preface or stop matching it.
+    fn first_bytes(&mut self, got: &[u8]) {
+        if got.is_empty() {
+            return;
+        }
+        let rest = &PREFACE[self.preface..];
+        if rest.starts_with(got) {
+            self.preface += got.len();
+            if self.preface == PREFACE.len() {
+                self.preface = DECIDED;
+                self.activity.protocol.store(HTTP2, Ordering::Release);
+            }
+        } else {
+            self.preface = DECIDED;
+            self.activity.protocol.store(HTTP1, Ordering::Release);
+            self.activity.read_between_requests(got);
+        }
+    }
+
+    /// The 408 of a request head that took too long, then the connection's end: written only
+    /// when hyper has nothing unsent (else it would cut into an answer), and followed by a FIN.
     fn answer_408(&mut self, cx: &mut Context<'_>) -> std::io::Error {
-        if let Poll::Ready(Ok(_)) = Pin::new(&mut self.io).poll_write(cx, ANSWER_408) {
-            let _ = Pin::new(&mut self.io).poll_flush(cx);
+        if !self.activity.blocked.load(Ordering::Acquire) {
+            let date = chrono::Utc::now().format("%a, %d %b %Y %H:%M:%S GMT");
+            let answer = format!(
+                "HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\ndate: {date}\r\n\r\n"
+            );
+            if let Poll::Ready(Ok(_)) = Pin::new(&mut self.io).poll_write(cx, answer.as_bytes()) {
+                let _ = Pin::new(&mut self.io).poll_flush(cx);
+                let _ = Pin::new(&mut self.io).poll_shutdown(cx);
+            }
         }
         std::io::Error::new(std::io::ErrorKind::TimedOut, "the request head did not arrive in time")
     }
@@ -281,20 +315,20 @@ impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> hyper::rt::Read for Watched<
         cx: &mut Context<'_>,
         buf: hyper::rt::ReadBufCursor<'_>,
     ) -> Poll<std::io::Result<()>> {
-        if self.preface < PREFACE.len() {
-            return self.poll_read_first(cx, buf);
+        let this = &mut *self;
+        if this.preface != DECIDED {
+            return this.poll_read_seen::<{ PREFACE.len() }>(cx, buf, Self::first_bytes);
         }
-        if !self.activity.http1.load(Ordering::Relaxed) {
-            return Pin::new(&mut self.io).poll_read(cx, buf);
+        if this.activity.protocol.load(Ordering::Relaxed) != HTTP1 {
+            return Pin::new(&mut this.io).poll_read(cx, buf);
         }
-        if self.activity.head_expired.load(Ordering::Acquire) {
-            return Poll::Ready(Err(self.answer_408(cx)));
+        if this.activity.head_expired.load(Ordering::Acquire) {
+            return Poll::Ready(Err(this.answer_408(cx)));
         }
-        let poll = Pin::new(&mut self.io).poll_read(cx, buf);
-        if poll.is_ready() {
-            self.activity.read();
+        if this.activity.between_requests() {
+            return this.poll_read_seen::<HEAD_READ>(cx, buf, |this, got| this.activity.read_between_requests(got));
         }
-        poll
+        Pin::new(&mut this.io).poll_read(cx, buf)
     }
 }
 

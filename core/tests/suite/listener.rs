@@ -319,6 +319,10 @@ async fn a_request_head_that_does_not_arrive_in_time_gets_408_and_a_close() {
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), trickle).await;
     assert_eq!(read_response(&mut c).await.expect("a 408 for a trickled head").0, 408);
+    // A head that starts like HTTP/2's preface and is not one is an HTTP/1 head, timed too.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(b"PRI / HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    assert_eq!(read_response(&mut c).await.expect("a 408 for a PRI head").0, 408);
 }
 
 /// The header read timeout leaves alone heads that arrive in pieces in time, keep-alive
@@ -335,7 +339,10 @@ async fn the_header_read_timeout_spares_what_arrives_in_time_and_idle_connection
     tokio::time::sleep(Duration::from_millis(150)).await;
     c.write_all(rest.as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut c).await.unwrap().0, 200);
-    // Then quiet for three timeouts: no unasked-for 408 waits on the connection.
+    // A blank line after the answer (some clients end a body with one) is no request head
+    // (RFC 9112 §2.2). Then quiet for three timeouts: no unasked-for 408 waits on the connection.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    c.write_all(b"\r\n").await.unwrap();
     tokio::time::sleep(Duration::from_millis(900)).await;
     c.write_all(request.as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut c).await.expect("the keep-alive connection still serves").0, 200);
@@ -452,12 +459,38 @@ async fn an_open_stream_keeps_its_connection_past_the_idle_timeout() {
 
 #[tokio::test]
 async fn a_tls_connection_idle_after_its_handshake_is_closed() {
-    use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
-    let fixture = |name: &str| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let mut config = ServerConfig::default();
     config.limits.idle_timeout = Duration::from_millis(300);
+    let s = start_tls(config).await;
+    let mut tls = tls_connect(s.addr).await;
+    // Handshake done, then nothing: the server closes the connection.
+    let mut byte = [0u8; 1];
+    let read = tokio::time::timeout(Duration::from_secs(3), tls.read(&mut byte)).await;
+    assert!(matches!(read, Ok(Ok(0) | Err(_))), "an idle TLS connection stays open: {read:?}");
+}
+
+#[tokio::test]
+async fn a_request_head_that_does_not_arrive_in_time_gets_408_over_tls_too() {
+    let mut config = ServerConfig::default();
+    config.limits.header_read_timeout = Duration::from_millis(300);
+    let s = start_tls(config).await;
+    let mut tls = tls_connect(s.addr).await;
+    tls.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nConte").await.unwrap();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(3), tls.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "no answer in time");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// A server on TLS (the test fixtures' certificate for `localhost`).
+async fn start_tls(config: ServerConfig) -> Srv {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
     let handler = RequestHandler::new(
         Arc::new(TestAgent::standard()),
         card(&format!("https://{addr}"), false),
@@ -470,7 +503,12 @@ async fn a_tls_connection_idle_after_its_handshake_is_closed() {
     tokio::spawn(Server::new(Arc::new(handler)).tls(tls).serve(listener, async {
         let _ = stopped.await;
     }));
+    Srv { addr, stop: Some(stop) }
+}
 
+/// A TLS connection to `addr` (HTTP/1.1: no ALPN), its handshake done.
+async fn tls_connect(addr: std::net::SocketAddr) -> tokio_rustls::client::TlsStream<TcpStream> {
+    use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
     let mut roots = rustls::RootCertStore::empty();
     roots.add(CertificateDer::from_pem_file(fixture("tls-ca.pem")).unwrap()).unwrap();
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
@@ -481,12 +519,7 @@ async fn a_tls_connection_idle_after_its_handshake_is_closed() {
         .with_no_client_auth();
     let tcp = TcpStream::connect(addr).await.unwrap();
     let name = ServerName::try_from("localhost").unwrap();
-    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(client)).connect(name, tcp).await.expect("handshake");
-    // Handshake done, then nothing: the server closes the connection.
-    let mut byte = [0u8; 1];
-    let read = tokio::time::timeout(Duration::from_secs(3), tls.read(&mut byte)).await;
-    assert!(matches!(read, Ok(Ok(0) | Err(_))), "an idle TLS connection stays open: {read:?}");
-    let _ = stop.send(());
+    tokio_rustls::TlsConnector::from(Arc::new(client)).connect(name, tcp).await.expect("handshake")
 }
 
 #[tokio::test]
