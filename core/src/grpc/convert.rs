@@ -6,7 +6,7 @@
 
 use super::pb;
 use crate::error::{A2AError, ErrorKind, Result};
-use crate::model::{self, StreamResponse};
+use crate::model::{self, StreamResponse, Validate};
 use crate::request::{A2ARequest, Method};
 use bytes::Bytes;
 use prost::Message;
@@ -78,8 +78,23 @@ macro_rules! with_types {
     };
 }
 
-/// A request message of `method` (protobuf bytes) as a validated [`A2ARequest`].
+/// A request message of `method` (protobuf bytes) as a validated [`A2ARequest`]. A plain
+/// SendMessage request is read field for field ([`super::direct`]), the rest through ProtoJSON.
 pub fn decode_request(method: Method, bytes: &[u8]) -> Result<A2ARequest> {
+    if matches!(method, Method::SendMessage | Method::SendStreamingMessage)
+        && let Some(request) = super::direct::send_message_request(decode(bytes)?)
+    {
+        request.validate_at("")?;
+        return Ok(match method {
+            Method::SendMessage => A2ARequest::SendMessage(request),
+            _ => A2ARequest::SendStreamingMessage(request),
+        });
+    }
+    decode_via_json(method, bytes)
+}
+
+/// [`decode_request`] through ProtoJSON, for every request.
+fn decode_via_json(method: Method, bytes: &[u8]) -> Result<A2ARequest> {
     let params = with_types!(method, |Req, _Resp| to_json(&decode::<Req>(bytes)?, ErrorKind::InvalidParams)?);
     A2ARequest::from_params(method, params, "")
 }
@@ -161,21 +176,27 @@ fn to_json<M: Serialize>(message: &M, kind: ErrorKind) -> Result<Value> {
 /// Whole doubles within ±2^53 (exact as integers) are written as integers, as a JSON client
 /// that sent them expects; the numeric value is unchanged either way.
 fn whole_numbers_as_integers(value: &mut Value) {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
     match value {
         Value::Number(n) if n.is_f64() => {
-            if let Some(f) = n.as_f64()
-                && f.fract() == 0.0
-                && f.abs() <= EXACT
-                && !(f == 0.0 && f.is_sign_negative())
-            {
-                *value = Value::from(f as i64);
+            if let Some(number) = n.as_f64().and_then(json_number) {
+                *value = number;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
         Value::Object(map) => map.values_mut().for_each(whole_numbers_as_integers),
         _ => {}
     }
+}
+
+/// A `google.protobuf.Value` number as JSON: whole within ±2^53 as an integer (see
+/// [`whole_numbers_as_integers`]), else the double; `None` for NaN and infinities, which JSON
+/// cannot hold.
+pub(super) fn json_number(f: f64) -> Option<Value> {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if f.fract() == 0.0 && f.abs() <= EXACT && !(f == 0.0 && f.is_sign_negative()) {
+        return Some(Value::from(f as i64));
+    }
+    serde_json::Number::from_f64(f).map(Value::Number)
 }
 
 /// Anything with a ProtoJSON form as the protobuf message `M`, through its JSON text (no JSON
@@ -190,6 +211,68 @@ fn encode<M: Message + DeserializeOwned>(value: &impl Serialize) -> Result<Bytes
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A SendMessage request read field for field is what the ProtoJSON route reads, and a
+    /// refusal is the same refusal (code, message, field), for plain and irregular requests.
+    #[test]
+    fn send_message_requests_read_alike_on_both_routes() {
+        let msg = |extra: Value| {
+            let mut m = serde_json::json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]});
+            m.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            m
+        };
+        let cases = [
+            serde_json::json!({"message": msg(serde_json::json!({}))}),
+            serde_json::json!({"tenant": "acme", "message": msg(serde_json::json!({"contextId": "c", "taskId": "t",
+                "extensions": ["https://e/x"], "referenceTaskIds": ["t0"], "metadata": {"n": 1, "f": 1.5, "z": -0.0,
+                "l": [true, "s", {"d": []}], "big": 1e300}})),
+                "configuration": {"acceptedOutputModes": ["text/plain"], "historyLength": 3, "returnImmediately": true},
+                "metadata": {"k": "v"}}),
+            serde_json::json!({"message": msg(serde_json::json!({"parts": [
+                {"raw": "aGk=", "filename": "f", "mediaType": "application/octet-stream", "metadata": {}},
+                {"url": "https://x/y"}, {"data": {"a": [1, 2]}}, {"data": null}]}))}),
+            serde_json::json!({"message": msg(serde_json::json!({"parts": [{"text": "hi"}],
+                "role": "ROLE_UNSPECIFIED"}))}),
+            serde_json::json!({"message": msg(serde_json::json!({"messageId": ""}))}),
+            serde_json::json!({"message": msg(serde_json::json!({"parts": []}))}),
+            serde_json::json!({"message": msg(serde_json::json!({})),
+                "configuration": {"historyLength": -1}}),
+            serde_json::json!({"message": msg(serde_json::json!({})),
+                "configuration": {"taskPushNotificationConfig": {"url": "https://h/cb", "token": "t"}}}),
+            serde_json::json!({"configuration": {"returnImmediately": true}}),
+            serde_json::json!({"message": msg(serde_json::json!({"parts": [{}]}))}),
+        ];
+        for (i, case) in cases.into_iter().enumerate() {
+            let bytes = encode_params(Method::SendMessage, case.clone()).unwrap();
+            let plain = super::super::direct::send_message_request(decode(&bytes).unwrap()).is_some();
+            // The plain ones (and one that validation refuses) do take the direct way.
+            if [0, 1, 6].contains(&i) {
+                assert!(plain, "{case}");
+            }
+            for method in [Method::SendMessage, Method::SendStreamingMessage] {
+                let direct = decode_request(method, &bytes);
+                let route = decode_via_json(method, &bytes);
+                match (&direct, &route) {
+                    (Ok(d), Ok(r)) => assert_eq!(d, r, "{case}"),
+                    (Err(d), Err(r)) => {
+                        assert_eq!(
+                            (d.code(), &d.message, &d.violations),
+                            (r.code(), &r.message, &r.violations),
+                            "{case}"
+                        )
+                    }
+                    _ => panic!("{case}: {direct:?} vs {route:?}"),
+                }
+            }
+        }
+        // An enum number A2A does not define is judged by the route.
+        let message = pb::SendMessageRequest {
+            message: Some(pb::Message { message_id: "m".into(), role: 7, ..Default::default() }),
+            ..Default::default()
+        };
+        let bytes = message.encode_to_vec();
+        assert_eq!(decode_request(Method::SendMessage, &bytes).unwrap_err().code(), -32602);
+    }
 
     #[test]
     fn any_json_goes_as_a_protobuf_value_and_back() {

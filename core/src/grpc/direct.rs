@@ -4,6 +4,11 @@
 //! the message the ProtoJSON route gives (checked by `same_as_the_protojson_route` below and by
 //! the vectors), so [`super::convert`] stays the one mapping for everything else.
 //!
+//! The other way, a SendMessage request becomes the model's the same way when it is plain
+//! ([`send_message_request`]); anything the ProtoJSON route must judge (a part with no content,
+//! an enum number A2A does not define, an empty `Value`, a push config) takes that route, so
+//! every refusal is exactly its.
+//!
 //! Two differences are deliberate, both in `google.protobuf.Value`s (metadata, data parts): a
 //! JSON `null` is written as `null_value`, its canonical form (pbjson left the value empty,
 //! which strict readers such as Go's protojson refuse), and an integer beyond ±2^53 goes as
@@ -11,8 +16,8 @@
 
 use super::pb;
 use crate::model::{
-    Artifact, Message, Part, PartContent, SendMessageResponse, StreamResponse, Struct, Task, TaskArtifactUpdateEvent,
-    TaskStatus, TaskStatusUpdateEvent,
+    Artifact, Message, Part, PartContent, Role, SendMessageConfiguration, SendMessageRequest, SendMessageResponse,
+    StreamResponse, Struct, Task, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent,
 };
 use bytes::Bytes;
 use pbjson_types::value::Kind;
@@ -158,6 +163,78 @@ impl From<&StreamResponse> for pb::StreamResponse {
         };
         Self { payload: Some(payload) }
     }
+}
+
+/// A plain SendMessage request as the model's (not validated yet); `None` when the ProtoJSON
+/// route must read it (see the module docs).
+pub fn send_message_request(r: pb::SendMessageRequest) -> Option<SendMessageRequest> {
+    let configuration = match r.configuration {
+        None => None,
+        Some(c) if c.task_push_notification_config.is_some() => return None,
+        Some(c) => Some(SendMessageConfiguration {
+            accepted_output_modes: c.accepted_output_modes,
+            task_push_notification_config: None,
+            history_length: c.history_length,
+            return_immediately: c.return_immediately,
+        }),
+    };
+    Some(SendMessageRequest {
+        tenant: r.tenant,
+        message: message_in(r.message?)?,
+        configuration,
+        metadata: struct_in_opt(r.metadata)?,
+    })
+}
+
+fn message_in(m: pb::Message) -> Option<Message> {
+    // ProtoJSON leaves out empty fields, so the route refuses these as missing, in its words.
+    if m.message_id.is_empty() || m.parts.is_empty() {
+        return None;
+    }
+    Some(Message {
+        message_id: m.message_id,
+        context_id: m.context_id,
+        task_id: m.task_id,
+        // 0 is the proto's default, which ProtoJSON leaves out: the route's "is required".
+        role: Role::from_number(m.role.into()).filter(|r| *r != Role::Unspecified)?,
+        parts: m.parts.into_iter().map(part_in).collect::<Option<_>>()?,
+        metadata: struct_in_opt(m.metadata)?,
+        extensions: m.extensions,
+        reference_task_ids: m.reference_task_ids,
+    })
+}
+
+fn part_in(p: pb::Part) -> Option<Part> {
+    let content = match p.content? {
+        pb::part::Content::Text(t) => PartContent::Text(t),
+        pb::part::Content::Raw(r) => PartContent::Raw(r),
+        pb::part::Content::Url(u) => PartContent::Url(u),
+        pb::part::Content::Data(d) => PartContent::Data(value_in(d)?),
+    };
+    Some(Part { content, metadata: struct_in_opt(p.metadata)?, filename: p.filename, media_type: p.media_type })
+}
+
+/// `Some(None)` for no struct; `None` when one of its values needs the ProtoJSON route.
+fn struct_in_opt(s: Option<pbjson_types::Struct>) -> Option<Option<Struct>> {
+    match s {
+        None => Some(None),
+        Some(s) => struct_in(s).map(Some),
+    }
+}
+
+fn struct_in(s: pbjson_types::Struct) -> Option<Struct> {
+    s.fields.into_iter().map(|(k, v)| Some((k, value_in(v)?))).collect()
+}
+
+fn value_in(v: pbjson_types::Value) -> Option<Value> {
+    Some(match v.kind? {
+        Kind::NullValue(_) => Value::Null,
+        Kind::BoolValue(b) => Value::Bool(b),
+        Kind::NumberValue(f) => super::convert::json_number(f)?,
+        Kind::StringValue(s) => Value::String(s),
+        Kind::ListValue(l) => Value::Array(l.values.into_iter().map(value_in).collect::<Option<_>>()?),
+        Kind::StructValue(s) => Value::Object(struct_in(s)?),
+    })
 }
 
 #[cfg(test)]
