@@ -236,40 +236,24 @@ async fn a_trickled_body_gets_408_on_http2_too() {
 
 #[tokio::test]
 async fn a_connection_that_never_sends_a_byte_is_closed_at_the_header_read_timeout() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut config = ServerConfig::default();
-    config.limits.header_read_timeout = Duration::from_millis(300);
-    let handler = RequestHandler::new(
-        Arc::new(TestAgent::standard()),
-        card(&format!("http://{addr}"), false),
-        Stores::memory(),
-        config,
-    );
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server = Server::new(Arc::new(handler));
-    tokio::spawn(server.serve(listener, async {
-        let _ = stopped.await;
-    }));
-    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let s = start_head_timeout().await;
+    let mut silent = TcpStream::connect(s.addr).await.unwrap();
     // Open before the timeout, closed after it (`closed` waits up to a second).
     let mut byte = [0u8; 1];
     assert!(tokio::time::timeout(Duration::from_millis(100), silent.read(&mut byte)).await.is_err());
     assert!(closed(&mut silent).await, "an idle connection holds its descriptor");
     // A client that speaks is served as before.
-    let mut c = TcpStream::connect(addr).await.unwrap();
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
     let body = send_body(1);
     c.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut c).await.unwrap().0, 200);
-    let _ = stop.send(());
 }
 
-/// A server with a short header read timeout (300 ms) and a long idle timeout.
-async fn start_head_timeout() -> Srv {
+/// A plain-HTTP server with `config` (the standard test agent; SSE keep-alive comments off, so
+/// an open stream sends nothing while it waits).
+async fn start_with(config: ServerConfig) -> Srv {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let mut config = ServerConfig::default();
-    config.limits.header_read_timeout = Duration::from_millis(300);
     let handler = RequestHandler::new(
         Arc::new(TestAgent::standard()),
         card(&format!("http://{addr}"), false),
@@ -277,11 +261,17 @@ async fn start_head_timeout() -> Srv {
         config,
     );
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = Server::new(Arc::new(handler));
-    tokio::spawn(server.serve(listener, async {
+    tokio::spawn(Server::new(Arc::new(handler)).sse_keep_alive(None).serve(listener, async {
         let _ = stopped.await;
     }));
     Srv { addr, stop: Some(stop) }
+}
+
+/// A server with a short header read timeout (300 ms).
+async fn start_head_timeout() -> Srv {
+    let mut config = ServerConfig::default();
+    config.limits.header_read_timeout = Duration::from_millis(300);
+    start_with(config).await
 }
 
 /// A request head begun and not finished in time gets 408 and the connection closes, on a new
@@ -374,21 +364,9 @@ async fn the_header_read_timeout_spares_what_arrives_in_time_and_idle_connection
 /// A server whose connections close after `idle` with no request in flight; SSE keep-alive
 /// comments are off, so an open stream sends nothing while it waits.
 async fn start_idle(idle: Duration) -> Srv {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let mut config = ServerConfig::default();
     config.limits.idle_timeout = idle;
-    let handler = RequestHandler::new(
-        Arc::new(TestAgent::standard()),
-        card(&format!("http://{addr}"), false),
-        Stores::memory(),
-        config,
-    );
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(Server::new(Arc::new(handler)).sse_keep_alive(None).serve(listener, async {
-        let _ = stopped.await;
-    }));
-    Srv { addr, stop: Some(stop) }
+    start_with(config).await
 }
 
 /// The HTTP/2 frame types a server sent until it closed the connection (within 3 s).
