@@ -177,11 +177,19 @@ impl Serialize for Id {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Id::String(v) => s.serialize_str(v),
-            // The text is a JSON number (checked when made): written as it came.
-            Id::Number(n) => match RawValue::from_string(n.as_str().to_owned()) {
-                Ok(raw) => raw.serialize(s),
-                Err(_) => s.serialize_unit(),
-            },
+            // The text is a JSON number (checked when made): written as it came. An integer
+            // that fits 64 bits (nearly every id) writes the same text without an allocation.
+            Id::Number(n) => {
+                let text = n.as_str();
+                match (text.parse::<u64>(), text.parse::<i64>()) {
+                    (Ok(u), _) => s.serialize_u64(u),
+                    (_, Ok(i)) if text != "-0" => s.serialize_i64(i),
+                    _ => match RawValue::from_string(text.to_owned()) {
+                        Ok(raw) => raw.serialize(s),
+                        Err(_) => s.serialize_unit(),
+                    },
+                }
+            }
             Id::Null => s.serialize_unit(),
         }
     }

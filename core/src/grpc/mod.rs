@@ -4,8 +4,9 @@
 //!
 //! The messages are generated from the vendored proto by `tools/grpc-gen` (prost types with
 //! pbjson's ProtoJSON serde impls, in [`pb`]). Core's model speaks ProtoJSON already, so a
-//! message converts through ProtoJSON (see [`convert`]): one mapping, the proto's own, with no
-//! hand-kept field lists that could drift from the JSON bindings.
+//! message converts through ProtoJSON (see [`convert`]): one mapping, the proto's own. The
+//! messages of every call (tasks, SendMessage and its replies, stream events) are converted
+//! field for field instead ([`direct`]), for speed, and tested to give what that route gives.
 //!
 //! The service is served by `server::grpc_binding` on the HTTP listener (HTTP/2, `content-type:
 //! application/grpc`) and called by the client's gRPC transport; both use [`frame`] and
