@@ -184,8 +184,9 @@ impl Activity {
             }
             let head = self.head.load(Ordering::Acquire);
             let begun = self.requests.load(Ordering::Acquire) >> 32;
-            // No request has begun since the head started to come.
-            let waiting = protocol == HTTP1 && head != 0 && head - 1 == begun;
+            // No request has begun since the head started to come (or, protocol not known
+            // yet, since the first bytes of what may be either).
+            let waiting = head != 0 && head - 1 == begun;
             if waiting && head == pending {
                 looks += 1;
                 if looks == 4 {
@@ -281,6 +282,8 @@ impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> Watched<I> {
             return;
         }
         let rest = &PREFACE[self.preface..];
+        // Timed from the first byte: a client that stops inside the preface is timed too.
+        self.activity.read_between_requests(got);
         if rest.starts_with(got) {
             self.preface += got.len();
             if self.preface == PREFACE.len() {
@@ -290,7 +293,6 @@ impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> Watched<I> {
         } else {
             self.preface = DECIDED;
             self.activity.protocol.store(HTTP1, Ordering::Release);
-            self.activity.read_between_requests(got);
         }
     }
 
@@ -319,6 +321,9 @@ impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> hyper::rt::Read for Watched<
     ) -> Poll<std::io::Result<()>> {
         let this = &mut *self;
         if this.preface != DECIDED {
+            if this.activity.head_expired.load(Ordering::Acquire) {
+                return Poll::Ready(Err(this.answer_408(cx)));
+            }
             return this.poll_read_seen::<{ PREFACE.len() }>(cx, buf, Self::first_bytes);
         }
         if this.activity.protocol.load(Ordering::Relaxed) != HTTP1 {

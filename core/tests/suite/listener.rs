@@ -313,6 +313,11 @@ async fn a_request_head_that_does_not_arrive_in_time_gets_408_and_a_close() {
     let mut c = TcpStream::connect(s.addr).await.unwrap();
     c.write_all(b"PRI / HTTP/1.1\r\nHost: x\r\n").await.unwrap();
     assert_eq!(read_response(&mut c).await.expect("a 408 for a PRI head").0, 408);
+    // A client that stops inside what could be HTTP/2's preface is timed from its first byte.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(b"PRI * HTT").await.unwrap();
+    assert_eq!(read_response(&mut c).await.expect("a 408 inside the preface").0, 408);
+    assert!(closed(&mut c).await);
 }
 
 /// The header read timeout leaves alone heads that arrive in pieces in time, keep-alive
