@@ -1151,7 +1151,7 @@ async fn compressed_bodies_are_415_with_accept_encoding() {
     let rpc = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}).to_string();
     let send = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}).to_string();
     for (path, body) in [("/", &rpc), ("/message:send", &send)] {
-        for coding in ["gzip", "identity, br", "x-custom"] {
+        for coding in ["gzip", "identity, br", "x-custom", "identity"] {
             let resp = s
                 .client
                 .post(s.url(path))
@@ -1162,24 +1162,16 @@ async fn compressed_bodies_are_415_with_accept_encoding() {
                 .send()
                 .await
                 .unwrap();
-            assert_eq!(resp.headers().get("accept-encoding").map(|v| v.to_str().unwrap()), Some("identity"));
+            let accept = resp.headers().get("accept-encoding").map(|v| v.to_str().unwrap().to_owned());
             let r = reply(resp).await;
+            if coding == "identity" {
+                assert_ne!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{path}: {}", r.body);
+                continue;
+            }
             assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{path} {coding}: {}", r.body);
+            assert_eq!(accept.as_deref(), Some("identity"));
             assert!(r.body.to_string().contains("Content-Encoding"), "{}", r.body);
         }
-        let r = reply(
-            s.client
-                .post(s.url(path))
-                .header("content-type", "application/json")
-                .header("content-encoding", "identity")
-                .header("A2A-Version", "1.0")
-                .body(body.clone())
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
-        assert_ne!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{path}: {}", r.body);
     }
     s.stop().await;
 }
