@@ -102,11 +102,17 @@ async def test_memory_store_bounds_and_listener_limits_are_options() -> None:
         AgentServer(CARD, Echo(), max_store_bytes=0)
 
 
+async def raw_connection(server: AgentServer) -> tuple[str, asyncio.StreamReader, asyncio.StreamWriter]:
+    """A plain TCP connection to the server, and the host to name in its requests."""
+    host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    return host, reader, writer
+
+
 @run
 async def test_idle_timeout_closes_a_keep_alive_connection_with_nothing_in_flight() -> None:
     async with AgentServer(CARD, Echo(), limits={"idle_timeout": 0.3}) as server:
-        host, port = server.url.removeprefix("http://").rstrip("/").split(":")
-        reader, writer = await asyncio.open_connection(host, int(port))
+        host, reader, writer = await raw_connection(server)
         writer.write(f"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
         assert head.startswith(b"HTTP/1.1 200"), head
@@ -122,8 +128,7 @@ async def test_idle_timeout_closes_a_keep_alive_connection_with_nothing_in_fligh
 @run
 async def test_a_request_head_slower_than_header_read_timeout_gets_408() -> None:
     async with AgentServer(CARD, Echo(), limits={"header_read_timeout": 0.3}) as server:
-        host, port = server.url.removeprefix("http://").rstrip("/").split(":")
-        reader, writer = await asyncio.open_connection(host, int(port))
+        host, reader, writer = await raw_connection(server)
         writer.write(f"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\nAcc".encode())
         answer = await asyncio.wait_for(reader.read(), 5)
         assert answer.startswith(b"HTTP/1.1 408 "), answer

@@ -171,8 +171,8 @@ impl Activity {
         }
     }
 
-    /// Completes once an HTTP/1 request head has been arriving for at least `timeout` (at most
-    /// a quarter more: it looks every quarter).
+    /// Completes once a request head (on HTTP/1, or before the protocol is known) has been
+    /// arriving for at least `timeout` (at most a quarter more: it looks every quarter).
     async fn slow_head(&self, timeout: Duration) {
         let (mut pending, mut looks) = (0, 0);
         loop {
@@ -320,17 +320,15 @@ impl<I: hyper::rt::Read + hyper::rt::Write + Unpin> hyper::rt::Read for Watched<
         buf: hyper::rt::ReadBufCursor<'_>,
     ) -> Poll<std::io::Result<()>> {
         let this = &mut *self;
+        // Set only by `slow_head`, which never fires on HTTP/2.
+        if this.activity.head_expired.load(Ordering::Acquire) {
+            return Poll::Ready(Err(this.answer_408(cx)));
+        }
         if this.preface != DECIDED {
-            if this.activity.head_expired.load(Ordering::Acquire) {
-                return Poll::Ready(Err(this.answer_408(cx)));
-            }
             return this.poll_read_seen::<{ PREFACE.len() }>(cx, buf, Self::first_bytes);
         }
         if this.activity.protocol.load(Ordering::Relaxed) != HTTP1 {
             return Pin::new(&mut this.io).poll_read(cx, buf);
-        }
-        if this.activity.head_expired.load(Ordering::Acquire) {
-            return Poll::Ready(Err(this.answer_408(cx)));
         }
         if this.activity.between_requests() {
             return this.poll_read_seen::<HEAD_READ>(cx, buf, |this, got| this.activity.read_between_requests(got));
