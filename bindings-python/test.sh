@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Builds the Python package's wheel and sdist from this source tree (package.sh --dev), installs
 # the wheel into bindings-python/.venv, then runs its pytest suite. Exits non-zero on failure.
+#   PYTHON=python3.13 VENV=.venv-python3.13 test.sh   the same suite on another interpreter, in a
+#                                                      venv of its own (run-all.sh does this for
+#                                                      the newest CPython present)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null || PYTHON=python3
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
+venv="${VENV:-.venv}"
+if [ ! -x "$venv/bin/python" ]; then
+    "$PYTHON" -m venv "$venv"
 fi
-py=.venv/bin/python
-# package.sh installs and runs `maturin` and `auditwheel` from this venv.
-export PATH="$here/.venv/bin:$PATH"
+py="$venv/bin/python"
+export PATH="$here/$venv/bin:$PATH"
 "$py" -m pip install --quiet --disable-pip-version-check "pytest==9.0.3" "mypy==2.4.1"
 # The official SDK (client and server) for the interop tests, pinned as tests/interop pins it.
 "$py" -m pip install --quiet --disable-pip-version-check -r "$here/../tests/interop/peers/requirements-v1.txt"
@@ -25,11 +28,12 @@ export PATH="$here/.venv/bin:$PATH"
 # [profile.dev] (deps at opt-level 1) builds in a fraction of a release build's time on 2 cores
 # and shares target/ with cargo. Users get release (package.sh with no option). The suite runs
 # on that wheel, installed here; tests/test_dist.py installs it again into a fresh venv.
+# package.sh installs and runs `maturin` and `auditwheel` from .venv.
 ./package.sh --dev
 "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ../target/dist/python/*.whl
 export A2A_REQUIRE_DIST=1
 # The typed surface: the native module's stub against the build, the package against its code.
 (cd /tmp && "$here/$py" -m mypy.stubtest a2a_native --allowlist "$here/tools/stubtest-allowlist.txt")
-(cd tests && "../$py" -m mypy --cache-dir "$here/.venv/mypy-cache" --strict -p a2a_native && "../$py" -m mypy --cache-dir "$here/.venv/mypy-cache" .)
+(cd tests && "../$py" -m mypy --cache-dir "$here/$venv/mypy-cache" --strict -p a2a_native && "../$py" -m mypy --cache-dir "$here/$venv/mypy-cache" .)
 cd tests
-exec ../.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+exec "../$py" -m pytest -q -p no:cacheprovider "$@"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import pytest
 
@@ -152,6 +153,56 @@ async def test_an_executor_that_never_returns_ends_failed_at_the_executor_timeou
             assert "did not return within 0.3 s" in task["status"]["message"]["parts"][0]["text"]
     with pytest.raises(ValueError, match="executorTimeout"):
         AgentServer(CARD, Stuck(), limits={"executor_timeout": 0})
+
+
+@run
+async def test_an_executor_runs_as_a_real_task_and_through_the_loops_task_factory() -> None:
+    """From Python 3.12 an executor's first step runs eagerly, inside the server's callback: it
+    must still be the current task (timeouts, TaskGroups, cancellation), whether it ends before
+    its first suspension or after; and a task factory the application set is used."""
+    seen: list[str] = []
+
+    class Tasky(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            current = asyncio.current_task()
+            assert current is not None and not current.done()
+            text = context.get_user_input()
+            if text == "sync":  # never suspends: done within its first step
+                await events.complete("sync done")
+                return
+            async with asyncio.timeout(5):
+                async with asyncio.TaskGroup() as group:
+                    parts = [group.create_task(asyncio.sleep(0.01, result=p)) for p in ("a", "b")]
+            await events.artifact([{"text": t.result()} for t in parts], name="joined", last_chunk=True)
+            try:
+                async with asyncio.timeout(0.05):
+                    await asyncio.sleep(10)
+            except TimeoutError:
+                await events.complete("timed out as asked")
+
+    loop = asyncio.get_running_loop()
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        seen.append(getattr(coro, "__qualname__", "?"))
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    async with AgentServer(CARD, Tasky()) as server:
+        client = await Client.connect(server.url)
+        for with_factory in (False, True):
+            seen.clear()
+            loop.set_task_factory(factory if with_factory else None)
+            try:
+                task = (await client.send("sync"))["task"]
+                assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+                assert task["status"]["message"]["parts"] == [{"text": "sync done"}]
+                task = (await client.send("group"))["task"]
+                assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+                assert task["artifacts"][0]["parts"] == [{"text": "a"}, {"text": "b"}]
+                assert task["status"]["message"]["parts"] == [{"text": "timed out as asked"}]
+            finally:
+                loop.set_task_factory(None)
+            # The executor's coroutine went through the factory exactly when one was set.
+            assert ("_body" in seen) == with_factory, seen
 
 
 @run

@@ -29,6 +29,8 @@
 #   DURATION=5 TASKS=20000 tests/bench/run.sh
 #   SERVERS="ours rust" tests/bench/run.sh
 #   SKIP_BUILD=1 tests/bench/run.sh        reuse target/release/a2a and the Rust reference as built
+#   BENCH_PYTHON=python3.12 tests/bench/run.sh   every Python server (python, pyours, pycompat) on
+#                                          that interpreter, each in a venv of its own
 # Not a test: it never fails on numbers. It only uses loopback.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -53,11 +55,12 @@ fi
 if has python || has js; then
   tests/bench/ref/setup.sh >&2
 fi
-pyours_venv="$root/target/bench/pyours-venv"
+ref_venv="$root/tests/bench/ref/.venv${BENCH_PYTHON:+-${BENCH_PYTHON##*/}}"
+pyours_venv="$root/target/bench/pyours-venv${BENCH_PYTHON:+-${BENCH_PYTHON##*/}}"
 if has pyours || has pycompat; then
   # A release build of the Python package (maturin's default profile), in its own venv; with
   # the reference's a2a-sdk beside it for `pycompat`.
-  [ -x "$pyours_venv/bin/python" ] || python3 -m venv "$pyours_venv"
+  [ -x "$pyours_venv/bin/python" ] || "${BENCH_PYTHON:-python3}" -m venv "$pyours_venv"
   if [ "${SKIP_BUILD:-0}" != 1 ] || ! "$pyours_venv/bin/python" -c 'import a2a_native' 2>/dev/null; then
     "$pyours_venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall ./bindings-python >&2
   fi
@@ -106,7 +109,7 @@ start() { # name port
     ours) exec "$a2a" serve --echo --store memory --port "$port" ;;
     floor) exec "$root/target/release/examples/bench_floor" "$port" ;;
     rust) exec "$root/target/bench-ref/release/bench-ref-rust" "$port" ;;
-    python) PORT="$port" exec tests/bench/ref/.venv/bin/python tests/bench/ref/python/server.py "$port" ;;
+    python) PORT="$port" exec "$ref_venv/bin/python" tests/bench/ref/python/server.py "$port" ;;
     js) PORT="$port" exec node tests/bench/ref/js/server.mjs "$port" ;;
     pyours) exec "$pyours_venv/bin/python" tests/bench/ref/python_native/server.py "$port" ;;
     pycompat) exec "$pyours_venv/bin/python" tests/bench/ref/python_compat/server.py "$port" ;;
