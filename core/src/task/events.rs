@@ -16,8 +16,11 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-/// How many events a slow stream may fall behind before it is re-synchronised from a snapshot.
-const BUS_CAPACITY: usize = 256;
+/// How many events a slow stream may fall behind before it is re-synchronised from the log. As
+/// many as a stream's own queue holds: a stream that far behind has a slow client, and reading
+/// the log once is cheaper than a larger bus for every task. The bus is made (and filled, slot
+/// by slot) for every new task, under the registry's lock: at 256 that was 3% of a SendMessage.
+const BUS_CAPACITY: usize = 64;
 
 /// (tenant, task id)
 pub(crate) type Key = (String, String);

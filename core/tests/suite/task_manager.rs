@@ -292,6 +292,44 @@ async fn streaming_sends_the_task_first_then_updates_in_order_and_closes() {
     settled(&h).await;
 }
 
+/// A stream whose client reads nothing while the agent sends far more events than the task's
+/// bus and the stream's queue hold falls behind the bus; it is then filled from the log, so the
+/// client still gets every event once, in order, and the stream ends at the terminal state.
+#[tokio::test]
+async fn a_stream_that_fell_far_behind_gets_every_event_once_in_order() {
+    const ARTIFACTS: usize = 400;
+    let steps = std::iter::once(Step::working())
+        .chain((0..ARTIFACTS).map(|i| Step::artifact(&format!("n{i}"), "x")))
+        .chain([Step::complete()]);
+    let agent = Arc::new(TestAgent::new().on("flood", steps));
+    let h = RequestHandler::new(agent, card(true, false), Stores::memory(), ServerConfig::default());
+    let mut s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("flood")))).await.unwrap();
+    let first = s.next().await.unwrap();
+    let id = first.task_id().unwrap().to_owned();
+    // The rest is not read until the agent is done: every event is committed while the stream waits.
+    for _ in 0..500 {
+        if get(&h, &id).await.unwrap().status.state == TaskState::Completed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let events: Vec<StreamResponse> = std::iter::once(first).chain(collect(s).await).collect();
+    let names: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamResponse::ArtifactUpdate(a) => Some(a.artifact.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..ARTIFACTS).map(|i| format!("n{i}")).collect();
+    assert_eq!(names, expected);
+    let k = kinds(&events);
+    assert_eq!(k.len(), ARTIFACTS + 3, "{k:?}");
+    assert_eq!(k[..2], ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING"]);
+    assert_eq!(k[k.len() - 1], "status:TASK_STATE_COMPLETED");
+    settled(&h).await;
+}
+
 #[tokio::test]
 async fn streaming_direct_reply_is_one_message() {
     let h = handler();
