@@ -172,7 +172,9 @@ print(sum(d.get("requests",0) for d in map(json.loads, open(sys.argv[1])) if d["
   stop
 done
 
-python3 - "$results" "$out/results.md" <<'EOF'
+# The interpreter the Python servers ran on, for the report.
+python_version="$("${BENCH_PYTHON:-python3}" -c 'import platform; print(platform.python_version())')"
+python3 - "$results" "$out/results.md" "$python_version" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 by = {}
@@ -257,6 +259,9 @@ if "jsours" in by and "ours" in by:
     d = (get("jsours", "send_c1", "p50_ms") or 0) - (get("ours", "send_c1", "p50_ms") or 0)
     lines.append("")
     lines.append(f"JavaScript executor round trip (Rust -> JS executor -> Rust), p50 at 1 connection, JS echo minus Rust echo: {d * 1000:.0f} µs.")
+if any(n in by for n in ("python", "pyours", "pycompat")):
+    lines.append("")
+    lines.append(f"The Python servers ran on CPython {sys.argv[3]}.")
 lines.append("")
 lines.append(f"TASKS = {by['ours'].get('rss_after', {}).get('tasks', '?') if 'ours' in by else '?'}; every server has had exactly that many SendMessage calls when 'RSS after TASKS tasks' is read.")
 text = "\n".join(lines) + "\n"
