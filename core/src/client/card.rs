@@ -101,11 +101,18 @@ fn cache_policy(headers: &HeaderMap) -> Option<Duration> {
                 return Some(Duration::ZERO);
             }
             if let Some(secs) = lower.strip_prefix("max-age=").and_then(|v| v.trim_matches('"').parse::<u64>().ok()) {
-                max_age = Duration::from_secs(secs);
+                max_age = delta_seconds(secs);
             }
         }
     }
     Some(max_age)
+}
+
+/// A delta-seconds value as RFC 9111 §1.2.2 bounds it: beyond 2^31 it counts as 2^31 (68
+/// years). Unbounded, a server's `max-age` (or a token's `expires_in`) added to `Instant::now()`
+/// would overflow, which panics.
+pub(crate) fn delta_seconds(secs: u64) -> Duration {
+    Duration::from_secs(secs.min(1 << 31))
 }
 
 /// The card URLs to try for `url`, in order.

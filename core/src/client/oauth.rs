@@ -119,7 +119,7 @@ impl ClientCredentials {
         if !token.token_type.is_empty() && !token.token_type.eq_ignore_ascii_case("bearer") {
             return Err(auth_error(format!("token type {:?} is not supported (bearer only)", token.token_type)));
         }
-        let lifetime = Duration::from_secs(token.expires_in.unwrap_or(3600));
+        let lifetime = super::card::delta_seconds(token.expires_in.unwrap_or(3600));
         let refresh_at = Instant::now() + lifetime.saturating_sub(REFRESH_MARGIN);
         *self.cached.lock().unwrap_or_else(|p| p.into_inner()) =
             Some(Cached { token: token.access_token.clone(), refresh_at });

@@ -494,6 +494,40 @@ async fn the_card_cache_revalidates_with_etag_and_honours_max_age() {
     assert_eq!(server.requests().len(), 3);
 }
 
+/// A `max-age` beyond any clock (u64::MAX seconds) is read as RFC 9111's 2^31 s: the card is
+/// cached, and neither the first answer nor a 304 revalidation makes the client panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_max_age_beyond_any_clock_caches_the_card_without_a_panic() {
+    const HUGE: &str = "max-age=18446744073709551615";
+    for revalidated in [false, true] {
+        let server = raw_server(move |req, _| {
+            if req.header("if-none-match") == Some("\"v1\"") {
+                return Action::Respond {
+                    status: 304,
+                    headers: vec![("cache-control".into(), HUGE.into())],
+                    body: Vec::new(),
+                };
+            }
+            let body = raw_card(&req.base(), "JSONRPC").to_string().into_bytes();
+            // Revalidated: fresh for no time at first, so the second resolution sends If-None-Match.
+            let first = if revalidated { "max-age=0" } else { HUGE };
+            let headers = vec![
+                ("content-type".into(), "application/json".into()),
+                ("etag".into(), "\"v1\"".into()),
+                ("cache-control".into(), first.into()),
+            ];
+            Action::Respond { status: 200, headers, body }
+        })
+        .await;
+        let cache = Arc::new(CardCache::new());
+        for _ in 0..3 {
+            Client::builder().card_cache(cache.clone()).connect(&server.base).await.unwrap();
+        }
+        // Fetched once (and revalidated once): the huge max-age holds the card after that.
+        assert_eq!(server.requests().len(), if revalidated { 2 } else { 1 }, "revalidated: {revalidated}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_0_2_card_path_is_tried_after_404() {
     let server = raw_server(|req, _| match req.path() {

@@ -91,6 +91,23 @@ fn reply_text(r: &a2a_native::model::SendMessageResponse) -> String {
     v["task"]["status"]["message"]["parts"][0]["text"].as_str().unwrap_or_default().to_owned()
 }
 
+/// A token endpoint's `expires_in` of u64::MAX seconds is read as 2^31 s (RFC 9111's bound on
+/// delta-seconds): the token is used and cached; the client does not panic on the deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expires_in_beyond_any_clock_is_bounded_not_a_panic() {
+    let (token_url, hits, _) = token_endpoint(u64::MAX).await;
+    let tokens = BearerTokens::new().with_token("tok-1", Principal { name: "svc-1".into(), scopes: vec![] });
+    let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {"a2a.call": "call the agent"}}}}}});
+    let base = agent(schemes, "oauth", Arc::new(tokens)).await;
+    let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret"));
+    let client =
+        Client::builder().card_cache(Arc::new(CardCache::new())).credentials(creds).connect(&base).await.unwrap();
+    for _ in 0..2 {
+        assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-1");
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "the token is cached");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
     let (token_url, hits, log) = token_endpoint(31).await;
