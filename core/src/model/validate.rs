@@ -6,6 +6,14 @@ use super::card::*;
 use super::requests::*;
 use super::task::*;
 use crate::error::{A2AError, Result};
+use serde_json::Value;
+
+/// How deeply a `google.protobuf.Value` (a data part, any `metadata`) may nest: arrays and
+/// objects, the outermost one counted. Stores keep these values inside a task or a log entry,
+/// several levels deeper than a request holds them, and must read them back under serde_json's
+/// limit of 128; a deeper value would be stored and then be unreadable (its task lost, and
+/// every list page that holds it failing). Protobuf peers stop near 50 levels anyway.
+pub const MAX_VALUE_DEPTH: usize = 64;
 
 /// A value that can check the spec's REQUIRED rules on itself. `at` is the JSON path of `self`.
 pub trait Validate {
@@ -57,6 +65,41 @@ pub(super) fn each<T: Validate>(at: &str, field: &str, list: &[T]) -> Result<()>
     Ok(())
 }
 
+/// Whether `value` nests at most `limit` arrays and objects deep. A loop, not recursion: this
+/// runs before anything else has bounded the value.
+fn nests_within(value: &Value, limit: usize) -> bool {
+    let nested = |v: &&Value| v.is_array() || v.is_object();
+    let mut stack: Vec<(&Value, usize)> = std::iter::once(value).filter(nested).map(|v| (v, 1)).collect();
+    while let Some((v, depth)) = stack.pop() {
+        if depth > limit {
+            return false;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items.iter().filter(nested).map(|c| (c, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().filter(nested).map(|c| (c, depth + 1))),
+            _ => {}
+        }
+    }
+    true
+}
+
+fn too_deep(at: &str, field: &str) -> A2AError {
+    A2AError::invalid_field(join(at, field), format!("nests more than {MAX_VALUE_DEPTH} arrays and objects deep"))
+}
+
+/// A data part's value, within [`MAX_VALUE_DEPTH`].
+fn shallow_value(at: &str, field: &str, value: &Value) -> Result<()> {
+    if nests_within(value, MAX_VALUE_DEPTH) { Ok(()) } else { Err(too_deep(at, field)) }
+}
+
+/// A `metadata` object (itself the outermost level), within [`MAX_VALUE_DEPTH`].
+pub(super) fn shallow_metadata(at: &str, metadata: Option<&serde_json::Map<String, Value>>) -> Result<()> {
+    match metadata {
+        Some(m) if !m.values().all(|v| nests_within(v, MAX_VALUE_DEPTH - 1)) => Err(too_deep(at, "metadata")),
+        _ => Ok(()),
+    }
+}
+
 pub(super) fn non_negative(at: &str, field: &str, value: Option<i32>) -> Result<()> {
     match value {
         Some(n) if n < 0 => Err(A2AError::invalid_field(join(at, field), format!("must not be negative (got {n})"))),
@@ -71,16 +114,19 @@ impl Validate for Message {
             return Err(A2AError::invalid_field(join(at, "role"), "must be ROLE_USER or ROLE_AGENT"));
         }
         non_empty_list(at, "parts", &self.parts)?;
+        shallow_metadata(at, self.metadata.as_ref())?;
         each(at, "parts", &self.parts)
     }
 }
 
 impl Validate for Part {
     fn validate_at(&self, at: &str) -> Result<()> {
-        if let PartContent::Url(url) = &self.content {
-            required(at, "url", url)?;
+        match &self.content {
+            PartContent::Url(url) => required(at, "url", url)?,
+            PartContent::Data(value) => shallow_value(at, "data", value)?,
+            _ => {}
         }
-        Ok(())
+        shallow_metadata(at, self.metadata.as_ref())
     }
 }
 
@@ -88,6 +134,7 @@ impl Validate for Artifact {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "artifactId", &self.artifact_id)?;
         non_empty_list(at, "parts", &self.parts)?;
+        shallow_metadata(at, self.metadata.as_ref())?;
         each(at, "parts", &self.parts)
     }
 }
@@ -108,6 +155,7 @@ impl Validate for Task {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "id", &self.id)?;
         child(&self.status, || join(at, "status"))?;
+        shallow_metadata(at, self.metadata.as_ref())?;
         each(at, "artifacts", &self.artifacts)?;
         each(at, "history", &self.history)
     }
@@ -117,6 +165,7 @@ impl Validate for TaskStatusUpdateEvent {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "taskId", &self.task_id)?;
         required(at, "contextId", &self.context_id)?;
+        shallow_metadata(at, self.metadata.as_ref())?;
         child(&self.status, || join(at, "status"))
     }
 }
@@ -125,6 +174,7 @@ impl Validate for TaskArtifactUpdateEvent {
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "taskId", &self.task_id)?;
         required(at, "contextId", &self.context_id)?;
+        shallow_metadata(at, self.metadata.as_ref())?;
         child(&self.artifact, || join(at, "artifact"))
     }
 }
@@ -241,6 +291,7 @@ impl Validate for OAuthFlows {
 impl Validate for SendMessageRequest {
     fn validate_at(&self, at: &str) -> Result<()> {
         child(&self.message, || join(at, "message"))?;
+        shallow_metadata(at, self.metadata.as_ref())?;
         if let Some(c) = &self.configuration {
             let cat = join(at, "configuration");
             non_negative(&cat, "historyLength", c.history_length)?;

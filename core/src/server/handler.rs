@@ -231,6 +231,11 @@ impl RequestHandler {
     /// Serves one request.
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
         self.scopes.check(req.method().as_str(), ctx.principal.as_ref())?;
+        // A partition joins tenant and principal with U+001F (`CallContext::partition`): a
+        // tenant holding it would let an anonymous caller name a principal's partition.
+        if req.tenant().chars().any(char::is_control) {
+            return Err(A2AError::invalid_field("tenant", "must not contain control characters"));
+        }
         let tenant = ctx.partition(req.tenant(), self.visibility);
         // Push configs are stored under the partition; callers see the tenant they asked for
         // (the partition's principal part is ours, never shown).

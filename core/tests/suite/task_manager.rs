@@ -330,6 +330,76 @@ async fn a_stream_that_fell_far_behind_gets_every_event_once_in_order() {
     settled(&h).await;
 }
 
+/// Tasks are private to their principal: the partition is the tenant, U+001F, the principal.
+/// A tenant with that character (or any control character) is refused, so an anonymous caller
+/// cannot name a principal's partition as its tenant and read its tasks.
+#[tokio::test]
+async fn a_tenant_with_a_control_character_is_refused_so_no_partition_can_be_named() {
+    let h = handler();
+    let alice = CallContext {
+        principal: Some(a2a_native::auth::Principal { name: "alice".into(), scopes: vec![] }),
+        ..Default::default()
+    };
+    let reply = h.handle(&alice, A2ARequest::SendMessage(SendMessageRequest::new(msg("complete")))).await.unwrap();
+    let Reply::Value(v) = reply else { panic!("a blocking send answers a value") };
+    let id = v.to_value()["task"]["id"].as_str().unwrap().to_owned();
+    for tenant in ["\u{1f}alice", "a\nb", "\u{0}"] {
+        let get = GetTaskRequest { id: id.clone(), tenant: tenant.into(), ..Default::default() };
+        let e = call(&h, A2ARequest::GetTask(get)).await.unwrap_err();
+        assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, "tenant"), "{tenant:?}: {e}");
+        let list = model::ListTasksRequest { tenant: tenant.into(), ..Default::default() };
+        let e = call(&h, A2ARequest::ListTasks(list)).await.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidParams, "{tenant:?}: {e}");
+    }
+    // Alice still reads her task; anonymous callers do not find it.
+    let get = || A2ARequest::GetTask(GetTaskRequest { id: id.clone(), ..Default::default() });
+    assert!(h.handle(&alice, get()).await.is_ok());
+    assert_eq!(call(&h, get()).await.unwrap_err().kind, ErrorKind::TaskNotFound);
+}
+
+/// A data part or metadata may nest 64 arrays and objects deep; deeper is refused naming the
+/// field. What is accepted is stored and read back whole, from SQLite too, whose copy sits
+/// several levels deeper than the request had it (a value that serde_json could parse in the
+/// request but not in the store made its task, and every list page holding it, unreadable).
+#[tokio::test]
+async fn values_nest_at_most_64_deep_and_what_is_accepted_reads_back_from_sqlite() {
+    let nested = |depth: usize| -> Value { (1..depth).fold(json!([]), |inner, _| json!([inner])) };
+    let metadata = |depth: usize| json!({"m": nested(depth - 1)});
+    let dir = std::env::temp_dir().join(format!("a2a-depth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stores = Stores::open(&format!("sqlite:{}", dir.join("t.db").display())).await.unwrap();
+    let h = RequestHandler::new(agent(), card(true, false), stores, ServerConfig::default());
+    // Read without validation: the server is what must refuse.
+    let message = |data: Value, meta: Value| -> Message {
+        serde_json::from_value(json!({"messageId": "m", "role": "ROLE_USER", "metadata": meta,
+            "parts": [{"data": data, "metadata": meta}]}))
+        .unwrap()
+    };
+
+    let task = send_task(&h, message(nested(64), metadata(64))).await;
+    let stored = model::to_value(&get(&h, &task.id).await.unwrap());
+    assert_eq!(stored["history"][0]["parts"][0]["data"], nested(64));
+    assert_eq!(stored["history"][0]["metadata"], metadata(64));
+    let listed = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
+    assert_eq!(listed["tasks"][0]["id"], task.id.as_str());
+
+    // Requests are validated as they are read from the wire (every binding reads them so).
+    let read = |data: Value, meta: Value| {
+        let params = json!({"message": model::to_value(&message(data, meta))});
+        A2ARequest::from_params(a2a_native::request::Method::SendMessage, params, "")
+    };
+    assert!(read(nested(64), metadata(64)).is_ok());
+    for (data, meta, field) in [
+        (nested(65), metadata(2), "message.parts[0].data"),
+        (nested(2), metadata(65), "message.metadata"),
+        (nested(123), metadata(2), "message.parts[0].data"),
+    ] {
+        let e = read(data, meta).unwrap_err();
+        assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, field), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn streaming_direct_reply_is_one_message() {
     let h = handler();
