@@ -581,13 +581,18 @@ impl Client {
     /// Every task matching `req`, page after page (following `nextPageToken` from
     /// `req.page_token`). An error is the last item.
     pub fn list_all_tasks(&self, req: ListTasksRequest) -> impl Stream<Item = Result<Task>> + Send + 'static {
+        /// Empty pages in a row, each with a next page token, before the listing ends with an
+        /// error: nothing reaches the caller while pages are empty, so a server that keeps
+        /// handing out fresh tokens would otherwise hold `next()` for ever.
+        const EMPTY_PAGES: u32 = 16;
         struct Pager {
             client: Client,
             req: ListTasksRequest,
             buffer: VecDeque<Task>,
             done: bool,
+            empty_pages: u32,
         }
-        let pager = Pager { client: self.clone(), req, buffer: VecDeque::new(), done: false };
+        let pager = Pager { client: self.clone(), req, buffer: VecDeque::new(), done: false, empty_pages: 0 };
         futures_util::stream::unfold(pager, |mut p| async move {
             loop {
                 if let Some(task) = p.buffer.pop_front() {
@@ -600,6 +605,17 @@ impl Client {
                     Ok(page) => {
                         // A server that hands back the token it was given would loop forever.
                         p.done = page.next_page_token.is_empty() || page.next_page_token == p.req.page_token;
+                        p.empty_pages = if page.tasks.is_empty() { p.empty_pages + 1 } else { 0 };
+                        if !p.done && p.empty_pages == EMPTY_PAGES {
+                            p.done = true;
+                            let e = A2AError::new(
+                                ErrorKind::InvalidAgentResponse,
+                                format!(
+                                    "ListTasks gave {EMPTY_PAGES} empty pages in a row, each with a next page token"
+                                ),
+                            );
+                            return Some((Err(e), p));
+                        }
                         p.req.page_token = page.next_page_token;
                         p.buffer.extend(page.tasks);
                     }

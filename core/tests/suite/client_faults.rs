@@ -190,6 +190,36 @@ async fn a_resubscription_snapshot_with_news_is_surfaced() {
     assert_eq!(server.requests().len(), 3, "the stream ended at the interrupted state");
 }
 
+/// A server answering ListTasks with empty pages, each with a fresh next page token, ends
+/// `list_all_tasks` with InvalidAgentResponse after 16 such pages; tasks on a page in between
+/// reset the count; a token handed back unchanged ends the listing at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_all_tasks_ends_on_endless_empty_pages() {
+    let server = raw_server(|req, n| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        // Request 1 is the card: pages 1..; page 10 holds a task; page 30 repeats its token.
+        "ListTasks" => {
+            let tasks = if n == 10 { vec![task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z")] } else { vec![] };
+            let token = if n == 30 { req.json()["params"]["pageToken"].clone() } else { json!(format!("p{n}")) };
+            Action::json(
+                200,
+                &req.rpc_result(json!({"tasks": tasks, "nextPageToken": token, "pageSize": 50, "totalSize": 1})),
+            )
+        }
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client = connect(&server.base, Binding::JsonRpc).await;
+    let all = client.list_all_tasks(Default::default()).collect::<Vec<_>>();
+    let items = tokio::time::timeout(Duration::from_secs(10), all).await.expect("the listing never ended");
+    assert_eq!(items.len(), 2, "the task, then the error");
+    assert!(items[0].is_ok());
+    let e = items[1].as_ref().unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidAgentResponse, "{e}");
+    // 9 empty pages, the task's page, then 16 empty pages.
+    assert_eq!(server.requests().iter().filter(|r| op(r) == "ListTasks").count(), 26);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_that_ended_while_disconnected_is_read_with_get_task() {
     let server = raw_server(|req, _| match op(req).as_str() {
