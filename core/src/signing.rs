@@ -142,20 +142,33 @@ pub fn verify_card(card: &AgentCard, keys: &KeySet, algorithms: &[Algorithm]) ->
     if card.signatures.is_empty() {
         return Err(A2AError::new(ErrorKind::Unauthenticated, "the card has no signatures"));
     }
-    let payload = card_payload(card)?;
+    // Encoded once for every signature: a card's host chooses how many there are.
+    let payload = URL_SAFE_NO_PAD.encode(card_payload(card)?);
+    let mut input = String::new();
     let mut why = Vec::new();
-    for (i, sig) in card.signatures.iter().enumerate() {
-        match verify_one(sig, &payload, keys, algorithms) {
+    for (i, sig) in card.signatures.iter().take(MAX_SIGNATURES).enumerate() {
+        match verify_one(sig, &payload, &mut input, keys, algorithms) {
             Ok(v) => return Ok(v),
             Err(e) => why.push(format!("signatures[{i}]: {e}")),
         }
     }
+    if card.signatures.len() > MAX_SIGNATURES {
+        why.push(format!("only the first {MAX_SIGNATURES} of {} signatures are checked", card.signatures.len()));
+    }
     Err(A2AError::new(ErrorKind::Unauthenticated, format!("no valid signature ({})", why.join("; "))))
 }
 
+/// How many of a card's signatures [`verify_card`] tries. Each costs a hash of the whole card
+/// (and a public-key operation): without a bound, a large card with many signatures under a
+/// real key id kept a thread busy for minutes. A card is signed once per key; 16 is plenty.
+pub const MAX_SIGNATURES: usize = 16;
+
+/// Checks one signature; `payload` is the card's base64url payload, `input` a buffer reused
+/// for the signing input.
 fn verify_one(
     sig: &AgentCardSignature,
-    payload: &[u8],
+    payload: &str,
+    input: &mut String,
     keys: &KeySet,
     algorithms: &[Algorithm],
 ) -> std::result::Result<Verified, String> {
@@ -174,7 +187,10 @@ fn verify_one(
         why => format!("key {kid:?}: {why}"),
     })?;
     let key = DecodingKey::from_jwk(jwk).map_err(|e| format!("key {kid:?}: {e}"))?;
-    let input = signing_input(&sig.protected, payload);
+    input.clear();
+    input.push_str(&sig.protected);
+    input.push('.');
+    input.push_str(payload);
     match jsonwebtoken::crypto::verify(&sig.signature, input.as_bytes(), &key, alg) {
         Ok(true) => Ok(Verified { kid: kid.to_owned(), alg }),
         Ok(false) => Err("bad signature".into()),

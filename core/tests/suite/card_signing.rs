@@ -103,3 +103,28 @@ fn several_signatures_allow_rotation_and_are_not_covered() {
     let keys = JwkSet { keys: vec![public("jwt-ec-rotated.pem", Algorithm::ES256, "new")] };
     assert_eq!(verify_card(&c, &KeySet::from(keys.clone()), &ALL).unwrap().kid, "new");
 }
+
+/// At most the first 16 signatures are tried (each costs a hash of the whole card and a key
+/// operation; a card's host chooses how many there are). Forged copies of a real signature's
+/// header before the real one are skipped past while within the bound.
+#[test]
+fn at_most_sixteen_signatures_are_tried() {
+    let keys = KeySet::from(JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k1")] });
+    let mut signed = card();
+    CardSigner::from_pem(&pem("jwt-ec.pem"), Algorithm::ES256, "k1").unwrap().sign(&mut signed).unwrap();
+    let real = signed.signatures[0].clone();
+    let forged = a2a_native::model::AgentCardSignature { signature: "AAAA".into(), ..real.clone() };
+    for (forgeries, verifies) in [(15, true), (16, false), (1000, false)] {
+        let mut c = signed.clone();
+        c.signatures = std::iter::repeat_n(forged.clone(), forgeries).chain([real.clone()]).collect();
+        match verify_card(&c, &keys, &ALL) {
+            Ok(v) => assert!(verifies, "{forgeries} forgeries: verified by {v:?}"),
+            Err(e) => {
+                assert!(!verifies, "{forgeries} forgeries: {e}");
+                assert_eq!(e.kind, ErrorKind::Unauthenticated);
+                assert!(e.message.contains("only the first 16 of"), "{e}");
+                assert_eq!(e.message.matches("bad signature").count(), 16, "{e}");
+            }
+        }
+    }
+}
