@@ -337,7 +337,9 @@ impl ClientBuilder {
         let client = match self.http_client.take() {
             Some(c) => c,
             None => {
-                let mut b = reqwest::Client::builder().connect_timeout(self.config.connect_timeout);
+                let mut b = reqwest::Client::builder()
+                    .connect_timeout(self.config.connect_timeout)
+                    .redirect(reqwest::redirect::Policy::custom(same_origin_redirects));
                 for root in self.tls_roots.drain(..) {
                     b = b.add_root_certificate(root);
                 }
@@ -413,6 +415,21 @@ pub struct MethodReply {
     pub result: serde_json::Value,
     /// The extensions the agent echoed as activated (`A2A-Extensions`).
     pub activated: Vec<String>,
+}
+
+/// Which redirects the HTTP client follows: at most 10, each to the same host, with the same
+/// scheme and port or upgraded from http to https. Every other one is not followed (its 3xx is
+/// the answer, an error): a request carries credentials (an API key in a header of the card's
+/// choosing, extra headers), and reqwest strips only `Authorization` and cookies when a
+/// redirect leaves the host.
+fn same_origin_redirects(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
+    let (from, to) = (attempt.previous().last(), attempt.url());
+    let same_origin = from.is_some_and(|from| {
+        from.host_str() == to.host_str()
+            && ((from.scheme() == to.scheme() && from.port_or_known_default() == to.port_or_known_default())
+                || (from.scheme() == "http" && to.scheme() == "https" && to.port().is_none()))
+    });
+    if same_origin && attempt.previous().len() <= 10 { attempt.follow() } else { attempt.stop() }
 }
 
 /// Reads a result as `T`; a result that does not fit is InvalidAgentResponse naming the field.

@@ -220,6 +220,42 @@ async fn list_all_tasks_ends_on_endless_empty_pages() {
     assert_eq!(server.requests().iter().filter(|r| op(r) == "ListTasks").count(), 26);
 }
 
+/// Redirects are followed within the agent's origin only: a request carries credentials (here
+/// an API key in a header of its own, which reqwest would not strip), so a redirect to another
+/// host or port is not followed and the call fails with the redirect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_are_followed_only_within_the_origin() {
+    let elsewhere =
+        raw_server(|req, _| Action::json(200, &req.rpc_result(task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z"))))
+            .await;
+    let away = format!("{}/", elsewhere.base);
+    let redirect =
+        |to: String| Action::Respond { status: 307, headers: vec![("location".into(), to)], body: Vec::new() };
+    let server = raw_server(move |req, _| match (req.method.as_str(), req.path()) {
+        ("GET", CARD) => card_for(req, Binding::JsonRpc),
+        ("POST", "/") if req.rpc_method() == "GetTask" => redirect(format!("{}/moved", req.base())),
+        ("POST", "/") => redirect(away.clone()),
+        ("POST", "/moved") => Action::json(200, &req.rpc_result(task("TASK_STATE_COMPLETED", "2025-01-01T00:00:00Z"))),
+        other => panic!("unexpected {other:?}"),
+    })
+    .await;
+    let client = Client::builder()
+        .credentials(Arc::new(ApiKey::header("x-secret-key", "s3cret")))
+        .retry_policy(fast())
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(&server.base)
+        .await
+        .unwrap();
+    // The same origin: followed, with the key.
+    assert_eq!(client.get_task(get("t1")).await.unwrap().id, "t1");
+    let moved: Vec<_> = server.requests().into_iter().filter(|r| r.path() == "/moved").collect();
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0].header("x-secret-key"), Some("s3cret"));
+    // Another origin: not followed; the key never reaches it.
+    assert!(client.send_message(send("hi")).await.is_err());
+    assert!(elsewhere.requests().is_empty(), "the other origin was called");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_that_ended_while_disconnected_is_read_with_get_task() {
     let server = raw_server(|req, _| match op(req).as_str() {
