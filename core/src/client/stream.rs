@@ -45,6 +45,7 @@ use crate::request::A2ARequest;
 use crate::sse::SseDecoder;
 use futures_core::Stream;
 use std::collections::{HashSet, VecDeque};
+use std::hash::BuildHasher;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -238,7 +239,10 @@ struct Driver {
     tenant: String,
     task_id: Option<String>,
     last_status: Option<TaskStatus>,
-    artifacts: HashSet<String>,
+    /// The artifacts seen, by a keyed hash of their id: a server picks the ids, and a long
+    /// stream of large unique ones kept as strings grew the client without bound.
+    artifacts: HashSet<u64>,
+    ids: std::collections::hash_map::RandomState,
     saw_task_event: bool,
     /// The next event of the current source is a resubscription's snapshot.
     expect_snapshot: bool,
@@ -256,7 +260,7 @@ impl Driver {
     /// Whether a snapshot carries anything not surfaced yet.
     fn is_new(&self, task: &Task) -> bool {
         self.last_status.as_ref() != Some(&task.status)
-            || task.artifacts.iter().any(|a| !self.artifacts.contains(&a.artifact_id))
+            || task.artifacts.iter().any(|a| !self.artifacts.contains(&self.ids.hash_one(&a.artifact_id)))
     }
 
     fn record(&mut self, event: &StreamResponse) {
@@ -268,11 +272,11 @@ impl Driver {
         match event {
             StreamResponse::Task(t) => {
                 self.last_status = Some(t.status.clone());
-                self.artifacts.extend(t.artifacts.iter().map(|a| a.artifact_id.clone()));
+                self.artifacts.extend(t.artifacts.iter().map(|a| self.ids.hash_one(&a.artifact_id)));
             }
             StreamResponse::StatusUpdate(e) => self.last_status = Some(e.status.clone()),
             StreamResponse::ArtifactUpdate(e) => {
-                self.artifacts.insert(e.artifact.artifact_id.clone());
+                self.artifacts.insert(self.ids.hash_one(&e.artifact.artifact_id));
             }
             StreamResponse::Message(_) => {}
         }
@@ -427,6 +431,7 @@ impl EventStream {
             task_id,
             last_status: None,
             artifacts: HashSet::new(),
+            ids: Default::default(),
             opening,
             saw_task_event: false,
             expect_snapshot: false,
