@@ -4,7 +4,9 @@
 //! never waits on the network: it checks the target, serialises the event once and appends it to
 //! the queue of its task. One short-lived worker per task with queued notifications delivers them
 //! in order (a later event is not sent before an earlier one is delivered or given up on), while
-//! different tasks proceed concurrently. The queue is bounded across all tasks: when full, new
+//! different tasks proceed concurrently: at most `max_concurrent_deliveries` requests at once,
+//! and at most `max_concurrent_per_origin` of them to one origin, so webhooks that never answer
+//! cannot take every slot. The queue is bounded across all tasks: when full, new
 //! notifications are dropped and logged, never buffered without limit. A worker exits as soon as
 //! its task's queue is empty, so idle tasks cost nothing.
 //!
@@ -52,6 +54,10 @@ pub struct PushSenderConfig {
     pub allow_private_targets: PrivateTargets,
     /// Requests in flight at once across all tasks (outbound connections are finite).
     pub max_concurrent_deliveries: usize,
+    /// Requests in flight at once to one origin (scheme, host and port), so webhooks that
+    /// never answer hold at most this many of `max_concurrent_deliveries` and the other
+    /// targets still get theirs.
+    pub max_concurrent_per_origin: usize,
     /// Signs each notification (a JWT in `A2A-Notification-Signature`); `None`: unsigned.
     pub signer: Option<Arc<super::PushSigner>>,
 }
@@ -66,6 +72,7 @@ impl Default for PushSenderConfig {
             queue_capacity: 10_000,
             allow_private_targets: PrivateTargets::Blocked,
             max_concurrent_deliveries: 64,
+            max_concurrent_per_origin: 16,
             signer: None,
         }
     }
@@ -99,6 +106,8 @@ struct Inner {
     /// Cancelled when the shutdown deadline passes: workers stop and drop what is left.
     cancel: CancellationToken,
     permits: Semaphore,
+    /// The per-origin permits of the origins with a delivery under way (removed with the last).
+    origins: Mutex<HashMap<String, Arc<Semaphore>>>,
     /// Built on first delivery, so construction needs no runtime. `None`: the build failed.
     client: OnceLock<Option<reqwest::Client>>,
     resolver: GuardedResolver,
@@ -215,6 +224,7 @@ impl PushSender {
                 tracker: TaskTracker::new(),
                 cancel: CancellationToken::new(),
                 permits,
+                origins: Mutex::default(),
                 client: OnceLock::new(),
                 resolver,
                 delivered: AtomicU64::new(0),
@@ -500,8 +510,14 @@ impl Inner {
         let mut backoff = self.config.initial_backoff;
         for attempt in 1..=attempts {
             let outcome = {
+                // The origin's permit first: waiting for it holds none of the shared ones.
+                let origin = self.origin_permits(&job.url);
+                let _origin = origin.acquire().await.expect("the semaphore is never closed");
                 let _permit = self.permits.acquire().await.expect("the semaphore is never closed");
-                self.attempt(client, job, signature.as_ref()).await
+                let outcome = self.attempt(client, job, signature.as_ref()).await;
+                drop(_origin);
+                self.release_origin(&job.url, origin);
+                outcome
             };
             match outcome {
                 Attempt::Delivered => {
@@ -531,6 +547,26 @@ impl Inner {
                     backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
                 }
             }
+        }
+    }
+
+    /// The permits of `url`'s origin (made on first use).
+    fn origin_permits(&self, url: &Url) -> Arc<Semaphore> {
+        let mut origins = self.origins.lock().unwrap_or_else(|p| p.into_inner());
+        let per_origin = self.config.max_concurrent_per_origin.max(1);
+        origins
+            .entry(url.origin().ascii_serialization())
+            .or_insert_with(|| Arc::new(Semaphore::new(per_origin)))
+            .clone()
+    }
+
+    /// Forgets an origin's permits when no other delivery holds them, so the map holds only
+    /// origins with work under way.
+    fn release_origin(&self, url: &Url, permits: Arc<Semaphore>) {
+        let mut origins = self.origins.lock().unwrap_or_else(|p| p.into_inner());
+        // Clones are made under this lock: two left (the map's and this one) means no other.
+        if Arc::strong_count(&permits) == 2 {
+            origins.remove(&url.origin().ascii_serialization());
         }
     }
 
@@ -736,6 +772,7 @@ mod tests {
             queue_capacity: 1000,
             allow_private_targets: PrivateTargets::All,
             max_concurrent_deliveries: 64,
+            max_concurrent_per_origin: 16,
             signer: None,
         }
     }
@@ -789,6 +826,37 @@ mod tests {
         assert!(without.headers.get("x-a2a-notification-token").is_none());
         assert!(without.headers.get("authorization").is_none());
         assert_eq!(sender.stats(), PushStats { delivered: 2, ..Default::default() });
+    }
+
+    /// Webhooks of one origin that answer slowly hold at most `max_concurrent_per_origin` of
+    /// the shared permits: another origin's notification goes out meanwhile. (With only the
+    /// shared cap, the slow ones held both permits and the fast one waited for them.)
+    #[tokio::test]
+    async fn a_slow_origin_holds_at_most_its_share_of_the_permits() {
+        let slow = Receiver::start(|_, _| (200, Duration::from_millis(1500))).await;
+        let fast_receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let config = PushSenderConfig {
+            max_concurrent_deliveries: 2,
+            max_concurrent_per_origin: 1,
+            timeout: Duration::from_secs(5),
+            ..fast()
+        };
+        let sender = PushSender::new(config, Default::default());
+        for task in ["s1", "s2", "s3"] {
+            sender.enqueue(&push_config(&slow.url, task), &event(task, 0));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = std::time::Instant::now();
+        sender.enqueue(&push_config(&fast_receiver.url, "f"), &event("f", 0));
+        while fast_receiver.count() == 0 {
+            assert!(started.elapsed() < Duration::from_secs(1), "the fast origin waited for the slow one");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(slow.state.max_in_flight.load(Ordering::SeqCst), 1);
+        // The slow origin's three, one at a time.
+        sender.shutdown(Duration::from_secs(10)).await;
+        assert_eq!(sender.stats().delivered, 4);
+        assert!(sender.inner.origins.lock().unwrap().is_empty(), "an origin outlived its deliveries");
     }
 
     #[tokio::test]
