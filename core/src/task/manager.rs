@@ -266,38 +266,22 @@ impl TaskManager {
             let elsewhere = slot.lease.as_ref().is_some_and(|l| l.live && l.owner != inner.instance);
             (task.clone(), elsewhere)
         };
+        // From here the cancel runs to its end in a task of its own: the caller may hang up or
+        // time out, but a task whose execution was stopped must still be written CANCELED.
         guard.cancel.cancel();
-        if elsewhere {
-            // The instance running the task calls its executor's `cancel` when it sees CANCELED.
-            return inner.write_canceled(&guard, id).await;
-        }
-
-        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-        let sink = EventSink::new(tx, snapshot.id.clone(), snapshot.context_id.clone())
-            .with_activation(call.activation.clone());
-        let ctx = RequestContext {
-            task_id: snapshot.id.clone(),
-            context_id: snapshot.context_id.clone(),
-            message: None,
-            task: Some(snapshot.clone()),
-            configuration: None,
-            metadata,
-            tenant: tenant.to_owned(),
-            principal: call.principal.clone(),
-            extensions: call.extensions.clone(),
-            skills: call.skills.clone(),
-            trace: call.trace.clone().in_current_span(),
-            cancelled: guard.cancel.clone(),
-            activation: call.activation.clone(),
+        let inner = inner.clone();
+        let (id, tenant, call) = (id.to_owned(), tenant.to_owned(), call.clone());
+        let finish = async move {
+            if !elsewhere {
+                inner.run_agent_cancel(&guard, &call, &tenant, snapshot, metadata).await;
+            }
+            // Elsewhere: the instance running the task calls its executor's `cancel` when it
+            // sees CANCELED.
+            inner.write_canceled(&guard, &id).await
         };
-        let agent = inner.agent.clone();
-        let agent_cancel = async move { agent.cancel(ctx, sink).await };
-        let outcome = tokio::time::timeout(CANCEL_GRACE, inner.drive(&guard, Box::pin(agent_cancel), rx, None)).await;
-        if !matches!(outcome, Ok(Ok(()))) {
-            tracing::warn!(task_id = id, "executor cancel failed or timed out; canceling anyway");
-        }
-
-        inner.write_canceled(&guard, id).await
+        tokio::spawn(finish.in_current_span())
+            .await
+            .unwrap_or_else(|e| Err(A2AError::internal(format!("the cancel did not finish: {e}"))))
     }
 
     /// SubscribeToTask: the current Task first, then every live event until the task ends.
@@ -546,6 +530,43 @@ impl Drop for StreamSlot {
 }
 
 impl Inner {
+    /// The agent's `cancel`, given [`CANCEL_GRACE`]; its events are applied like any
+    /// execution's. A failure or a timeout is logged: the task is canceled anyway.
+    async fn run_agent_cancel(
+        &self,
+        guard: &LiveGuard,
+        call: &CallContext,
+        tenant: &str,
+        snapshot: Task,
+        metadata: Option<Struct>,
+    ) {
+        let id = snapshot.id.clone();
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        let sink = EventSink::new(tx, snapshot.id.clone(), snapshot.context_id.clone())
+            .with_activation(call.activation.clone());
+        let ctx = RequestContext {
+            task_id: snapshot.id.clone(),
+            context_id: snapshot.context_id.clone(),
+            message: None,
+            task: Some(snapshot.clone()),
+            configuration: None,
+            metadata,
+            tenant: tenant.to_owned(),
+            principal: call.principal.clone(),
+            extensions: call.extensions.clone(),
+            skills: call.skills.clone(),
+            trace: call.trace.clone().in_current_span(),
+            cancelled: guard.cancel.clone(),
+            activation: call.activation.clone(),
+        };
+        let agent = self.agent.clone();
+        let agent_cancel = async move { agent.cancel(ctx, sink).await };
+        let outcome = self.drive(guard, Box::pin(agent_cancel), rx, None, tokio::time::sleep(CANCEL_GRACE)).await;
+        if !matches!(outcome, Some(Ok(()))) {
+            tracing::warn!(task_id = id, "executor cancel failed or timed out; canceling anyway");
+        }
+    }
+
     /// Writes CANCELED unless the task has ended meanwhile (then TaskNotCancelable). A conflict
     /// (another instance's executor wrote first) reloads the task and tries again.
     async fn write_canceled(&self, guard: &LiveGuard, id: &str) -> Result<Task> {
@@ -722,12 +743,8 @@ impl Inner {
                         )))
                     })
                 });
-                let run = self.drive(&guard, execute, rx, Some(&user_message));
-                let outcome = tokio::select! {
-                    outcome = run => Some(outcome),
-                    // Cancel drops the agent's future: the work really stops.
-                    () = cancelled.cancelled() => None,
-                };
+                // Cancel drops the agent's future: the work really stops.
+                let outcome = self.drive(&guard, execute, rx, Some(&user_message), cancelled.cancelled()).await;
                 // Canceled whichever branch won: an executor may return promptly when told to stop.
                 let canceled = cancelled.is_cancelled();
                 let mut slot = guard.slot.lock().await;
@@ -790,17 +807,25 @@ impl Inner {
 
     /// Applies the sink's events while `work` runs, then what is left in the channel. Events
     /// already waiting when the loop wakes are applied (and committed) as one batch.
+    /// Runs the agent's `work`, applying its events as they come. When `stop` completes (the
+    /// task is canceled, or an agent's cancel ran out of time) the agent's future is dropped,
+    /// which really stops it, with the events it had not handed over yet: `None`. `stop` is
+    /// looked at only between batches, never while one is being stored: a store write given
+    /// up half way would leave the task changed in memory, perhaps committed, and unpublished.
     async fn drive(
         &self,
         guard: &LiveGuard,
         work: std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<(), ExecutorError>> + Send + '_>>,
         mut rx: mpsc::Receiver<StreamResponse>,
         user_message: Option<&Message>,
-    ) -> std::result::Result<(), ExecutorError> {
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Option<std::result::Result<(), ExecutorError>> {
         let mut work = work;
+        tokio::pin!(stop);
         let outcome = loop {
             tokio::select! {
                 biased;
+                () = &mut stop => return None,
                 Some(event) = rx.recv() => {
                     let batch = drain(&mut rx, event);
                     let _ = self.apply(guard, batch, user_message).await;
@@ -815,7 +840,7 @@ impl Inner {
             let batch = drain(&mut rx, event);
             let _ = self.apply(guard, batch, user_message).await;
         }
-        outcome
+        Some(outcome)
     }
 
     async fn apply(

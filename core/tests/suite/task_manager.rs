@@ -435,6 +435,24 @@ async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
     settled(&h).await;
 }
 
+/// A CancelTask whose caller hangs up while the agent's `cancel` runs (it takes 60 ms here)
+/// still ends the task CANCELED: the execution was stopped when the cancel began, so nothing
+/// else would ever end the task, and a later cancel would find it WORKING.
+#[tokio::test]
+async fn a_cancel_whose_caller_hangs_up_still_ends_the_task_canceled() {
+    let h = handler();
+    let mut req = SendMessageRequest::new(msg("hang"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let cancel = A2ARequest::CancelTask(CancelTaskRequest { id: id.clone(), ..Default::default() });
+    // The request is dropped after 20 ms, inside the agent's 60 ms cancel.
+    assert!(tokio::time::timeout(Duration::from_millis(20), call(&h, cancel)).await.is_err());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(get(&h, &id).await.unwrap().status.state, TaskState::Canceled);
+    settled(&h).await;
+}
+
 #[tokio::test]
 async fn streams_of_a_canceled_task_end_with_the_canceled_event() {
     let h = handler();
