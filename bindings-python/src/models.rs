@@ -10,8 +10,22 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
+/// How deeply a Python value may nest on its way to JSON: serde_json reads no deeper, and a
+/// value that contains itself would otherwise recurse until the stack overflows (a crash).
+const MAX_DEPTH: usize = 128;
+
 /// A Python value (dict, list, str, int, float, bool, None) as JSON.
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    to_value_at(obj, 0)
+}
+
+fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "the value nests more than {MAX_DEPTH} levels deep (or contains itself)"
+        )));
+    }
+    let to_value = |v: &Bound<'_, PyAny>| to_value_at(v, depth + 1);
     if obj.is_none() {
         return Ok(Value::Null);
     }

@@ -205,6 +205,33 @@ async def test_an_executor_runs_as_a_real_task_and_through_the_loops_task_factor
             assert ("_body" in seen) == with_factory, seen
 
 
+def test_a_value_that_contains_itself_or_nests_too_deep_is_refused_not_a_crash() -> None:
+    from a2a_native import validate
+
+    looped: dict[str, Any] = {}
+    looped["again"] = looped
+    with pytest.raises(ValueError, match="contains itself"):
+        validate("Message", {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": looped}]})
+    deep: list[Any] = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nests more than"):
+        validate("Message", {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": deep}]})
+
+
+@run
+async def test_an_exception_message_with_a_lone_surrogate_still_fails_the_task() -> None:
+    class Bad(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            raise ValueError("bad " + b"\xff".decode("utf-8", "surrogateescape"))
+
+    async with AgentServer(CARD, Bad()) as server:
+        client = await Client.connect(server.url)
+        task = (await asyncio.wait_for(client.send("hi"), 10))["task"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED", task
+        assert task["status"]["message"]["parts"][0]["text"] == "bad \\udcff"
+
+
 @run
 async def test_multi_turn_input_required() -> None:
     async with AgentServer(CARD, Echo()) as server:

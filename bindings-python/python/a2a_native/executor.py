@@ -300,9 +300,15 @@ def _describe(exc: BaseException) -> str:
     """The failure's message: its text, else its class name (also when ``str()`` itself fails,
     so that the outcome is always reported and no task waits on an executor that ended)."""
     try:
-        return str(exc) or type(exc).__name__
+        return _utf8(str(exc) or type(exc).__name__)
     except BaseException:
         return type(exc).__name__
+
+
+def _utf8(text: str) -> str:
+    """``text`` with lone surrogates (``surrogateescape`` bytes) escaped: a str holding one
+    cannot cross to the native side, and the report carrying it would be lost."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _begin(
@@ -355,7 +361,7 @@ async def _reporting(reply: Callable[..., None], work: Callable[[], Awaitable[An
     try:
         result = await work()
     except A2AError as exc:
-        reply(None, exc.name, exc.message)
+        reply(None, exc.name, _utf8(exc.message))
     except Exception as exc:
         reply(None, other_error, _describe(exc))
     except BaseException:
