@@ -264,6 +264,18 @@ fn already() -> A2AError {
     A2AError::new(ErrorKind::InvalidParams, "the server is already running")
 }
 
+/// Gives a dropped start's claim back (`Starting` becomes `Stopped`).
+struct StartClaim<'a>(&'a HostedServer);
+
+impl Drop for StartClaim<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        if matches!(*state, State::Starting) {
+            *state = State::Stopped;
+        }
+    }
+}
+
 impl HostedServer {
     /// Checks the card and the options now; the interfaces are filled in once the port is known.
     pub fn new(card: Value, options: ServerOptions) -> Result<Self> {
@@ -289,7 +301,11 @@ impl HostedServer {
             }
             *state = State::Starting;
         }
+        // A caller that gives up on the start (a timeout, a canceled coroutine) drops this
+        // future half way: the claim is then given back, or no start would ever succeed again.
+        let claim = StartClaim(self);
         let started = self.bind_and_serve(agent, host, port).await;
+        std::mem::forget(claim);
         let mut state = self.lock();
         match started {
             Ok(running) => {

@@ -297,3 +297,18 @@ async fn a_profile_check_refuses_a_message_before_any_task_is_made() {
     let options = ServerOptions { profile_checks: vec!["urn:undeclared".into()], ..Default::default() };
     assert!(HostedServer::new(card(false), options).is_err());
 }
+
+/// A start whose caller gives up half way (here: before the SQLite store has opened) gives its
+/// claim back: the next start succeeds instead of "already running" for ever.
+#[tokio::test]
+async fn a_start_given_up_half_way_leaves_the_server_startable() {
+    let dir = std::env::temp_dir().join(format!("a2a-host-start-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = format!("sqlite:{}", dir.join("t.db").display());
+    let server = HostedServer::new(card(false), ServerOptions { store: Some(store), ..Default::default() }).unwrap();
+    let given_up = tokio::time::timeout(std::time::Duration::ZERO, server.start(Arc::new(Agent), "127.0.0.1", 0)).await;
+    assert!(given_up.is_err(), "the start finished within its first poll: nothing was given up");
+    server.start(Arc::new(Agent), "127.0.0.1", 0).await.unwrap();
+    server.stop().await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
