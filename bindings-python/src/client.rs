@@ -12,6 +12,7 @@ use pyo3::types::PyDict;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct Client {
@@ -155,15 +156,17 @@ impl Client {
     }
 }
 
-/// The events of one stream (StreamResponse dicts); `aclose()` ends it early.
+/// The events of one stream (StreamResponse dicts); `aclose()` ends it early, also while
+/// another task awaits the next event (that one then ends the iteration).
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct EventStream {
     inner: Arc<tokio::sync::Mutex<Option<core::EventStream>>>,
+    closed: CancellationToken,
 }
 
 impl EventStream {
     fn new(stream: core::EventStream) -> Self {
-        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))) }
+        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))), closed: CancellationToken::new() }
     }
 }
 
@@ -174,11 +177,14 @@ impl EventStream {
     }
 
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let inner = self.inner.clone();
+        let (inner, closed) = (self.inner.clone(), self.closed.clone());
         future_into_py(py, async move {
             let mut guard = inner.lock().await;
             let next = match guard.as_mut() {
-                Some(stream) => stream.next().await,
+                Some(stream) => tokio::select! {
+                    next = stream.next() => next,
+                    () = closed.cancelled() => None,
+                },
                 None => None,
             };
             match next {
@@ -197,6 +203,7 @@ impl EventStream {
 
     /// Ends the stream (the task goes on).
     fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.closed.cancel();
         let inner = self.inner.clone();
         future_into_py(py, async move {
             inner.lock().await.take();

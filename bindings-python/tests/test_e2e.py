@@ -233,6 +233,22 @@ async def test_an_exception_message_with_a_lone_surrogate_still_fails_the_task()
 
 
 @run
+async def test_aclose_ends_a_stream_that_another_task_is_waiting_on() -> None:
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url)
+        stream = await client.stream("slow")  # works, then waits 30 s
+        async for event in stream:
+            if "statusUpdate" in event:
+                break
+        waiting = asyncio.create_task(stream.__anext__())
+        await asyncio.sleep(0.1)
+        assert not waiting.done()
+        await asyncio.wait_for(stream.aclose(), 2)
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(waiting, 2)
+
+
+@run
 async def test_multi_turn_input_required() -> None:
     async with AgentServer(CARD, Echo()) as server:
         client = await Client.connect(server.url)

@@ -12,6 +12,7 @@ use a2a_native::client::{self as core, ClientBuilder};
 use a2a_native::{A2AError, ErrorKind, model};
 use std::collections::HashMap;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 use std::time::Duration;
 
 /// How to reach the agent. Every member is optional.
@@ -293,22 +294,26 @@ type Inner = Arc<tokio::sync::Mutex<Option<core::EventStream>>>;
 #[derive(uniffi::Object)]
 pub struct EventStream {
     inner: Inner,
+    closed: CancellationToken,
 }
 
 impl EventStream {
     fn new(stream: core::EventStream) -> Self {
-        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))) }
+        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))), closed: CancellationToken::new() }
     }
 }
 
 #[uniffi::export]
 impl EventStream {
     pub async fn next(&self) -> Result<Option<StreamResponse>> {
-        let inner = self.inner.clone();
+        let (inner, closed) = (self.inner.clone(), self.closed.clone());
         let next = run(async move {
             let mut guard = inner.lock().await;
             let next = match guard.as_mut() {
-                Some(stream) => stream.next().await,
+                Some(stream) => tokio::select! {
+                    next = stream.next() => next,
+                    () = closed.cancelled() => None,
+                },
                 None => None,
             };
             if !matches!(next, Some(Ok(_))) {
@@ -324,8 +329,10 @@ impl EventStream {
         }
     }
 
-    /// Ends the stream and releases its connection.
+    /// Ends the stream and releases its connection, also while another coroutine waits in
+    /// `next()` (which then returns `null`/`nil`).
     pub async fn stop(&self) {
+        self.closed.cancel();
         let inner = self.inner.clone();
         run(async move { inner.lock().await.take() }).await;
     }

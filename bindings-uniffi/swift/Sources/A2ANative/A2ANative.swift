@@ -2226,7 +2226,8 @@ public protocol EventStreamProtocol: AnyObject, Sendable {
     func next() async throws  -> StreamResponse?
     
     /**
-     * Ends the stream and releases its connection.
+     * Ends the stream and releases its connection, also while another coroutine waits in
+     * `next()` (which then returns `null`/`nil`).
      */
     func stop() async 
     
@@ -2306,7 +2307,8 @@ open func next()async throws  -> StreamResponse?  {
 }
     
     /**
-     * Ends the stream and releases its connection.
+     * Ends the stream and releases its connection, also while another coroutine waits in
+     * `next()` (which then returns `null`/`nil`).
      */
 open func stop()async   {
     return
@@ -9585,7 +9587,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_eventstream_next() != 12487) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_method_eventstream_stop() != 64422) {
+    if (uniffi_a2a_native_uniffi_checksum_method_eventstream_stop() != 5695) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_taskpager_next() != 56015) {

@@ -2,6 +2,7 @@
 // streaming, failures, cancellation and bearer-token auth.
 package a2anative
 
+import kotlinx.coroutines.async
 import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.flow.toList
 import org.json.JSONObject
@@ -273,6 +274,23 @@ class ExecutorTimeoutTest {
                 val task = client.sendText("hi").task!!
                 assertEquals(TaskState.FAILED, task.status.state)
                 assertTrue(task.status.message!!.text.contains("did not return within 0.3 s"), task.status.toString())
+            }
+        }
+    }
+
+    @Test
+    fun `stop ends a stream that another coroutine is waiting on`() = test {
+        serving(Stuck(), ServerOptions()) { server ->
+            val client = Client.connect(server.url()!!)
+            val stream = client.sendStreamingMessage(textRequest("hi"))
+            // The task, then WORKING; then nothing, for ever.
+            while (stream.next()?.state != TaskState.WORKING) {}
+            kotlinx.coroutines.coroutineScope {
+                val waiting = async { stream.next() }
+                kotlinx.coroutines.delay(100)
+                assertTrue(!waiting.isCompleted)
+                kotlinx.coroutines.withTimeout(2000) { stream.stop() }
+                assertEquals(null, kotlinx.coroutines.withTimeout(2000) { waiting.await() })
             }
         }
     }
