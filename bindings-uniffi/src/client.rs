@@ -12,8 +12,8 @@ use a2a_native::client::{self as core, ClientBuilder};
 use a2a_native::{A2AError, ErrorKind, model};
 use std::collections::HashMap;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// How to reach the agent. Every member is optional.
 #[derive(uniffi::Record, Default)]
