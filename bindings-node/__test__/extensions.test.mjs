@@ -70,6 +70,34 @@ test('the client calls a JavaScript extension method over every binding', async 
   }
 });
 
+test('a handler that throws something with no name or string form is InternalError, and the process goes on', async () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const throwing = { get name() { throw new Error('no name'); }, toString() { throw new Error('no string'); } };
+  const agent = {
+    async execute(context, events) { await events.complete('done'); },
+    methods: {
+      'tasks/search': {
+        extension: SEARCH,
+        async handler(params) {
+          throw params.query === 'revoked' ? proxy : throwing;
+        },
+      },
+    },
+  };
+  const server = new AgentServer(card(), agent);
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url);
+    for (const query of ['revoked', 'throwing']) {
+      await assert.rejects(client.call('tasks/search', { query }), InternalError, query);
+    }
+    assert.equal((await client.send('hi')).task.status.state, 'TASK_STATE_COMPLETED');
+  } finally {
+    await server.close();
+  }
+});
+
 test('a required extension must be requested, and auth applies', async () => {
   const server = new AgentServer(card({ auditRequired: true }), searching(), { bearerTokens: { s3cret: 'alice' } });
   await server.listen(0);

@@ -9,7 +9,18 @@ import { withRequestContext } from './trace.js';
 
 /** A name of one of the A2A error classes (errors.js): sent back as that error. */
 function isA2AErrorName(name) {
-  return name !== 'A2AError' && typeof errorClasses[name] === 'function';
+  return typeof name === 'string' && name !== 'A2AError' && typeof errorClasses[name] === 'function';
+}
+
+/** The A2A error class `e` is an instance of (or, with `byName`, names in `e.name`), else `''`.
+ * Never throws: a revoked Proxy or a throwing getter gives `''`. */
+function errorNameOf(e, byName) {
+  try {
+    if (e instanceof Error && typeof e.constructor?.errorName === 'string') return e.constructor.errorName;
+    return byName && typeof e?.name === 'string' ? e.name : '';
+  } catch {
+    return '';
+  }
 }
 
 const DONE = Promise.resolve();
@@ -180,14 +191,15 @@ export class EventQueue {
 /** The message a failed task carries. Total: whatever was thrown (an object without a
  * prototype, an Error whose message is not a string) gives a string. */
 function failure(e) {
-  if (e instanceof Error) {
-    if (typeof e.message === 'string' && e.message) return e.message;
-    if (typeof e.name === 'string' && e.name) return e.name;
-    return 'Error';
-  }
   try {
+    if (e instanceof Error) {
+      if (typeof e.message === 'string' && e.message) return e.message;
+      if (typeof e.name === 'string' && e.name) return e.name;
+      return 'Error';
+    }
     return String(e);
   } catch {
+    // A revoked Proxy, a throwing getter or toString: the outcome must still be reported.
     return 'the executor failed with a value that has no string form';
   }
 }
@@ -220,7 +232,7 @@ async function callMethod(executor, callId, viewJson) {
     };
     result = await executor.methods[view.method].handler.call(executor, view.params ?? null, context);
   } catch (e) {
-    const name = e instanceof Error && typeof e.constructor?.errorName === 'string' ? e.constructor.errorName : (e?.name ?? '');
+    const name = errorNameOf(e, true);
     native.finishMethod(callId, null, isA2AErrorName(name) ? name : 'InternalError', failure(e));
     return;
   }
@@ -253,7 +265,7 @@ async function checkMessage(executor, callId, viewJson) {
     const view = JSON.parse(viewJson);
     await executor.profiles[view.extension].call(executor, view.message);
   } catch (e) {
-    const name = e instanceof Error && typeof e.constructor?.errorName === 'string' ? e.constructor.errorName : '';
+    const name = errorNameOf(e, false);
     native.finishMethod(callId, null, isA2AErrorName(name) ? name : 'InvalidParamsError', failure(e));
     return;
   }
