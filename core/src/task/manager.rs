@@ -198,6 +198,9 @@ impl TaskManager {
             (guard, Some(prior), stream_slot)
         };
         let (task_id, context_id) = (message.task_id.clone(), message.context_id.clone());
+        // Subscribe before anything else can happen to the task (a CancelTask while the push
+        // config below is stored), and before the agent starts, so no event can be missed.
+        let rx = guard.bus.subscribe();
 
         if let Some(mut config) = push_config {
             config.task_id = task_id.clone();
@@ -209,8 +212,6 @@ impl TaskManager {
             }
         }
 
-        // Subscribe before the agent starts, so no event can be missed.
-        let rx = guard.bus.subscribe();
         let (prior, seen) = match prior {
             Some((task, version)) => (task, version),
             None => (None, 0),
@@ -1192,10 +1193,14 @@ impl Inner {
                 // An earlier turn of this task ending late.
                 Ok(BusItem::ExecutionEnded(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
-                // Fell behind: the snapshot below is the truth; keep waiting unless it ends the wait.
+                // Fell behind: the snapshot below is the truth; keep waiting unless it ends the
+                // wait, or this execution's end was among what was missed. It was counted
+                // before this wait began, so none running means it returned; a canceled one
+                // is followed by CANCELED, which comes next (or shows in the snapshot).
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     let slot = guard.slot.lock().await;
-                    if slot.task.as_ref().is_some_and(|t| t.status.state.ends_blocking_wait()) {
+                    let ended_here = guard.executions.load(Ordering::Acquire) == 0 && !guard.cancel.is_cancelled();
+                    if ended_here || slot.task.as_ref().is_some_and(|t| t.status.state.ends_blocking_wait()) {
                         break;
                     }
                 }
