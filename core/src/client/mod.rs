@@ -596,7 +596,8 @@ impl Client {
     }
 
     /// Every task matching `req`, page after page (following `nextPageToken` from
-    /// `req.page_token`). An error is the last item.
+    /// `req.page_token`). An error is the last item; after the end, `None` again (the bindings'
+    /// iterators may be asked once more).
     pub fn list_all_tasks(&self, req: ListTasksRequest) -> impl Stream<Item = Result<Task>> + Send + 'static {
         /// Empty pages in a row, each with a next page token, before the listing ends with an
         /// error: nothing reaches the caller while pages are empty, so a server that keeps
@@ -610,7 +611,7 @@ impl Client {
             empty_pages: u32,
         }
         let pager = Pager { client: self.clone(), req, buffer: VecDeque::new(), done: false, empty_pages: 0 };
-        futures_util::stream::unfold(pager, |mut p| async move {
+        futures_util::StreamExt::fuse(futures_util::stream::unfold(pager, |mut p| async move {
             loop {
                 if let Some(task) = p.buffer.pop_front() {
                     return Some((Ok(task), p));
@@ -642,7 +643,7 @@ impl Client {
                     }
                 }
             }
-        })
+        }))
     }
 
     pub async fn cancel_task(&self, req: CancelTaskRequest) -> Result<Task> {
