@@ -12,6 +12,7 @@ use serde_json::{Map, Number, Value};
 
 /// How deeply a Python value may nest on its way to JSON: serde_json reads no deeper, and a
 /// value that contains itself would otherwise recurse until the stack overflows (a crash).
+/// Deeper is InvalidParamsError, as core's own readers say of too deep JSON.
 const MAX_DEPTH: usize = 128;
 
 /// A Python value (dict, list, str, int, float, bool, None) as JSON.
@@ -21,9 +22,8 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 
 fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     if depth > MAX_DEPTH {
-        return Err(PyValueError::new_err(format!(
-            "the value nests more than {MAX_DEPTH} levels deep (or contains itself)"
-        )));
+        let why = format!("the value nests more than {MAX_DEPTH} levels deep (or contains itself)");
+        return Err(crate::errors::to_py(a2a_native::A2AError::new(a2a_native::ErrorKind::InvalidParams, why)));
     }
     let to_value = |v: &Bound<'_, PyAny>| to_value_at(v, depth + 1);
     if obj.is_none() {

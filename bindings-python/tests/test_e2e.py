@@ -210,12 +210,12 @@ def test_a_value_that_contains_itself_or_nests_too_deep_is_refused_not_a_crash()
 
     looped: dict[str, Any] = {}
     looped["again"] = looped
-    with pytest.raises(ValueError, match="contains itself"):
+    with pytest.raises(errors.InvalidParamsError, match="contains itself"):
         validate("Message", {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": looped}]})
     deep: list[Any] = []
     for _ in range(100_000):
         deep = [deep]
-    with pytest.raises(ValueError, match="nests more than"):
+    with pytest.raises(errors.InvalidParamsError, match="nests more than"):
         validate("Message", {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": deep}]})
 
 
