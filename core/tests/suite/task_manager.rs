@@ -122,6 +122,14 @@ fn kinds(events: &[StreamResponse]) -> Vec<String> {
         .collect()
 }
 
+/// Sends `text` with returnImmediately: the new task's id (its execution still runs).
+async fn started(h: &RequestHandler, text: &str) -> String {
+    let mut req = SendMessageRequest::new(msg(text));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let v = call(h, A2ARequest::SendMessage(req)).await.unwrap();
+    v["task"]["id"].as_str().unwrap().to_owned()
+}
+
 /// Waits until the manager holds no task in memory.
 async fn settled(h: &RequestHandler) {
     for _ in 0..200 {
@@ -417,10 +425,7 @@ async fn streaming_needs_the_capability() {
 #[tokio::test]
 async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
     let (h, agent) = handler_with(Limits::default(), true);
-    let mut req = SendMessageRequest::new(msg("wait"));
-    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
-    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let id = started(&h, "wait").await;
     let cancel = || A2ARequest::CancelTask(CancelTaskRequest { id: id.clone(), ..Default::default() });
     let task: Task = serde_json::from_value(call(&h, cancel()).await.unwrap()).unwrap();
     assert_eq!(task.status.state, TaskState::Canceled);
@@ -441,10 +446,7 @@ async fn cancel_stops_the_executor_and_wins_over_a_late_completion() {
 #[tokio::test]
 async fn a_cancel_whose_caller_hangs_up_still_ends_the_task_canceled() {
     let h = handler();
-    let mut req = SendMessageRequest::new(msg("hang"));
-    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
-    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let id = started(&h, "hang").await;
     let cancel = A2ARequest::CancelTask(CancelTaskRequest { id: id.clone(), ..Default::default() });
     // The request is dropped after 20 ms, inside the agent's 60 ms cancel.
     assert!(tokio::time::timeout(Duration::from_millis(20), call(&h, cancel)).await.is_err());
@@ -456,10 +458,7 @@ async fn a_cancel_whose_caller_hangs_up_still_ends_the_task_canceled() {
 #[tokio::test]
 async fn streams_of_a_canceled_task_end_with_the_canceled_event() {
     let h = handler();
-    let mut req = SendMessageRequest::new(msg("wait"));
-    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
-    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let id = started(&h, "wait").await;
     let sub = stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() }))
         .await
         .unwrap();
@@ -483,10 +482,7 @@ async fn cancel_of_a_completed_or_unknown_task_is_refused() {
 #[tokio::test]
 async fn subscribers_each_get_the_snapshot_then_every_event_in_order() {
     let h = handler();
-    let mut req = SendMessageRequest::new(msg("slow"));
-    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
-    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
-    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let id = started(&h, "slow").await;
     let sub = || A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() });
     let (a, b, c) =
         (stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap(), stream(&h, sub()).await.unwrap());
