@@ -93,7 +93,7 @@ fn shallow_value(at: &str, field: &str, value: &Value) -> Result<()> {
 }
 
 /// A `metadata` object (itself the outermost level), within [`MAX_VALUE_DEPTH`].
-pub(super) fn shallow_metadata(at: &str, metadata: Option<&serde_json::Map<String, Value>>) -> Result<()> {
+fn shallow_metadata(at: &str, metadata: Option<&serde_json::Map<String, Value>>) -> Result<()> {
     match metadata {
         Some(m) if !m.values().all(|v| nests_within(v, MAX_VALUE_DEPTH - 1)) => Err(too_deep(at, "metadata")),
         _ => Ok(()),
