@@ -112,6 +112,18 @@ pub trait TaskStore: Send + Sync {
         let _ = (claimer, hold, limit);
         Ok(Vec::new())
     }
+    /// Extends `claimer`'s claims on the outbox entries `ids` to `hold` from now: a delivery
+    /// still retrying keeps its entry, so no other instance sends it meanwhile.
+    async fn renew_push_claims(&self, claimer: &str, hold: std::time::Duration, ids: &[i64]) -> Result<()> {
+        let _ = (claimer, hold, ids);
+        Ok(())
+    }
+    /// Gives up `claimer`'s claims on the outbox entries `ids` (deliveries stopped by a shutdown):
+    /// another instance may claim them at once.
+    async fn release_push_claims(&self, claimer: &str, ids: &[i64]) -> Result<()> {
+        let _ = (claimer, ids);
+        Ok(())
+    }
     /// Fired when a commit of this process queued push notifications (the deliverer then
     /// claims them at once instead of at its next poll).
     fn outbox_queued(&self) -> Option<std::sync::Arc<tokio::sync::Notify>> {

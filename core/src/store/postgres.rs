@@ -400,6 +400,33 @@ impl TaskStore for PostgresStore {
         self.tables.due(self, claimed).await
     }
 
+    async fn renew_push_claims(&self, claimer: &str, hold: Duration, ids: &[i64]) -> Result<()> {
+        sqlx::query(concat!(
+            "UPDATE a2a_push_outbox SET claim_until = ",
+            now_ms!(),
+            " + $1 WHERE claimed_by = $2 AND id = ANY($3)"
+        ))
+        .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
+        .bind(claimer)
+        .bind(ids)
+        .execute(self.pool())
+        .await
+        .map_err(|e| db_error("renew push notification claims", e))?;
+        Ok(())
+    }
+
+    async fn release_push_claims(&self, claimer: &str, ids: &[i64]) -> Result<()> {
+        sqlx::query(
+            "UPDATE a2a_push_outbox SET claimed_by = NULL, claim_until = NULL WHERE claimed_by = $1 AND id = ANY($2)",
+        )
+        .bind(claimer)
+        .bind(ids)
+        .execute(self.pool())
+        .await
+        .map_err(|e| db_error("release push notification claims", e))?;
+        Ok(())
+    }
+
     async fn finish_push(&self, id: i64) -> Result<()> {
         self.tables.finish_push(id).await
     }

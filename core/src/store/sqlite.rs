@@ -278,6 +278,31 @@ impl TaskStore for SqliteStore {
         self.tables.due(self, claimed).await
     }
 
+    async fn renew_push_claims(&self, claimer: &str, hold: Duration, ids: &[i64]) -> Result<()> {
+        sqlx::query(concat!(
+            "UPDATE a2a_push_outbox SET claim_until = ",
+            now_ms!(),
+            " + $1 WHERE claimed_by = $2 AND id IN (SELECT value FROM json_each($3))"
+        ))
+        .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))
+        .bind(claimer)
+        .bind(ids_json(ids))
+        .execute(self.pool())
+        .await
+        .map_err(|e| db_error("renew push notification claims", e))?;
+        Ok(())
+    }
+
+    async fn release_push_claims(&self, claimer: &str, ids: &[i64]) -> Result<()> {
+        sqlx::query("UPDATE a2a_push_outbox SET claimed_by = NULL, claim_until = NULL WHERE claimed_by = $1 AND id IN (SELECT value FROM json_each($2))")
+            .bind(claimer)
+            .bind(ids_json(ids))
+            .execute(self.pool())
+            .await
+            .map_err(|e| db_error("release push notification claims", e))?;
+        Ok(())
+    }
+
     async fn finish_push(&self, id: i64) -> Result<()> {
         self.tables.finish_push(id).await
     }
@@ -339,6 +364,11 @@ impl PushConfigStore for SqliteStore {
     }
 }
 
+/// An id list as SQLite takes it (`json_each`): it has no array parameters.
+fn ids_json(ids: &[i64]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +402,48 @@ mod tests {
         assert_eq!(columns, 1);
         store.close().await;
         let _ = std::fs::remove_file(&path);
+    }
+
+    /// A claim renewed outlives its first hold; one given back is claimed by another at once;
+    /// only the claimer can do either.
+    #[tokio::test]
+    async fn outbox_claims_are_renewed_and_given_back() {
+        use crate::model::StreamResponse;
+        use crate::store::{Change, Commit, LogEntry};
+        let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
+        let store = SqliteStore::open(&path).await.unwrap();
+        let config =
+            TaskPushNotificationConfig { task_id: "t1".into(), url: "https://x/".into(), ..Default::default() };
+        store.create("t", config).await.unwrap();
+        let created = task("t1");
+        let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(created.clone())) }];
+        let commit = Commit {
+            task: &created,
+            expected: 0,
+            entries: &entries,
+            snapshot: true,
+            owner: None,
+            orphaned_only: false,
+            push: true,
+            trace: None,
+            log: true,
+        };
+        store.commit("t", commit).await.unwrap();
+        let ids = |due: Vec<PushDue>| due.into_iter().map(|d| d.id).collect::<Vec<_>>();
+        let claimed = ids(store.claim_push("a", Duration::from_millis(100), 10).await.unwrap());
+        assert_eq!(claimed.len(), 1);
+        store.renew_push_claims("b", Duration::from_millis(1), &claimed).await.unwrap();
+        store.renew_push_claims("a", Duration::from_secs(60), &claimed).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(store.claim_push("b", Duration::from_secs(60), 10).await.unwrap().is_empty(), "renewed by a");
+        store.release_push_claims("b", &claimed).await.unwrap();
+        assert!(store.claim_push("b", Duration::from_secs(60), 10).await.unwrap().is_empty(), "not b's to give");
+        store.release_push_claims("a", &claimed).await.unwrap();
+        assert_eq!(ids(store.claim_push("b", Duration::from_secs(60), 10).await.unwrap()), claimed, "given back");
+        store.close().await;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 
     #[tokio::test]

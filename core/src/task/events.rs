@@ -66,14 +66,15 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Forgets the task: the next use reloads it from the store.
+    /// Forgets the task: the next use reloads it from the store. The turn is kept: it says
+    /// what runs here, which a reload does not change (forgetting it made the running
+    /// execution's next commit give up the task's lease).
     pub fn unload(&mut self) {
         self.task = None;
         self.loaded = false;
         self.version = 0;
         self.snapshots = SnapshotPolicy::default();
         self.lease = None;
-        self.turn = None;
     }
 }
 

@@ -71,6 +71,10 @@ struct Inner {
     /// The store keeps the push outbox (push notifications are queued with their events);
     /// otherwise they go to the sender's in-memory queue.
     outbox: bool,
+    /// The outbox deliverer, awaited at shutdown so its last deliveries settle.
+    deliverer: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Set at shutdown: when the deliveries under way are given up.
+    push_deadline: std::sync::OnceLock<tokio::time::Instant>,
     metrics: Arc<crate::metrics::Metrics>,
 }
 
@@ -95,6 +99,8 @@ impl TaskManager {
             instance: uuid::Uuid::new_v4().to_string(),
             lease: config.lease,
             outbox,
+            deliverer: Default::default(),
+            push_deadline: Default::default(),
             metrics: config.metrics.clone(),
         };
         let inner = Arc::new(inner);
@@ -102,7 +108,8 @@ impl TaskManager {
             tokio::spawn(follow_moves(Arc::downgrade(&inner), moves, inner.shutdown.clone()));
         }
         if outbox {
-            tokio::spawn(deliver_outbox(Arc::downgrade(&inner), inner.shutdown.clone()));
+            let deliverer = tokio::spawn(deliver_outbox(Arc::downgrade(&inner), inner.shutdown.clone()));
+            *inner.deliverer.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(deliverer);
         }
         if leases && tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(keep_leases(Arc::downgrade(&inner), config.reap_interval, inner.shutdown.clone()));
@@ -178,11 +185,15 @@ impl TaskManager {
                 let change = Change::UserMessage(message.clone());
                 apply_to(task, &change);
                 // This message's execution holds the task from now (a second message waits its turn).
-                slot.turn = Some(execution);
-                if inner
+                let previous_turn = slot.turn.replace(execution);
+                let committed = inner
                     .commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }], false)
-                    .await?
-                {
+                    .await;
+                if !matches!(committed, Ok(true)) {
+                    // Not taken: the turn stays whose it was.
+                    slot.turn = previous_turn;
+                }
+                if committed? {
                     break;
                 }
                 attempts += 1;
@@ -374,18 +385,28 @@ impl TaskManager {
         for guard in running() {
             guard.cancel.cancel();
             let mut slot = guard.slot.lock().await;
-            if slot.task.as_ref().is_some_and(|t| t.status.state.is_active()) {
-                let text = "the server shut down before the task finished".to_owned();
-                let failed = self.inner.status_event(&guard, TaskState::Failed, Some(text));
-                let _ = self.inner.apply_locked(&guard, &mut slot, vec![failed], None).await;
+            let text = "the server shut down before the task finished".to_owned();
+            let active = |t: &Task| t.status.state.is_active();
+            if slot.task.as_ref().is_some_and(active)
+                && let Err(e) = self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await
+            {
+                tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown");
             }
         }
+        let _ = self.inner.push_deadline.set(tokio::time::Instant::now() + deadline);
         self.inner.shutdown.cancel();
         if let Some(push) = &self.inner.push {
             push.shutdown(deadline).await;
         }
+        let deliverer = self.inner.deliverer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(deliverer) = deliverer {
+            let _ = deliverer.await;
+        }
     }
 }
+
+/// How many times ending a task (cancel, shutdown) is tried when other writers keep moving it.
+const MAX_END_WRITES: usize = 32;
 
 /// Notifications an outbox delivery round claims at most.
 const OUTBOX_BATCH: usize = 32;
@@ -396,7 +417,9 @@ const OUTBOX_POLL: Duration = Duration::from_secs(1);
 /// Delivers the store's push outbox: claims the due notifications (the oldest of each task),
 /// sends them (tasks in parallel, each task's in order), and removes each once settled. Runs
 /// on every instance, so notifications survive the instance that produced them: a claim whose
-/// instance died lapses after twice the lease and is delivered by another (at least once).
+/// instance died lapses after twice the lease and is delivered by another (at least once). A
+/// claimer renews its claims while it delivers, and gives back what it could not deliver when
+/// it shuts down.
 async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationToken) {
     loop {
         let Some(strong) = inner.upgrade() else { return };
@@ -425,6 +448,7 @@ async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationTok
                 () = shutdown.cancelled() => return,
             }
         }
+        let ids: Vec<i64> = due.iter().map(|d| d.id).collect();
         let deliveries = due.into_iter().map(|due| {
             let (push, store) = (push.clone(), strong.stores.tasks.clone());
             async move {
@@ -436,10 +460,33 @@ async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationTok
                 }
             }
         });
-        let deliveries: Vec<_> = deliveries.collect();
-        tokio::select! {
-            _ = futures_util::future::join_all(deliveries) => {}
-            () = shutdown.cancelled() => return,
+        let deliveries = futures_util::future::join_all(deliveries.collect::<Vec<_>>());
+        tokio::pin!(deliveries);
+        // One delivery with its retries can outlast the claim: renew the batch's claims every
+        // third of it, or another instance would send the same notifications meanwhile.
+        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + hold / 3, hold / 3);
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = &mut deliveries => break,
+                _ = renew.tick() => {
+                    // Entries delivered meanwhile are gone from the outbox; renewing them is a no-op.
+                    if let Err(e) = strong.stores.tasks.renew_push_claims(&strong.instance, hold, &ids).await {
+                        tracing::warn!(error = %e, "could not renew push notification claims");
+                    }
+                }
+                () = shutdown.cancelled() => {
+                    // Deliveries under way may finish until the shutdown's deadline; what is not
+                    // delivered then goes back to the outbox for another instance now, rather
+                    // than when the claims lapse.
+                    let until = strong.push_deadline.get().copied().unwrap_or_else(tokio::time::Instant::now);
+                    let _ = tokio::time::timeout_at(until, &mut deliveries).await;
+                    if let Err(e) = strong.stores.tasks.release_push_claims(&strong.instance, &ids).await {
+                        tracing::warn!(error = %e, "could not release push notification claims at shutdown");
+                    }
+                    return;
+                }
+            }
         }
     }
 }
@@ -572,27 +619,40 @@ impl Inner {
     /// (another instance's executor wrote first) reloads the task and tries again.
     async fn write_canceled(&self, guard: &LiveGuard, id: &str) -> Result<Task> {
         let mut slot = guard.slot.lock().await;
-        // A conflict (another instance's executor wrote first) reloads the task: try again.
-        for _ in 0..3 {
-            self.load(&guard.key, &mut slot).await?;
-            let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
-            if task.status.state.is_terminal() {
-                break;
-            }
-            let status = StreamResponse::StatusUpdate(model::TaskStatusUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                status: TaskStatus::now(TaskState::Canceled),
-                metadata: None,
-            });
-            self.apply_locked(guard, &mut slot, vec![status], None).await?;
-        }
+        self.write_end(guard, &mut slot, TaskState::Canceled, None, |task| !task.status.state.is_terminal()).await?;
         let task = slot.task.clone().ok_or_else(|| A2AError::task_not_found(id))?;
         if task.status.state != TaskState::Canceled {
             // The agent finished first (its terminal event won the lock): not cancelable.
             return Err(A2AError::task_not_cancelable(id, task.status.state.as_str()));
         }
         Ok(self.capped(task, None))
+    }
+
+    /// Writes the terminal `state` (with `text` as its status message) while `wanted` holds for
+    /// the task. A conflict means another writer moved the task first (an executor on another
+    /// instance): the task was reloaded, so look again and retry. Each conflict is someone
+    /// else's progress, so this ends; the bound only guards against a writer that never pauses.
+    async fn write_end(
+        &self,
+        guard: &LiveGuard,
+        slot: &mut Slot,
+        state: TaskState,
+        text: Option<String>,
+        wanted: impl Fn(&Task) -> bool,
+    ) -> Result<()> {
+        for _ in 0..MAX_END_WRITES {
+            self.load(&guard.key, slot).await?;
+            let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&guard.key.1))?;
+            if !wanted(task) {
+                return Ok(());
+            }
+            let end = self.status_event(guard, state, text.clone());
+            self.apply_locked(guard, slot, vec![end], None).await?;
+        }
+        Err(A2AError::new(
+            ErrorKind::Unavailable,
+            format!("task {} kept changing while it was being ended {state}; try again", guard.key.1),
+        ))
     }
 
     /// Reads the task from the store the first time its live entry is used.
@@ -646,6 +706,10 @@ impl Inner {
         };
         for (tenant, id) in orphans {
             let guard = self.live.acquire(key(&tenant, &id));
+            if guard.executions.load(Ordering::Acquire) > 0 {
+                // It runs here: not lost, only late to renew (the renewer catches up).
+                continue;
+            }
             let mut slot = guard.slot.lock().await;
             slot.unload();
             if self.load(&guard.key, &mut slot).await.is_err() {
@@ -761,11 +825,12 @@ impl Inner {
                     // A store failure was reported to the waiters by apply_locked.
                     let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
                 }
+                // Counted out before the turn ends (the lease goes with the last execution here)
+                // and before streams hear of the end, so they can tell whether anything still
+                // runs the task.
+                drop(running);
                 self.end_turn(&guard, &mut slot, execution).await;
                 drop(slot);
-                // Counted out before streams hear of the end, so they can tell whether anything
-                // still runs the task.
-                drop(running);
                 // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
                 // and that terminal event is what streams and waiters must see last.
                 if !canceled {
@@ -777,13 +842,16 @@ impl Inner {
     }
 
     /// When `execution` holds the task's turn (it returned, or never started, with the task
-    /// still active), nothing runs the task now: the next message may start a turn, here or
-    /// on any instance.
+    /// still active), the next message may start a turn, here or on any instance. When no
+    /// execution runs the task here any more, its lease is given back (an earlier message's
+    /// execution still running here keeps it).
     async fn end_turn(&self, guard: &LiveGuard, slot: &mut Slot, execution: u64) {
-        if slot.turn != Some(execution) {
+        if slot.turn == Some(execution) {
+            slot.turn = None;
+        }
+        if slot.turn.is_some() || guard.executions.load(Ordering::Acquire) > 0 {
             return;
         }
-        slot.turn = None;
         if slot.lease.take().is_some() && self.stores.tasks.leases() {
             let (tenant, id) = (&guard.key.0, &guard.key.1);
             if let Err(e) = self.stores.tasks.release_lease(tenant, id, &self.instance).await {
@@ -974,10 +1042,13 @@ impl Inner {
         let tenant = &guard.key.0;
         let Some(task) = slot.task.as_ref() else { return Ok(true) };
         let snapshot = slot.snapshots.wants_snapshot(task, base == 0, entries.len());
-        // The execution running the turn holds the task while it is active (or its turn is just
-        // starting); an interrupted or ended task, or a reaper's write, holds nobody.
+        // This instance holds the task while it is active and a turn or an execution of it runs
+        // here (or its turn is just starting); an interrupted or ended task, or a reaper's
+        // write, holds nobody. An execution outliving its turn (a later message's execution
+        // ended first, or the task came back from AUTH_REQUIRED) still holds it.
         let starts_turn = entries.iter().any(|e| matches!(e.change, Change::UserMessage(_)));
-        let hold = !orphaned_only && slot.turn.is_some() && (task.status.state.is_active() || starts_turn);
+        let runs_here = slot.turn.is_some() || guard.executions.load(Ordering::Acquire) > 0;
+        let hold = !orphaned_only && runs_here && (task.status.state.is_active() || starts_turn);
         let owner = hold.then(|| Owner { id: &self.instance, lease: self.lease });
         // A new task's first commit that nobody could watch (the streams of a streaming send
         // are open by now) and that ends it need not be logged: see `Commit::log`. A task that

@@ -304,8 +304,18 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
     assert_eq!(ghost.load(&tenant, &task.id).await.unwrap().unwrap().task.status.state, TaskState::Failed);
 }
 
+/// Held by the tests that run instances with push on: every instance's deliverer claims from
+/// the one outbox, so two such tests at once would deliver (and delay) each other's rows.
+static PUSH_TESTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// A webhook receiver on loopback: the bodies it got, in arrival order.
 async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
+    webhook_slow(|_| Duration::ZERO).await
+}
+
+/// [`webhook`] that answers its `n`th request (from 0) after `delay(n)`; a body is recorded as
+/// soon as it has arrived.
+async fn webhook_slow(delay: fn(usize) -> Duration) -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/hook", listener.local_addr().unwrap());
@@ -336,7 +346,12 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
                     if body.len() < length {
                         continue;
                     }
-                    sink.lock().unwrap().push(serde_json::from_str(&body[..length]).unwrap());
+                    let n = {
+                        let mut got = sink.lock().unwrap();
+                        got.push(serde_json::from_str(&body[..length]).unwrap());
+                        got.len() - 1
+                    };
+                    tokio::time::sleep(delay(n)).await;
                     let _ = tcp.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
                     return;
                 }
@@ -348,11 +363,12 @@ async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<Value>>>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another() {
-    use a2a_native::store::{Change, Commit, LogEntry, Owner, PostgresStore, PushConfigStore, TaskStore};
+    use a2a_native::store::{PostgresStore, TaskStore};
     // Skipped like every test here without a database (and failing instead under CI's rule).
     if instance().await.is_none() {
         return;
     }
+    let _serial = PUSH_TESTS.lock().await;
     let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
     let tenant = tenant();
     let (hook, got) = webhook().await;
@@ -360,9 +376,35 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
     // The producer: registers a webhook, commits three events with their notifications queued,
     // claims the first for delivery, and dies before sending anything.
     let ghost = PostgresStore::connect(&url).await.unwrap();
+    let then = [TaskState::Working, TaskState::Completed];
+    queue_notifications(&ghost, &tenant, &hook, &then, Some(TRACE)).await;
+    let claimed = ghost.claim_push("ghost", Duration::from_millis(500), 10).await.unwrap();
+    let claimed: Vec<_> = claimed.into_iter().filter(|d| d.tenant == tenant).collect();
+    assert_eq!(claimed.len(), 1, "one at a time per task: {claimed:?}");
+    assert!(matches!(claimed[0].event, StreamResponse::Task(_)), "the oldest first");
+    assert_eq!(claimed[0].trace.as_deref(), Some(TRACE), "the commit's trace context is kept with it");
+
+    // Another instance, with push on: delivers all three, in order, once the claim lapsed.
+    let _b = push_instance(&url, Duration::from_millis(300)).await;
+    let got = received(&got, 3, 5).await;
+    assert_eq!(kinds(&got), ["task", "statusUpdate", "statusUpdate"], "{got:?}");
+    assert_eq!(got[2]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+}
+
+/// Registers `hook` for a new task and commits the task (WORKING) then one status update per
+/// state of `then`, with their notifications queued in the outbox, as an instance that then
+/// died would have. Returns the task's id.
+async fn queue_notifications(
+    store: &a2a_native::store::PostgresStore,
+    tenant: &str,
+    hook: &str,
+    then: &[TaskState],
+    trace: Option<&str>,
+) -> String {
+    use a2a_native::store::{Change, Commit, LogEntry, Owner, PushConfigStore, TaskStore};
     let id = uuid::Uuid::new_v4().to_string();
-    let config = model::TaskPushNotificationConfig { task_id: id.clone(), url: hook, ..Default::default() };
-    ghost.create(&tenant, config).await.unwrap();
+    let config = model::TaskPushNotificationConfig { task_id: id.clone(), url: hook.into(), ..Default::default() };
+    store.create(tenant, config).await.unwrap();
     let mut task = Task {
         id: id.clone(),
         context_id: "c".into(),
@@ -372,47 +414,125 @@ async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another()
         metadata: None,
     };
     let mut entries = vec![LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
-    for (seq, state) in [(2, TaskState::Working), (3, TaskState::Completed)] {
-        let status = model::TaskStatus::now(state);
+    for (seq, state) in (2..).zip(then) {
+        let status = model::TaskStatus::now(*state);
         task.status = status.clone();
         let update =
             model::TaskStatusUpdateEvent { task_id: id.clone(), context_id: "c".into(), status, metadata: None };
         entries.push(LogEntry { seq, change: Change::Event(StreamResponse::StatusUpdate(update)) });
     }
-    let owner = Some(Owner { id: "ghost", lease: Duration::from_millis(200) });
     let commit = Commit {
         task: &task,
         expected: 0,
         entries: &entries,
         snapshot: true,
-        owner,
+        owner: Some(Owner { id: "ghost", lease: Duration::from_millis(200) }),
         orphaned_only: false,
         push: true,
-        trace: Some(TRACE),
+        trace,
         log: true,
     };
-    ghost.commit(&tenant, commit).await.unwrap();
-    let claimed = ghost.claim_push("ghost", Duration::from_millis(500), 10).await.unwrap();
-    let claimed: Vec<_> = claimed.into_iter().filter(|d| d.tenant == tenant).collect();
-    assert_eq!(claimed.len(), 1, "one at a time per task: {claimed:?}");
-    assert!(matches!(claimed[0].event, StreamResponse::Task(_)), "the oldest first");
-    assert_eq!(claimed[0].trace.as_deref(), Some(TRACE), "the commit's trace context is kept with it");
+    store.commit(tenant, commit).await.unwrap();
+    id
+}
 
-    // Another instance, with push on: delivers all three, in order, once the claim lapsed.
-    let mut config = ServerConfig { lease: Duration::from_millis(300), ..Default::default() };
+/// An instance with push notifications on (to loopback webhooks) and the given lease.
+async fn push_instance(url: &str, lease: Duration) -> RequestHandler {
+    let mut config = ServerConfig { lease, ..Default::default() };
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let stores = Stores::open(&url).await.unwrap();
+    let stores = Stores::open(url).await.unwrap();
     let mut push_card = card();
     push_card.capabilities.push_notifications = Some(true);
-    let _b = RequestHandler::new(agent(), push_card, stores, config);
-    for _ in 0..100 {
-        if got.lock().unwrap().len() >= 3 {
+    RequestHandler::new(agent(), push_card, stores, config)
+}
+
+/// Waits (up to `secs`) until the webhook got `n` bodies.
+async fn received(got: &std::sync::Mutex<Vec<Value>>, n: usize, secs: u64) -> Vec<Value> {
+    for _ in 0..secs * 20 {
+        if got.lock().unwrap().len() >= n {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    got.lock().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_that_outlasts_its_claim_is_not_sent_again_by_another_instance() {
+    if instance().await.is_none() {
+        return;
+    }
+    let _serial = PUSH_TESTS.lock().await;
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let tenant = tenant();
+    // The first notification takes 2.5 s to be answered: longer than A's claim (twice a 300 ms
+    // lease, at least 1 s), so only A renewing it keeps B from claiming it again.
+    let (hook, got) = webhook_slow(|n| if n == 0 { Duration::from_millis(2500) } else { Duration::ZERO }).await;
+    let ghost = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+    queue_notifications(&ghost, &tenant, &hook, &[TaskState::Completed], None).await;
+    let _a = push_instance(&url, Duration::from_millis(300)).await;
+    assert_eq!(received(&got, 1, 10).await.len(), 1, "A delivers the first");
+    let _b = push_instance(&url, Duration::from_millis(300)).await;
+    received(&got, 2, 10).await;
+    // Anything sent twice would have arrived by now.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let got = got.lock().unwrap().clone();
-    let kinds: Vec<String> = got.iter().map(|b| b.as_object().unwrap().keys().next().unwrap().clone()).collect();
-    assert_eq!(kinds, ["task", "statusUpdate", "statusUpdate"], "{got:?}");
-    assert_eq!(got[2]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(kinds(&got), ["task", "statusUpdate"], "each once, in order: {got:?}");
+}
+
+/// The first key of each body: which kind of event it carries.
+fn kinds(bodies: &[Value]) -> Vec<String> {
+    bodies.iter().map(|b| b.as_object().unwrap().keys().next().unwrap().clone()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_gives_back_what_it_could_not_deliver() {
+    if instance().await.is_none() {
+        return;
+    }
+    let _serial = PUSH_TESTS.lock().await;
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let tenant = tenant();
+    // The first request is never answered in time; the second (the same notification, sent by
+    // B) is answered at once.
+    let (hook, got) = webhook_slow(|n| if n == 0 { Duration::from_secs(60) } else { Duration::ZERO }).await;
+    let ghost = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+    queue_notifications(&ghost, &tenant, &hook, &[], None).await;
+    // A 5 s lease: A's claim (10 s, renewed while it tries) would keep B out for long.
+    let a = push_instance(&url, Duration::from_secs(5)).await;
+    assert_eq!(received(&got, 1, 10).await.len(), 1, "A is delivering it");
+    let _b = push_instance(&url, Duration::from_secs(5)).await;
+    let started = std::time::Instant::now();
+    // Waits out the 5 s push deadline, then gives the claim back.
+    a.shutdown().await;
+    let got = received(&got, 2, 20).await;
+    assert_eq!(kinds(&got), ["task", "task"], "B sent it again (at least once): {got:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(8500),
+        "B took it when A gave it back, not when A's claim ran out: {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_execution_that_outlives_its_turn_keeps_the_task() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    // Two executions of one task on A: `hold` keeps running, `park` returns first.
+    let task = task_of(call(&a.handler, send(&tenant, msg("hold"), true)).await);
+    let mut park = msg("park");
+    park.task_id = task.id.clone();
+    let parked = task_of(call(&a.handler, send(&tenant, park, false)).await);
+    assert_eq!(parked.status.state, TaskState::Working);
+    // `hold` still runs on A: B must not start a turn of its own beside it.
+    let mut more = msg("thanks");
+    more.task_id = task.id.clone();
+    let err = b.handler.handle(&CallContext::default(), send(&tenant, more, false)).await.err().expect("refused");
+    assert_eq!(err.kind, a2a_native::ErrorKind::UnsupportedOperation, "{err:?}");
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let store = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+    let stored = a2a_native::store::TaskStore::load(&store, &tenant, &task.id).await.unwrap().unwrap();
+    assert!(stored.lease.is_some_and(|l| l.live), "A still holds the task's lease");
+    let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+    call(&a.handler, A2ARequest::CancelTask(cancel)).await;
 }
