@@ -169,6 +169,8 @@ export interface SecurityOptions {
 export interface ServerLimits {
   /** Largest request body (default 8 MiB; 413 / -32600 beyond it). */
   maxBodyBytes?: number;
+  /** Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their requests are answered (default 64 MiB, never less than `maxBodyBytes`; 503 with Retry-After beyond it). */
+  maxBodyBytesInFlight?: number;
   /** Most parts in one message (default 256). */
   maxPartsPerMessage?: number;
   /** Most history messages any read returns (default 1000). */

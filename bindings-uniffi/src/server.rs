@@ -35,6 +35,11 @@ pub struct ServerOptions {
     pub blocking_timeout: Option<Duration>,
     #[uniffi(default)]
     pub max_body_bytes: Option<u64>,
+    /// Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
+    /// requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
+    /// `maxBodyBytes`).
+    #[uniffi(default)]
+    pub max_body_bytes_in_flight: Option<u64>,
     #[uniffi(default)]
     pub max_parts_per_message: Option<u64>,
     #[uniffi(default)]
@@ -118,6 +123,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         "extendedCard": extended,
         "limits": {
             "maxBodyBytes": options.max_body_bytes,
+            "maxBodyBytesInFlight": options.max_body_bytes_in_flight,
             "maxPartsPerMessage": options.max_parts_per_message,
             "maxHistoryLength": options.max_history_length,
             "maxStreamsPerTask": options.max_streams_per_task,

@@ -65,6 +65,14 @@ pub struct ServeArgs {
     /// 268435456, 256 MiB; the oldest finished tasks make room, else a save is refused).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_store_bytes: Option<u64>,
+    /// Largest request body accepted, in bytes: 413 (JSON-RPC -32600) beyond it (default 8388608).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    max_body_bytes: Option<u64>,
+    /// Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
+    /// requests are answered (a body grows up to ~16x when parsed): beyond it 503 with
+    /// Retry-After (default 67108864, and never less than --max-body-bytes).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    max_body_bytes_in_flight: Option<u64>,
     /// Largest request head (request line and headers) accepted, in bytes: 431 beyond it
     /// (default 65536, at least 8192).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8192..))]
@@ -111,6 +119,19 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         reap_interval: std::time::Duration::from_millis(args.reap_interval_ms),
         ..ServerConfig::default()
     };
+    let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    if let Some(n) = args.max_body_bytes {
+        config.limits.max_body_bytes = bytes(n);
+    }
+    if let Some(n) = args.max_body_bytes_in_flight {
+        if bytes(n) < config.limits.max_body_bytes {
+            return Err(format!(
+                "--max-body-bytes-in-flight: at least --max-body-bytes ({} bytes): one largest body must fit",
+                config.limits.max_body_bytes
+            ));
+        }
+        config.limits.max_body_bytes_in_flight = bytes(n);
+    }
     if let Some(n) = args.max_header_bytes {
         config.limits.max_header_bytes = usize::try_from(n).unwrap_or(usize::MAX);
     }

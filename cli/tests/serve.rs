@@ -445,3 +445,42 @@ fn the_listener_timeouts_from_the_command_line() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(flag), "{flag}");
     }
 }
+
+#[test]
+fn the_body_limits_from_the_command_line() {
+    let server = serve(&["--store", "memory", "--max-body-bytes", "100000", "--max-body-bytes-in-flight", "150000"]);
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let head = |len: usize| {
+        format!("POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n\r\n")
+    };
+    // Past --max-body-bytes: 413.
+    let mut big = TcpStream::connect(&host).unwrap();
+    big.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(big, "{}", head(100_001)).unwrap();
+    let mut answer = String::new();
+    BufReader::new(big).read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 413 "), "{answer}");
+    // One 90 kB body under way holds most of the 150 kB budget: a second one gets 503.
+    let mut first = TcpStream::connect(&host).unwrap();
+    write!(first, "{}{{", head(90_000)).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut second = TcpStream::connect(&host).unwrap();
+    second.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(second, "{}{}", head(90_000), " ".repeat(90_000)).unwrap();
+    let mut reader = BufReader::new(second);
+    let mut answer = String::new();
+    while !answer.ends_with("\r\n\r\n") {
+        assert!(reader.read_line(&mut answer).unwrap() > 0, "closed early: {answer}");
+    }
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("retry-after: 1"), "{answer}");
+    drop(first);
+    assert!(server.stop().success());
+    // A budget below the largest body is refused, naming the flag.
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--max-body-bytes", "100000", "--max-body-bytes-in-flight", "99999", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-body-bytes-in-flight"));
+}

@@ -68,6 +68,10 @@ class ServerLimits(TypedDict, total=False):
     """What one client can make the server hold (absent keys keep the defaults)."""
 
     max_body_bytes: int
+    #: Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
+    #: requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
+    #: ``max_body_bytes``).
+    max_body_bytes_in_flight: int
     max_parts_per_message: int
     max_history_length: int
     max_streams_per_task: int
@@ -143,6 +147,7 @@ class AgentServer:
     ``extended_card`` is served by GetExtendedAgentCard (set
     ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
     each answered with the spec's error when exceeded: ``max_body_bytes``,
+    ``max_body_bytes_in_flight`` (bytes large bodies may hold at once, server-wide; 503 beyond it),
     ``max_parts_per_message``, ``max_history_length``, ``max_streams_per_task``,
     ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
     beyond it), ``header_read_timeout`` and ``body_read_timeout`` (seconds for a request's head

@@ -119,12 +119,13 @@ where
     span.record("version", "1.0");
     let deadline = grpc_timeout(&parts.headers)?;
     let limit = app.max_body_bytes();
-    let read = read_body(&parts.headers, body, limit + frame::PREFIX, app.body_read_timeout());
-    let bytes = match deadline {
+    let read = read_body(&parts.headers, body, limit + frame::PREFIX, app.body_read_timeout(), &app.bodies);
+    let read = match deadline {
         Some(d) => tokio::time::timeout(d, read).await.map_err(|_| deadline_passed())?,
         None => read.await,
     };
-    let bytes = bytes.map_err(|e| match e.status {
+    // The body's share of the in-flight budget is kept until the answer is made.
+    let (bytes, _share) = read.map_err(|e| match e.status {
         StatusCode::PAYLOAD_TOO_LARGE => Refusal { code: Some(status::RESOURCE_EXHAUSTED), error: e.error },
         StatusCode::REQUEST_TIMEOUT => Refusal { code: Some(status::DEADLINE_EXCEEDED), error: e.error },
         _ => e.error.into(),

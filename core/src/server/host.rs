@@ -92,6 +92,8 @@ pub enum BearerTokens {
 pub struct LimitsSpec {
     #[serde(default, alias = "max_body_bytes")]
     pub max_body_bytes: Option<usize>,
+    #[serde(default, alias = "max_body_bytes_in_flight")]
+    pub max_body_bytes_in_flight: Option<usize>,
     #[serde(default, alias = "max_parts_per_message")]
     pub max_parts_per_message: Option<usize>,
     #[serde(default, alias = "max_history_length")]
@@ -156,6 +158,14 @@ impl ServerOptions {
         };
         let (l, s) = (&mut config.limits, &self.limits);
         l.max_body_bytes = s.max_body_bytes.unwrap_or(l.max_body_bytes);
+        if let Some(n) = s.max_body_bytes_in_flight {
+            if n < l.max_body_bytes {
+                let why =
+                    format!("at least limits.maxBodyBytes ({} bytes): one largest body must fit", l.max_body_bytes);
+                return Err(A2AError::invalid_field("limits.maxBodyBytesInFlight", why));
+            }
+            l.max_body_bytes_in_flight = n;
+        }
         l.max_parts_per_message = s.max_parts_per_message.unwrap_or(l.max_parts_per_message);
         l.max_history_length = s.max_history_length.unwrap_or(l.max_history_length);
         l.max_streams_per_task = s.max_streams_per_task.unwrap_or(l.max_streams_per_task);

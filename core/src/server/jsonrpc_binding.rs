@@ -72,10 +72,12 @@ where
         );
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &Id::Null, &err);
     }
-    let bytes = match read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout()).await {
-        Ok(b) => b,
-        Err(e) => return rpc_error(e.status, &Id::Null, &e.error),
-    };
+    // The body's share of the in-flight budget is kept until the answer is made.
+    let (bytes, _share) =
+        match read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout(), &app.bodies).await {
+            Ok(b) => b,
+            Err(e) => return rpc_error(e.status, &Id::Null, &e.error),
+        };
     let envelope = match jsonrpc::parse_envelope(&bytes) {
         Ok(e) => e,
         Err(e) => return error_reply(&e),

@@ -17,6 +17,7 @@
 
 pub mod auth;
 pub mod body;
+mod budget;
 pub mod card;
 mod connection;
 pub mod embedded;

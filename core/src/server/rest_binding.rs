@@ -78,7 +78,8 @@ where
         ));
     }
     tracing::Span::current().record("version", "1.0");
-    let bytes = read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout())
+    // The body's share of the in-flight budget is kept until the answer is made.
+    let (bytes, _share) = read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout(), &app.bodies)
         .await
         .map_err(|e| (e.status, e.error))?;
     if !bytes.iter().all(u8::is_ascii_whitespace) && !headers::is_json_body(&parts.headers) {

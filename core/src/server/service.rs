@@ -21,6 +21,7 @@
 
 use super::auth::Principal;
 use super::body::{Framing, ResponseBody, SseOptions};
+use super::budget::{BodyBudget, BodyShare};
 use super::card::{LEGACY_WELL_KNOWN_PATH, ServedCard, WELL_KNOWN_PATH};
 use super::handler::{Reply, RequestHandler};
 use super::headers::{self, ExtensionPolicy};
@@ -114,6 +115,8 @@ pub(crate) struct App {
     pub push_jwks: Option<Vec<u8>>,
     /// Fired during graceful shutdown once the handler had its chance to end streams.
     pub shutdown: CancellationToken,
+    /// What large request bodies may hold at once.
+    pub bodies: BodyBudget,
 }
 
 impl A2AService {
@@ -138,6 +141,8 @@ impl A2AService {
                 .iter()
                 .any(|i| i.protocol_binding.eq_ignore_ascii_case(binding::GRPC)),
             push_jwks: handler.push_signer().map(|s| serde_json::to_vec(&s.jwks()).expect("a JWKS serialises")),
+            // One body of the largest size always fits.
+            bodies: BodyBudget::new(handler.limits().max_body_bytes_in_flight.max(handler.limits().max_body_bytes)),
             handler,
             options,
             shutdown,
@@ -183,6 +188,10 @@ impl A2AService {
         let started = std::time::Instant::now();
         let answer = async move {
             let mut resp = app.dispatch(req).await;
+            if resp.status() == StatusCode::SERVICE_UNAVAILABLE {
+                // Every 503 here is a passing state (a spent budget, a store failing over).
+                resp.headers_mut().entry(http::header::RETRY_AFTER).or_insert(HeaderValue::from_static("1"));
+            }
             if let Some(hsts) = &app.options.hsts {
                 resp.headers_mut().insert(http::header::STRICT_TRANSPORT_SECURITY, hsts.clone());
             }
@@ -590,13 +599,16 @@ fn unsupported_coding(headers: &HeaderMap) -> Option<String> {
 
 /// Reads the whole body, refusing a compressed one (415), more than `limit` bytes (first from
 /// `Content-Length`, before reading anything; then while reading, for chunked or lying
-/// bodies), and a body that takes longer than `timeout` to arrive (408).
+/// bodies), a body that takes longer than `timeout` to arrive (408), and a large body the
+/// server-wide `budget` cannot cover now (503). The share of the budget goes with the bytes:
+/// keep it until the request is answered.
 pub(crate) async fn read_body<B>(
     headers: &HeaderMap,
     body: B,
     limit: usize,
     timeout: Duration,
-) -> std::result::Result<Bytes, BodyError>
+    budget: &BodyBudget,
+) -> std::result::Result<(Bytes, BodyShare), BodyError>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
@@ -606,6 +618,7 @@ where
         error: A2AError::invalid_request(format!("the request body is larger than {limit} bytes"))
             .with_meta("maxBodyBytes", limit.to_string()),
     };
+    let busy = |error| BodyError { status: StatusCode::SERVICE_UNAVAILABLE, error };
     if let Some(coding) = unsupported_coding(headers) {
         return Err(BodyError {
             status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -622,13 +635,50 @@ where
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Ok(Err(e)) => Err(BodyError {
-            status: StatusCode::BAD_REQUEST,
-            error: A2AError::invalid_request(format!("cannot read the request body: {e}")),
-        }),
+    let mut share = BodyShare::default();
+    // A body the budget cannot cover is still read (and dropped as it comes, holding nothing),
+    // so a keep-alive client that sends its body after its headers reads the 503.
+    // `declared` is at most `limit`, checked above.
+    let mut refused = declared.and_then(|n| budget.cover(&mut share, n as usize).err());
+    let read = async {
+        let mut body = std::pin::pin!(Limited::new(body, limit));
+        let (mut chunks, mut len) = (Vec::<Bytes>::new(), 0);
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                if e.downcast_ref::<LengthLimitError>().is_some() {
+                    return too_large();
+                }
+                BodyError {
+                    status: StatusCode::BAD_REQUEST,
+                    error: A2AError::invalid_request(format!("cannot read the request body: {e}")),
+                }
+            })?;
+            let Ok(data) = frame.into_data() else { continue };
+            len += data.len();
+            if refused.is_some() {
+                continue;
+            }
+            // A body without a length (chunked, HTTP/2) is counted as it arrives.
+            match budget.cover(&mut share, len) {
+                Ok(()) => chunks.push(data),
+                Err(e) => {
+                    refused = Some(e);
+                    chunks = Vec::new();
+                    share = BodyShare::default();
+                }
+            }
+        }
+        if let Some(e) = refused {
+            return Err(busy(e));
+        }
+        Ok(match chunks.len() {
+            0 => Bytes::new(),
+            1 => chunks.pop().unwrap_or_default(),
+            _ => chunks.concat().into(),
+        })
+    };
+    match tokio::time::timeout(timeout, read).await {
+        Ok(read) => read.map(|bytes| (bytes, share)),
         Err(_) => Err(BodyError {
             status: StatusCode::REQUEST_TIMEOUT,
             error: A2AError::invalid_request(format!("the request body did not arrive within {timeout:?}"))
@@ -676,7 +726,17 @@ where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    matches!(tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await, Ok(Ok(_)))
+    let discard = async {
+        let mut body = std::pin::pin!(Limited::new(body, limit));
+        while let Some(frame) = body.frame().await {
+            // Dropped as it comes: a refused body holds no memory.
+            if frame.is_err() {
+                return false;
+            }
+        }
+        true
+    };
+    tokio::time::timeout(timeout, discard).await.unwrap_or(false)
 }
 
 /// What HTTP/1 (RFC 9112) requires of a request's framing that hyper lets through: at most

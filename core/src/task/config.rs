@@ -8,6 +8,10 @@ use std::time::Duration;
 pub struct Limits {
     /// Largest request body accepted (413 / -32600 beyond it).
     pub max_body_bytes: usize,
+    /// Most bytes of request bodies larger than 64 KiB held at once, server-wide, from their
+    /// arrival until their request is answered (a body grows up to ~16x when parsed): beyond
+    /// it such a request gets 503 with `Retry-After`. Never less than `max_body_bytes`.
+    pub max_body_bytes_in_flight: usize,
     /// Most parts in one message (InvalidParams beyond it).
     pub max_parts_per_message: usize,
     /// Most history messages returned by any read; a larger or absent `historyLength` is capped.
@@ -45,6 +49,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_body_bytes: 8 * 1024 * 1024,
+            max_body_bytes_in_flight: 64 * 1024 * 1024,
             max_parts_per_message: 256,
             max_history_length: 1000,
             max_streams_per_task: 64,

@@ -647,3 +647,84 @@ async fn an_open_h2_stream_that_has_sent_all_it_had_keeps_its_connection() {
     tokio::time::sleep(Duration::from_millis(900)).await;
     assert!(!conn.is_finished(), "a quiet, healthy h2 stream lost its connection");
 }
+
+/// A SendMessage body of about `size` bytes (one long text part).
+fn large_send_body(id: u32, size: usize) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "SendMessage",
+           "params": {"message": {"messageId": format!("m{id}"), "role": "ROLE_USER",
+                                  "parts": [{"text": "x".repeat(size)}]}}})
+    .to_string()
+}
+
+#[tokio::test]
+async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 1024 * 1024;
+    config.limits.max_body_bytes_in_flight = 1024 * 1024;
+    config.limits.body_read_timeout = Duration::from_secs(5);
+    let srv = start_with(config).await;
+    let large = large_send_body(1, 600 * 1024);
+    let (front, back) = large.split_at(large.len() / 2);
+
+    // A: a declared 600 KiB body, half sent: it holds its share while it arrives.
+    let mut a = TcpStream::connect(srv.addr).await.unwrap();
+    a.write_all(format!("{}{front}", head(large.len(), "")).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // B: another one does not fit: 503 at once, with Retry-After, as a JSON-RPC error.
+    let mut b = TcpStream::connect(srv.addr).await.unwrap();
+    b.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
+    let (status, headers, body) = read_response(&mut b).await.expect("an answer");
+    assert_eq!(status, 503, "{headers}{body}");
+    assert!(headers.contains("retry-after: 1"), "{headers}");
+    let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["error"]["code"], -32603, "{body}");
+    assert!(body.contains("maxBodyBytesInFlight"), "{body}");
+    // Its body was read (and dropped), so its keep-alive connection serves on.
+    assert!(!headers.contains("connection: close"), "{headers}");
+    let small = send_body(3);
+    b.write_all(format!("{}{small}", head(small.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut b).await.expect("an answer").0, 200);
+    // Small bodies are not counted.
+    let small = send_body(2);
+    let mut c = TcpStream::connect(srv.addr).await.unwrap();
+    c.write_all(format!("{}{small}", head(small.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut c).await.expect("an answer").0, 200);
+    // A finishes and is served; its share comes back with its answer.
+    a.write_all(back.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut a).await.expect("an answer").0, 200);
+    let mut d = TcpStream::connect(srv.addr).await.unwrap();
+    d.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut d).await.expect("an answer").0, 200);
+
+    // A chunked body has no declared length: it is counted as its bytes arrive.
+    let mut e = TcpStream::connect(srv.addr).await.unwrap();
+    let chunked = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    // Three quarters of it: with another 600 KiB, more than the budget.
+    let (most, rest) = large.split_at(large.len() * 3 / 4);
+    e.write_all(format!("{chunked}{:x}\r\n{most}\r\n", most.len()).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut f = TcpStream::connect(srv.addr).await.unwrap();
+    f.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut f).await.expect("an answer").0, 503);
+    e.write_all(format!("{:x}\r\n{rest}\r\n0\r\n\r\n", rest.len()).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut e).await.expect("an answer").0, 200);
+
+    // HTTP+JSON is held to the same budget.
+    let rest_large =
+        json!({"message": {"messageId": "r1", "role": "ROLE_USER", "parts": [{"text": "x".repeat(600 * 1024)}]}})
+            .to_string();
+    let mut g = TcpStream::connect(srv.addr).await.unwrap();
+    g.write_all(format!("{}{front}", head(large.len(), "")).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let rest_head = format!(
+        "POST /message:send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: {}\r\n\r\n",
+        rest_large.len()
+    );
+    let mut h = TcpStream::connect(srv.addr).await.unwrap();
+    h.write_all(format!("{rest_head}{rest_large}").as_bytes()).await.unwrap();
+    let (status, headers, body) = read_response(&mut h).await.expect("an answer");
+    assert_eq!(status, 503, "{headers}{body}");
+    assert!(headers.contains("retry-after: 1"), "{headers}");
+    g.write_all(back.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut g).await.expect("an answer").0, 200);
+}

@@ -6558,6 +6558,12 @@ public struct ServerOptions {
      */
     public var blockingTimeout: TimeInterval?
     public var maxBodyBytes: UInt64?
+    /**
+     * Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
+     * requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
+     * `maxBodyBytes`).
+     */
+    public var maxBodyBytesInFlight: UInt64?
     public var maxPartsPerMessage: UInt64?
     public var maxHistoryLength: UInt64?
     public var maxStreamsPerTask: UInt64?
@@ -6642,7 +6648,12 @@ public struct ServerOptions {
          */extendedCard: AgentCard? = nil, 
         /**
          * How long a blocking SendMessage waits for the task to settle.
-         */blockingTimeout: TimeInterval? = nil, maxBodyBytes: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
+         */blockingTimeout: TimeInterval? = nil, maxBodyBytes: UInt64? = nil, 
+        /**
+         * Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
+         * requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
+         * `maxBodyBytes`).
+         */maxBodyBytesInFlight: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
         /**
          * Largest request head accepted (431 beyond it; default 64 KiB).
          */maxHeaderBytes: UInt64? = nil, 
@@ -6698,6 +6709,7 @@ public struct ServerOptions {
         self.extendedCard = extendedCard
         self.blockingTimeout = blockingTimeout
         self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytesInFlight = maxBodyBytesInFlight
         self.maxPartsPerMessage = maxPartsPerMessage
         self.maxHistoryLength = maxHistoryLength
         self.maxStreamsPerTask = maxStreamsPerTask
@@ -6738,6 +6750,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
                 blockingTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                maxBodyBytesInFlight: FfiConverterOptionUInt64.read(from: &buf), 
                 maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
@@ -6764,6 +6777,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
         FfiConverterOptionDuration.write(value.blockingTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxBodyBytes, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxBodyBytesInFlight, into: &buf)
         FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)

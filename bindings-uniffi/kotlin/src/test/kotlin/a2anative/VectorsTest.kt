@@ -301,6 +301,7 @@ class VectorsTest {
                 "limits" -> (v as? JSONObject ?: throw Inexpressible()).entries().fold(o) { l, (name, n) ->
                     when (name) {
                         "maxBodyBytes" -> l.copy(maxBodyBytes = count(n).toULong())
+                        "maxBodyBytesInFlight" -> l.copy(maxBodyBytesInFlight = count(n).toULong())
                         "maxPartsPerMessage" -> l.copy(maxPartsPerMessage = count(n).toULong())
                         "maxHistoryLength" -> l.copy(maxHistoryLength = count(n).toULong())
                         "maxStreamsPerTask" -> l.copy(maxStreamsPerTask = count(n).toULong())
