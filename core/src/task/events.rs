@@ -82,7 +82,9 @@ pub(crate) struct Live {
     pub key: Key,
     pub slot: tokio::sync::Mutex<Slot>,
     pub bus: broadcast::Sender<BusItem>,
-    pub cancel: CancellationToken,
+    /// Fired to stop the task's executions (each runs on a child of it); a fresh one replaces
+    /// it when a cancel could not be written, so the next execution does not start stopped.
+    canceller: Mutex<CancellationToken>,
     /// Open streams on this task (SendStreamingMessage and SubscribeToTask).
     pub streams: std::sync::atomic::AtomicUsize,
     /// Executions of this task running here.
@@ -93,6 +95,33 @@ impl Live {
     /// Publishes to every current subscriber (none is fine).
     pub fn publish(&self, item: BusItem) {
         let _ = self.bus.send(item);
+    }
+
+    fn canceller(&self) -> std::sync::MutexGuard<'_, CancellationToken> {
+        self.canceller.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Stops every execution of the task running here.
+    pub fn cancel(&self) {
+        self.canceller().cancel();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.canceller().is_cancelled()
+    }
+
+    /// The token that stops the task's executions now.
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.canceller().clone()
+    }
+
+    /// After a cancel that could not be written (the task lives on, stopped): the next
+    /// execution gets a token of its own instead of one already fired.
+    pub fn rearm_cancel(&self) {
+        let mut token = self.canceller();
+        if token.is_cancelled() {
+            *token = CancellationToken::new();
+        }
     }
 }
 
@@ -115,7 +144,7 @@ impl Registry {
                 key,
                 slot: Default::default(),
                 bus,
-                cancel: CancellationToken::new(),
+                canceller: Default::default(),
                 streams: Default::default(),
                 executions: Default::default(),
             };

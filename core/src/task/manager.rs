@@ -239,7 +239,7 @@ impl TaskManager {
             extensions: call.extensions.clone(),
             skills: call.skills.clone(),
             trace: call.trace.clone(),
-            cancelled: guard.cancel.child_token(),
+            cancelled: guard.cancel_token().child_token(),
             activation: call.activation.clone(),
         };
         inner.clone().spawn_execution(guard.share(), ctx, message, execution);
@@ -280,7 +280,7 @@ impl TaskManager {
         };
         // From here the cancel runs to its end in a task of its own: the caller may hang up or
         // time out, but a task whose execution was stopped must still be written CANCELED.
-        guard.cancel.cancel();
+        guard.cancel();
         let inner = inner.clone();
         let (id, tenant, call) = (id.to_owned(), tenant.to_owned(), call.clone());
         let finish = async move {
@@ -383,7 +383,7 @@ impl TaskManager {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for guard in running() {
-            guard.cancel.cancel();
+            guard.cancel();
             let mut slot = guard.slot.lock().await;
             let text = "the server shut down before the task finished".to_owned();
             let active = |t: &Task| t.status.state.is_active();
@@ -604,7 +604,7 @@ impl Inner {
             extensions: call.extensions.clone(),
             skills: call.skills.clone(),
             trace: call.trace.clone().in_current_span(),
-            cancelled: guard.cancel.clone(),
+            cancelled: guard.cancel_token(),
             activation: call.activation.clone(),
         };
         let agent = self.agent.clone();
@@ -619,7 +619,14 @@ impl Inner {
     /// (another instance's executor wrote first) reloads the task and tries again.
     async fn write_canceled(&self, guard: &LiveGuard, id: &str) -> Result<Task> {
         let mut slot = guard.slot.lock().await;
-        self.write_end(guard, &mut slot, TaskState::Canceled, None, |task| !task.status.state.is_terminal()).await?;
+        let ended =
+            self.write_end(guard, &mut slot, TaskState::Canceled, None, |task| !task.status.state.is_terminal());
+        if let Err(e) = ended.await {
+            // The execution was stopped but the task lives on: a later message may run it, and
+            // one waiting for this lock now must not start stopped.
+            guard.rearm_cancel();
+            return Err(e);
+        }
         let task = slot.task.clone().ok_or_else(|| A2AError::task_not_found(id))?;
         if task.status.state != TaskState::Canceled {
             // The agent finished first (its terminal event won the lock): not cancelable.
@@ -1103,7 +1110,7 @@ impl Inner {
                 self.publish_logged(guard, base, slot.version).await;
                 if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
                     // Another writer ended the task (a cancel on another instance): stop here too.
-                    guard.cancel.cancel();
+                    guard.cancel();
                 }
                 Ok(false)
             }
@@ -1150,9 +1157,9 @@ impl Inner {
         }
         if slot.version > from {
             slot.snapshots = Default::default();
-            if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) && !guard.cancel.is_cancelled() {
+            if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) && !guard.is_cancelled() {
                 tracing::info!(task_id = id, "the task was ended by another instance; stopping its execution here");
-                guard.cancel.cancel();
+                guard.cancel();
                 // A cancel routed here from another instance: the executor that runs the task
                 // gets its `cancel` call (what it writes is refused: the task has ended).
                 if let Some(task) = slot.task.clone().filter(|t| t.status.state == TaskState::Canceled)
@@ -1181,7 +1188,7 @@ impl Inner {
             extensions: Vec::new(),
             skills: Vec::new(),
             trace: Default::default(),
-            cancelled: guard.cancel.clone(),
+            cancelled: guard.cancel_token(),
             activation: Default::default(),
         };
         let agent = self.agent.clone();
@@ -1270,7 +1277,7 @@ impl Inner {
                 // is followed by CANCELED, which comes next (or shows in the snapshot).
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     let slot = guard.slot.lock().await;
-                    let ended_here = guard.executions.load(Ordering::Acquire) == 0 && !guard.cancel.is_cancelled();
+                    let ended_here = guard.executions.load(Ordering::Acquire) == 0 && !guard.is_cancelled();
                     if ended_here || slot.task.as_ref().is_some_and(|t| t.status.state.ends_blocking_wait()) {
                         break;
                     }
