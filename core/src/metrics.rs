@@ -210,11 +210,18 @@ pub(crate) struct Observed {
     pub binding: Cell<&'static str>,
     pub method: Cell<&'static str>,
     pub outcome: Cell<&'static str>,
+    /// Refused for the load of the moment (a spent body budget): the answer says Retry-After.
+    pub shed: Cell<bool>,
 }
 
 impl Default for Observed {
     fn default() -> Self {
-        Self { binding: Cell::new("other"), method: Cell::new("unknown"), outcome: Cell::new("") }
+        Self {
+            binding: Cell::new("other"),
+            method: Cell::new("unknown"),
+            outcome: Cell::new(""),
+            shed: Cell::new(false),
+        }
     }
 }
 
@@ -226,6 +233,11 @@ tokio::task_local! {
 /// Records `f(observed)` on the current request, if any.
 pub(crate) fn observe(f: impl FnOnce(&Observed)) {
     let _ = OBSERVED.try_with(f);
+}
+
+/// Whether the current request was refused for the load of the moment.
+pub(crate) fn shed() -> bool {
+    OBSERVED.try_with(|o| o.shed.get()).unwrap_or(false)
 }
 
 /// The outcome of the current request, unless an inner layer already set it.

@@ -3,8 +3,7 @@
 //! One request is bounded by `max_body_bytes`, but nothing bounded how many arrive at once,
 //! and a body grows when it is parsed: 8 MiB of `[0,0,…]` is about 130 MB of `serde_json`
 //! values. So a body larger than [`FREE_BYTES`] holds its size of the budget from the moment it
-//! is known (its `Content-Length`, or as its bytes arrive) until its request is answered (a
-//! stream: opened). When the budget is spent the request is refused at once with 503 and
+//! arrives (counted as its bytes do) until its request is answered (a stream: opened). When the budget is spent the request is refused at once with 503 and
 //! `Retry-After`, never queued: waiting bodies would hold their partial share and could starve
 //! each other until their read timeouts.
 
@@ -34,8 +33,16 @@ pub(crate) struct BodyShare {
 }
 
 impl BodyBudget {
+    /// Rounded up to whole units, as each body's need is: a body of exactly `bytes` fits.
     pub fn new(bytes: usize) -> Self {
-        Self { permits: Arc::new(Semaphore::new((bytes / UNIT).min(Semaphore::MAX_PERMITS))), bytes }
+        Self { permits: Arc::new(Semaphore::new(bytes.div_ceil(UNIT).min(Semaphore::MAX_PERMITS))), bytes }
+    }
+
+    /// The budget `limits` ask for, never less than one largest body (with gRPC's 5-byte frame
+    /// prefix), so every body the server accepts can be served on an idle server.
+    pub fn for_limits(limits: &crate::task::config::Limits) -> Self {
+        let largest = limits.max_body_bytes.saturating_add(crate::grpc::frame::PREFIX);
+        Self::new(limits.max_body_bytes_in_flight.max(largest))
     }
 
     /// Makes `share` cover a body of `len` bytes (nothing while it is small); Unavailable when
@@ -96,6 +103,19 @@ mod tests {
         assert!(budget.cover(&mut a, 1025 * 1024).is_err(), "past the whole budget");
         drop(a);
         budget.cover(&mut b, 1024 * 1024).unwrap();
+    }
+
+    #[test]
+    fn a_largest_body_fits_an_idle_server() {
+        let limits = crate::task::config::Limits {
+            max_body_bytes: 100_000,
+            max_body_bytes_in_flight: 100_000,
+            ..Default::default()
+        };
+        let budget = BodyBudget::for_limits(&limits);
+        budget.cover(&mut BodyShare::default(), 100_000 + crate::grpc::frame::PREFIX).unwrap();
+        let exact = BodyBudget::new(100_000);
+        exact.cover(&mut BodyShare::default(), 100_000).unwrap();
     }
 
     #[test]

@@ -119,7 +119,13 @@ where
     span.record("version", "1.0");
     let deadline = grpc_timeout(&parts.headers)?;
     let limit = app.max_body_bytes();
-    let read = read_body(&parts.headers, body, limit + frame::PREFIX, app.body_read_timeout(), &app.bodies);
+    let read = read_body(
+        &parts.headers,
+        body,
+        limit.saturating_add(frame::PREFIX),
+        app.body_read_timeout(),
+        app.handler.body_budget(),
+    );
     let read = match deadline {
         Some(d) => tokio::time::timeout(d, read).await.map_err(|_| deadline_passed())?,
         None => read.await,

@@ -92,6 +92,8 @@ pub struct RequestHandler {
     profile_checks: Vec<String>,
     /// The card's required extensions: active on every request, so their profiles apply.
     required_extensions: Vec<String>,
+    /// What large request bodies may hold at once, shared by every service made for it.
+    bodies: super::budget::BodyBudget,
 }
 
 impl RequestHandler {
@@ -115,6 +117,7 @@ impl RequestHandler {
             extended_card: None,
             authenticator: None,
             stores,
+            bodies: super::budget::BodyBudget::for_limits(&config.limits),
             limits: config.limits,
             visibility: config.task_visibility,
             scopes: super::auth::RequiredScopes::default(),
@@ -221,6 +224,10 @@ impl RequestHandler {
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    pub(crate) fn body_budget(&self) -> &super::budget::BodyBudget {
+        &self.bodies
     }
 
     /// Tasks currently held in memory by running work, streams or waiters.

@@ -74,7 +74,9 @@ where
     }
     // The body's share of the in-flight budget is kept until the answer is made.
     let (bytes, _share) =
-        match read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout(), &app.bodies).await {
+        match read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout(), app.handler.body_budget())
+            .await
+        {
             Ok(b) => b,
             Err(e) => return rpc_error(e.status, &Id::Null, &e.error),
         };

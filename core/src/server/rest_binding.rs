@@ -79,9 +79,10 @@ where
     }
     tracing::Span::current().record("version", "1.0");
     // The body's share of the in-flight budget is kept until the answer is made.
-    let (bytes, _share) = read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout(), &app.bodies)
-        .await
-        .map_err(|e| (e.status, e.error))?;
+    let (bytes, _share) =
+        read_body(&parts.headers, body, app.max_body_bytes(), app.body_read_timeout(), app.handler.body_budget())
+            .await
+            .map_err(|e| (e.status, e.error))?;
     if !bytes.iter().all(u8::is_ascii_whitespace) && !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();

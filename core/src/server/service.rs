@@ -115,8 +115,6 @@ pub(crate) struct App {
     pub push_jwks: Option<Vec<u8>>,
     /// Fired during graceful shutdown once the handler had its chance to end streams.
     pub shutdown: CancellationToken,
-    /// What large request bodies may hold at once.
-    pub bodies: BodyBudget,
 }
 
 impl A2AService {
@@ -141,8 +139,6 @@ impl A2AService {
                 .iter()
                 .any(|i| i.protocol_binding.eq_ignore_ascii_case(binding::GRPC)),
             push_jwks: handler.push_signer().map(|s| serde_json::to_vec(&s.jwks()).expect("a JWKS serialises")),
-            // One body of the largest size always fits.
-            bodies: BodyBudget::new(handler.limits().max_body_bytes_in_flight.max(handler.limits().max_body_bytes)),
             handler,
             options,
             shutdown,
@@ -188,8 +184,8 @@ impl A2AService {
         let started = std::time::Instant::now();
         let answer = async move {
             let mut resp = app.dispatch(req).await;
-            if resp.status() == StatusCode::SERVICE_UNAVAILABLE {
-                // Every 503 here is a passing state (a spent budget, a store failing over).
+            if metrics::shed() {
+                // Refused for load of the moment (the body budget): worth retrying soon.
                 resp.headers_mut().entry(http::header::RETRY_AFTER).or_insert(HeaderValue::from_static("1"));
             }
             if let Some(hsts) = &app.options.hsts {
@@ -618,7 +614,10 @@ where
         error: A2AError::invalid_request(format!("the request body is larger than {limit} bytes"))
             .with_meta("maxBodyBytes", limit.to_string()),
     };
-    let busy = |error| BodyError { status: StatusCode::SERVICE_UNAVAILABLE, error };
+    let busy = |error| {
+        metrics::observe(|o| o.shed.set(true));
+        BodyError { status: StatusCode::SERVICE_UNAVAILABLE, error }
+    };
     if let Some(coding) = unsupported_coding(headers) {
         return Err(BodyError {
             status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -635,11 +634,11 @@ where
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let mut share = BodyShare::default();
-    // A body the budget cannot cover is still read (and dropped as it comes, holding nothing),
-    // so a keep-alive client that sends its body after its headers reads the 503.
-    // `declared` is at most `limit`, checked above.
-    let mut refused = declared.and_then(|n| budget.cover(&mut share, n as usize).err());
+    // Counted as the bytes arrive, not from `Content-Length`: a client that only announces a
+    // large body holds nothing. A body the budget cannot cover is still read (and dropped as
+    // it comes, holding nothing), so a keep-alive client that sends its body after its
+    // headers reads the 503.
+    let (mut share, mut refused) = (BodyShare::default(), None);
     let read = async {
         let mut body = std::pin::pin!(Limited::new(body, limit));
         let (mut chunks, mut len) = (Vec::<Bytes>::new(), 0);
@@ -658,7 +657,6 @@ where
             if refused.is_some() {
                 continue;
             }
-            // A body without a length (chunked, HTTP/2) is counted as it arrives.
             match budget.cover(&mut share, len) {
                 Ok(()) => chunks.push(data),
                 Err(e) => {

@@ -627,6 +627,10 @@ impl Inner {
             guard.rearm_cancel();
             return Err(e);
         }
+        if slot.task.as_ref().is_some_and(|t| t.status.state == TaskState::Canceled) {
+            // Whatever started since another cancel re-armed the token stops too.
+            guard.cancel();
+        }
         let task = slot.task.clone().ok_or_else(|| A2AError::task_not_found(id))?;
         if task.status.state != TaskState::Canceled {
             // The agent finished first (its terminal event won the lock): not cancelable.
@@ -713,13 +717,14 @@ impl Inner {
         };
         for (tenant, id) in orphans {
             let guard = self.live.acquire(key(&tenant, &id));
-            if guard.executions.load(Ordering::Acquire) > 0 {
-                // It runs here: not lost, only late to renew (the renewer catches up).
-                continue;
-            }
             let mut slot = guard.slot.lock().await;
             slot.unload();
             if self.load(&guard.key, &mut slot).await.is_err() {
+                continue;
+            }
+            let ours = slot.lease.as_ref().is_some_and(|l| l.owner == self.instance);
+            if ours && guard.executions.load(Ordering::Acquire) > 0 {
+                // It runs here: not lost, only late to renew (the renewer catches up).
                 continue;
             }
             let orphaned = slot.lease.as_ref().is_some_and(|l| !l.live);
@@ -1055,7 +1060,10 @@ impl Inner {
         // ended first, or the task came back from AUTH_REQUIRED) still holds it.
         let starts_turn = entries.iter().any(|e| matches!(e.change, Change::UserMessage(_)));
         let runs_here = slot.turn.is_some() || guard.executions.load(Ordering::Acquire) > 0;
-        let hold = !orphaned_only && runs_here && (task.status.state.is_active() || starts_turn);
+        // Never over another instance's live lease (a turn it took while an execution here
+        // waited in AUTH_REQUIRED): that instance runs the task now.
+        let foreign = slot.lease.as_ref().is_some_and(|l| l.live && l.owner != self.instance);
+        let hold = !orphaned_only && runs_here && !foreign && (task.status.state.is_active() || starts_turn);
         let owner = hold.then(|| Owner { id: &self.instance, lease: self.lease });
         // A new task's first commit that nobody could watch (the streams of a streaming send
         // are open by now) and that ends it need not be logged: see `Commit::log`. A task that

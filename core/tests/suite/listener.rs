@@ -664,13 +664,14 @@ async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
     config.limits.body_read_timeout = Duration::from_secs(5);
     let srv = start_with(config).await;
     let large = large_send_body(1, 600 * 1024);
-    let (front, back) = large.split_at(large.len() / 2);
+    // Three quarters of it: with another 600 KiB, more than the budget.
+    let (front, back) = large.split_at(large.len() * 3 / 4);
 
-    // A: a declared 600 KiB body, half sent: it holds its share while it arrives.
+    // A: a 600 KiB body, three quarters sent: what has arrived holds its share.
     let mut a = TcpStream::connect(srv.addr).await.unwrap();
     a.write_all(format!("{}{front}", head(large.len(), "")).as_bytes()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    // B: another one does not fit: 503 at once, with Retry-After, as a JSON-RPC error.
+    // B: another one does not fit: 503, with Retry-After, as a JSON-RPC error.
     let mut b = TcpStream::connect(srv.addr).await.unwrap();
     b.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
     let (status, headers, body) = read_response(&mut b).await.expect("an answer");
@@ -684,6 +685,9 @@ async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
     let small = send_body(3);
     b.write_all(format!("{}{small}", head(small.len(), "")).as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut b).await.expect("an answer").0, 200);
+    // Announcing a large body holds nothing until its bytes arrive.
+    let mut announced = TcpStream::connect(srv.addr).await.unwrap();
+    announced.write_all(head(1024 * 1024, "").as_bytes()).await.unwrap();
     // Small bodies are not counted.
     let small = send_body(2);
     let mut c = TcpStream::connect(srv.addr).await.unwrap();
@@ -695,18 +699,17 @@ async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
     let mut d = TcpStream::connect(srv.addr).await.unwrap();
     d.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut d).await.expect("an answer").0, 200);
+    drop(announced);
 
-    // A chunked body has no declared length: it is counted as its bytes arrive.
+    // A chunked body is counted the same way.
     let mut e = TcpStream::connect(srv.addr).await.unwrap();
     let chunked = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
-    // Three quarters of it: with another 600 KiB, more than the budget.
-    let (most, rest) = large.split_at(large.len() * 3 / 4);
-    e.write_all(format!("{chunked}{:x}\r\n{most}\r\n", most.len()).as_bytes()).await.unwrap();
+    e.write_all(format!("{chunked}{:x}\r\n{front}\r\n", front.len()).as_bytes()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut f = TcpStream::connect(srv.addr).await.unwrap();
     f.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut f).await.expect("an answer").0, 503);
-    e.write_all(format!("{:x}\r\n{rest}\r\n0\r\n\r\n", rest.len()).as_bytes()).await.unwrap();
+    e.write_all(format!("{:x}\r\n{back}\r\n0\r\n\r\n", back.len()).as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut e).await.expect("an answer").0, 200);
 
     // HTTP+JSON is held to the same budget.
