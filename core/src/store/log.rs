@@ -80,6 +80,10 @@ pub struct Commit<'a> {
     pub snapshot: bool,
     /// The instance that runs the task (see [`Owner`]).
     pub owner: Option<Owner<'a>>,
+    /// The instance writing. Stores shared by several instances set or clear only the writer's
+    /// own lease (or a lapsed one) and keep another instance's live one: that instance runs the
+    /// task (a cancel sent here, an execution here that outlived its turn).
+    pub writer: Option<&'a str>,
     /// Commit only if nobody holds a live lease on the task (a reaper ending a dead owner's
     /// task must not overrule an owner that renewed meanwhile).
     pub orphaned_only: bool,

@@ -236,6 +236,9 @@ impl TaskStore for PostgresStore {
         } else {
             Vec::new()
         };
+        // Another instance's live lease is never overwritten: it runs the task (a turn taken
+        // there while an execution here waited in AUTH_REQUIRED, or a cancel sent here). Only
+        // the writer's own lease, or a lapsed one, is set or cleared.
         // One statement, so one round trip in autocommit: the version-checked task write, then
         // (only if it wrote) the log entries and each event's notification for every push
         // config of the task, in event then config order. $1..$5 are the tail's, $6.. the head's.
@@ -250,7 +253,12 @@ impl TaskStore for PostgresStore {
             concat!(
                 "UPDATE a2a_tasks SET context_id = $6, state = $7, status_ts = $8, version = $10,
                     body = COALESCE($9, body), body_seq = CASE WHEN $9 IS NULL THEN body_seq ELSE $10 END,
-                    owner = $11, lease_until = CASE WHEN $11::TEXT IS NULL THEN NULL ELSE ",
+                    owner = CASE WHEN owner IS DISTINCT FROM $15::TEXT AND lease_until >= ",
+                now_ms!(),
+                " THEN owner ELSE $11 END,
+                    lease_until = CASE WHEN owner IS DISTINCT FROM $15::TEXT AND lease_until >= ",
+                now_ms!(),
+                " THEN lease_until WHEN $11::TEXT IS NOT NULL THEN ",
                 now_ms!(),
                 " + $12 END
                  WHERE tenant = $1 AND id = $2 AND version = $13
@@ -267,7 +275,7 @@ impl TaskStore for PostgresStore {
                 SELECT $1, $2, s, b FROM UNNEST($3::BIGINT[], $4::TEXT[]) AS e(s, b) WHERE EXISTS (SELECT 1 FROM moved))"
         };
         // The trace context is the last parameter, bound only with notifications to queue.
-        let trace_param = if commit.expected != 0 { 15 } else { 13 };
+        let trace_param = if commit.expected != 0 { 16 } else { 13 };
         let (queue, queued) = if pushed.is_empty() {
             (String::new(), "0")
         } else {
@@ -296,7 +304,7 @@ impl TaskStore for PostgresStore {
             .bind(owner)
             .bind(lease_ms);
         if commit.expected != 0 {
-            query = query.bind(seq_i64(commit.expected)).bind(commit.orphaned_only);
+            query = query.bind(seq_i64(commit.expected)).bind(commit.orphaned_only).bind(commit.writer);
         }
         if !pushed.is_empty() {
             query = query.bind(commit.trace);

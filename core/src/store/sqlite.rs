@@ -423,6 +423,7 @@ mod tests {
             entries: &entries,
             snapshot: true,
             owner: None,
+            writer: None,
             orphaned_only: false,
             push: true,
             trace: None,

@@ -201,6 +201,11 @@ pub(crate) struct LiveGuard {
 }
 
 impl LiveGuard {
+    /// The entry itself, without a hold: it stays usable but may leave the map meanwhile.
+    pub fn live(&self) -> Arc<Live> {
+        self.live.clone()
+    }
+
     /// Another hold on the same entry.
     pub fn share(&self) -> LiveGuard {
         self.registry.get(&self.live.key).unwrap_or_else(|| self.registry.acquire(self.live.key.clone()))

@@ -13,7 +13,7 @@
 
 use super::call::{CallContext, EventStream, StreamItem};
 use super::config::{Limits, ServerConfig};
-use super::events::{BusItem, Key, LiveGuard, Registry, Slot};
+use super::events::{BusItem, Key, Live, LiveGuard, Registry, Slot};
 use super::state;
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
@@ -148,7 +148,7 @@ impl TaskManager {
             push.check_config(config, "configuration.taskPushNotificationConfig")?;
         }
         let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
-        let (guard, prior, stream_slot) = if message.task_id.is_empty() {
+        let (guard, prior, stream_slot, mut claim) = if message.task_id.is_empty() {
             // Time-ordered ids (UUIDv7, 74 random bits): a new task's rows land at the end of
             // the stores' indexes instead of on a random page each.
             let id = uuid::Uuid::now_v7().to_string();
@@ -158,16 +158,18 @@ impl TaskManager {
             message.task_id = id.clone();
             let guard = inner.live.acquire(key(&tenant, &id));
             let stream_slot = if streaming { Some(inner.open_stream(&guard)?) } else { None };
+            let claim = TurnClaim::new(inner, &guard, execution);
             let mut slot = guard.slot.lock().await;
             slot.loaded = true;
             slot.turn = Some(execution);
             slot.pushed_from_start = push_config.is_some();
             drop(slot);
-            (guard, None, stream_slot)
+            (guard, None, stream_slot, claim)
         } else {
             let guard = inner.live.acquire(key(&tenant, &message.task_id));
             // Before the turn is taken: a refusal here changes nothing.
             let stream_slot = if streaming { Some(inner.open_stream(&guard)?) } else { None };
+            let claim = TurnClaim::new(inner, &guard, execution);
             let mut slot = guard.slot.lock().await;
             // A conflict means another writer moved the task meanwhile: check again against
             // what it wrote (a second try normally wins; a third conflict is reported).
@@ -206,7 +208,7 @@ impl TaskManager {
             }
             let prior = (slot.task.clone(), slot.version);
             drop(slot);
-            (guard, Some(prior), stream_slot)
+            (guard, Some(prior), stream_slot, claim)
         };
         let (task_id, context_id) = (message.task_id.clone(), message.context_id.clone());
         // Subscribe before anything else can happen to the task (a CancelTask while the push
@@ -217,6 +219,7 @@ impl TaskManager {
             config.task_id = task_id.clone();
             if let Err(e) = inner.stores.push.create(&tenant, config).await {
                 // No execution will run this turn: free it for the next message.
+                claim.disarm();
                 let mut slot = guard.slot.lock().await;
                 inner.end_turn(&guard, &mut slot, execution).await;
                 return Err(e);
@@ -243,6 +246,7 @@ impl TaskManager {
             activation: call.activation.clone(),
         };
         inner.clone().spawn_execution(guard.share(), ctx, message, execution);
+        claim.disarm();
 
         if streaming {
             let first: Vec<StreamItem> =
@@ -559,6 +563,44 @@ async fn follow_moves(
     }
 }
 
+/// A message's turn, taken before its execution is spawned: if the request is dropped in
+/// between (its caller hung up during a store write), the turn is ended, or it would name an
+/// execution that never runs, and no other could end it or give the task's lease back.
+struct TurnClaim {
+    inner: Arc<Inner>,
+    live: Arc<Live>,
+    execution: u64,
+    armed: bool,
+}
+
+impl TurnClaim {
+    fn new(inner: &Arc<Inner>, guard: &LiveGuard, execution: u64) -> Self {
+        Self { inner: inner.clone(), live: guard.live(), execution, armed: true }
+    }
+
+    /// The execution was spawned (it ends its turn itself), or the turn was ended here.
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for TurnClaim {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let (inner, live, execution) = (self.inner.clone(), self.live.clone(), self.execution);
+        runtime.spawn(async move {
+            let mut slot = live.slot.lock().await;
+            // Only a turn this message took and left (a refusal before it gave it back).
+            if slot.turn == Some(execution) {
+                inner.end_turn(&live, &mut slot, execution).await;
+            }
+        });
+    }
+}
+
 /// Counts a running execution; the count drops with the value.
 struct Running(LiveGuard);
 
@@ -857,14 +899,14 @@ impl Inner {
     /// still active), the next message may start a turn, here or on any instance. When no
     /// execution runs the task here any more, its lease is given back (an earlier message's
     /// execution still running here keeps it).
-    async fn end_turn(&self, guard: &LiveGuard, slot: &mut Slot, execution: u64) {
+    async fn end_turn(&self, guard: &Live, slot: &mut Slot, execution: u64) {
         if slot.turn == Some(execution) {
             slot.turn = None;
         }
         if slot.turn.is_some() || guard.executions.load(Ordering::Acquire) > 0 {
             return;
         }
-        if slot.lease.take().is_some() && self.stores.tasks.leases() {
+        if slot.lease.take().is_some_and(|l| l.owner == self.instance) && self.stores.tasks.leases() {
             let (tenant, id) = (&guard.key.0, &guard.key.1);
             if let Err(e) = self.stores.tasks.release_lease(tenant, id, &self.instance).await {
                 tracing::warn!(task_id = id, error = %e, "could not release the task's lease");
@@ -1084,6 +1126,7 @@ impl Inner {
             entries: &entries,
             snapshot,
             owner,
+            writer: Some(&self.instance),
             orphaned_only,
             push: self.outbox,
             trace: trace.as_deref(),
@@ -1100,7 +1143,8 @@ impl Inner {
                 if hold {
                     slot.lease = Some(crate::store::Lease { owner: self.instance.clone(), live: true });
                 } else {
-                    slot.lease = None;
+                    // Our own lease is cleared by this write; another instance's is kept.
+                    slot.lease = slot.lease.take().filter(|l| l.owner != self.instance);
                     slot.turn = None;
                 }
                 for entry in entries {

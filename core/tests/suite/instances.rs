@@ -21,6 +21,7 @@ use std::time::Duration;
 use support::agent::{Step, TestAgent};
 
 /// `steps`: works, streams two chunks a moment apart, completes. `hold`: works until canceled.
+/// `auth`: asks for authorization, goes on working a moment later (in-task auth), returns.
 /// `ask`: needs input; the answer completes it. `park`: leaves the task WORKING and returns
 /// (nothing runs it any more). Anything else completes with "thanks".
 fn agent() -> Arc<TestAgent> {
@@ -40,6 +41,19 @@ fn agent() -> Arc<TestAgent> {
             .on("hold", [Step::working(), Step::UntilCanceled])
             .on("ask", [Step::status(TaskState::InputRequired, "which city?")])
             .on("park", [Step::working()])
+            .on(
+                "auth",
+                [
+                    Step::status(TaskState::AuthRequired, "sign in"),
+                    Step::sleep(400),
+                    // The first write after another instance moved the task conflicts (and is
+                    // dropped, the task reloaded); the second is written.
+                    Step::working(),
+                    Step::sleep(100),
+                    Step::working(),
+                    Step::sleep(100),
+                ],
+            )
             .otherwise([Step::status(TaskState::Completed, "thanks")]),
     )
 }
@@ -270,6 +284,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
         entries: &created,
         snapshot: true,
         owner,
+        writer: None,
         orphaned_only: false,
         push: false,
         trace: None,
@@ -295,6 +310,7 @@ async fn the_task_of_a_lost_instance_ends_failed_and_its_late_writes_are_refused
         entries: &late,
         snapshot: true,
         owner,
+        writer: None,
         orphaned_only: false,
         push: false,
         trace: None,
@@ -427,6 +443,7 @@ async fn queue_notifications(
         entries: &entries,
         snapshot: true,
         owner: Some(Owner { id: "ghost", lease: Duration::from_millis(200) }),
+        writer: None,
         orphaned_only: false,
         push: true,
         trace,
@@ -535,4 +552,134 @@ async fn an_execution_that_outlives_its_turn_keeps_the_task() {
     assert!(stored.lease.is_some_and(|l| l.live), "A still holds the task's lease");
     let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
     call(&a.handler, A2ARequest::CancelTask(cancel)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_execution_back_from_auth_required_leaves_the_instance_that_took_the_task_holding_it() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    // On A the execution asks for authorization and keeps running (it works on in 400 ms).
+    let task = task_of(call(&a.handler, send(&tenant, msg("auth"), false)).await);
+    assert_eq!(task.status.state, TaskState::AuthRequired);
+    // Meanwhile a message on B takes the task: B runs it from now.
+    let mut hold = msg("hold");
+    hold.task_id = task.id.clone();
+    let taken = task_of(call(&b.handler, send(&tenant, hold, true)).await);
+    assert_eq!(taken.id, task.id);
+    // A's execution writes WORKING and returns: neither may take B's lease or give it away.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert!(a.agent.ended("auth"), "A's execution returned");
+    let mut more = msg("thanks");
+    more.task_id = task.id.clone();
+    let err = a.handler.handle(&CallContext::default(), send(&tenant, more, false)).await.err().expect("refused");
+    assert_eq!(err.kind, a2a_native::ErrorKind::UnsupportedOperation, "B still runs it: {err:?}");
+    let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+    call(&b.handler, A2ARequest::CancelTask(cancel)).await;
+}
+
+/// A PostgreSQL store whose commits of a user message wait 300 ms first while `slow` is set
+/// (a request dropped then never reaches the database).
+struct SlowMessages {
+    inner: a2a_native::store::PostgresStore,
+    slow: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl a2a_native::store::TaskStore for SlowMessages {
+    async fn commit(
+        &self,
+        tenant: &str,
+        commit: a2a_native::store::Commit<'_>,
+    ) -> a2a_native::Result<a2a_native::store::CommitOutcome> {
+        let message = commit.entries.iter().any(|e| matches!(e.change, a2a_native::store::Change::UserMessage(_)));
+        if message && self.slow.load(std::sync::atomic::Ordering::Acquire) {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        self.inner.commit(tenant, commit).await
+    }
+    async fn load(&self, tenant: &str, id: &str) -> a2a_native::Result<Option<a2a_native::store::Versioned>> {
+        self.inner.load(tenant, id).await
+    }
+    async fn log_after(
+        &self,
+        tenant: &str,
+        id: &str,
+        after: u64,
+        limit: usize,
+    ) -> a2a_native::Result<a2a_native::store::LogPage> {
+        self.inner.log_after(tenant, id, after, limit).await
+    }
+    async fn save(&self, tenant: &str, task: &Task) -> a2a_native::Result<()> {
+        self.inner.save(tenant, task).await
+    }
+    async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> a2a_native::Result<Option<Task>> {
+        a2a_native::store::TaskStore::get(&self.inner, tenant, id, history_length).await
+    }
+    async fn delete(&self, tenant: &str, id: &str) -> a2a_native::Result<()> {
+        a2a_native::store::TaskStore::delete(&self.inner, tenant, id).await
+    }
+    fn moves(&self) -> Option<tokio::sync::broadcast::Receiver<a2a_native::store::Moved>> {
+        self.inner.moves()
+    }
+    fn single_process(&self) -> bool {
+        self.inner.single_process()
+    }
+    fn leases(&self) -> bool {
+        self.inner.leases()
+    }
+    async fn renew_leases(&self, owner: &str, lease: Duration, tasks: &[(String, String)]) -> a2a_native::Result<()> {
+        self.inner.renew_leases(owner, lease, tasks).await
+    }
+    async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> a2a_native::Result<()> {
+        self.inner.release_lease(tenant, id, owner).await
+    }
+    async fn orphaned_tasks(&self, limit: usize) -> a2a_native::Result<Vec<(String, String)>> {
+        self.inner.orphaned_tasks(limit).await
+    }
+    async fn active_tasks(&self, limit: usize) -> a2a_native::Result<Vec<(String, String)>> {
+        self.inner.active_tasks(limit).await
+    }
+    async fn list(&self, tenant: &str, req: &model::ListTasksRequest) -> a2a_native::Result<model::ListTasksResponse> {
+        a2a_native::store::TaskStore::list(&self.inner, tenant, req).await
+    }
+}
+
+/// A message whose caller hung up while its turn was being stored leaves no turn behind: the
+/// instance then still sees that another one runs the task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_dropped_while_its_turn_is_stored_leaves_no_turn_behind() {
+    let Some(b) = instance().await else { return };
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+    let store = Arc::new(SlowMessages { inner: pg.clone(), slow: false.into() });
+    let a = RequestHandler::new(
+        agent(),
+        card(),
+        Stores { tasks: store.clone(), push: Arc::new(pg) },
+        ServerConfig::default(),
+    );
+    let tenant = tenant();
+    let task = task_of(call(&a, send(&tenant, msg("ask"), false)).await);
+    assert_eq!(task.status.state, TaskState::InputRequired);
+    // A subscriber keeps the task's live state on A throughout.
+    let _watching = open(&a, subscribe(&tenant, &task.id)).await;
+    // A's next message is dropped while its turn is being stored.
+    store.slow.store(true, std::sync::atomic::Ordering::Release);
+    let mut dropped = msg("park");
+    dropped.task_id = task.id.clone();
+    let caller = CallContext::default();
+    let gave_up = tokio::time::timeout(Duration::from_millis(100), a.handle(&caller, send(&tenant, dropped, false)));
+    assert!(gave_up.await.is_err(), "dropped inside the slow commit");
+    store.slow.store(false, std::sync::atomic::Ordering::Release);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // B takes the task; A must see that and refuse a message of its own.
+    let mut hold = msg("hold");
+    hold.task_id = task.id.clone();
+    call(&b.handler, send(&tenant, hold, true)).await;
+    let mut more = msg("thanks");
+    more.task_id = task.id.clone();
+    let err = a.handle(&CallContext::default(), send(&tenant, more, false)).await.err().expect("refused on A");
+    assert_eq!(err.kind, a2a_native::ErrorKind::UnsupportedOperation, "B runs it: {err:?}");
+    let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+    call(&b.handler, A2ARequest::CancelTask(cancel)).await;
 }

@@ -771,6 +771,7 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
                     entries: &entries,
                     snapshot: true,
                     owner: None,
+                    writer: None,
                     orphaned_only: false,
                     push: false,
                     trace: None,
