@@ -34,30 +34,40 @@ impl core::AgentExecutor for PyExecutor {
     }
     async fn call_method(&self, call: a2a_native::methods::MethodCall) -> a2a_native::Result<serde_json::Value> {
         let (done, rx) = oneshot::channel();
-        if self.inbox.push(Job::Method { call: Box::new(call), done }).is_err() {
-            return Err(a2a_native::A2AError::new(
-                a2a_native::ErrorKind::Unavailable,
-                "the server's asyncio event loop is closed",
-            ));
-        }
-        rx.await.unwrap_or_else(|_| Err(a2a_native::A2AError::internal("the method's handler ended without an answer")))
+        let run = Arc::new(Run::default());
+        self.reporting(Job::Method { call: Box::new(call), run: run.clone(), done }, run, rx, "the method's handler")
+            .await
     }
     async fn check_message(&self, check: a2a_native::methods::MessageCheck) -> a2a_native::Result<()> {
         let (done, rx) = oneshot::channel();
-        if self.inbox.push(Job::Check { check: Box::new(check), done }).is_err() {
-            return Err(a2a_native::A2AError::new(
-                a2a_native::ErrorKind::Unavailable,
-                "the server's asyncio event loop is closed",
-            ));
-        }
-        let outcome = rx
-            .await
-            .unwrap_or_else(|_| Err(a2a_native::A2AError::internal("the profile check ended without an answer")));
-        outcome.map(drop)
+        let run = Arc::new(Run::default());
+        let job = Job::Check { check: Box::new(check), run: run.clone(), done };
+        self.reporting(job, run, rx, "the profile check").await.map(drop)
     }
 }
 
 impl PyExecutor {
+    /// Starts a handler's `job` and waits for its answer; a caller that leaves (the request is
+    /// dropped) cancels its asyncio task.
+    async fn reporting(
+        &self,
+        job: Job,
+        run: Arc<Run>,
+        rx: oneshot::Receiver<a2a_native::Result<serde_json::Value>>,
+        what: &str,
+    ) -> a2a_native::Result<serde_json::Value> {
+        if self.inbox.push(job).is_err() {
+            return Err(a2a_native::A2AError::new(
+                a2a_native::ErrorKind::Unavailable,
+                "the server's asyncio event loop is closed",
+            ));
+        }
+        let mut guard = CancelOnDrop { inbox: &self.inbox, run: Some(run) };
+        let outcome = rx.await;
+        guard.run = None;
+        outcome.unwrap_or_else(|_| Err(a2a_native::A2AError::internal(format!("{what} ended without an answer"))))
+    }
+
     async fn run(&self, method: &'static str, ctx: RequestContext, sink: core::EventSink) -> Result<(), ExecutorError> {
         let cancelled = ctx.cancelled.clone();
         let (done, mut rx) = oneshot::channel();

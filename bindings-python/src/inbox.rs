@@ -31,12 +31,18 @@ pub enum Job {
     Start(Box<Start>),
     /// Cancel that task (`asyncio.CancelledError` inside the coroutine), or skip it if not begun.
     Cancel(Arc<Run>),
-    /// Answer an extension method: the executor's handler marked with its name.
-    Method { call: Box<a2a_native::methods::MethodCall>, done: oneshot::Sender<a2a_native::Result<serde_json::Value>> },
+    /// Answer an extension method: the executor's handler marked with its name. Its task is
+    /// kept in `run`, so a caller that leaves cancels it.
+    Method {
+        call: Box<a2a_native::methods::MethodCall>,
+        run: Arc<Run>,
+        done: oneshot::Sender<a2a_native::Result<serde_json::Value>>,
+    },
     /// Check a message against a profile extension's rules: the executor's check marked with
     /// the extension's URI (the result is ignored; an error refuses the message).
     Check {
         check: Box<a2a_native::methods::MessageCheck>,
+        run: Arc<Run>,
         done: oneshot::Sender<a2a_native::Result<serde_json::Value>>,
     },
     /// The server stopped: the loop stops watching this inbox.
@@ -52,7 +58,8 @@ pub struct Start {
     pub done: oneshot::Sender<Option<String>>,
 }
 
-/// One `execute`/`cancel` call: its asyncio task once the loop made it.
+/// One `execute`/`cancel` call, extension method or profile check: its asyncio task once the
+/// loop made it.
 #[derive(Default)]
 pub struct Run {
     /// The task, and whether it has reported its outcome.
@@ -170,9 +177,11 @@ impl Reader {
                         e.print(py);
                     }
                 }
-                Job::Method { call, done } => self.run_reporting(py, &CALL_METHOD, "_call_method", call.view(), done),
-                Job::Check { check, done } => {
-                    self.run_reporting(py, &CHECK_MESSAGE, "_check_message", check.view(), done)
+                Job::Method { call, run, done } => {
+                    self.run_reporting(py, &CALL_METHOD, "_call_method", call.view(), run, done)
+                }
+                Job::Check { check, run, done } => {
+                    self.run_reporting(py, &CHECK_MESSAGE, "_check_message", check.view(), run, done)
                 }
                 Job::Close => {
                     self.inbox.close();
@@ -219,36 +228,48 @@ impl Reader {
 
 impl Reader {
     /// Runs `executor.py`'s `function` (an extension method's handler, or a profile check) as
-    /// an asyncio task that reports to a [`MethodReply`].
+    /// an asyncio task that reports to a [`MethodReply`], and keeps the task in `run`.
     fn run_reporting(
         &self,
         py: Python<'_>,
         cell: &PyOnceLock<Py<PyAny>>,
         function: &str,
         view: serde_json::Value,
+        run: Arc<Run>,
         done: oneshot::Sender<a2a_native::Result<serde_json::Value>>,
     ) {
-        let Ok(reply) = Py::new(py, MethodReply(std::sync::Mutex::new(Some(done)))) else { return };
-        let started = (|| -> PyResult<()> {
+        if run.canceled.load(Ordering::Acquire) {
+            // Its caller left before it began.
+            return;
+        }
+        let reply = MethodReply { done: std::sync::Mutex::new(Some(done)), run: run.clone() };
+        let Ok(reply) = Py::new(py, reply) else { return };
+        let started = (|| -> PyResult<Py<PyAny>> {
             let function =
                 cell.get_or_try_init(py, || py.import("a2a_native.executor")?.getattr(function).map(Bound::unbind))?;
             let view = models::to_py(py, &view)?;
-            function.bind(py).call1((self.event_loop.bind(py), self.executor.bind(py), view, reply.clone_ref(py)))?;
-            Ok(())
+            let args = (self.event_loop.bind(py), self.executor.bind(py), view, reply.clone_ref(py));
+            Ok(function.bind(py).call1(args)?.unbind())
         })();
-        if let Err(e) = started {
-            reply.get().send(Err(a2a_native::A2AError::internal(e.to_string())));
+        match started {
+            Ok(task) => run.began(task),
+            Err(e) => reply.get().send(Err(a2a_native::A2AError::internal(e.to_string()))),
         }
     }
 }
 
 /// Called by the handler's task as it ends: `(result)`, or `(None, error_name, message)`.
 #[pyclass(frozen, module = "a2a_native._native")]
-pub struct MethodReply(std::sync::Mutex<Option<oneshot::Sender<a2a_native::Result<serde_json::Value>>>>);
+pub struct MethodReply {
+    done: std::sync::Mutex<Option<oneshot::Sender<a2a_native::Result<serde_json::Value>>>>,
+    run: Arc<Run>,
+}
 
 impl MethodReply {
+    /// On the loop's thread, as the task ends.
     fn send(&self, outcome: a2a_native::Result<serde_json::Value>) {
-        if let Some(tx) = lock(&self.0).take() {
+        self.run.finished();
+        if let Some(tx) = lock(&self.done).take() {
             let _ = tx.send(outcome);
         }
     }

@@ -3,6 +3,7 @@ over JSON-RPC and HTTP+JSON by our server, called with Client.call; and what is 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -231,3 +232,41 @@ def test_a_profile_check_refuses_a_message_that_breaks_its_rule() -> None:
 def test_a_profile_check_for_an_undeclared_extension_is_refused() -> None:
     with pytest.raises(InvalidParamsError, match="do not declare"):
         AgentServer(CARD, Orders())
+
+
+class Slow(AgentExecutor):
+    """An extension method that takes a long time, and a profile check that does too."""
+
+    def __init__(self) -> None:
+        self.canceled: list[str] = []
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        await events.complete("done")
+
+    @extension_method("tasks/search", extension=SEARCH)
+    async def search(self, params: Any, context: MethodContext) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.canceled.append("method")
+            raise
+        return {}
+
+
+def test_an_extension_method_whose_caller_leaves_is_canceled() -> None:
+    @run
+    async def go() -> None:
+        agent = Slow()
+        async with AgentServer(card(), agent) as server:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/search", "params": {}}
+            async with httpx.AsyncClient() as http:
+                with pytest.raises(httpx.TimeoutException):
+                    await http.post(server.url, json=body, timeout=0.3)
+            # The connection is gone: the handler's task is canceled, not left running.
+            for _ in range(100):
+                if agent.canceled:
+                    break
+                await asyncio.sleep(0.02)
+            assert agent.canceled == ["method"]
+
+    go()

@@ -327,10 +327,10 @@ def _begin(
 
 def _call_method(
     loop: asyncio.AbstractEventLoop, executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]
-) -> None:
+) -> asyncio.Task[None]:
     """Called by the native server on the loop's thread (its inbox): runs the extension method's
-    handler as a task that reports to ``reply``."""
-    loop.create_task(_method_body(executor, view, reply))
+    handler as a task that reports to ``reply`` (canceled if its caller leaves)."""
+    return loop.create_task(_method_body(executor, view, reply))
 
 
 async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
@@ -373,10 +373,10 @@ async def _reporting(reply: Callable[..., None], work: Callable[[], Awaitable[An
 
 def _check_message(
     loop: asyncio.AbstractEventLoop, executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]
-) -> None:
+) -> asyncio.Task[None]:
     """Called by the native server on the loop's thread: runs a profile check as a task that
-    reports to ``reply``."""
-    loop.create_task(_check_body(executor, view, reply))
+    reports to ``reply`` (canceled if its caller leaves)."""
+    return loop.create_task(_check_body(executor, view, reply))
 
 
 async def _check_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
