@@ -41,16 +41,14 @@ impl AgentServer {
         let agent = Arc::new(PyExecutor { inbox: inbox.clone() });
         let (server, running) = (self.server.clone(), self.inbox.clone());
         future_into_py(py, async move {
-            match server.start(agent, &host, port).await {
-                Ok(addr) => {
-                    close(running.lock().unwrap_or_else(PoisonError::into_inner).replace(inbox));
-                    Ok(addr.port())
-                }
-                Err(e) => {
-                    close(Some(inbox));
-                    Err(errors::to_py(e))
-                }
+            // Until the server runs, the inbox is this start's: a start that fails, or is
+            // canceled half way (the awaiting task was), stops the loop watching it.
+            let mut pending = Closing(Some(inbox));
+            let addr = server.start(agent, &host, port).await.map_err(errors::to_py)?;
+            if let Some(inbox) = pending.0.take() {
+                close(running.lock().unwrap_or_else(PoisonError::into_inner).replace(inbox));
             }
+            Ok(addr.port())
         })
     }
 
@@ -80,6 +78,15 @@ impl AgentServer {
     #[getter]
     fn metrics_url(&self) -> Option<String> {
         self.server.metrics_url()
+    }
+}
+
+/// An inbox the loop stops watching when this is dropped, unless taken.
+struct Closing(Option<Arc<Inbox>>);
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        close(self.0.take());
     }
 }
 

@@ -478,3 +478,28 @@ async def test_a_flood_of_events_arrives_whole_and_in_order() -> None:
         assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
         task = await client.get_task(events[0]["task"]["id"])
         assert [p["text"] for p in task["artifacts"][0]["parts"]] == [str(i) for i in range(500)]
+
+
+@run
+async def test_a_start_canceled_half_way_leaves_nothing_watched_on_the_loop(tmp_path: Any) -> None:
+    """A start whose awaiting task is canceled (here while SQLite opens) leaves the loop
+    watching nothing of it, and the server can start afterwards."""
+    loop = asyncio.get_running_loop()
+    watched = getattr(loop, "_selector").get_map
+    before = len(watched())
+    server = AgentServer(CARD, Echo(), store=f"sqlite:{tmp_path / 'tasks.db'}")
+    starting = asyncio.ensure_future(server.start())
+    await asyncio.sleep(0)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    for _ in range(20):  # the inbox is closed through the loop itself
+        await asyncio.sleep(0.01)
+    if not server.running:
+        assert len(watched()) == before, "the canceled start's inbox is still watched"
+    async with server:
+        client = await Client.connect(server.url)
+        assert (await client.send("hi"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+    assert len(watched()) == before
