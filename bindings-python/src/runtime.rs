@@ -28,7 +28,8 @@ use tokio::sync::oneshot;
 /// write lock in `shutdown` waits for them.
 static OPEN: RwLock<bool> = RwLock::new(true);
 /// Built on first use; taken (and shut down) by [`shutdown`].
-static RUNTIME: Mutex<Option<Runtime>> = Mutex::new(None);
+/// The runtime, and the process it was built in.
+static RUNTIME: Mutex<Option<(u32, Runtime)>> = Mutex::new(None);
 
 /// Runs `f` attached to Python, unless the interpreter is exiting (then `None`).
 pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
@@ -99,16 +100,23 @@ fn handle() -> PyResult<Handle> {
     if open().is_none() {
         return Err(exiting());
     }
-    if let Some(runtime) = runtime.as_ref() {
-        return Ok(runtime.handle().clone());
+    let pid = std::process::id();
+    if let Some((built_in, built)) = runtime.as_ref()
+        && *built_in == pid
+    {
+        return Ok(built.handle().clone());
     }
+    // A child of `fork()`: the runtime's threads stayed in the parent. Dropping it would wait
+    // for them for ever, so it is let go, and the child gets a runtime of its own (objects
+    // made before the fork still belong to the parent's).
+    std::mem::forget(runtime.take());
     let built = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("a2a-native")
         .on_thread_stop(give_back_thread_state)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
-    Ok(runtime.insert(built).handle().clone())
+    Ok(runtime.insert((pid, built)).1.handle().clone())
 }
 
 /// Closes the gate and stops the runtime; registered with `atexit` by the package, so it runs
@@ -123,8 +131,12 @@ pub fn shutdown(py: Python<'_>) {
         let runtime = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner).take();
         // Spawned work is dropped at once (nothing of it can reach Python now); blocking work
         // already running (a file write, a DNS lookup) gets a moment to finish.
-        if let Some(runtime) = runtime {
-            runtime.shutdown_timeout(Duration::from_secs(1));
+        match runtime {
+            Some((built_in, runtime)) if built_in == std::process::id() => {
+                runtime.shutdown_timeout(Duration::from_secs(1));
+            }
+            // Inherited through `fork()`: its threads are not here to stop.
+            inherited => std::mem::forget(inherited),
         }
     });
 }
