@@ -53,10 +53,14 @@ fn card(base: &str, grpc: bool, required_extension: bool) -> AgentCard {
 }
 
 async fn start_with(grpc: bool, required_extension: bool) -> Srv {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let mut config = ServerConfig::default();
     config.limits.max_body_bytes = 4096;
+    start_configured(grpc, required_extension, config).await
+}
+
+async fn start_configured(grpc: bool, required_extension: bool, config: ServerConfig) -> Srv {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
     let handler = Arc::new(RequestHandler::new(
         Arc::new(TestAgent::standard()),
         card(&base, grpc, required_extension),
@@ -313,4 +317,27 @@ async fn grpc_over_http1_gets_a_status_not_a_broken_connection() {
     assert_eq!(resp.headers().get("grpc-status").unwrap(), "5");
     assert!(resp.bytes().await.unwrap().is_empty());
     s.stop().await;
+}
+
+#[tokio::test]
+async fn large_messages_past_the_body_budget_are_unavailable() {
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 200_000;
+    config.limits.max_body_bytes_in_flight = 200_000;
+    let s = Arc::new(start_configured(true, false, config).await);
+    let large = |word: &str| msg(&format!("{word} {}", "x".repeat(150_000)));
+    // A slow call holds its 150 kB share until it is answered (300 ms).
+    let slow = tokio::spawn({
+        let s = s.clone();
+        async move { s.send(Method::SendMessage, large("slow"), &[]).await.code() }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let refused = s.send(Method::SendMessage, large("echo"), &[]).await;
+    assert_eq!(refused.code(), "UNAVAILABLE", "{:?}", refused.status);
+    assert!(refused.status.message.contains("maxBodyBytesInFlight"), "{:?}", refused.status);
+    // Small messages are not counted.
+    assert_eq!(s.send(Method::SendMessage, msg("hello"), &[]).await.code(), "OK");
+    assert_eq!(slow.await.unwrap(), "OK");
+    assert_eq!(s.send(Method::SendMessage, large("echo"), &[]).await.code(), "OK", "its share came back");
+    Arc::into_inner(s).expect("the only holder").stop().await;
 }
