@@ -242,7 +242,7 @@ impl Reader {
             // Its caller left before it began.
             return;
         }
-        let reply = MethodReply { done: std::sync::Mutex::new(Some(done)), run: run.clone() };
+        let reply = MethodReply { done: std::sync::Mutex::new(Some(done)), run: Arc::downgrade(&run) };
         let Ok(reply) = Py::new(py, reply) else { return };
         let started = (|| -> PyResult<Py<PyAny>> {
             let function =
@@ -262,13 +262,16 @@ impl Reader {
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct MethodReply {
     done: std::sync::Mutex<Option<oneshot::Sender<a2a_native::Result<serde_json::Value>>>>,
-    run: Arc<Run>,
+    /// Weak: the run holds the task, which holds this reply (a cycle Python cannot collect).
+    run: std::sync::Weak<Run>,
 }
 
 impl MethodReply {
     /// On the loop's thread, as the task ends.
     fn send(&self, outcome: a2a_native::Result<serde_json::Value>) {
-        self.run.finished();
+        if let Some(run) = self.run.upgrade() {
+            run.finished();
+        }
         if let Some(tx) = lock(&self.done).take() {
             let _ = tx.send(outcome);
         }

@@ -19,17 +19,21 @@ use pyo3::{IntoPyObjectExt, intern};
 use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, TryLockError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, TryLockError};
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
 use tokio::sync::oneshot;
 
-/// `true` until [`shutdown`]. Runtime threads hold a read lock while they use Python, so the
-/// write lock in `shutdown` waits for them.
+/// Runtime threads hold a read lock while they use Python, so [`shutdown`] can wait for them
+/// with the write lock. Its value is `true` until then.
 static OPEN: RwLock<bool> = RwLock::new(true);
-/// Built on first use; taken (and shut down) by [`shutdown`].
-/// The runtime, and the process it was built in.
+/// Set by [`shutdown`] before it waits: no thread enters Python any more.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+/// Built on first use; taken (and shut down) by [`shutdown`]. With the process it was built in.
 static RUNTIME: Mutex<Option<(u32, Runtime)>> = Mutex::new(None);
+/// The process the first runtime was built in: a different one is a child of `fork()`.
+static FIRST_PID: OnceLock<u32> = OnceLock::new();
 
 /// Runs `f` attached to Python, unless the interpreter is exiting (then `None`).
 pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
@@ -85,7 +89,7 @@ fn open() -> Option<RwLockReadGuard<'static, bool>> {
         Err(TryLockError::Poisoned(p)) => p.into_inner(),
         Err(TryLockError::WouldBlock) => return None,
     };
-    if *open { Some(open) } else { None }
+    if *open && !CLOSED.load(Ordering::Acquire) { Some(open) } else { None }
 }
 
 /// The error of a call made, or completed, while the interpreter exits. Lazy: building it
@@ -110,6 +114,7 @@ fn handle() -> PyResult<Handle> {
     // for them for ever, so it is let go, and the child gets a runtime of its own (objects
     // made before the fork still belong to the parent's).
     std::mem::forget(runtime.take());
+    FIRST_PID.get_or_init(|| pid);
     let built = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("a2a-native")
@@ -127,7 +132,7 @@ pub fn shutdown(py: Python<'_>) {
     // Without the GIL: a thread inside the gate may be waiting for it.
     py.detach(|| {
         a2a_native::telemetry::flush_global();
-        *OPEN.write().unwrap_or_else(PoisonError::into_inner) = false;
+        close_gate();
         let runtime = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner).take();
         // Spawned work is dropped at once (nothing of it can reach Python now); blocking work
         // already running (a file write, a DNS lookup) gets a moment to finish.
@@ -139,6 +144,23 @@ pub fn shutdown(py: Python<'_>) {
             inherited => std::mem::forget(inherited),
         }
     });
+}
+
+/// Lets no thread into Python from now on, and waits for those inside to leave. In a child of
+/// `fork()` the parent's runtime threads may have left read locks that no thread here will
+/// ever give back: there the wait is short.
+fn close_gate() {
+    CLOSED.store(true, Ordering::Release);
+    let forked = FIRST_PID.get().is_some_and(|first| *first != std::process::id());
+    let deadline = std::time::Instant::now() + Duration::from_millis(200);
+    loop {
+        match OPEN.try_write() {
+            Ok(mut open) => return *open = false,
+            Err(TryLockError::Poisoned(p)) => return *p.into_inner() = false,
+            Err(TryLockError::WouldBlock) if forked && std::time::Instant::now() >= deadline => return,
+            Err(TryLockError::WouldBlock) => std::thread::sleep(Duration::from_millis(1)),
+        }
+    }
 }
 
 static ASYNCIO: PyOnceLock<Py<PyModule>> = PyOnceLock::new();

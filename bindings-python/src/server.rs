@@ -40,10 +40,11 @@ impl AgentServer {
         let inbox = Inbox::watch(py, &event_loop, self.executor.clone_ref(py))?;
         let agent = Arc::new(PyExecutor { inbox: inbox.clone() });
         let (server, running) = (self.server.clone(), self.inbox.clone());
+        // Until the server runs, the inbox is this start's: a start that fails, or is canceled
+        // (even before its future first runs), stops the loop watching it.
+        let pending = Closing(Some(inbox));
         future_into_py(py, async move {
-            // Until the server runs, the inbox is this start's: a start that fails, or is
-            // canceled half way (the awaiting task was), stops the loop watching it.
-            let mut pending = Closing(Some(inbox));
+            let mut pending = pending;
             let addr = server.start(agent, &host, port).await.map_err(errors::to_py)?;
             if let Some(inbox) = pending.0.take() {
                 close(running.lock().unwrap_or_else(PoisonError::into_inner).replace(inbox));

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from typing import Any
 
 import pytest
@@ -507,37 +506,39 @@ async def test_a_start_canceled_half_way_leaves_nothing_watched_on_the_loop(tmp_
     assert len(watched()) == before
 
 
+FORKING = """
+import asyncio, os, sys, warnings
+sys.path.insert(0, sys.argv[1])
+from a2a_native import AgentServer, Client
+from conftest import CARD, Echo
+
+async def round_trip():
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url)
+        return (await client.send("hi"))["task"]["status"]["state"]
+
+assert asyncio.run(asyncio.wait_for(round_trip(), 20)) == "TASK_STATE_COMPLETED"
+warnings.simplefilter("ignore", DeprecationWarning)  # forking a multi-threaded process
+pid = os.fork()
+if pid == 0:
+    # The child serves and calls, then exits normally (atexit stops its runtime).
+    sys.exit(0 if asyncio.run(asyncio.wait_for(round_trip(), 20)) == "TASK_STATE_COMPLETED" else 2)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
 def test_a_forked_child_serves_and_calls_with_a_runtime_of_its_own() -> None:
     """After the parent used the package (its runtime runs), a forked child (a pre-forking
-    server's worker, multiprocessing's fork start) can start a server and call it."""
+    server's worker, multiprocessing's fork start) can start a server, call it, and exit."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    async def round_trip() -> str:
-        async with AgentServer(CARD, Echo()) as server:
-            client = await Client.connect(server.url)
-            return str((await client.send("hi"))["task"]["status"]["state"])
-
-    assert asyncio.run(asyncio.wait_for(round_trip(), 30)) == "TASK_STATE_COMPLETED"
-    import warnings
-
-    with warnings.catch_warnings():
-        # CPython warns that forking a multi-threaded process may deadlock the child; this is
-        # what is being tested.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:  # the child: never return into pytest
-        code = 1
-        try:
-            code = 0 if asyncio.run(asyncio.wait_for(round_trip(), 20)) == "TASK_STATE_COMPLETED" else 2
-        finally:
-            os._exit(code)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            assert os.waitstatus_to_exitcode(status) == 0, "the child's round trip failed"
-            return
-        time.sleep(0.05)
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    pytest.fail("the forked child hung")
+    tests = str(Path(__file__).parent)
+    try:
+        done = subprocess.run([sys.executable, "-c", FORKING, tests], timeout=60, capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the forked child (or its exit) hung")
+    assert done.returncode == 0, done.stderr[-2000:]

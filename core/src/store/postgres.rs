@@ -238,7 +238,9 @@ impl TaskStore for PostgresStore {
         };
         // Another instance's live lease is never overwritten: it runs the task (a turn taken
         // there while an execution here waited in AUTH_REQUIRED, or a cancel sent here). Only
-        // the writer's own lease, or a lapsed one, is set or cleared.
+        // the writer's own lease, or a lapsed one, is set or cleared; a message that would take
+        // the turn over a live one conflicts instead (the writer then reads who runs it). "Now"
+        // is read once, so every test in the statement agrees on whether a lease lapsed.
         // One statement, so one round trip in autocommit: the version-checked task write, then
         // (only if it wrote) the log entries and each event's notification for every push
         // config of the task, in event then config order. $1..$5 are the tail's, $6.. the head's.
@@ -253,18 +255,16 @@ impl TaskStore for PostgresStore {
             concat!(
                 "UPDATE a2a_tasks SET context_id = $6, state = $7, status_ts = $8, version = $10,
                     body = COALESCE($9, body), body_seq = CASE WHEN $9 IS NULL THEN body_seq ELSE $10 END,
-                    owner = CASE WHEN owner IS DISTINCT FROM $15::TEXT AND lease_until >= ",
+                    owner = CASE WHEN owner IS DISTINCT FROM $15::TEXT AND lease_until >= c.now THEN owner ELSE $11 END,
+                    lease_until = CASE WHEN owner IS DISTINCT FROM $15::TEXT AND lease_until >= c.now THEN lease_until
+                                       WHEN $11::TEXT IS NOT NULL THEN c.now + $12 END
+                 FROM (SELECT ",
                 now_ms!(),
-                " THEN owner ELSE $11 END,
-                    lease_until = CASE WHEN owner IS DISTINCT FROM $15::TEXT AND lease_until >= ",
-                now_ms!(),
-                " THEN lease_until WHEN $11::TEXT IS NOT NULL THEN ",
-                now_ms!(),
-                " + $12 END
+                " AS now) AS c
                  WHERE tenant = $1 AND id = $2 AND version = $13
-                   AND (NOT $14 OR owner IS NULL OR lease_until < ",
-                now_ms!(),
-                ") RETURNING 1"
+                   AND (NOT $14 OR owner IS NULL OR lease_until < c.now)
+                   AND (NOT $16 OR owner IS NULL OR owner = $15 OR lease_until < c.now)
+                 RETURNING 1"
             )
         };
         // Only the parts this commit needs: a blocking send's first commit is the task row alone.
@@ -275,7 +275,7 @@ impl TaskStore for PostgresStore {
                 SELECT $1, $2, s, b FROM UNNEST($3::BIGINT[], $4::TEXT[]) AS e(s, b) WHERE EXISTS (SELECT 1 FROM moved))"
         };
         // The trace context is the last parameter, bound only with notifications to queue.
-        let trace_param = if commit.expected != 0 { 16 } else { 13 };
+        let trace_param = if commit.expected != 0 { 17 } else { 13 };
         let (queue, queued) = if pushed.is_empty() {
             (String::new(), "0")
         } else {
@@ -304,7 +304,10 @@ impl TaskStore for PostgresStore {
             .bind(owner)
             .bind(lease_ms);
         if commit.expected != 0 {
-            query = query.bind(seq_i64(commit.expected)).bind(commit.orphaned_only).bind(commit.writer);
+            let takes_turn = commit.owner.is_some()
+                && commit.entries.iter().any(|e| matches!(e.change, super::Change::UserMessage(_)));
+            query =
+                query.bind(seq_i64(commit.expected)).bind(commit.orphaned_only).bind(commit.writer).bind(takes_turn);
         }
         if !pushed.is_empty() {
             query = query.bind(commit.trace);

@@ -218,10 +218,11 @@ impl TaskManager {
         if let Some(mut config) = push_config {
             config.task_id = task_id.clone();
             if let Err(e) = inner.stores.push.create(&tenant, config).await {
-                // No execution will run this turn: free it for the next message.
-                claim.disarm();
+                // No execution will run this turn: free it for the next message (the claim
+                // does it if this request is dropped before).
                 let mut slot = guard.slot.lock().await;
                 inner.end_turn(&guard, &mut slot, execution).await;
+                claim.disarm();
                 return Err(e);
             }
         }
