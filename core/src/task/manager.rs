@@ -591,12 +591,21 @@ impl Drop for TurnClaim {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let (inner, live, execution) = (self.inner.clone(), self.live.clone(), self.execution);
+        // A hold on the same entry: the request's own guard is dropped after this claim, so the
+        // entry is still there (and no later message can have a fresh one meanwhile).
+        let Some(guard) = self.inner.live.get(&self.live.key).filter(|g| Arc::ptr_eq(&g.live(), &self.live)) else {
+            return;
+        };
+        let (inner, execution) = (self.inner.clone(), self.execution);
         runtime.spawn(async move {
-            let mut slot = live.slot.lock().await;
+            let mut slot = guard.slot.lock().await;
             // Only a turn this message took and left (a refusal before it gave it back).
             if slot.turn == Some(execution) {
-                inner.end_turn(&live, &mut slot, execution).await;
+                // Its commit may have reached the store (and taken the lease) though the
+                // request never saw it: read the task again, and give the lease back.
+                slot.unload();
+                slot.lease = Some(crate::store::Lease { owner: inner.instance.clone(), live: true });
+                inner.end_turn(&guard, &mut slot, execution).await;
             }
         });
     }

@@ -578,10 +578,12 @@ async fn an_execution_back_from_auth_required_leaves_the_instance_that_took_the_
 }
 
 /// A PostgreSQL store whose commits of a user message wait 300 ms first while `slow` is set
-/// (a request dropped then never reaches the database).
+/// (a request dropped then never reaches the database), or after the commit while `slow_after`
+/// is (a request dropped then did reach it).
 struct SlowMessages {
     inner: a2a_native::store::PostgresStore,
     slow: std::sync::atomic::AtomicBool,
+    slow_after: std::sync::atomic::AtomicBool,
 }
 
 #[async_trait::async_trait]
@@ -595,7 +597,11 @@ impl a2a_native::store::TaskStore for SlowMessages {
         if message && self.slow.load(std::sync::atomic::Ordering::Acquire) {
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
-        self.inner.commit(tenant, commit).await
+        let outcome = self.inner.commit(tenant, commit).await;
+        if message && self.slow_after.load(std::sync::atomic::Ordering::Acquire) {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        outcome
     }
     async fn load(&self, tenant: &str, id: &str) -> a2a_native::Result<Option<a2a_native::store::Versioned>> {
         self.inner.load(tenant, id).await
@@ -651,7 +657,7 @@ async fn a_message_dropped_while_its_turn_is_stored_leaves_no_turn_behind() {
     let Some(b) = instance().await else { return };
     let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
     let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
-    let store = Arc::new(SlowMessages { inner: pg.clone(), slow: false.into() });
+    let store = Arc::new(SlowMessages { inner: pg.clone(), slow: false.into(), slow_after: false.into() });
     let a = RequestHandler::new(
         agent(),
         card(),
@@ -682,4 +688,36 @@ async fn a_message_dropped_while_its_turn_is_stored_leaves_no_turn_behind() {
     assert_eq!(err.kind, a2a_native::ErrorKind::UnsupportedOperation, "B runs it: {err:?}");
     let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
     call(&b.handler, A2ARequest::CancelTask(cancel)).await;
+}
+
+/// A message whose caller hung up after its turn was stored (the request never saw the commit)
+/// gives the task's lease back: another instance takes the next message at once, not after the
+/// lease lapses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_dropped_after_its_turn_was_stored_gives_the_lease_back() {
+    let Some(b) = instance().await else { return };
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+    let store = Arc::new(SlowMessages { inner: pg.clone(), slow: false.into(), slow_after: false.into() });
+    let a = RequestHandler::new(
+        agent(),
+        card(),
+        Stores { tasks: store.clone(), push: Arc::new(pg) },
+        ServerConfig::default(),
+    );
+    let tenant = tenant();
+    let task = task_of(call(&a, send(&tenant, msg("ask"), false)).await);
+    let _watching = open(&a, subscribe(&tenant, &task.id)).await;
+    store.slow_after.store(true, std::sync::atomic::Ordering::Release);
+    let mut dropped = msg("park");
+    dropped.task_id = task.id.clone();
+    let caller = CallContext::default();
+    let gave_up = tokio::time::timeout(Duration::from_millis(100), a.handle(&caller, send(&tenant, dropped, false)));
+    assert!(gave_up.await.is_err(), "dropped after the commit, before the request saw it");
+    store.slow_after.store(false, std::sync::atomic::Ordering::Release);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut next = msg("thanks");
+    next.task_id = task.id.clone();
+    let done = task_of(call(&b.handler, send(&tenant, next, false)).await);
+    assert_eq!(done.status.state, TaskState::Completed, "B took it at once");
 }
