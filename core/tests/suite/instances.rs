@@ -577,107 +577,50 @@ async fn an_execution_back_from_auth_required_leaves_the_instance_that_took_the_
     call(&b.handler, A2ARequest::CancelTask(cancel)).await;
 }
 
-/// A PostgreSQL store whose commits of a user message wait 300 ms first while `slow` is set
-/// (a request dropped then never reaches the database), or after the commit while `slow_after`
-/// is (a request dropped then did reach it).
-struct SlowMessages {
-    inner: a2a_native::store::PostgresStore,
-    slow: std::sync::atomic::AtomicBool,
-    slow_after: std::sync::atomic::AtomicBool,
+/// Instance A, on a PostgreSQL store that can stall message commits, and instance B; a task
+/// of a new tenant that asked A for input, with a subscriber keeping its live state on A; and
+/// a follow-up to it on A, dropped by its caller after 100 ms while `stall` is set.
+async fn a_message_dropped_on_a(
+    stall: fn(&support::store::Faulty) -> &std::sync::atomic::AtomicBool,
+) -> Option<Dropped> {
+    use support::store::Faulty;
+    let b = instance().await?;
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+    let store = Arc::new(Faulty::new(Arc::new(pg.clone())));
+    let stores = Stores { tasks: store.clone(), push: Arc::new(pg) };
+    let a = RequestHandler::new(agent(), card(), stores, ServerConfig::default());
+    let tenant = tenant();
+    let task = task_of(call(&a, send(&tenant, msg("ask"), false)).await);
+    assert_eq!(task.status.state, TaskState::InputRequired);
+    let watching = open(&a, subscribe(&tenant, &task.id)).await;
+    Faulty::set(stall(&store), true);
+    let mut dropped = msg("park");
+    dropped.task_id = task.id.clone();
+    let caller = CallContext::default();
+    let gave_up = tokio::time::timeout(Duration::from_millis(100), a.handle(&caller, send(&tenant, dropped, false)));
+    assert!(gave_up.await.is_err(), "dropped inside the stalled commit");
+    Faulty::set(stall(&store), false);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Some(Dropped { a, b, tenant, task, _watching: watching })
 }
 
-#[async_trait::async_trait]
-impl a2a_native::store::TaskStore for SlowMessages {
-    async fn commit(
-        &self,
-        tenant: &str,
-        commit: a2a_native::store::Commit<'_>,
-    ) -> a2a_native::Result<a2a_native::store::CommitOutcome> {
-        let message = commit.entries.iter().any(|e| matches!(e.change, a2a_native::store::Change::UserMessage(_)));
-        if message && self.slow.load(std::sync::atomic::Ordering::Acquire) {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
-        let outcome = self.inner.commit(tenant, commit).await;
-        if message && self.slow_after.load(std::sync::atomic::Ordering::Acquire) {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
-        outcome
-    }
-    async fn load(&self, tenant: &str, id: &str) -> a2a_native::Result<Option<a2a_native::store::Versioned>> {
-        self.inner.load(tenant, id).await
-    }
-    async fn log_after(
-        &self,
-        tenant: &str,
-        id: &str,
-        after: u64,
-        limit: usize,
-    ) -> a2a_native::Result<a2a_native::store::LogPage> {
-        self.inner.log_after(tenant, id, after, limit).await
-    }
-    async fn save(&self, tenant: &str, task: &Task) -> a2a_native::Result<()> {
-        self.inner.save(tenant, task).await
-    }
-    async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> a2a_native::Result<Option<Task>> {
-        a2a_native::store::TaskStore::get(&self.inner, tenant, id, history_length).await
-    }
-    async fn delete(&self, tenant: &str, id: &str) -> a2a_native::Result<()> {
-        a2a_native::store::TaskStore::delete(&self.inner, tenant, id).await
-    }
-    fn moves(&self) -> Option<tokio::sync::broadcast::Receiver<a2a_native::store::Moved>> {
-        self.inner.moves()
-    }
-    fn single_process(&self) -> bool {
-        self.inner.single_process()
-    }
-    fn leases(&self) -> bool {
-        self.inner.leases()
-    }
-    async fn renew_leases(&self, owner: &str, lease: Duration, tasks: &[(String, String)]) -> a2a_native::Result<()> {
-        self.inner.renew_leases(owner, lease, tasks).await
-    }
-    async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> a2a_native::Result<()> {
-        self.inner.release_lease(tenant, id, owner).await
-    }
-    async fn orphaned_tasks(&self, limit: usize) -> a2a_native::Result<Vec<(String, String)>> {
-        self.inner.orphaned_tasks(limit).await
-    }
-    async fn active_tasks(&self, limit: usize) -> a2a_native::Result<Vec<(String, String)>> {
-        self.inner.active_tasks(limit).await
-    }
-    async fn list(&self, tenant: &str, req: &model::ListTasksRequest) -> a2a_native::Result<model::ListTasksResponse> {
-        a2a_native::store::TaskStore::list(&self.inner, tenant, req).await
-    }
+struct Dropped {
+    a: RequestHandler,
+    b: Instance,
+    tenant: String,
+    task: Task,
+    _watching: EventStream,
 }
 
 /// A message whose caller hung up while its turn was being stored leaves no turn behind: the
 /// instance then still sees that another one runs the task.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_dropped_while_its_turn_is_stored_leaves_no_turn_behind() {
-    let Some(b) = instance().await else { return };
-    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
-    let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
-    let store = Arc::new(SlowMessages { inner: pg.clone(), slow: false.into(), slow_after: false.into() });
-    let a = RequestHandler::new(
-        agent(),
-        card(),
-        Stores { tasks: store.clone(), push: Arc::new(pg) },
-        ServerConfig::default(),
-    );
-    let tenant = tenant();
-    let task = task_of(call(&a, send(&tenant, msg("ask"), false)).await);
-    assert_eq!(task.status.state, TaskState::InputRequired);
-    // A subscriber keeps the task's live state on A throughout.
-    let _watching = open(&a, subscribe(&tenant, &task.id)).await;
-    // A's next message is dropped while its turn is being stored.
-    store.slow.store(true, std::sync::atomic::Ordering::Release);
-    let mut dropped = msg("park");
-    dropped.task_id = task.id.clone();
-    let caller = CallContext::default();
-    let gave_up = tokio::time::timeout(Duration::from_millis(100), a.handle(&caller, send(&tenant, dropped, false)));
-    assert!(gave_up.await.is_err(), "dropped inside the slow commit");
-    store.slow.store(false, std::sync::atomic::Ordering::Release);
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The subscriber stays bound: the task's live state (and any turn left in it) lives on.
+    let Some(Dropped { a, b, tenant, task, _watching }) = a_message_dropped_on_a(|s| &s.slow_messages).await else {
+        return;
+    };
     // B takes the task; A must see that and refuse a message of its own.
     let mut hold = msg("hold");
     hold.task_id = task.id.clone();
@@ -695,27 +638,10 @@ async fn a_message_dropped_while_its_turn_is_stored_leaves_no_turn_behind() {
 /// lease lapses.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_dropped_after_its_turn_was_stored_gives_the_lease_back() {
-    let Some(b) = instance().await else { return };
-    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
-    let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
-    let store = Arc::new(SlowMessages { inner: pg.clone(), slow: false.into(), slow_after: false.into() });
-    let a = RequestHandler::new(
-        agent(),
-        card(),
-        Stores { tasks: store.clone(), push: Arc::new(pg) },
-        ServerConfig::default(),
-    );
-    let tenant = tenant();
-    let task = task_of(call(&a, send(&tenant, msg("ask"), false)).await);
-    let _watching = open(&a, subscribe(&tenant, &task.id)).await;
-    store.slow_after.store(true, std::sync::atomic::Ordering::Release);
-    let mut dropped = msg("park");
-    dropped.task_id = task.id.clone();
-    let caller = CallContext::default();
-    let gave_up = tokio::time::timeout(Duration::from_millis(100), a.handle(&caller, send(&tenant, dropped, false)));
-    assert!(gave_up.await.is_err(), "dropped after the commit, before the request saw it");
-    store.slow_after.store(false, std::sync::atomic::Ordering::Release);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let Some(Dropped { a: _a, b, tenant, task, _watching }) = a_message_dropped_on_a(|s| &s.slow_after_messages).await
+    else {
+        return;
+    };
     let mut next = msg("thanks");
     next.task_id = task.id.clone();
     let done = task_of(call(&b.handler, send(&tenant, next, false)).await);

@@ -838,59 +838,14 @@ async fn stream_send(h: &RequestHandler, m: Message) -> EventStream {
     stream(h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(m))).await.unwrap()
 }
 
-/// A memory store whose commits that end a task CANCELED fail while `failing` is set.
-struct CancelsFail {
-    inner: a2a_native::store::MemoryStore,
-    failing: std::sync::atomic::AtomicBool,
-}
-
-#[async_trait::async_trait]
-impl a2a_native::store::TaskStore for CancelsFail {
-    async fn commit(
-        &self,
-        tenant: &str,
-        commit: a2a_native::store::Commit<'_>,
-    ) -> a2a_native::Result<a2a_native::store::CommitOutcome> {
-        if self.failing.load(std::sync::atomic::Ordering::Acquire) && commit.task.status.state == TaskState::Canceled {
-            // Slowly, so a message can arrive meanwhile.
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            return Err(A2AError::new(ErrorKind::Unavailable, "the store is down"));
-        }
-        self.inner.commit(tenant, commit).await
-    }
-    async fn load(&self, tenant: &str, id: &str) -> a2a_native::Result<Option<a2a_native::store::Versioned>> {
-        self.inner.load(tenant, id).await
-    }
-    async fn log_after(
-        &self,
-        tenant: &str,
-        id: &str,
-        after: u64,
-        limit: usize,
-    ) -> a2a_native::Result<a2a_native::store::LogPage> {
-        self.inner.log_after(tenant, id, after, limit).await
-    }
-    async fn save(&self, tenant: &str, task: &Task) -> a2a_native::Result<()> {
-        self.inner.save(tenant, task).await
-    }
-    async fn get(&self, tenant: &str, id: &str, history_length: Option<i32>) -> a2a_native::Result<Option<Task>> {
-        a2a_native::store::TaskStore::get(&self.inner, tenant, id, history_length).await
-    }
-    async fn delete(&self, tenant: &str, id: &str) -> a2a_native::Result<()> {
-        a2a_native::store::TaskStore::delete(&self.inner, tenant, id).await
-    }
-    async fn list(&self, tenant: &str, req: &model::ListTasksRequest) -> a2a_native::Result<model::ListTasksResponse> {
-        a2a_native::store::TaskStore::list(&self.inner, tenant, req).await
-    }
-}
-
 /// A cancel whose CANCELED could not be stored leaves the task working with its execution
 /// stopped; a message that arrived meanwhile (or later) runs normally, not stopped before it
 /// starts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_cancel_that_could_not_be_stored_the_next_message_runs() {
-    let store = Arc::new(CancelsFail { inner: a2a_native::store::MemoryStore::default(), failing: true.into() });
-    let stores = Stores { tasks: store.clone(), push: Stores::memory().push };
+    let store = support::store::Faulty::new(Arc::new(a2a_native::store::MemoryStore::default()));
+    support::store::Faulty::set(&store.fail_cancels, true);
+    let stores = Stores { tasks: Arc::new(store), push: Stores::memory().push };
     let h = Arc::new(RequestHandler::new(agent(), card(true, true), stores, ServerConfig::default()));
     let id = started(&h, "hang").await;
     let cancel = A2ARequest::CancelTask(CancelTaskRequest { id: id.clone(), ..Default::default() });
