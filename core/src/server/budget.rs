@@ -1,41 +1,47 @@
-//! The server-wide budget of large request bodies in flight (`Limits::max_body_bytes_in_flight`).
+//! The server-wide budgets of request bodies in flight (`Limits::max_body_bytes_in_flight`).
 //!
 //! One request is bounded by `max_body_bytes`, but nothing bounded how many arrive at once,
-//! and a body grows when it is parsed: 8 MiB of `[0,0,…]` is about 130 MB of `serde_json`
-//! values. So a body larger than [`FREE_BYTES`] holds its size of the budget from the moment it
-//! arrives (counted as its bytes do) until its request is answered (a stream: opened). When the budget is spent the request is refused at once with 503 and
-//! `Retry-After`, never queued: waiting bodies would hold their partial share and could starve
-//! each other until their read timeouts.
+//! and a body grows when it is parsed: 8 MiB of `[0,0,…]` is about 190 MB of `serde_json`
+//! values. So a body holds its size of a budget from the moment it arrives (counted as its bytes
+//! do) until its request is answered (a stream: opened). Bodies up to [`SMALL_BYTES`] share a
+//! budget of their own, of the same size, so large bodies cannot starve ordinary requests, and
+//! many small ones cannot add up unbounded either. When a budget is spent the request is refused
+//! at once with 503 and `Retry-After`, never queued: waiting bodies would hold their partial
+//! share and could starve each other until their read timeouts.
 
 use crate::error::{A2AError, ErrorKind};
 use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// Bodies up to this size are not counted: their parse is bounded per request, and the hot
-/// path takes no shared lock for them.
-pub const FREE_BYTES: usize = 64 * 1024;
+/// Bodies up to this size count against the small bodies' budget, larger ones against the
+/// large bodies' (a body moves over as it grows past it).
+pub const SMALL_BYTES: usize = 64 * 1024;
 
-/// The budget is kept in KiB so any size fits tokio's `u32` permit counts.
+/// Budgets are kept in KiB so any size fits tokio's `u32` permit counts.
 const UNIT: usize = 1024;
 
-/// What large bodies in flight may hold at once, server-wide.
+/// What bodies in flight may hold at once, server-wide: large and small ones apart.
 #[derive(Debug, Clone)]
 pub(crate) struct BodyBudget {
-    permits: Arc<Semaphore>,
+    large: Arc<Semaphore>,
+    small: Arc<Semaphore>,
     bytes: usize,
 }
 
-/// A share of the budget, given back when dropped.
+/// A share of a budget, given back when dropped.
 #[derive(Debug, Default)]
 pub(crate) struct BodyShare {
     permit: Option<OwnedSemaphorePermit>,
     units: usize,
+    large: bool,
 }
 
 impl BodyBudget {
-    /// Rounded up to whole units, as each body's need is: a body of exactly `bytes` fits.
+    /// Each budget `bytes`, rounded up to whole units as each body's need is: a body of exactly
+    /// `bytes` fits.
     pub fn new(bytes: usize) -> Self {
-        Self { permits: Arc::new(Semaphore::new(bytes.div_ceil(UNIT).min(Semaphore::MAX_PERMITS))), bytes }
+        let units = bytes.div_ceil(UNIT).min(Semaphore::MAX_PERMITS);
+        Self { large: Arc::new(Semaphore::new(units)), small: Arc::new(Semaphore::new(units)), bytes }
     }
 
     /// The budget `limits` ask for, never less than one largest body (with gRPC's 5-byte frame
@@ -45,21 +51,24 @@ impl BodyBudget {
         Self::new(limits.max_body_bytes_in_flight.max(largest))
     }
 
-    /// Makes `share` cover a body of `len` bytes (nothing while it is small); Unavailable when
-    /// the budget cannot cover it now.
+    /// Makes `share` cover a body of `len` bytes so far; Unavailable when its budget cannot
+    /// cover it now.
     pub fn cover(&self, share: &mut BodyShare, len: usize) -> Result<(), A2AError> {
-        if len <= FREE_BYTES {
+        let units = len.div_ceil(UNIT);
+        let large = len > SMALL_BYTES;
+        if large && !share.large {
+            // Grown past the small ones: all of it moves to the large bodies' budget (the
+            // small share goes back when replaced).
+            let taken = self.take(&self.large, units, true)?;
+            *share = BodyShare { permit: Some(taken), units, large: true };
             return Ok(());
         }
-        let units = len.div_ceil(UNIT);
         let more = units.saturating_sub(share.units);
         if more == 0 {
             return Ok(());
         }
-        let taken = u32::try_from(more)
-            .ok()
-            .and_then(|n| self.permits.clone().try_acquire_many_owned(n).ok())
-            .ok_or_else(|| self.spent())?;
+        let pool = if large { &self.large } else { &self.small };
+        let taken = self.take(pool, more, large)?;
         match &mut share.permit {
             Some(permit) => permit.merge(taken),
             None => share.permit = Some(taken),
@@ -68,11 +77,19 @@ impl BodyBudget {
         Ok(())
     }
 
-    fn spent(&self) -> A2AError {
+    fn take(&self, pool: &Arc<Semaphore>, units: usize, large: bool) -> Result<OwnedSemaphorePermit, A2AError> {
+        u32::try_from(units)
+            .ok()
+            .and_then(|n| pool.clone().try_acquire_many_owned(n).ok())
+            .ok_or_else(|| self.spent(large))
+    }
+
+    fn spent(&self, large: bool) -> A2AError {
+        let which = if large { "large" } else { "small (64 KiB or less)" };
         A2AError::new(
             ErrorKind::Unavailable,
             format!(
-                "the server is reading as many large request bodies as it holds at once ({} bytes, \
+                "the server is reading as many {which} request bodies as it holds at once ({} bytes, \
                  limits.maxBodyBytesInFlight); try again shortly",
                 self.bytes
             ),
@@ -86,19 +103,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn small_bodies_are_free_and_large_ones_share_the_budget() {
+    fn small_and_large_bodies_each_share_a_budget() {
         let budget = BodyBudget::new(1024 * 1024);
-        let mut small = BodyShare::default();
-        for _ in 0..10_000 {
-            budget.cover(&mut small, FREE_BYTES).unwrap();
-        }
         let mut a = BodyShare::default();
         budget.cover(&mut a, 600 * 1024).unwrap();
         let mut b = BodyShare::default();
         let refused = budget.cover(&mut b, 600 * 1024).unwrap_err();
         assert_eq!(refused.kind, ErrorKind::Unavailable);
         assert!(refused.message.contains("maxBodyBytesInFlight"), "{}", refused.message);
-        // A share grows with its body, by what it lacks only.
+        // Small bodies have a budget of their own: the large ones do not starve them.
+        let mut smalls: Vec<BodyShare> = (0..16).map(|_| BodyShare::default()).collect();
+        for share in &mut smalls {
+            budget.cover(share, SMALL_BYTES).unwrap();
+        }
+        let refused = budget.cover(&mut BodyShare::default(), 1).unwrap_err();
+        assert!(refused.message.contains("small"), "many small ones add up too: {}", refused.message);
+        drop(smalls);
+        // A share grows with its body, by what it lacks only, and moves over when it grows large.
+        let mut growing = BodyShare::default();
+        budget.cover(&mut growing, 1000).unwrap();
+        budget.cover(&mut growing, SMALL_BYTES + 1).unwrap();
+        assert!(budget.cover(&mut growing, 600 * 1024).is_err(), "with a, past the large budget");
+        drop(growing);
         budget.cover(&mut a, 1000 * 1024).unwrap();
         assert!(budget.cover(&mut a, 1025 * 1024).is_err(), "past the whole budget");
         drop(a);

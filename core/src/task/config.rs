@@ -9,8 +9,10 @@ pub struct Limits {
     /// Largest request body accepted (413 / -32600 beyond it).
     pub max_body_bytes: usize,
     /// Most bytes of request bodies larger than 64 KiB held at once, server-wide, from their
-    /// arrival until their request is answered (a body grows up to ~16x when parsed): beyond
-    /// it such a request gets 503 with `Retry-After`. Never less than `max_body_bytes`.
+    /// arrival until their request is answered (a body grows up to ~20x when parsed): beyond
+    /// it such a request gets 503 with `Retry-After`. Bodies of 64 KiB or less share a second
+    /// budget of the same size, so large ones cannot starve them. Never less than
+    /// `max_body_bytes`.
     pub max_body_bytes_in_flight: usize,
     /// Most parts in one message (InvalidParams beyond it).
     pub max_parts_per_message: usize,

@@ -335,7 +335,7 @@ async fn large_messages_past_the_body_budget_are_unavailable() {
     let refused = s.send(Method::SendMessage, large("echo"), &[]).await;
     assert_eq!(refused.code(), "UNAVAILABLE", "{:?}", refused.status);
     assert!(refused.status.message.contains("maxBodyBytesInFlight"), "{:?}", refused.status);
-    // Small messages are not counted.
+    // Small messages have a budget of their own.
     assert_eq!(s.send(Method::SendMessage, msg("hello"), &[]).await.code(), "OK");
     assert_eq!(slow.await.unwrap(), "OK");
     assert_eq!(s.send(Method::SendMessage, large("echo"), &[]).await.code(), "OK", "its share came back");

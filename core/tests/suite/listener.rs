@@ -688,7 +688,7 @@ async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
     // Announcing a large body holds nothing until its bytes arrive.
     let mut announced = TcpStream::connect(srv.addr).await.unwrap();
     announced.write_all(head(1024 * 1024, "").as_bytes()).await.unwrap();
-    // Small bodies are not counted.
+    // Small bodies have a budget of their own: large ones do not starve them.
     let small = send_body(2);
     let mut c = TcpStream::connect(srv.addr).await.unwrap();
     c.write_all(format!("{}{small}", head(small.len(), "")).as_bytes()).await.unwrap();
