@@ -639,6 +639,14 @@ where
     // it comes, holding nothing), so a keep-alive client that sends its body after its
     // headers reads the 503.
     let (mut share, mut refused) = (BodyShare::default(), None);
+    // A client that waits for `100 Continue` sends nothing until the body is read: its declared
+    // length is charged now, and when it does not fit it is answered before it uploads anything.
+    let expects_continue =
+        headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    if let Some(n) = declared.filter(|_| expects_continue) {
+        // At most `limit`, checked above.
+        budget.cover(&mut share, n as usize).map_err(busy)?;
+    }
     let read = async {
         let mut body = std::pin::pin!(Limited::new(body, limit));
         let (mut chunks, mut len) = (Vec::<Bytes>::new(), 0);

@@ -731,3 +731,34 @@ async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
     g.write_all(back.as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut g).await.expect("an answer").0, 200);
 }
+
+#[tokio::test]
+async fn a_client_waiting_for_100_continue_gets_the_503_before_it_uploads() {
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 1024 * 1024;
+    config.limits.max_body_bytes_in_flight = 1024 * 1024;
+    config.limits.body_read_timeout = Duration::from_secs(5);
+    let srv = start_with(config).await;
+    let large = large_send_body(1, 600 * 1024);
+    let (front, back) = large.split_at(large.len() * 3 / 4);
+    let mut holding = TcpStream::connect(srv.addr).await.unwrap();
+    holding.write_all(format!("{}{front}", head(large.len(), "")).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Headers only: no 100 Continue, the 503 at once, and the connection closes (its body was
+    // never read).
+    let mut waiting = TcpStream::connect(srv.addr).await.unwrap();
+    waiting.write_all(head(large.len(), "Expect: 100-continue\r\n").as_bytes()).await.unwrap();
+    let (status, headers, _) = read_response(&mut waiting).await.expect("an answer before the body");
+    assert_eq!(status, 503, "{headers}");
+    assert!(headers.contains("retry-after: 1") && headers.contains("connection: close"), "{headers}");
+    // With room, the same request gets 100 Continue and is served.
+    holding.write_all(back.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut holding).await.expect("an answer").0, 200);
+    let mut ok = TcpStream::connect(srv.addr).await.unwrap();
+    ok.write_all(head(large.len(), "Expect: 100-continue\r\n").as_bytes()).await.unwrap();
+    let mut interim = [0u8; 25];
+    ok.read_exact(&mut interim).await.unwrap();
+    assert!(interim.starts_with(b"HTTP/1.1 100 Continue\r\n\r\n"), "{}", String::from_utf8_lossy(&interim));
+    ok.write_all(large.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut ok).await.expect("an answer").0, 200);
+}
