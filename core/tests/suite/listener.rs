@@ -656,21 +656,28 @@ fn large_send_body(id: u32, size: usize) -> String {
     .to_string()
 }
 
-#[tokio::test]
-async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
+/// A server whose largest body and body budget are both 1 MiB, a 600 KiB SendMessage body
+/// split at three quarters (with another 600 KiB, more than the budget), and a connection that
+/// has sent the head and the first part of it: what has arrived holds its share.
+async fn a_budget_held() -> (Srv, String, usize, TcpStream) {
     let mut config = ServerConfig::default();
     config.limits.max_body_bytes = 1024 * 1024;
     config.limits.max_body_bytes_in_flight = 1024 * 1024;
     config.limits.body_read_timeout = Duration::from_secs(5);
     let srv = start_with(config).await;
     let large = large_send_body(1, 600 * 1024);
-    // Three quarters of it: with another 600 KiB, more than the budget.
-    let (front, back) = large.split_at(large.len() * 3 / 4);
-
-    // A: a 600 KiB body, three quarters sent: what has arrived holds its share.
-    let mut a = TcpStream::connect(srv.addr).await.unwrap();
-    a.write_all(format!("{}{front}", head(large.len(), "")).as_bytes()).await.unwrap();
+    let split = large.len() * 3 / 4;
+    let mut holding = TcpStream::connect(srv.addr).await.unwrap();
+    holding.write_all(format!("{}{}", head(large.len(), ""), &large[..split]).as_bytes()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
+    (srv, large, split, holding)
+}
+
+#[tokio::test]
+async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
+    // A: three quarters of a 600 KiB body sent.
+    let (srv, large, split, mut a) = a_budget_held().await;
+    let (front, back) = large.split_at(split);
     // B: another one does not fit: 503, with Retry-After, as a JSON-RPC error.
     let mut b = TcpStream::connect(srv.addr).await.unwrap();
     b.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
@@ -734,16 +741,8 @@ async fn large_bodies_in_flight_share_one_budget_and_the_rest_get_503() {
 
 #[tokio::test]
 async fn a_client_waiting_for_100_continue_gets_the_503_before_it_uploads() {
-    let mut config = ServerConfig::default();
-    config.limits.max_body_bytes = 1024 * 1024;
-    config.limits.max_body_bytes_in_flight = 1024 * 1024;
-    config.limits.body_read_timeout = Duration::from_secs(5);
-    let srv = start_with(config).await;
-    let large = large_send_body(1, 600 * 1024);
-    let (front, back) = large.split_at(large.len() * 3 / 4);
-    let mut holding = TcpStream::connect(srv.addr).await.unwrap();
-    holding.write_all(format!("{}{front}", head(large.len(), "")).as_bytes()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (srv, large, split, mut holding) = a_budget_held().await;
+    let back = &large[split..];
     // Headers only: no 100 Continue, the 503 at once, and the connection closes (its body was
     // never read).
     let mut waiting = TcpStream::connect(srv.addr).await.unwrap();
