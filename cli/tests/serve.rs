@@ -36,6 +36,16 @@ fn serve(args: &[&str]) -> Served {
     Served { child, base }
 }
 
+/// A test that fails (panics) before `stop` still stops the server it started.
+impl Drop for Served {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Served {
     /// One HTTP/1.1 request on a fresh connection; returns (status, JSON body).
     fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
