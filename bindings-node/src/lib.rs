@@ -36,4 +36,4 @@ pub fn version() -> &'static str {
 /// Rust's allocations in this module (not V8's): glibc malloc was ~17% of the runtime threads'
 /// time under load; mimalloc cut the process's CPU per request by about an eighth.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: a2a_native::alloc::MiMalloc = a2a_native::alloc::MiMalloc;

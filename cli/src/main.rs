@@ -14,8 +14,10 @@ use a2a_native::model::dynamic;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// The server's allocator: a request allocates and frees many small objects across threads
+/// (a profile showed about 16% of a SendMessage in glibc malloc/free).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: a2a_native::alloc::MiMalloc = a2a_native::alloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(name = "a2a", version, about = "Serve, inspect and talk to A2A agents")]

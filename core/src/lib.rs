@@ -7,6 +7,8 @@
 //! never re-decide protocol semantics.
 
 #[cfg(any(feature = "server", feature = "client"))]
+#[cfg(feature = "mimalloc")]
+pub mod alloc;
 pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
