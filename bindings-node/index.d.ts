@@ -189,6 +189,8 @@ export interface ServerLimits {
   idleTimeout?: number;
   /** Seconds `execute` may run before it is aborted and its task ends FAILED (default: no limit). */
   executorTimeout?: number;
+  /** Most connections served at once; at the cap accepting waits until one closes (default 4096). */
+  maxConnections?: number;
 }
 
 /** Read by core, strictly: an unknown or mistyped option is refused (InvalidParamsError naming it). */
@@ -258,7 +260,8 @@ export interface ClientOptions {
   /** How often a dropped stream is resubscribed. */
   streamReconnects?: number;
   /** Used the way the agent card asks, per call: a bearer token, an API key (sent where the
-   * card says), OAuth 2.0 client credentials (token fetched, cached, refreshed). */
+   * card says), OAuth 2.0 client credentials (token fetched, cached, refreshed; the secret goes
+   * only to an https `tokenUrl`, or http on this machine). */
   cardBearerToken?: string;
   cardApiKey?: string;
   clientCredentials?: [clientId: string, clientSecret: string];

@@ -49,7 +49,8 @@ pub struct ClientOptions {
     #[uniffi(default)]
     pub extensions: Vec<String>,
     /// OAuth 2.0 client credentials, used when the agent card declares a client credentials
-    /// flow (token URL and scopes from the card; the token is cached and refreshed).
+    /// flow (token URL and scopes from the card; the token is cached and refreshed). The secret
+    /// goes only to an https token URL, or http on this machine.
     #[uniffi(default)]
     pub oauth_client_id: Option<String>,
     #[uniffi(default)]

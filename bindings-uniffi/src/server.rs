@@ -64,6 +64,10 @@ pub struct ServerOptions {
     /// limit); bounds executors that never return.
     #[uniffi(default)]
     pub executor_timeout: Option<Duration>,
+    /// Most connections served at once; at the cap accepting waits until one closes (default
+    /// 4096).
+    #[uniffi(default)]
+    pub max_connections: Option<u64>,
     /// The memory store's cap on tasks (default 10,000).
     #[uniffi(default)]
     pub max_tasks: Option<u64>,
@@ -133,6 +137,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
             "bodyReadTimeout": options.body_read_timeout.map(|d| d.as_secs_f64()),
             "idleTimeout": options.idle_timeout.map(|d| d.as_secs_f64()),
             "executorTimeout": options.executor_timeout.map(|d| d.as_secs_f64()),
+            "maxConnections": options.max_connections,
         },
         "maxTasks": options.max_tasks,
         "taskRetention": options.task_retention.map(|d| d.as_secs_f64()),

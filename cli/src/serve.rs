@@ -91,6 +91,10 @@ pub struct ServeArgs {
     /// it is dropped (default 120).
     #[arg(long, value_name = "SECS")]
     idle_timeout: Option<f64>,
+    /// Most connections served at once; at the cap the server stops accepting until one
+    /// closes, and new clients wait in the listen backlog (default 4096).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_connections: Option<u64>,
     /// Serve Prometheus/OpenMetrics text at http://ADDR/metrics (e.g. 127.0.0.1:9464): request
     /// counts and latency by binding, method and outcome, open streams, task states, events
     /// applied, push outcomes, store latency. Its own address, so it is never public by accident.
@@ -144,6 +148,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     }
     if let Some(secs) = args.idle_timeout {
         config.limits.idle_timeout = seconds(secs, "--idle-timeout")?;
+    }
+    if let Some(n) = args.max_connections {
+        config.limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
     }
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))

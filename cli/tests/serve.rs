@@ -494,3 +494,34 @@ fn the_body_limits_from_the_command_line() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--max-body-bytes-in-flight"));
 }
+
+#[test]
+fn the_connection_cap_from_the_command_line() {
+    let server = serve(&["--store", "memory", "--max-connections", "1"]);
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let get = format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let status_line = |s: &TcpStream| {
+        let mut line = String::new();
+        BufReader::new(s).read_line(&mut line).map(|_| line)
+    };
+    let mut first = TcpStream::connect(&host).unwrap();
+    first.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    first.write_all(get.as_bytes()).unwrap();
+    assert!(status_line(&first).unwrap().starts_with("HTTP/1.1 200 "));
+    // The one slot is held by `first` (keep-alive): a second client waits, unanswered.
+    let mut second = TcpStream::connect(&host).unwrap();
+    second.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    second.write_all(get.as_bytes()).unwrap();
+    assert!(status_line(&second).is_err(), "served past --max-connections 1");
+    drop(first);
+    second.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    assert!(status_line(&second).unwrap().starts_with("HTTP/1.1 200 "));
+    drop(second);
+    assert!(server.stop().success());
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--max-connections", "0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-connections"));
+}

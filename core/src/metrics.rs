@@ -75,6 +75,7 @@ pub struct Metrics {
     requests: Family<RequestLabels, Counter>,
     request_duration: LatencyFamily<MethodLabels>,
     open_streams: Gauge,
+    open_connections: Gauge,
     task_states: Family<StateLabels, Counter>,
     events_applied: Counter,
     push: Family<OutcomeLabels, Counter>,
@@ -110,6 +111,12 @@ impl Metrics {
         );
         let open_streams = Gauge::default();
         registry.register("server_open_streams", "Event streams open (SSE and gRPC)", open_streams.clone());
+        let open_connections = Gauge::default();
+        registry.register(
+            "server_open_connections",
+            "Connections being served (at limits.maxConnections, accepting waits)",
+            open_connections.clone(),
+        );
         let task_states = Family::<StateLabels, Counter>::default();
         registry.register("task_state_changes", "Tasks entering each state", task_states.clone());
         let events_applied = Counter::default();
@@ -132,7 +139,17 @@ impl Metrics {
             "Trace spans the OTLP exporter dropped because its queue was full (collector down or slow); process-wide",
             crate::telemetry::SPANS_DROPPED.clone(),
         );
-        Self { registry, requests, request_duration, open_streams, task_states, events_applied, push, store_duration }
+        Self {
+            registry,
+            requests,
+            request_duration,
+            open_streams,
+            open_connections,
+            task_states,
+            events_applied,
+            push,
+            store_duration,
+        }
     }
 
     /// The registry as OpenMetrics text ([`CONTENT_TYPE`]).
@@ -155,13 +172,13 @@ impl Metrics {
     }
 
     /// A gauge count held while a stream is open.
-    pub(crate) fn open_stream(&self) -> OpenStream {
-        self.open_streams.inc();
-        #[cfg(feature = "otlp")]
-        let exported = crate::otlp_metrics::instruments().map(|o| o.open_streams.add(1, &[])).is_some();
-        #[cfg(not(feature = "otlp"))]
-        let exported = false;
-        OpenStream { gauge: self.open_streams.clone(), exported }
+    pub(crate) fn open_stream(&self) -> Open {
+        Open::count(&self.open_streams, OpenKind::Streams)
+    }
+
+    /// A gauge count held while a connection is served.
+    pub(crate) fn open_connection(&self) -> Open {
+        Open::count(&self.open_connections, OpenKind::Connections)
     }
 
     pub(crate) fn task_state(&self, state: &'static str) {
@@ -186,19 +203,48 @@ impl Metrics {
     }
 }
 
-/// Decrements the open-streams gauge when the stream it rides with is dropped (and the OTLP
-/// count, when it was counted there: export may have started while the stream was open).
+#[derive(Debug, Clone, Copy)]
+enum OpenKind {
+    Streams,
+    Connections,
+}
+
+/// One open stream or connection: decrements its gauge when dropped (and the OTLP count, when
+/// it was counted there: export may have started while it was open).
 #[derive(Debug)]
-pub(crate) struct OpenStream {
+pub(crate) struct Open {
     gauge: Gauge,
+    kind: OpenKind,
     exported: bool,
 }
 
-impl Drop for OpenStream {
+impl Open {
+    fn count(gauge: &Gauge, kind: OpenKind) -> Self {
+        gauge.inc();
+        let exported = Self::otlp(kind, 1);
+        Self { gauge: gauge.clone(), kind, exported }
+    }
+
+    /// Adds `n` to the OTLP count of `kind`; false when export is off.
+    #[allow(unused_variables)]
+    fn otlp(kind: OpenKind, n: i64) -> bool {
+        #[cfg(feature = "otlp")]
+        if let Some(o) = crate::otlp_metrics::instruments() {
+            match kind {
+                OpenKind::Streams => o.open_streams.add(n, &[]),
+                OpenKind::Connections => o.open_connections.add(n, &[]),
+            }
+            return true;
+        }
+        false
+    }
+}
+
+impl Drop for Open {
     fn drop(&mut self) {
         self.gauge.dec();
         if self.exported {
-            otel!(o => o.open_streams.add(-1, &[]));
+            Self::otlp(self.kind, -1);
         }
     }
 }
@@ -263,6 +309,7 @@ mod tests {
         m.request(&observed, Instant::now());
         m.request(&observed, Instant::now());
         let stream = m.open_stream();
+        let connection = m.open_connection();
         m.task_state("TASK_STATE_COMPLETED");
         m.events_applied(3);
         m.push("delivered", 1);
@@ -276,6 +323,7 @@ mod tests {
             text.contains(r#"a2a_server_request_duration_seconds_count{binding="jsonrpc",method="SendMessage"} 2"#)
         );
         assert!(text.contains("a2a_server_open_streams 1"), "{text}");
+        assert!(text.contains("a2a_server_open_connections 1"), "{text}");
         assert!(text.contains(r#"a2a_task_state_changes_total{state="TASK_STATE_COMPLETED"} 1"#));
         assert!(text.contains("a2a_task_events_applied_total 3"));
         assert!(text.contains(r#"a2a_push_notifications_total{outcome="delivered"} 1"#));
@@ -283,5 +331,7 @@ mod tests {
         assert!(text.ends_with("# EOF\n"), "{text}");
         drop(stream);
         assert!(m.encode().contains("a2a_server_open_streams 0"));
+        drop(connection);
+        assert!(m.encode().contains("a2a_server_open_connections 0"));
     }
 }

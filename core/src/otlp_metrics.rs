@@ -24,6 +24,7 @@ pub(crate) struct Instruments {
     pub requests: Counter<u64>,
     pub request_duration: Histogram<f64>,
     pub open_streams: UpDownCounter<i64>,
+    pub open_connections: UpDownCounter<i64>,
     pub task_states: Counter<u64>,
     pub events_applied: Counter<u64>,
     pub push: Counter<u64>,
@@ -85,6 +86,10 @@ pub(crate) fn init(service: &str) {
             open_streams: meter
                 .i64_up_down_counter("a2a.server.open_streams")
                 .with_description("Event streams open (SSE and gRPC)")
+                .build(),
+            open_connections: meter
+                .i64_up_down_counter("a2a.server.open_connections")
+                .with_description("Connections being served (at limits.maxConnections, accepting waits)")
                 .build(),
             task_states: meter
                 .u64_counter("a2a.task.state_changes")

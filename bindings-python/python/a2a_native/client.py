@@ -199,8 +199,9 @@ class Client:
         ``extensions`` are the extension URIs asked for on every call.
 
         ``card_bearer_token``, ``card_api_key`` and ``client_credentials`` (``(client_id,
-        client_secret)``, the OAuth 2.0 grant: token fetched, cached and refreshed) are used
-        the way the agent card asks, per call. ``ca_cert`` trusts a private CA (PEM path);
+        client_secret)``, the OAuth 2.0 grant: token fetched, cached and refreshed; sent only
+        to an https ``tokenUrl``, or http on this machine) are used the way the agent card asks,
+        per call. ``ca_cert`` trusts a private CA (PEM path);
         ``client_cert`` is ``(cert PEM path, key PEM path)`` for agents that require mTLS."""
         _native.sync_level()
         native = await _native.Client.connect(url, _options(locals()))

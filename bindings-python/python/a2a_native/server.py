@@ -89,6 +89,9 @@ class ServerLimits(TypedDict, total=False):
     #: Seconds ``execute`` may run before it is canceled and its task ends FAILED (default:
     #: no limit). Bounds executors that never return.
     executor_timeout: float
+    #: Most connections served at once; at the cap accepting waits until one closes (default
+    #: 4096).
+    max_connections: int
 
 
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
@@ -153,7 +156,8 @@ class AgentServer:
     beyond it), ``header_read_timeout`` and ``body_read_timeout`` (seconds for a request's head
     and its body; 408 beyond them), ``idle_timeout`` (seconds a connection
     may stay open with nothing in flight), ``executor_timeout`` (seconds
-    ``execute`` may run before its task ends FAILED; no limit by default). The ``memory`` store keeps at
+    ``execute`` may run before its task ends FAILED; no limit by default), ``max_connections``
+    (connections served at once; at the cap accepting waits; default 4096). The ``memory`` store keeps at
     most ``max_tasks`` tasks (default 10,000) and about ``max_store_bytes`` of their contents
     (default 256 MiB; the oldest finished tasks make room), and a finished task
     ``task_retention`` seconds (default 3600). ``security`` adds API keys,

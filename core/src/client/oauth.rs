@@ -216,6 +216,9 @@ impl CardCredentials {
                 }
                 SecurityScheme::OAuth2(o) => {
                     if let (Some((id, secret)), OAuthFlows::ClientCredentials(flow)) = (&self.client, &o.flows) {
+                        if let Err(e) = tls_or_loopback(&flow.token_url) {
+                            return Some(Chosen::Refused(e));
+                        }
                         let mut cache = self.oauth.lock().unwrap_or_else(|p| p.into_inner());
                         let provider = cache
                             .entry(flow.token_url.clone())
@@ -239,6 +242,31 @@ enum Chosen {
     Bearer(StaticBearer),
     ApiKey(ApiKey),
     OAuth(std::sync::Arc<ClientCredentials>),
+    /// The card asks for a secret we have, somewhere it must not go.
+    Refused(A2AError),
+}
+
+/// The card's `tokenUrl` gets the client secret: only over TLS (RFC 6749 §3.2: the token
+/// endpoint MUST be reached over TLS), or to this machine (development). Otherwise a card read
+/// over plain http, or a hostile agent, could have the secret posted in clear to any host.
+fn tls_or_loopback(token_url: &str) -> Result<()> {
+    let url = reqwest::Url::parse(token_url).map_err(|e| {
+        A2AError::new(ErrorKind::InvalidAgentResponse, format!("the card's tokenUrl {token_url:?}: {e}"))
+    })?;
+    let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
+    let loopback =
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        scheme => Err(A2AError::new(
+            ErrorKind::InvalidAgentResponse,
+            format!(
+                "the card's OAuth tokenUrl {token_url} is not https ({scheme}): client credentials are sent only \
+                 over TLS (RFC 6749 §3.2), or over http to this machine"
+            ),
+        )),
+    }
 }
 
 #[async_trait]
@@ -248,6 +276,7 @@ impl CredentialProvider for CardCredentials {
             Some(Chosen::Bearer(p)) => p.headers(ctx).await,
             Some(Chosen::ApiKey(p)) => p.headers(ctx).await,
             Some(Chosen::OAuth(p)) => p.headers(ctx).await,
+            Some(Chosen::Refused(e)) => Err(e),
             // The card asks for nothing we have: send none and let the agent say what it needs.
             None => Ok(Vec::new()),
         }

@@ -117,6 +117,8 @@ pub struct LimitsSpec {
     /// Seconds.
     #[serde(default, alias = "executor_timeout")]
     pub executor_timeout: Option<f64>,
+    #[serde(default, alias = "max_connections")]
+    pub max_connections: Option<usize>,
 }
 
 impl ServerOptions {
@@ -191,6 +193,12 @@ impl ServerOptions {
         }
         if let Some(secs) = s.executor_timeout {
             l.executor_timeout = Some(positive_seconds(secs, "limits.executorTimeout")?);
+        }
+        if let Some(n) = s.max_connections {
+            if n == 0 {
+                return Err(A2AError::invalid_field("limits.maxConnections", "at least 1"));
+            }
+            l.max_connections = n;
         }
         Ok(config)
     }

@@ -164,8 +164,30 @@ impl Server {
                  every message will be refused (401)"
             );
         }
+        let metrics = self.handler.metrics().clone();
+        let max_connections = self.handler.limits().max_connections;
+        let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
+        let mut cap_logged: Option<tokio::time::Instant> = None;
         tokio::pin!(shutdown);
         loop {
+            // At the connection cap, stop accepting until one closes: new clients wait in the
+            // listen backlog rather than each costing buffers and a descriptor.
+            let slot = match slots.clone().try_acquire_owned() {
+                Ok(slot) => slot,
+                Err(_) => {
+                    if cap_logged.is_none_or(|at| at.elapsed() >= Duration::from_secs(10)) {
+                        tracing::warn!(
+                            max_connections,
+                            "connection limit reached: new connections wait until one closes"
+                        );
+                        cap_logged = Some(tokio::time::Instant::now());
+                    }
+                    tokio::select! {
+                        slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+                        () = &mut shutdown => break,
+                    }
+                }
+            };
             tokio::select! {
                 accepted = listener.accept() => {
                     let (stream, peer) = match accepted {
@@ -181,7 +203,9 @@ impl Server {
                     let _ = stream.set_nodelay(true);
                     let (builder, service, closing) = (builder.clone(), service.clone(), closing.clone());
                     let tls = self.tls.clone();
+                    let open = metrics.open_connection();
                     connections.spawn(async move {
+                        let _held = (slot, open);
                         let served = match tls {
                             None => {
                                 // hyper's header timeout starts at the first byte: a connection

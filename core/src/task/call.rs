@@ -106,7 +106,7 @@ pub struct EventStream {
     /// How many items come before the executor's first (a continued task's snapshot).
     lead: usize,
     /// Counts this stream among the server's open ones while it lives.
-    open: Option<crate::metrics::OpenStream>,
+    open: Option<crate::metrics::Open>,
 }
 
 impl EventStream {
@@ -130,7 +130,7 @@ impl EventStream {
             }
         }
     }
-    pub(crate) fn hold(&mut self, open: crate::metrics::OpenStream) {
+    pub(crate) fn hold(&mut self, open: crate::metrics::Open) {
         self.open = Some(open);
     }
     /// The next event; `None` when the stream is over (or ended with an error).

@@ -45,6 +45,10 @@ pub struct Limits {
     /// ("the executor did not return within ..."); `None`: as long as it takes (agents may
     /// legitimately work for hours). Bounds executors that never return.
     pub executor_timeout: Option<Duration>,
+    /// Most connections served at once. At the cap the server stops accepting until one
+    /// closes: new clients wait in the listen backlog instead of each costing buffers and a
+    /// descriptor, so a client opening thousands cannot exhaust the process.
+    pub max_connections: usize,
 }
 
 impl Default for Limits {
@@ -61,6 +65,7 @@ impl Default for Limits {
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
             executor_timeout: None,
+            max_connections: 4096,
         }
     }
 }

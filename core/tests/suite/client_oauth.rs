@@ -168,3 +168,30 @@ async fn an_api_key_goes_where_the_card_says() {
         .unwrap_err();
     assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated);
 }
+
+/// The client secret goes to the card's `tokenUrl` only over https, or over http to this
+/// machine: a card naming a plain-http token endpoint elsewhere is refused before anything is
+/// sent (RFC 6749 §3.2), and the call with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_never_go_to_a_plain_http_token_endpoint_elsewhere() {
+    let (token_url, hits, _) = token_endpoint(3600).await;
+    let connect = |token_url: String| {
+        let tokens = BearerTokens::new().with_token("tok-1", Principal { name: "svc-1".into(), scopes: vec![] });
+        async move {
+            let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {}}}}}});
+            let base = agent(schemes, "oauth", Arc::new(tokens)).await;
+            let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret"));
+            Client::builder().card_cache(Arc::new(CardCache::new())).credentials(creds).connect(&base).await.unwrap()
+        }
+    };
+    for refused in ["http://tokens.example/token", "http://10.1.2.3:8080/token", "ftp://127.0.0.1/token"] {
+        let e = connect(refused.to_owned()).await.send_message(hi()).await.unwrap_err();
+        assert_eq!(e.kind, a2a_native::ErrorKind::InvalidAgentResponse, "{refused}: {e:?}");
+        assert!(e.message.contains("not https"), "{refused}: {}", e.message);
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+    // http to this machine, by name or address, is development: allowed.
+    let by_name = token_url.replace("127.0.0.1", "localhost");
+    assert_eq!(reply_text(&connect(by_name).await.send_message(hi()).await.unwrap()), "svc-1");
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+}

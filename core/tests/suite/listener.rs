@@ -761,3 +761,36 @@ async fn a_client_waiting_for_100_continue_gets_the_503_before_it_uploads() {
     ok.write_all(large.as_bytes()).await.unwrap();
     assert_eq!(read_response(&mut ok).await.expect("an answer").0, 200);
 }
+
+/// At `max_connections` the server stops accepting: a further client waits (its request is not
+/// answered) until a served connection closes, then is served; keep-alive connections under
+/// the cap are served throughout.
+#[tokio::test]
+async fn past_the_connection_cap_a_client_waits_until_a_connection_closes() {
+    let mut config = ServerConfig::default();
+    config.limits.max_connections = 2;
+    let srv = start_with(config).await;
+    let mut served = Vec::new();
+    for id in 0..2 {
+        let mut s = TcpStream::connect(srv.addr).await.unwrap();
+        let body = send_body(id);
+        s.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+        assert_eq!(read_response(&mut s).await.unwrap().0, 200);
+        served.push(s);
+    }
+    // The kernel completes the handshake (listen backlog); the server does not take it yet.
+    let mut waiting = TcpStream::connect(srv.addr).await.unwrap();
+    let body = send_body(7);
+    waiting.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    let mut byte = [0u8; 1];
+    let early = tokio::time::timeout(Duration::from_millis(500), waiting.read(&mut byte)).await;
+    assert!(early.is_err(), "a connection past the cap was served: {early:?}");
+    // The connections being served still are.
+    let body = send_body(2);
+    served[1].write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut served[1]).await.unwrap().0, 200);
+    drop(served.remove(0));
+    let (status, _, answer) = read_response(&mut waiting).await.expect("served once a slot is free");
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains("\"m7\""), "{answer}");
+}

@@ -4334,7 +4334,8 @@ public struct ClientOptions {
     public var extensions: [String]
     /**
      * OAuth 2.0 client credentials, used when the agent card declares a client credentials
-     * flow (token URL and scopes from the card; the token is cached and refreshed).
+     * flow (token URL and scopes from the card; the token is cached and refreshed). The secret
+     * goes only to an https token URL, or http on this machine.
      */
     public var oauthClientId: String?
     public var oauthClientSecret: String?
@@ -4394,7 +4395,8 @@ public struct ClientOptions {
          */extensions: [String] = [], 
         /**
          * OAuth 2.0 client credentials, used when the agent card declares a client credentials
-         * flow (token URL and scopes from the card; the token is cached and refreshed).
+         * flow (token URL and scopes from the card; the token is cached and refreshed). The secret
+         * goes only to an https token URL, or http on this machine.
          */oauthClientId: String? = nil, oauthClientSecret: String? = nil, 
         /**
          * A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
@@ -6591,6 +6593,11 @@ public struct ServerOptions {
      */
     public var executorTimeout: TimeInterval?
     /**
+     * Most connections served at once; at the cap accepting waits until one closes (default
+     * 4096).
+     */
+    public var maxConnections: UInt64?
+    /**
      * The memory store's cap on tasks (default 10,000).
      */
     public var maxTasks: UInt64?
@@ -6673,6 +6680,10 @@ public struct ServerOptions {
          * limit); bounds executors that never return.
          */executorTimeout: TimeInterval? = nil, 
         /**
+         * Most connections served at once; at the cap accepting waits until one closes (default
+         * 4096).
+         */maxConnections: UInt64? = nil, 
+        /**
          * The memory store's cap on tasks (default 10,000).
          */maxTasks: UInt64? = nil, 
         /**
@@ -6718,6 +6729,7 @@ public struct ServerOptions {
         self.bodyReadTimeout = bodyReadTimeout
         self.idleTimeout = idleTimeout
         self.executorTimeout = executorTimeout
+        self.maxConnections = maxConnections
         self.maxTasks = maxTasks
         self.taskRetention = taskRetention
         self.maxStoreBytes = maxStoreBytes
@@ -6759,6 +6771,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetention: FfiConverterOptionDuration.read(from: &buf), 
                 maxStoreBytes: FfiConverterOptionUInt64.read(from: &buf), 
@@ -6786,6 +6799,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionDuration.write(value.bodyReadTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.idleTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStoreBytes, into: &buf)

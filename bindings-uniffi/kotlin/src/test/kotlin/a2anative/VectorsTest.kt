@@ -311,6 +311,7 @@ class VectorsTest {
                         "bodyReadTimeout" -> l.copy(bodyReadTimeout = seconds(n))
                         "idleTimeout" -> l.copy(idleTimeout = seconds(n))
                         "executorTimeout" -> l.copy(executorTimeout = seconds(n))
+                        "maxConnections" -> l.copy(maxConnections = count(n).toULong())
                         else -> throw Inexpressible()
                     }
                 }
