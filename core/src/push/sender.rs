@@ -5,8 +5,9 @@
 //! the queue of its task. One short-lived worker per task with queued notifications delivers them
 //! in order (a later event is not sent before an earlier one is delivered or given up on), while
 //! different tasks proceed concurrently: at most `max_concurrent_deliveries` requests at once,
-//! and at most `max_concurrent_per_origin` of them to one origin, so webhooks that never answer
-//! cannot take every slot. The queue is bounded across all tasks: when full, new
+//! at most `max_concurrent_per_origin` of them to one origin, and at most
+//! `max_concurrent_per_partition` for one partition's tasks (tenant and principal), so webhooks
+//! that never answer, or one caller's many, cannot take every slot. The queue is bounded across all tasks: when full, new
 //! notifications are dropped and logged, never buffered without limit. A worker exits as soon as
 //! its task's queue is empty, so idle tasks cost nothing.
 //!
@@ -58,6 +59,10 @@ pub struct PushSenderConfig {
     /// never answer hold at most this many of `max_concurrent_deliveries` and the other
     /// targets still get theirs.
     pub max_concurrent_per_origin: usize,
+    /// Requests in flight at once for the tasks of one partition (tenant and principal), so one
+    /// caller's webhooks, however many origins they name, leave the rest of
+    /// `max_concurrent_deliveries` to the others.
+    pub max_concurrent_per_partition: usize,
     /// Signs each notification (a JWT in `A2A-Notification-Signature`); `None`: unsigned.
     pub signer: Option<Arc<super::PushSigner>>,
 }
@@ -73,6 +78,7 @@ impl Default for PushSenderConfig {
             allow_private_targets: PrivateTargets::Blocked,
             max_concurrent_deliveries: 64,
             max_concurrent_per_origin: 16,
+            max_concurrent_per_partition: 32,
             signer: None,
         }
     }
@@ -106,8 +112,9 @@ struct Inner {
     /// Cancelled when the shutdown deadline passes: workers stop and drop what is left.
     cancel: CancellationToken,
     permits: Semaphore,
-    /// The per-origin permits of the origins with a delivery under way (removed with the last).
-    origins: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Per origin and per partition: taken in that order, then a shared permit.
+    origins: KeyedPermits,
+    partitions: KeyedPermits,
     /// Built on first delivery, so construction needs no runtime. `None`: the build failed.
     client: OnceLock<Option<reqwest::Client>>,
     resolver: GuardedResolver,
@@ -145,6 +152,58 @@ struct Job {
     trace: http::HeaderMap,
     task_id: String,
     config_id: String,
+    /// The config's partition (tenant and principal): whose share of the permits it takes.
+    partition: String,
+}
+
+/// Permits per key (an origin, a partition), made on first use and forgotten with their last
+/// holder, so the map holds only keys with work under way.
+struct KeyedPermits {
+    per_key: usize,
+    map: Mutex<HashMap<String, Arc<Semaphore>>>,
+}
+
+impl KeyedPermits {
+    fn new(per_key: usize) -> Self {
+        Self { per_key: per_key.max(1), map: Mutex::default() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Semaphore>>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits for one of `key`'s permits. The holder is made before the wait, so a wait that
+    /// is given up (a shutdown) still forgets the key.
+    async fn acquire(&self, key: &str) -> KeyedPermit<'_> {
+        let semaphore =
+            self.lock().entry(key.to_owned()).or_insert_with(|| Arc::new(Semaphore::new(self.per_key))).clone();
+        let mut held = KeyedPermit { owner: self, key: key.to_owned(), semaphore, permit: None };
+        held.permit = Some(held.semaphore.clone().acquire_owned().await.expect("the semaphore is never closed"));
+        held
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+}
+
+struct KeyedPermit<'a> {
+    owner: &'a KeyedPermits,
+    key: String,
+    semaphore: Arc<Semaphore>,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl Drop for KeyedPermit<'_> {
+    fn drop(&mut self) {
+        drop(self.permit.take());
+        let mut map = self.owner.lock();
+        // Clones are made under this lock: two left (the map's and this one) means no other.
+        if Arc::strong_count(&self.semaphore) == 2 {
+            map.remove(&self.key);
+        }
+    }
 }
 
 /// Why a config cannot be delivered to.
@@ -187,6 +246,7 @@ impl Job {
             trace,
             task_id: task_id.to_owned(),
             config_id: config.id.clone(),
+            partition: config.tenant.clone(),
         })
     }
 }
@@ -217,6 +277,8 @@ impl PushSender {
         // The resolver applies the same allow-list as the URL check.
         resolver.allowed = Arc::new(config.allow_private_targets.clone());
         let permits = Semaphore::new(config.max_concurrent_deliveries.max(1));
+        let origins = KeyedPermits::new(config.max_concurrent_per_origin);
+        let partitions = KeyedPermits::new(config.max_concurrent_per_partition);
         Self {
             inner: Arc::new(Inner {
                 config,
@@ -224,7 +286,8 @@ impl PushSender {
                 tracker: TaskTracker::new(),
                 cancel: CancellationToken::new(),
                 permits,
-                origins: Mutex::default(),
+                origins,
+                partitions,
                 client: OnceLock::new(),
                 resolver,
                 delivered: AtomicU64::new(0),
@@ -510,14 +573,11 @@ impl Inner {
         let mut backoff = self.config.initial_backoff;
         for attempt in 1..=attempts {
             let outcome = {
-                // The origin's permit first: waiting for it holds none of the shared ones.
-                let origin = self.origin_permits(&job.url);
-                let _origin = origin.acquire().await.expect("the semaphore is never closed");
+                // The narrow permits first: waiting for them holds none of the shared ones.
+                let _origin = self.origins.acquire(&job.url.origin().ascii_serialization()).await;
+                let _partition = self.partitions.acquire(&job.partition).await;
                 let _permit = self.permits.acquire().await.expect("the semaphore is never closed");
-                let outcome = self.attempt(client, job, signature.as_ref()).await;
-                drop(_origin);
-                self.release_origin(&job.url, origin);
-                outcome
+                self.attempt(client, job, signature.as_ref()).await
             };
             match outcome {
                 Attempt::Delivered => {
@@ -547,26 +607,6 @@ impl Inner {
                     backoff = backoff.saturating_mul(2).min(self.config.max_backoff);
                 }
             }
-        }
-    }
-
-    /// The permits of `url`'s origin (made on first use).
-    fn origin_permits(&self, url: &Url) -> Arc<Semaphore> {
-        let mut origins = self.origins.lock().unwrap_or_else(|p| p.into_inner());
-        let per_origin = self.config.max_concurrent_per_origin.max(1);
-        origins
-            .entry(url.origin().ascii_serialization())
-            .or_insert_with(|| Arc::new(Semaphore::new(per_origin)))
-            .clone()
-    }
-
-    /// Forgets an origin's permits when no other delivery holds them, so the map holds only
-    /// origins with work under way.
-    fn release_origin(&self, url: &Url, permits: Arc<Semaphore>) {
-        let mut origins = self.origins.lock().unwrap_or_else(|p| p.into_inner());
-        // Clones are made under this lock: two left (the map's and this one) means no other.
-        if Arc::strong_count(&permits) == 2 {
-            origins.remove(&url.origin().ascii_serialization());
         }
     }
 
@@ -773,6 +813,7 @@ mod tests {
             allow_private_targets: PrivateTargets::All,
             max_concurrent_deliveries: 64,
             max_concurrent_per_origin: 16,
+            max_concurrent_per_partition: 32,
             signer: None,
         }
     }
@@ -856,7 +897,43 @@ mod tests {
         // The slow origin's three, one at a time.
         sender.shutdown(Duration::from_secs(10)).await;
         assert_eq!(sender.stats().delivered, 4);
-        assert!(sender.inner.origins.lock().unwrap().is_empty(), "an origin outlived its deliveries");
+        assert!(sender.inner.origins.is_empty(), "an origin outlived its deliveries");
+    }
+
+    /// One partition's webhooks (one caller's tasks) hold at most `max_concurrent_per_partition`
+    /// of the shared permits, whatever origins they name: another partition's notification goes
+    /// out meanwhile. (Without it, the slow ones held both permits and the other waited.)
+    #[tokio::test]
+    async fn one_partition_holds_at_most_its_share_of_the_permits() {
+        let slow = Receiver::start(|_, _| (200, Duration::from_millis(1500))).await;
+        let fast_receiver = Receiver::start(|_, _| (200, Duration::ZERO)).await;
+        let config = PushSenderConfig {
+            max_concurrent_deliveries: 2,
+            max_concurrent_per_origin: 2,
+            max_concurrent_per_partition: 1,
+            timeout: Duration::from_secs(5),
+            ..fast()
+        };
+        let sender = PushSender::new(config, Default::default());
+        let owned_by = |url: &str, task: &str, partition: &str| TaskPushNotificationConfig {
+            tenant: partition.into(),
+            ..push_config(url, task)
+        };
+        for task in ["s1", "s2", "s3"] {
+            sender.enqueue(&owned_by(&slow.url, task, "\u{1f}mallory"), &event(task, 0));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = std::time::Instant::now();
+        sender.enqueue(&owned_by(&fast_receiver.url, "f", "\u{1f}alice"), &event("f", 0));
+        while fast_receiver.count() == 0 {
+            assert!(started.elapsed() < Duration::from_secs(1), "alice's notification waited for mallory's");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(slow.state.max_in_flight.load(Ordering::SeqCst), 1);
+        sender.shutdown(Duration::from_secs(10)).await;
+        assert_eq!(sender.stats().delivered, 4);
+        assert!(sender.inner.partitions.is_empty(), "a partition outlived its deliveries");
+        assert!(sender.inner.origins.is_empty(), "an origin outlived its deliveries");
     }
 
     #[tokio::test]
