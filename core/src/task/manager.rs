@@ -1157,10 +1157,10 @@ impl Inner {
                     slot.lease = slot.lease.take().filter(|l| l.owner != self.instance);
                     slot.turn = None;
                 }
+                if !self.outbox {
+                    self.notify(tenant, &guard.key.1, &entries).await;
+                }
                 for entry in entries {
-                    if let (false, Change::Event(event)) = (self.outbox, &entry.change) {
-                        self.notify(tenant, event).await;
-                    }
                     guard.publish(BusItem::Entry(Arc::new(entry)));
                 }
                 Ok(true)
@@ -1291,13 +1291,20 @@ impl Inner {
         }
     }
 
-    /// Queues `event` for every push config of its task.
-    async fn notify(&self, tenant: &str, event: &StreamResponse) {
-        let (Some(push), Some(task_id)) = (&self.push, event.task_id()) else { return };
+    /// Queues the events of one commit, in order, for every push config of their task (read
+    /// once per commit, not per event).
+    async fn notify(&self, tenant: &str, task_id: &str, entries: &[LogEntry]) {
+        let Some(push) = &self.push else { return };
+        if !entries.iter().any(|e| matches!(e.change, Change::Event(_))) {
+            return;
+        }
         match self.stores.push.list(tenant, task_id, 0, "").await {
             Ok(page) => {
-                for config in &page.configs {
-                    push.enqueue(config, event);
+                for entry in entries {
+                    let Change::Event(event) = &entry.change else { continue };
+                    for config in &page.configs {
+                        push.enqueue(config, event);
+                    }
                 }
             }
             Err(e) => tracing::error!(task_id, error = %e, "could not read push configs"),
