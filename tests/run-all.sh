@@ -45,7 +45,7 @@ else
   echo "clippy is not installed: lint check skipped"
 fi
 tools/feature-sets.py || { echo "a binding build resolves other features: see tools/workspace-hack"; exit 1; }
-for features in server client; do
+for features in server client sqlite; do
   cargo check -p a2a-native --no-default-features --features "$features" --locked --quiet \
     || { echo "core does not build with only the $features feature"; exit 1; }
 done

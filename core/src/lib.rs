@@ -6,9 +6,9 @@
 //! (feature `server`), the client (feature `client`) and the bindings build on these modules and
 //! never re-decide protocol semantics.
 
-#[cfg(any(feature = "server", feature = "client"))]
 #[cfg(feature = "mimalloc")]
 pub mod alloc;
+#[cfg(any(feature = "server", feature = "client"))]
 pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;

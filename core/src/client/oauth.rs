@@ -54,9 +54,15 @@ impl std::fmt::Debug for ClientCredentials {
 
 impl ClientCredentials {
     pub fn new(token_url: impl Into<String>, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap_or_default();
+        let token_url = token_url.into();
+        let mut builder = reqwest::Client::builder().timeout(Duration::from_secs(30));
+        if reqwest::Url::parse(&token_url).is_ok_and(|u| is_loopback(&u)) {
+            // A proxy would see the secret of a plain-http token request to this machine.
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().unwrap_or_default();
         Self {
-            token_url: token_url.into(),
+            token_url,
             client_id: client_id.into(),
             client_secret: client_secret.into(),
             scopes: Vec::new(),
@@ -190,8 +196,10 @@ impl CardCredentials {
         out
     }
 
-    /// The provider for the first scheme of the card this client has a secret for.
+    /// The provider for the first scheme of the card this client has a secret for (a token
+    /// endpoint the secret must not go to is passed over, and named if nothing else fits).
     fn choose(&self, card: &AgentCard) -> Option<Chosen> {
+        let mut refused = None;
         for (_, scheme, scopes) in Self::wanted(card) {
             match scheme {
                 SecurityScheme::HttpAuth(h) if h.scheme.eq_ignore_ascii_case("bearer") => {
@@ -217,7 +225,8 @@ impl CardCredentials {
                 SecurityScheme::OAuth2(o) => {
                     if let (Some((id, secret)), OAuthFlows::ClientCredentials(flow)) = (&self.client, &o.flows) {
                         if let Err(e) = tls_or_loopback(&flow.token_url) {
-                            return Some(Chosen::Refused(e));
+                            refused.get_or_insert(e);
+                            continue;
                         }
                         let mut cache = self.oauth.lock().unwrap_or_else(|p| p.into_inner());
                         let provider = cache
@@ -234,7 +243,7 @@ impl CardCredentials {
                 _ => {}
             }
         }
-        None
+        refused.map(Chosen::Refused)
     }
 }
 
@@ -246,19 +255,23 @@ enum Chosen {
     Refused(A2AError),
 }
 
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// The card's `tokenUrl` gets the client secret: only over TLS (RFC 6749 §3.2: the token
-/// endpoint MUST be reached over TLS), or to this machine (development). Otherwise a card read
-/// over plain http, or a hostile agent, could have the secret posted in clear to any host.
+/// endpoint MUST be reached over TLS), or to this machine (development). Otherwise a card naming
+/// a plain-http endpoint (or one altered on its way over plain http) would have the secret sent
+/// in clear. Which https endpoint may have it is the card's to say: give the client only secrets
+/// meant for that agent.
 fn tls_or_loopback(token_url: &str) -> Result<()> {
     let url = reqwest::Url::parse(token_url).map_err(|e| {
         A2AError::new(ErrorKind::InvalidAgentResponse, format!("the card's tokenUrl {token_url:?}: {e}"))
     })?;
-    let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
-    let loopback =
-        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     match url.scheme() {
         "https" => Ok(()),
-        "http" if loopback => Ok(()),
+        "http" if is_loopback(&url) => Ok(()),
         scheme => Err(A2AError::new(
             ErrorKind::InvalidAgentResponse,
             format!(

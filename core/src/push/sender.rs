@@ -61,7 +61,8 @@ pub struct PushSenderConfig {
     pub max_concurrent_per_origin: usize,
     /// Requests in flight at once for the tasks of one partition (tenant and principal), so one
     /// caller's webhooks, however many origins they name, leave the rest of
-    /// `max_concurrent_deliveries` to the others.
+    /// `max_concurrent_deliveries` to the others. Tasks of no tenant and no principal (an open
+    /// server) are everyone's, and have no such cap.
     pub max_concurrent_per_partition: usize,
     /// Signs each notification (a JWT in `A2A-Notification-Signature`); `None`: unsigned.
     pub signer: Option<Arc<super::PushSigner>>,
@@ -573,9 +574,15 @@ impl Inner {
         let mut backoff = self.config.initial_backoff;
         for attempt in 1..=attempts {
             let outcome = {
-                // The narrow permits first: waiting for them holds none of the shared ones.
+                // The narrow permits first, so waiting for them holds none of the shared ones; the
+                // partition's before the origin's, so a caller at its cap holds no permit of an
+                // origin other callers use. The partition "" (no tenant, no principal: an open
+                // server, or shared visibility) is everyone's: no cap of its own.
+                let _partition = match job.partition.as_str() {
+                    "" => None,
+                    partition => Some(self.partitions.acquire(partition).await),
+                };
                 let _origin = self.origins.acquire(&job.url.origin().ascii_serialization()).await;
-                let _partition = self.partitions.acquire(&job.partition).await;
                 let _permit = self.permits.acquire().await.expect("the semaphore is never closed");
                 self.attempt(client, job, signature.as_ref()).await
             };
@@ -934,6 +941,21 @@ mod tests {
         assert_eq!(sender.stats().delivered, 4);
         assert!(sender.inner.partitions.is_empty(), "a partition outlived its deliveries");
         assert!(sender.inner.origins.is_empty(), "an origin outlived its deliveries");
+    }
+
+    /// Tasks of no tenant and no principal (an open server) are everyone's: their deliveries
+    /// are not held to one partition's share.
+    #[tokio::test]
+    async fn the_anonymous_partition_has_no_cap_of_its_own() {
+        let slow = Receiver::start(|_, _| (200, Duration::from_millis(300))).await;
+        let config = PushSenderConfig { max_concurrent_per_partition: 1, timeout: Duration::from_secs(5), ..fast() };
+        let sender = PushSender::new(config, Default::default());
+        for task in ["a1", "a2", "a3"] {
+            sender.enqueue(&push_config(&slow.url, task), &event(task, 0));
+        }
+        sender.shutdown(Duration::from_secs(10)).await;
+        assert_eq!(sender.stats().delivered, 3);
+        assert_eq!(slow.state.max_in_flight.load(Ordering::SeqCst), 3);
     }
 
     #[tokio::test]

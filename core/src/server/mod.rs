@@ -165,7 +165,7 @@ impl Server {
             );
         }
         let metrics = self.handler.metrics().clone();
-        let max_connections = self.handler.limits().max_connections;
+        let max_connections = self.handler.limits().max_connections.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
         let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
         let mut cap_logged: Option<tokio::time::Instant> = None;
         tokio::pin!(shutdown);

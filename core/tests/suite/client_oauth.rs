@@ -194,4 +194,16 @@ async fn client_credentials_never_go_to_a_plain_http_token_endpoint_elsewhere() 
     let by_name = token_url.replace("127.0.0.1", "localhost");
     assert_eq!(reply_text(&connect(by_name).await.send_message(hi()).await.unwrap()), "svc-1");
     assert_eq!(hits.load(Ordering::SeqCst), 1);
+
+    // A card that also accepts a bearer token the client has: that one is used instead.
+    let schemes = json!({
+        "oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "http://tokens.example/token", "scopes": {}}}}},
+        "bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
+    });
+    let tokens = BearerTokens::new().with_token("tok-1", Principal { name: "svc-1".into(), scopes: vec![] });
+    let base = agent(schemes, "oauth", Arc::new(tokens)).await;
+    let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret").with_bearer_token("tok-1"));
+    let client =
+        Client::builder().card_cache(Arc::new(CardCache::new())).credentials(creds).connect(&base).await.unwrap();
+    assert_eq!(reply_text(&client.send_message(hi()).await.unwrap()), "svc-1");
 }
