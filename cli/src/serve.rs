@@ -108,6 +108,26 @@ pub struct ServeArgs {
     security: SecurityArgs,
 }
 
+/// Lets the process hold as many descriptors as its hard limit allows, as Go's runtime and most
+/// servers do: each connection holds one (up to --max-connections, default 4096), and the usual
+/// soft limit of 1024 would refuse connections (EMFILE) long before the cap.
+fn raise_descriptor_limit() {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: plain calls on a local struct of the type they take.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 || limit.rlim_cur >= limit.rlim_max {
+            return;
+        }
+        let soft = limit.rlim_cur;
+        limit.rlim_cur = limit.rlim_max;
+        // Refused where the hard limit is more than the kernel allows (macOS); the soft one stays.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } == 0 {
+            tracing::debug!(from = soft, to = limit.rlim_max, "open file limit raised");
+        }
+    }
+}
+
 pub async fn run(args: ServeArgs) -> Result<(), String> {
     let max_bytes = args.max_store_bytes.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let memory = a2a_native::server::host::memory_limits(&args.store, args.max_tasks, args.task_retention, max_bytes)
@@ -152,6 +172,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(n) = args.max_connections {
         config.limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
     }
+    raise_descriptor_limit();
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await

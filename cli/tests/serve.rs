@@ -525,3 +525,40 @@ fn the_connection_cap_from_the_command_line() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--max-connections"));
 }
+
+/// `a2a serve` raises its open file limit to the hard one: a descriptor per connection, and a
+/// soft limit of 1024 (the usual default) would refuse connections long before --max-connections.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_open_file_limit_is_raised_to_the_hard_one() {
+    let mut child = Command::new("bash")
+        .args(["-c", "ulimit -Sn 64 && exec \"$0\" serve --store memory --port 0", env!("CARGO_BIN_EXE_a2a")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let limits = format!("/proc/{}/limits", child.id());
+    let exe = format!("/proc/{}/exe", child.id());
+    let open_files = || -> Option<(String, String)> {
+        // Only once bash has exec'd the server (before, the limits are bash's, unlowered at first).
+        std::fs::read_link(&exe).ok().filter(|p| p.ends_with("a2a"))?;
+        let text = std::fs::read_to_string(&limits).ok()?;
+        let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+        let mut values = line["Max open files".len()..].split_whitespace();
+        Some((values.next()?.to_owned(), values.next()?.to_owned()))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut seen = None;
+    while std::time::Instant::now() < deadline {
+        seen = open_files();
+        if seen.as_ref().is_some_and(|(soft, hard)| soft == hard) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (soft, hard) = seen.expect("the server's limits");
+    assert_eq!(soft, hard, "soft open file limit not raised");
+    assert_ne!(soft, "64");
+}
