@@ -167,7 +167,15 @@ impl Server {
         let metrics = self.handler.metrics().clone();
         let max_connections = self.handler.limits().max_connections.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
         let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
-        let mut cap_logged: Option<tokio::time::Instant> = None;
+        // When each kind of warning was last logged: at most one every 10 s while it lasts.
+        let (mut cap_logged, mut accept_logged) = (None, None);
+        let due = |at: &mut Option<tokio::time::Instant>| -> bool {
+            let due = at.is_none_or(|at| at.elapsed() >= Duration::from_secs(10));
+            if due {
+                *at = Some(tokio::time::Instant::now());
+            }
+            due
+        };
         tokio::pin!(shutdown);
         loop {
             // At the connection cap, stop accepting until one closes: new clients wait in the
@@ -175,12 +183,11 @@ impl Server {
             let slot = match slots.clone().try_acquire_owned() {
                 Ok(slot) => slot,
                 Err(_) => {
-                    if cap_logged.is_none_or(|at| at.elapsed() >= Duration::from_secs(10)) {
+                    if due(&mut cap_logged) {
                         tracing::warn!(
                             max_connections,
                             "connection limit reached: new connections wait until one closes"
                         );
-                        cap_logged = Some(tokio::time::Instant::now());
                     }
                     tokio::select! {
                         slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
@@ -194,7 +201,9 @@ impl Server {
                         Ok(pair) => pair,
                         Err(e) => {
                             // Usually out of file descriptors: back off instead of spinning.
-                            tracing::warn!("accept failed: {e}");
+                            if due(&mut accept_logged) {
+                                tracing::warn!("accept failed: {e}");
+                            }
                             tokio::time::sleep(Duration::from_millis(50)).await;
                             continue;
                         }
