@@ -7,8 +7,8 @@
 //! different tasks proceed concurrently: at most `max_concurrent_deliveries` requests at once,
 //! at most `max_concurrent_per_origin` of them to one origin, and at most
 //! `max_concurrent_per_partition` for one partition's tasks (tenant and principal), so webhooks
-//! that never answer, or one caller's many, cannot take every slot. The queue is bounded across all tasks: when full, new
-//! notifications are dropped and logged, never buffered without limit. A worker exits as soon as
+//! that never answer, or one caller's many, cannot take every slot. The queue is bounded across
+//! all tasks: when full, new notifications are dropped and logged, never buffered without limit. A worker exits as soon as
 //! its task's queue is empty, so idle tasks cost nothing.
 //!
 //! Each delivery is a POST of the event's JSON with `Content-Type: application/a2a+json`, the
@@ -113,7 +113,8 @@ struct Inner {
     /// Cancelled when the shutdown deadline passes: workers stop and drop what is left.
     cancel: CancellationToken,
     permits: Semaphore,
-    /// Per origin and per partition: taken in that order, then a shared permit.
+    /// Per partition and per origin: a delivery takes its partition's, then its origin's, then
+    /// a shared permit.
     origins: KeyedPermits,
     partitions: KeyedPermits,
     /// Built on first delivery, so construction needs no runtime. `None`: the build failed.
