@@ -23,8 +23,12 @@ use crate::model::{
 use crate::push::PushSender;
 use crate::store::Stores;
 use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, Owner, apply_to};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::Poll;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -246,15 +250,18 @@ impl TaskManager {
             cancelled: guard.cancel_token().child_token(),
             activation: call.activation.clone(),
         };
-        inner.clone().spawn_execution(guard.share(), ctx, message, execution);
+        let mut run = inner.clone().execution(guard.share(), ctx, message, execution);
         claim.disarm();
 
         if streaming {
+            // The stream is forwarded by a task of its own: the execution gets one too.
+            run.detach();
             let first: Vec<StreamItem> =
                 prior.map(|t| item(Some(seen), StreamResponse::Task(inner.capped(t, None)))).into_iter().collect();
             return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, seen, stream_slot, Some(execution))));
         }
-        inner.wait(&guard, rx, execution, return_immediately, history_length).await.map(|r| Sent::Reply(Box::new(r)))
+        let wait = inner.wait(&guard, rx, execution, return_immediately, history_length);
+        run.beside(wait).await.map(|r| Sent::Reply(Box::new(r)))
     }
 
     /// CancelTask: stops the executor and ends the task CANCELED. Any terminal task, CANCELED
@@ -611,6 +618,65 @@ impl Drop for TurnClaim {
     }
 }
 
+/// An execution's future. It needs no task of its own while the request that started it
+/// waits: [`Execution::beside`] polls it in the request's task, so a blocking SendMessage
+/// hands nothing between tasks or threads (each hand-off woke a second worker thread, the
+/// largest cost of a short request after the work itself). Whatever is left of it when that
+/// wait ends, or when the request is dropped (its client hung up), runs in a task of its own:
+/// the caller's connection never owns the execution.
+struct Execution(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+
+impl Execution {
+    fn new(run: impl Future<Output = ()> + Send + 'static) -> Self {
+        Self(Some(Box::pin(run)))
+    }
+
+    /// `wait`'s outcome, polling the execution alongside until then.
+    async fn beside<T>(mut self, wait: impl Future<Output = T>) -> T {
+        let mut wait = std::pin::pin!(wait);
+        std::future::poll_fn(|cx| {
+            // The execution first: an agent that answers at once has then published its events.
+            if let Some(run) = self.0.as_mut() {
+                match std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+                    Ok(Poll::Pending) => {}
+                    Ok(Poll::Ready(())) => self.0 = None,
+                    // As a spawned task would: this execution ends; the request goes on.
+                    Err(panic) => {
+                        tracing::error!("{}", panicked("an execution", &*panic));
+                        self.0 = None;
+                    }
+                }
+            }
+            wait.as_mut().poll(cx)
+        })
+        .await
+    }
+
+    /// Runs the rest in a task of its own.
+    fn detach(&mut self) {
+        if let Some(run) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(run);
+        }
+    }
+}
+
+impl Drop for Execution {
+    fn drop(&mut self) {
+        self.detach();
+    }
+}
+
+/// What a caught panic says, for the task's FAILED message.
+fn panicked(what: &str, panic: &(dyn std::any::Any + Send)) -> String {
+    let detail = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    match detail {
+        Some(detail) => format!("{what} panicked: {detail}"),
+        None => format!("{what} panicked"),
+    }
+}
+
 /// Counts a running execution; the count drops with the value.
 struct Running(LiveGuard);
 
@@ -840,18 +906,19 @@ impl Inner {
         Ok(slot)
     }
 
-    /// Runs `execute` in its own tokio task; the caller's connection does not own it.
-    fn spawn_execution(
+    /// The run of `execute` for one message, counted as running from now. The caller's
+    /// connection does not own it: see [`Execution`].
+    fn execution(
         self: Arc<Self>,
         guard: LiveGuard,
         mut ctx: RequestContext,
         user_message: Message,
         execution: u64,
-    ) {
+    ) -> Execution {
         // DEBUG like the request span (see server::service): formatting it costs at INFO.
         let span = tracing::debug_span!("a2a.execute", task_id = %ctx.task_id, context_id = %ctx.context_id);
         guard.executions.fetch_add(1, Ordering::AcqRel);
-        tokio::spawn(
+        Execution::new(
             async move {
                 // The executor's own spans (in any language) become children of this one.
                 ctx.trace = std::mem::take(&mut ctx.trace).in_current_span();
@@ -863,9 +930,14 @@ impl Inner {
                 let agent = self.agent.clone();
                 let limit = self.limits.executor_timeout;
                 let execute = Box::pin(async move {
-                    let Some(limit) = limit else { return agent.execute(ctx, sink).await };
+                    // An agent that panics fails its task, like one that returns an error.
+                    let run = async move {
+                        let caught = futures_util::FutureExt::catch_unwind(AssertUnwindSafe(agent.execute(ctx, sink)));
+                        caught.await.unwrap_or_else(|panic| Err(ExecutorError::new(panicked("the executor", &*panic))))
+                    };
+                    let Some(limit) = limit else { return run.await };
                     // Dropping the executor's future on timeout stops it (in any language).
-                    tokio::time::timeout(limit, agent.execute(ctx, sink)).await.unwrap_or_else(|_| {
+                    tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
                         Err(ExecutorError::new(format!(
                             "the executor did not return within {} s (limits.executorTimeout)",
                             limit.as_secs_f64()
@@ -902,7 +974,7 @@ impl Inner {
                 }
             }
             .instrument(span),
-        );
+        )
     }
 
     /// When `execution` holds the task's turn (it returned, or never started, with the task
@@ -1325,6 +1397,9 @@ impl Inner {
         tokio::pin!(deadline);
         loop {
             let item = tokio::select! {
+                // The bus first: the deadline's timer is registered only when the wait has to
+                // sleep (an agent that answered at once never needs it).
+                biased;
                 item = rx.recv() => item,
                 () = &mut deadline => break,
             };

@@ -19,6 +19,7 @@ use support::agent::{Step, TestAgent};
 /// Scripted by the first word of the message text: `message` replies directly; `complete` works,
 /// returns the text as an artifact and completes; `input` asks, and completes when answered;
 /// `linger` asks and takes a while to return, the answer takes longer still; `fail` errs;
+/// `panic` panics;
 /// `slow` works 300 ms before it completes; `wait` ignores cancellation and completes later
 /// from elsewhere; `nothing` returns at once; `hang` works forever; `pause` works 300 ms and
 /// returns with the task still working; `late` does too, with an artifact at the end. Anything else completes.
@@ -37,6 +38,7 @@ fn agent() -> Arc<TestAgent> {
             .on("linger", [asks, Step::sleep(200)])
             .on_follow_up("linger", [Step::working(), Step::sleep(400), Step::complete()])
             .on("fail", [Step::fail("boom")])
+            .on("panic", [Step::working(), Step::Panic("oops".into())])
             .on("slow", [Step::working(), Step::sleep(300), Step::artifact("out", "late"), Step::complete()])
             .on("wait", [Step::working(), Step::complete_later(150), Step::Hang])
             .on("nothing", [])
@@ -519,6 +521,42 @@ async fn executor_error_or_silence_ends_the_task_failed() {
     let task = send_task(&h, msg("nothing")).await;
     assert_eq!(task.status.state, TaskState::Failed);
     settled(&h).await;
+}
+
+#[tokio::test]
+async fn an_executor_that_panics_fails_its_task_and_the_server_goes_on() {
+    let h = handler();
+    let task = send_task(&h, msg("panic")).await;
+    assert_eq!(task.status.state, TaskState::Failed);
+    assert_eq!(task.status.message.unwrap().text_content(), "the executor panicked: oops");
+    // Streaming too: the stream ends with FAILED.
+    let events =
+        collect(stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("panic")))).await.unwrap())
+            .await;
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_FAILED"), "{events:?}");
+    assert_eq!(send_task(&h, msg("complete")).await.status.state, TaskState::Completed);
+    settled(&h).await;
+}
+
+/// A blocking send runs its execution in the request's own task while it waits: a caller that
+/// hangs up half way must leave that execution running to its end.
+#[tokio::test]
+async fn a_blocking_send_whose_caller_hangs_up_leaves_its_work_running() {
+    let h = handler();
+    let sent = send(&h, msg("slow"));
+    assert!(tokio::time::timeout(Duration::from_millis(100), sent).await.is_err(), "slow answers after 300 ms");
+    let list = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
+    let id = list["tasks"][0]["id"].as_str().unwrap_or_else(|| panic!("one task: {list}")).to_owned();
+    for _ in 0..100 {
+        let task = get(&h, &id).await.unwrap();
+        if task.status.state == TaskState::Completed {
+            assert_eq!(task.artifacts.len(), 1, "the work went on to its artifact");
+            settled(&h).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the task never completed: {:?}", get(&h, &id).await);
 }
 
 #[tokio::test]

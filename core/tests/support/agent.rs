@@ -40,6 +40,8 @@ pub enum Step {
     Sleep(Duration),
     /// Returns an executor error with this message (the task ends FAILED with it).
     Fail(String),
+    /// Panics with this message (a bug in the agent).
+    Panic(String),
     /// Waits until the task is canceled, then goes on (and returns).
     UntilCanceled,
     /// Never returns and ignores cancellation: only dropping the work stops it.
@@ -226,6 +228,7 @@ impl AgentExecutor for TestAgent {
                 Step::Reply(text) => events.message(Message::text(Role::Agent, fill(text, &ctx))).await?,
                 Step::Sleep(d) => tokio::time::sleep(*d).await,
                 Step::Fail(message) => return Err(ExecutorError::new(message.clone())),
+                Step::Panic(message) => panic!("{message}"),
                 Step::UntilCanceled => ctx.cancelled.cancelled().await,
                 Step::Hang => std::future::pending::<()>().await,
                 Step::CompleteLater(d) => {
