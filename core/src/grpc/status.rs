@@ -115,7 +115,49 @@ pub fn of_error(err: &A2AError) -> Status {
             .collect();
         details.push(any(BAD_REQUEST_TYPE, &BadRequest { field_violations }));
     }
-    Status { code: code(spec.grpc_status), message: err.message.clone(), details }
+    bounded(Status { code: code(spec.grpc_status), message: cut(&err.message, MAX_MESSAGE).to_owned(), details })
+}
+
+/// The most bytes of an error's message a status carries: it travels in headers (twice: in
+/// `grpc-message` and in the details), and peers refuse header blocks past 8 KiB or so.
+const MAX_MESSAGE: usize = 1024;
+/// The most bytes of encoded details: what echoes the request (ids, field descriptions) is
+/// given up, least useful first, until they fit.
+const MAX_DETAILS: usize = 3072;
+
+/// `status` with details that fit in [`MAX_DETAILS`]: first without the BadRequest, then with
+/// the ErrorInfo's metadata values cut short, then without them. The reason always stays.
+fn bounded(mut status: Status) -> Status {
+    use prost::Message;
+    let fits = |s: &Status| s.encoded_len() <= MAX_DETAILS;
+    if fits(&status) {
+        return status;
+    }
+    status.details.retain(|d| d.type_url != BAD_REQUEST_TYPE);
+    for value_cap in [Some(64), None] {
+        if fits(&status) {
+            break;
+        }
+        for detail in &mut status.details {
+            if let Ok(mut info) = ErrorInfo::decode(detail.value.as_slice()) {
+                match value_cap {
+                    Some(cap) => info.metadata.values_mut().for_each(|v| *v = cut(v, cap).to_owned()),
+                    None => info.metadata.clear(),
+                }
+                detail.value = info.encode_to_vec();
+            }
+        }
+    }
+    status
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn any<M: prost::Message>(type_url: &str, message: &M) -> Any {
@@ -180,15 +222,19 @@ fn kind_of_code(code: i32) -> ErrorKind {
     }
 }
 
-/// `grpc-message`: percent-encoded UTF-8 (every byte outside printable ASCII, and `%`).
+/// `grpc-message`: percent-encoded UTF-8 (every byte outside printable ASCII, and `%`), with
+/// a space at either end encoded too (a header value may not begin or end with one).
 pub fn encode_message(message: &str) -> String {
     const SET: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS.add(b'%');
     // Bounded: a header line must stay small whatever the error says.
-    let mut end = message.len().min(4096);
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
-    percent_encoding::utf8_percent_encode(&message[..end], SET).to_string()
+    let message = cut(message, MAX_MESSAGE);
+    let body = message.trim_matches(' ');
+    let (lead, trail) = if body.is_empty() {
+        (message.len(), 0)
+    } else {
+        (message.len() - message.trim_start_matches(' ').len(), message.len() - message.trim_end_matches(' ').len())
+    };
+    format!("{}{}{}", "%20".repeat(lead), percent_encoding::utf8_percent_encode(body, SET), "%20".repeat(trail))
 }
 
 pub fn decode_message(value: &[u8]) -> String {
@@ -314,8 +360,30 @@ mod tests {
     fn messages_are_percent_encoded() {
         assert_eq!(encode_message("Task 100% gone\n é"), "Task 100%25 gone%0A %C3%A9");
         assert_eq!(decode_message(b"Task 100%25 gone%0A %C3%A9"), "Task 100% gone\n é");
-        // Long messages are cut at a character boundary, at most 4096 bytes before encoding.
+        // Long messages are cut at a character boundary, at most 1024 bytes before encoding.
         let long = decode_message(encode_message(&"é".repeat(3000)).as_bytes());
-        assert_eq!(long, "é".repeat(2048));
+        assert_eq!(long, "é".repeat(512));
+        // A header value neither begins nor ends with a space.
+        assert_eq!(encode_message(" Task not found: a "), "%20Task not found: a%20");
+        assert_eq!(encode_message("  "), "%20%20");
+        assert_eq!(decode_message(encode_message(" x  ").as_bytes()), " x  ");
+    }
+
+    #[test]
+    fn statuses_that_echo_long_input_still_fit_in_a_header_block() {
+        let huge = "z".repeat(50_000);
+        let err = A2AError::invalid_field("message.contextId", format!("{huge} is not this task's context"))
+            .with_meta("contextId", huge.clone())
+            .with_meta("taskId", "t1");
+        let headers = error_trailers(&err);
+        let size: usize = headers.iter().map(|(k, v)| k.as_str().len() + v.len()).sum();
+        assert!(size < 8192, "{size} bytes of status headers");
+        let back = to_error(&from_headers(&headers).unwrap());
+        assert_eq!(back.kind, ErrorKind::InvalidParams);
+        assert_eq!(back.metadata.get("taskId"), Some(&Value::String("t1".into())), "short metadata stays");
+        assert!(back.message.len() <= MAX_MESSAGE);
+        // Small statuses are sent whole.
+        let small = A2AError::invalid_field("message.parts", "at least one part").with_meta("x", "1");
+        assert_eq!(to_error(&from_headers(&error_trailers(&small)).unwrap()).violations, small.violations);
     }
 }

@@ -214,6 +214,14 @@ fn refuse(refusal: Refusal) -> Response<ResponseBody> {
     resp
 }
 
+/// A gRPC call over HTTP/1: 505, with the status (UNIMPLEMENTED) in the headers too, so that a
+/// client reads why whichever it looks at.
+pub(super) fn requires_http2() -> Response<ResponseBody> {
+    let mut resp = refuse(unimplemented("gRPC requires HTTP/2"));
+    *resp.status_mut() = StatusCode::HTTP_VERSION_NOT_SUPPORTED;
+    resp
+}
+
 /// An authentication failure before routing, as a gRPC status.
 pub(super) fn refuse_error(error: &A2AError) -> Response<ResponseBody> {
     refuse(Refusal { code: None, error: error.clone() })

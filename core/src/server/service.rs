@@ -256,6 +256,12 @@ impl App {
             span.record("binding", "grpc");
             span.record("rpc.system", "grpc");
             metrics::observe(|o| o.binding.set("grpc"));
+            if parts.version != http::Version::HTTP_2 {
+                // gRPC's trailers (its status) cannot be sent over HTTP/1: refused before
+                // anything runs, after the body so that a keep-alive client reads the answer.
+                self.drain(body).await;
+                return super::grpc_binding::requires_http2();
+            }
             let mut parts = parts;
             return match self.authenticate(&parts).await {
                 Ok(principal) => {
@@ -265,10 +271,9 @@ impl App {
                     }
                     super::grpc_binding::serve(self, parts, body).await
                 }
-                Err(e) => {
-                    self.drain(body).await;
-                    super::grpc_binding::refuse_error(&e)
-                }
+                // HTTP/2 answers before the body without harm (the stream is reset after the
+                // answer): a caller that holds its body open is not kept waiting.
+                Err(e) => super::grpc_binding::refuse_error(&e),
             };
         }
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {

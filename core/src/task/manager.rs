@@ -316,20 +316,23 @@ impl TaskManager {
     pub async fn subscribe(&self, tenant: &str, id: &str, last_event_id: Option<u64>) -> Result<EventStream> {
         let inner = &self.inner;
         let guard = inner.live.acquire(key(tenant, id));
-        let (rx, snapshot, version) = {
+        let (rx, snapshot, version, last_event_id) = {
             let mut slot = guard.slot.lock().await;
             inner.load(&guard.key, &mut slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
-            if last_event_id.is_none_or(|after| after >= slot.version) {
+            // An id this task never had (a stream of another task, another server): the
+            // stream starts afresh, with the snapshot.
+            let last_event_id = last_event_id.filter(|&after| after <= slot.version);
+            if last_event_id.is_none_or(|after| after == slot.version) {
                 state::check_subscribe(task)?;
             }
             let snapshot = last_event_id.is_none().then(|| task.clone());
-            (guard.bus.subscribe(), snapshot, slot.version)
+            (guard.bus.subscribe(), snapshot, slot.version, last_event_id)
         };
         let open = inner.open_stream(&guard)?;
         let first = match (snapshot, last_event_id) {
             (Some(task), _) => vec![item(Some(version), StreamResponse::Task(inner.capped(task, None)))],
-            (None, Some(after)) => inner.replay(&guard, after.min(version), version).await?,
+            (None, Some(after)) => inner.replay(&guard, after, version).await?,
             (None, None) => Vec::new(),
         };
         Ok(inner.clone().stream(guard, rx, first, version, Some(open), None))

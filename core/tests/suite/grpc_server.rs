@@ -304,19 +304,63 @@ async fn a_card_without_a_grpc_interface_is_not_served_over_grpc() {
 async fn grpc_over_http1_gets_a_status_not_a_broken_connection() {
     let s = start().await;
     let h1 = reqwest::Client::builder().http1_only().build().unwrap();
-    let body = frame::encode(&convert::encode_params(Method::GetTask, json!({"id": "x"})).unwrap());
-    let resp = h1
-        .post(format!("{}{}", s.base, grpc::path(Method::GetTask)))
-        .header("content-type", "application/grpc")
-        .body(body.to_vec())
-        .send()
-        .await
-        .unwrap();
-    // An error is a trailers-only answer: its status is in the headers, readable over HTTP/1.1.
-    assert_eq!(resp.status(), 200);
-    assert_eq!(resp.headers().get("grpc-status").unwrap(), "5");
-    assert!(resp.bytes().await.unwrap().is_empty());
+    // gRPC needs HTTP/2 (a success's status travels in trailers): refused before anything runs,
+    // with the status readable in the headers, and the connection kept.
+    for _ in 0..2 {
+        let body = frame::encode(&convert::encode_params(Method::SendMessage, msg("hello")).unwrap());
+        let resp = h1
+            .post(format!("{}{}", s.base, grpc::path(Method::SendMessage)))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .body(body.to_vec())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 505);
+        assert_eq!(resp.headers().get("grpc-status").unwrap(), "12");
+        assert_eq!(resp.headers().get("grpc-message").unwrap(), "gRPC requires HTTP/2");
+        assert!(resp.bytes().await.unwrap().is_empty());
+    }
+    assert_eq!(s.handler.live_tasks(), 0);
+    let listed = s.send(Method::ListTasks, json!({}), &[]).await;
+    let listed = pb::ListTasksResponse::decode(listed.messages[0].clone()).unwrap();
+    assert!(listed.tasks.is_empty(), "nothing ran: {listed:?}");
     s.stop().await;
+}
+
+#[tokio::test]
+async fn a_refused_caller_holding_its_body_open_is_answered_at_once() {
+    use a2a_native::server::{BearerTokens, Principal};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let bearer = BearerTokens::new().with_token("secret", Principal { name: "alice".into(), scopes: Vec::new() });
+    let handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&base, true, false),
+        Stores::memory(),
+        ServerConfig::default(),
+    )
+    .with_authenticator(Arc::new(bearer));
+    let server = Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(2));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(server.serve(listener, async {
+        let _ = stopped.await;
+    }));
+    // A request whose body never ends, with a wrong token: UNAUTHENTICATED at once, not after
+    // the body read's timeout.
+    type Endless = http_body_util::StreamBody<
+        futures_util::stream::Pending<Result<hyper::body::Frame<Bytes>, std::convert::Infallible>>,
+    >;
+    let h2: Client<HttpConnector, Endless> = Client::builder(TokioExecutor::new()).http2_only(true).build_http();
+    let req = http::Request::post(format!("{base}{}", grpc::path(Method::GetTask)))
+        .header("content-type", "application/grpc")
+        .header("authorization", "Bearer wrong")
+        .body(http_body_util::StreamBody::new(futures_util::stream::pending()))
+        .unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(5), h2.request(req)).await.expect("answered at once").unwrap();
+    assert_eq!(resp.headers().get("grpc-status").unwrap(), "16");
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
 }
 
 #[tokio::test]

@@ -674,6 +674,37 @@ async fn a_stream_resumed_with_last_event_id_replays_what_it_missed() {
     s.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_last_event_id_the_task_never_had_starts_the_stream_afresh() {
+    let s = start(Opts::default()).await;
+    let task = s
+        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+        .await["task"]
+        .clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    // Far beyond the task's last event: the snapshot comes first, at once (the task is quiet).
+    let mut sub = s
+        .client
+        .get(s.url(&format!("/tasks/{id}:subscribe")))
+        .header("A2A-Version", "1.0")
+        .header("Last-Event-ID", "999")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sub.status(), StatusCode::OK);
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        let chunk =
+            tokio::time::timeout(Duration::from_secs(5), sub.chunk()).await.expect("the snapshot comes at once");
+        text.push_str(&String::from_utf8_lossy(&chunk.unwrap().unwrap()));
+    }
+    let (_, first) = sse_events(&text).remove(0);
+    assert_eq!(first["task"]["id"], id.as_str(), "{first}");
+    drop(sub);
+    s.rest_ok("POST", &format!("/tasks/{id}:cancel"), None).await;
+    s.stop().await;
+}
+
 // ------------------------------------------------------------------------------------------
 // A2A 0.3 over JSON-RPC
 // ------------------------------------------------------------------------------------------
