@@ -206,9 +206,13 @@ pub fn route(method: &str, path: &str, query: Option<&str>, body: &[u8]) -> Resu
     };
     let found =
         if segments.is_empty() || segments.iter().any(|s| s.is_empty()) { Vec::new() } else { match_path(&segments) };
+    // HEAD is GET without the body (RFC 9110 §9.3.2), for every GET but a stream's.
+    let head = method == "HEAD";
+    let wanted = if head { "GET" } else { method };
     for m in &found {
-        if let Some(&(_, op)) = m.resource.operations().iter().find(|(verb, _)| *verb == method) {
-            return build(op, method, m, query, body).map_err(RestError::Invalid);
+        let op = m.resource.operations().iter().find(|&&(verb, op)| verb == wanted && !(head && op.is_streaming()));
+        if let Some(&(_, op)) = op {
+            return build(op, wanted, m, query, body).map_err(RestError::Invalid);
         }
     }
     if found.is_empty() {
@@ -217,9 +221,12 @@ pub fn route(method: &str, path: &str, query: Option<&str>, body: &[u8]) -> Resu
         return Err(RestError::NotFound(error));
     }
     let mut allowed: Vec<&'static str> = Vec::new();
-    for (verb, _) in found.iter().flat_map(|m| m.resource.operations()) {
-        if !allowed.contains(verb) {
-            allowed.push(verb);
+    for &(verb, op) in found.iter().flat_map(|m| m.resource.operations()) {
+        let verbs: &[&'static str] = if verb == "GET" && !op.is_streaming() { &["GET", "HEAD"] } else { &[verb] };
+        for verb in verbs {
+            if !allowed.contains(verb) {
+                allowed.push(verb);
+            }
         }
     }
     let error = A2AError::new(
@@ -614,7 +621,7 @@ mod tests {
         assert_eq!(get.params(), json!({"tenant": "tasks", "id": "x"}));
         // Both readings wrong for the method: 405 listing the methods of both.
         let e = err("DELETE", "/tasks/message:send", None, "");
-        assert_eq!(e.allow().as_deref(), Some("GET, POST"));
+        assert_eq!(e.allow().as_deref(), Some("GET, HEAD, POST"));
     }
 
     #[test]
@@ -646,14 +653,15 @@ mod tests {
         let cases = [
             ("GET", "/message:send", "POST"),
             ("PUT", "/t/message:stream", "POST"),
-            ("POST", "/tasks", "GET"),
-            ("DELETE", "/tasks/x", "GET"),
+            ("POST", "/tasks", "GET, HEAD"),
+            ("DELETE", "/tasks/x", "GET, HEAD"),
             ("GET", "/tasks/x:cancel", "POST"),
             ("DELETE", "/tasks/x:subscribe", "GET, POST"),
-            ("PUT", "/tasks/x/pushNotificationConfigs", "GET, POST"),
-            ("POST", "/tasks/x/pushNotificationConfigs/c", "GET, DELETE"),
-            ("POST", "/extendedAgentCard", "GET"),
-            ("get", "/tasks/x", "GET"),
+            ("HEAD", "/tasks/x:subscribe", "GET, POST"),
+            ("PUT", "/tasks/x/pushNotificationConfigs", "GET, HEAD, POST"),
+            ("POST", "/tasks/x/pushNotificationConfigs/c", "GET, HEAD, DELETE"),
+            ("POST", "/extendedAgentCard", "GET, HEAD"),
+            ("get", "/tasks/x", "GET, HEAD"),
         ];
         for (verb, path, allow) in cases {
             let e = err(verb, path, None, "");
@@ -662,6 +670,15 @@ mod tests {
             assert_eq!(e.to_http_body()["error"]["code"], 405);
             assert_eq!(A2AError::from(e).kind, ErrorKind::MethodNotFound);
         }
+    }
+
+    #[test]
+    fn head_is_get_without_a_stream() {
+        assert!(matches!(route("HEAD", "/tasks/x", None, b""), Ok(A2ARequest::GetTask(r)) if r.id == "x"));
+        assert!(matches!(route("HEAD", "/tasks", Some("pageSize=5"), b""), Ok(A2ARequest::ListTasks(_))));
+        assert!(matches!(route("HEAD", "/extendedAgentCard", None, b""), Ok(A2ARequest::GetExtendedAgentCard(_))));
+        assert_eq!(err("HEAD", "/tasks/x:subscribe", None, "").http_status(), 405);
+        assert_eq!(err("HEAD", "/message:send", None, "").http_status(), 405);
     }
 
     #[test]

@@ -93,6 +93,54 @@ pub fn decode_request(method: Method, bytes: &[u8]) -> Result<A2ARequest> {
     decode_via_json(method, bytes)
 }
 
+/// How many parts a SendMessageRequest's message holds (field 2, then its field 5), read from
+/// the wire without decoding anything: an empty part is 2 bytes there and a few hundred once
+/// decoded, so a request of millions of them is refused before it is built. Malformed bytes
+/// count as far as they go; decoding reports them.
+pub fn count_message_parts(bytes: &[u8]) -> usize {
+    let mut parts = 0;
+    for (field, value) in Fields(bytes) {
+        if let (2, Some(message)) = (field, value) {
+            parts += Fields(message).filter(|(field, _)| *field == 5).count();
+        }
+    }
+    parts
+}
+
+/// The fields of a protobuf message: each field number, with its bytes when length-delimited.
+/// Ends at the first malformed field.
+struct Fields<'a>(&'a [u8]);
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = (u64, Option<&'a [u8]>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut buf = self.0;
+        let key = prost::encoding::decode_varint(&mut buf).ok()?;
+        let value = match key & 7 {
+            0 => prost::encoding::decode_varint(&mut buf).ok().map(|_| None),
+            1 => buf.get(8..).map(|rest| {
+                buf = rest;
+                None
+            }),
+            5 => buf.get(4..).map(|rest| {
+                buf = rest;
+                None
+            }),
+            2 => {
+                let len = usize::try_from(prost::encoding::decode_varint(&mut buf).ok()?).ok()?;
+                let (value, rest) = (buf.get(..len)?, &buf[len..]);
+                buf = rest;
+                Some(Some(value))
+            }
+            _ => None,
+        };
+        let value = value?;
+        self.0 = buf;
+        Some((key >> 3, value))
+    }
+}
+
 /// [`decode_request`] through ProtoJSON, for every request.
 fn decode_via_json(method: Method, bytes: &[u8]) -> Result<A2ARequest> {
     let params = with_types!(method, |Req, _Resp| to_json(&decode::<Req>(bytes)?, ErrorKind::InvalidParams)?);
@@ -211,6 +259,26 @@ fn encode<M: Message + DeserializeOwned>(value: &impl Serialize) -> Result<Bytes
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_are_counted_on_the_wire() {
+        let params = |n: usize| {
+            let parts: Vec<_> = (0..n).map(|i| serde_json::json!({"text": i.to_string()})).collect();
+            serde_json::json!({"tenant": "t", "message": {"messageId": "m", "role": "ROLE_USER", "parts": parts},
+                "metadata": {"k": "v"}})
+        };
+        for n in [0, 1, 3, 300] {
+            let bytes = encode_params(Method::SendMessage, params(n)).unwrap();
+            assert_eq!(count_message_parts(&bytes), n);
+        }
+        // The message in two pieces (protobuf merges them): both counted.
+        let mut twice = encode_params(Method::SendMessage, params(2)).unwrap().to_vec();
+        twice.extend_from_slice(&encode_params(Method::SendMessage, params(3)).unwrap());
+        assert_eq!(count_message_parts(&twice), 5);
+        // Malformed bytes count as far as they go and never panic.
+        assert_eq!(count_message_parts(&[0x12, 0xff, 0xff]), 0);
+        assert_eq!(count_message_parts(&[0x12, 0x02, 0x2a, 0x00, 0x0f]), 1);
+    }
 
     /// A SendMessage request read field for field is what the ProtoJSON route reads, and a
     /// refusal is the same refusal (code, message, field), for plain and irregular requests.

@@ -31,8 +31,10 @@ pub fn encode_message<M: prost::Message>(message: &M) -> Bytes {
 /// Why bytes are not a well-framed message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FrameError {
-    /// The compressed flag is set (or is not 0/1).
+    /// The compressed flag is set.
     Compressed,
+    /// The flag byte is neither 0 nor 1.
+    BadFlag(u8),
     /// A message longer than the limit.
     TooLarge { len: usize, limit: usize },
     /// The bytes end inside a message.
@@ -43,6 +45,7 @@ impl std::fmt::Display for FrameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FrameError::Compressed => f.write_str("compressed gRPC messages are not supported"),
+            FrameError::BadFlag(flag) => write!(f, "a gRPC message's flag byte is 0 or 1, not {flag}"),
             FrameError::TooLarge { len, limit } => {
                 write!(f, "a gRPC message of {len} bytes is over the {limit}-byte limit")
             }
@@ -73,8 +76,10 @@ impl Decoder {
         if self.buf.len() < PREFIX {
             return Ok(None);
         }
-        if self.buf[0] != 0 {
-            return Err(FrameError::Compressed);
+        match self.buf[0] {
+            0 => {}
+            1 => return Err(FrameError::Compressed),
+            flag => return Err(FrameError::BadFlag(flag)),
         }
         let len = u32::from_be_bytes([self.buf[1], self.buf[2], self.buf[3], self.buf[4]]) as usize;
         if len > self.limit {

@@ -327,14 +327,19 @@ impl RequestHandler {
         }
     }
 
-    async fn send(&self, ctx: &CallContext, r: SendMessageRequest, streaming: bool) -> Result<Reply> {
-        let parts = r.message.parts.len();
+    /// `Limits::max_parts_per_message`, for a message of `parts` parts.
+    pub(crate) fn check_parts(&self, parts: usize) -> Result<()> {
         if parts > self.limits.max_parts_per_message {
             return Err(A2AError::invalid_field(
                 "message.parts",
                 format!("{parts} parts; this server accepts at most {}", self.limits.max_parts_per_message),
             ));
         }
+        Ok(())
+    }
+
+    async fn send(&self, ctx: &CallContext, r: SendMessageRequest, streaming: bool) -> Result<Reply> {
+        self.check_parts(r.message.parts.len())?;
         non_negative_history(r.history_length(), "configuration.historyLength")?;
         self.check_profiles(ctx, &r.message).await?;
         let partition = ctx.partition(&r.tenant, self.visibility);

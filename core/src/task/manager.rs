@@ -899,12 +899,18 @@ impl Inner {
         let open = guard.streams.fetch_add(1, Ordering::AcqRel) + 1;
         let slot = StreamSlot(guard.share());
         if open > self.limits.max_streams_per_task {
-            return Err(A2AError::unsupported_operation(format!(
-                "task {} already has {} open streams (limit {})",
-                guard.key.1,
-                open - 1,
-                self.limits.max_streams_per_task
-            )));
+            // A limit of the moment, not a property of the task (UnsupportedOperation would
+            // tell a client the task ended): unavailable, worth retrying once a stream closes.
+            crate::metrics::observe(|o| o.shed.set(true));
+            return Err(A2AError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "task {} already has {} open streams (limits.maxStreamsPerTask {}); try again when one closes",
+                    guard.key.1,
+                    open - 1,
+                    self.limits.max_streams_per_task
+                ),
+            ));
         }
         Ok(slot)
     }

@@ -210,8 +210,16 @@ async fn oversized_and_compressed_messages_are_refused() {
     // The compressed flag: no encoding was announced, so none is accepted.
     let mut compressed = frame::encode(&convert::encode_params(Method::SendMessage, msg("x")).unwrap()).to_vec();
     compressed[0] = 1;
-    let a = s.call(&path, &[("grpc-encoding", "gzip")], Bytes::from(compressed)).await;
+    let a = s.call(&path, &[("grpc-encoding", "gzip")], Bytes::from(compressed.clone())).await;
     assert_eq!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
+    // ... and the answer says which encoding would do (gRPC's compression.md).
+    assert_eq!(a.headers.get("grpc-accept-encoding").unwrap(), "identity");
+    // Compressed without naming an encoding, or a flag that is neither 0 nor 1: a broken peer.
+    let a = s.call(&path, &[], Bytes::from(compressed.clone())).await;
+    assert_eq!(a.code(), "INTERNAL", "{:?}", a.status);
+    compressed[0] = 2;
+    let a = s.call(&path, &[("grpc-encoding", "identity")], Bytes::from(compressed)).await;
+    assert_eq!(a.code(), "INTERNAL", "{:?}", a.status);
     // The server is fine afterwards.
     assert_eq!(s.send(Method::SendMessage, msg("hello"), &[]).await.code(), "OK");
     s.stop().await;

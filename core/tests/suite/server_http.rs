@@ -1239,9 +1239,27 @@ async fn unknown_paths_are_404_and_wrong_methods_405() {
     assert_eq!(r.header("allow"), "POST");
     assert_eq!(r.body["error"]["code"], 405);
     let r = s.rest("PUT", "/tasks/x/pushNotificationConfigs", None).await;
-    assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "GET, POST"));
+    assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "GET, HEAD, POST"));
     let r = s.rest("GET", "/", None).await;
     assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "POST"), "the JSON-RPC endpoint");
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn head_is_answered_wherever_get_is_without_a_body() {
+    let s = start(Opts::default()).await;
+    let task = s.rpc_ok("SendMessage", json!({"message": msg("hello")})).await["task"].clone();
+    let id = task["id"].as_str().unwrap();
+    for path in [format!("/tasks/{id}"), "/tasks".to_owned()] {
+        let get = s.client.get(s.url(&path)).header("A2A-Version", "1.0").send().await.unwrap();
+        let head = s.client.head(s.url(&path)).header("A2A-Version", "1.0").send().await.unwrap();
+        assert_eq!((head.status(), get.status()), (StatusCode::OK, StatusCode::OK), "{path}");
+        assert_eq!(head.headers()["content-type"], get.headers()["content-type"], "{path}");
+        assert!(head.bytes().await.unwrap().is_empty(), "{path}: no body");
+    }
+    // Not a stream's GET: a HEAD would open one.
+    let r = s.client.head(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
     s.stop().await;
 }
 
