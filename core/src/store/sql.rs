@@ -65,6 +65,28 @@ pub fn total_i32(n: i64) -> i32 {
 
 /// A database failure: Unavailable when the database cannot be reached (connection
 /// refused or lost, pool exhausted), so clients may retry; Internal otherwise.
+/// Whether a database error code names a condition that passes (worth a retry): SQLite's
+/// (numeric) busy, locked, out of memory, I/O error or full disk; PostgreSQL's (SQLSTATE)
+/// shutdown, connection failure, insufficient resources, serialization failure or deadlock.
+fn passing(sqlite: bool, code: &str) -> bool {
+    if sqlite {
+        // Extended result codes keep the primary code in the low byte.
+        code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6 | 7 | 10 | 13))
+    } else {
+        ["57P", "08", "53", "40001", "40P01"].iter().any(|p| code.starts_with(p))
+    }
+}
+
+#[cfg(feature = "sqlite")]
+fn is_sqlite(e: &dyn sqlx::error::DatabaseError) -> bool {
+    e.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some()
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn is_sqlite(_: &dyn sqlx::error::DatabaseError) -> bool {
+    false
+}
+
 pub fn db_error(what: &str, e: sqlx::Error) -> A2AError {
     let unreachable = matches!(
         e,
@@ -74,7 +96,7 @@ pub fn db_error(what: &str, e: sqlx::Error) -> A2AError {
             | sqlx::Error::WorkerCrashed
             | sqlx::Error::Tls(_)
             | sqlx::Error::Protocol(_)
-    ) || matches!(&e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")));
+    ) || matches!(&e, sqlx::Error::Database(d) if d.code().is_some_and(|c| passing(is_sqlite(&**d), &c)));
     let kind = if unreachable { ErrorKind::Unavailable } else { ErrorKind::Internal };
     A2AError::new(kind, format!("task store: {what}: {e}"))
 }
@@ -454,5 +476,25 @@ where
             None => db_error(&format!("delete push configs of task {task_id:?}"), e),
         })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passing;
+
+    #[test]
+    fn conditions_that_pass_are_told_from_the_rest() {
+        // SQLite: busy, busy (extended: recovery), locked, I/O error, full; not a constraint.
+        for code in ["5", "261", "6", "10", "13"] {
+            assert!(passing(true, code), "{code}");
+        }
+        assert!(!passing(true, "19") && !passing(true, "2067"), "constraints are not");
+        // PostgreSQL: disk full, too many connections, serialization failure, deadlock,
+        // shutdown, connection failure; not a unique violation (also all digits).
+        for code in ["53100", "53300", "40001", "40P01", "57P01", "08006"] {
+            assert!(passing(false, code), "{code}");
+        }
+        assert!(!passing(false, "23505") && !passing(false, "42P01"));
     }
 }

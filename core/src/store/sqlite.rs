@@ -86,6 +86,20 @@ pub struct SqliteStore {
     has_push_configs: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// A pool of up to `connections` connections to a database file. A connection is never reused
+/// with a transaction still counted open: after a failed COMMIT (a full disk) SQLite has rolled
+/// the transaction back, sqlx's own ROLLBACK then fails too, and sqlx goes on counting one
+/// open. The next `begin` on that connection would be a SAVEPOINT, never committed: every
+/// later write acknowledged and lost, the write lock held for good. Such a connection is
+/// closed instead (SQLite rolls back whatever it held) and the pool opens a fresh one. A
+/// transaction merely dropped is closed too; that only happens on error paths.
+fn file_pool(connections: u32) -> SqlitePoolOptions {
+    use sqlx::Connection;
+    SqlitePoolOptions::new()
+        .max_connections(connections)
+        .after_release(|conn, _| Box::pin(async move { Ok(!conn.is_in_transaction()) }))
+}
+
 impl SqliteStore {
     /// Opens (creating if missing) the database file at `path` and its schema.
     pub async fn open(path: impl AsRef<Path>) -> Result<Self> {
@@ -97,8 +111,7 @@ impl SqliteStore {
             // lose the last transactions.
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
+        let pool = file_pool(4)
             .connect_with(options)
             .await
             .map_err(|e| db_error(&format!("cannot open {}", path.as_ref().display()), e))?;
@@ -164,8 +177,7 @@ impl SqliteStore {
         } else {
             // A larger page cache: the writer touches the same index pages batch after batch.
             let options = options.pragma("wal_autocheckpoint", "0").pragma("cache_size", "-16384");
-            let writer = SqlitePoolOptions::new()
-                .max_connections(1)
+            let writer = file_pool(1)
                 .min_connections(1)
                 .idle_timeout(None)
                 .max_lifetime(None)
@@ -384,6 +396,37 @@ mod tests {
             history: vec![],
             metadata: None,
         }
+    }
+
+    /// The state a failed COMMIT leaves (SQLite rolled back, sqlx still counting a transaction),
+    /// here made by hand, then a raw BEGIN as the failed savepoint dance leaves it: the
+    /// connection is not reused, so the next transaction really commits.
+    #[tokio::test]
+    async fn a_connection_whose_transaction_count_went_wrong_is_not_reused() {
+        use sqlx::{Acquire, Connection};
+        let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
+        let options = SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+        let pool = file_pool(1).connect_with(options.clone()).await.unwrap();
+        sqlx::query("CREATE TABLE t (x INTEGER)").execute(&pool).await.unwrap();
+        {
+            let mut conn = pool.acquire().await.unwrap();
+            let mut tx = conn.begin().await.unwrap();
+            sqlx::query("ROLLBACK").execute(&mut *tx).await.unwrap();
+            assert!(tx.commit().await.is_err(), "COMMIT without a transaction fails");
+            sqlx::query("BEGIN").execute(&mut *conn).await.unwrap();
+            assert!(conn.is_in_transaction(), "sqlx still counts one");
+        }
+        let mut tx = pool.begin().await.unwrap();
+        sqlx::query("INSERT INTO t VALUES (1)").execute(&mut *tx).await.unwrap();
+        tx.commit().await.unwrap();
+        // Seen from another connection: committed, and the write lock is free.
+        let mut other = sqlx::SqliteConnection::connect_with(&options).await.unwrap();
+        let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t").fetch_one(&mut other).await.unwrap();
+        assert_eq!(rows, 1, "the insert was committed");
+        sqlx::query("INSERT INTO t VALUES (2)").execute(&mut other).await.unwrap();
+        other.close().await.unwrap();
+        pool.close().await;
+        let _ = std::fs::remove_file(&path);
     }
 
     #[tokio::test]
