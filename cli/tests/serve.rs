@@ -113,6 +113,28 @@ fn echo_agent_on_sqlite_keeps_tasks_across_a_restart() {
     assert_eq!(status, 200, "{again}");
     assert_eq!(again["status"]["state"], "TASK_STATE_COMPLETED");
     assert_eq!(again["artifacts"][0]["parts"][0]["text"], "hello there");
+
+    // A second process on the same file is refused at once (it would end the first one's
+    // running tasks as interrupted); the first goes on serving.
+    let mut second = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", &store, "--port", "0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let exit = (0..100)
+        .find_map(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            second.try_wait().unwrap()
+        })
+        .unwrap_or_else(|| {
+            let _ = second.kill();
+            panic!("a second a2a serve on the same SQLite file kept running")
+        });
+    let mut err = String::new();
+    second.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(!exit.success());
+    assert!(err.contains("in use by another process"), "{err}");
+    assert_eq!(server.request("GET", &format!("/tasks/{id}"), None).0, 200);
     assert!(server.stop().success());
     std::fs::remove_dir_all(&dir).ok();
 }

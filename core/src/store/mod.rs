@@ -77,6 +77,11 @@ pub trait TaskStore: Send + Sync {
     fn single_process(&self) -> bool {
         false
     }
+    /// Makes what was written self-contained in the store's own files, at a clean shutdown
+    /// (SQLite: the WAL folded into the database file, so a copy of the file alone is whole).
+    async fn checkpoint(&self) -> Result<()> {
+        Ok(())
+    }
     /// Whether the store records who runs each task ([`Owner`], [`Lease`]): several processes
     /// share it, and each must renew its leases and end the tasks of owners that stopped.
     fn leases(&self) -> bool {

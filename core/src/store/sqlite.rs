@@ -84,6 +84,62 @@ pub struct SqliteStore {
     /// skips the outbox statement. Set before a config is written, so no commit after it misses it
     /// (this store is the file's one user: `single_process`).
     has_push_configs: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The file's lock, held while the store lives (none for a pool given to [`Self::with_pool`]).
+    lock: Option<std::sync::Arc<FileLock>>,
+}
+
+/// One process per database file. A second process on the same file would take it for its
+/// own: at start it ends every active task as interrupted (the first one's running tasks
+/// among them), and its writes move tasks under the first one's feet. So opening takes an
+/// exclusive lock on `PATH.lock` (advisory, `flock`), given back when the process ends or the
+/// store is dropped; another process is refused at once. Stores of one process share the
+/// lock (a server restarted in the same process opens the file again before the old store is
+/// gone).
+#[derive(Debug)]
+pub(crate) struct FileLock(#[allow(dead_code)] std::fs::File);
+
+/// The locks this process holds, by the lock file's canonical path.
+static HELD: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, std::sync::Weak<FileLock>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+impl FileLock {
+    fn take(db: &Path) -> Result<std::sync::Arc<Self>> {
+        let mut name = db.as_os_str().to_owned();
+        name.push(".lock");
+        let path = std::path::PathBuf::from(name);
+        let cannot = |e: std::io::Error| {
+            crate::A2AError::new(
+                crate::ErrorKind::Unavailable,
+                format!("task store: cannot lock {}: {e}", path.display()),
+            )
+        };
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(cannot)?;
+        let key = std::fs::canonicalize(&path).map_err(cannot)?;
+        let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        held.retain(|_, lock| lock.strong_count() > 0);
+        if let Some(lock) = held.get(&key).and_then(std::sync::Weak::upgrade) {
+            return Ok(lock);
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(crate::A2AError::new(
+                    crate::ErrorKind::Unavailable,
+                    format!(
+                        "task store: {} is in use by another process (it holds {}); a SQLite file serves one \
+                         process: stop the other, or use PostgreSQL for several instances",
+                        db.display(),
+                        path.display()
+                    ),
+                ));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(cannot(e)),
+        }
+        let lock = std::sync::Arc::new(Self(file));
+        held.insert(key, std::sync::Arc::downgrade(&lock));
+        Ok(lock)
+    }
 }
 
 /// A pool of up to `connections` connections to a database file. A connection is never reused
@@ -101,10 +157,26 @@ fn file_pool(connections: u32) -> SqlitePoolOptions {
 }
 
 impl SqliteStore {
-    /// Opens (creating if missing) the database file at `path` and its schema.
+    /// Opens (creating if missing) the database file at `path` and its schema. The file is this
+    /// process's alone: another process that has it open is refused (see [`FileLock`]).
+    /// `:memory:` is [`SqliteStore::open_in_memory`].
     pub async fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        if path == Path::new(":memory:") {
+            return Self::open_in_memory().await;
+        }
+        if path.as_os_str().is_empty() {
+            return Err(crate::A2AError::invalid_field("store", "sqlite:PATH needs a file path"));
+        }
+        let lock = FileLock::take(path)?;
+        let mut store = Self::open_file(path).await?;
+        store.lock = Some(lock);
+        Ok(store)
+    }
+
+    async fn open_file(path: &Path) -> Result<Self> {
         let options = SqliteConnectOptions::new()
-            .filename(path.as_ref())
+            .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             // NORMAL is durable across application crashes in WAL mode; only an OS crash may
@@ -114,7 +186,7 @@ impl SqliteStore {
         let pool = file_pool(4)
             .connect_with(options)
             .await
-            .map_err(|e| db_error(&format!("cannot open {}", path.as_ref().display()), e))?;
+            .map_err(|e| db_error(&format!("cannot open {}", path.display()), e))?;
         Self::with_pool(pool).await
     }
 
@@ -190,6 +262,7 @@ impl SqliteStore {
             tables: Tables { pool },
             writer: super::sqlite_writer::Writer::start(writer_pool, checkpoints),
             has_push_configs: std::sync::Arc::new(has_push_configs.into()),
+            lock: None,
         })
     }
 
@@ -259,6 +332,15 @@ impl TaskStore for SqliteStore {
 
     fn single_process(&self) -> bool {
         true
+    }
+
+    async fn checkpoint(&self) -> Result<()> {
+        // TRUNCATE: every frame copied into the database file, and the WAL emptied.
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.tables.pool)
+            .await
+            .map_err(|e| db_error("checkpoint", e))?;
+        Ok(())
     }
 
     fn outbox(&self) -> bool {
@@ -398,6 +480,39 @@ mod tests {
         }
     }
 
+    /// A file is one process's: a lock held elsewhere refuses the open; stores of this process
+    /// share it; dropping the last gives it back.
+    #[tokio::test]
+    async fn a_database_file_serves_one_process() {
+        let dir = std::env::temp_dir().join(format!("a2a-lock-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("tasks.db");
+        let lock_path = dir.join("tasks.db.lock");
+        // Another open file description of the lock file stands for another process.
+        let other = || std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).unwrap();
+        let first = SqliteStore::open(&db).await.unwrap();
+        assert!(matches!(other().try_lock(), Err(std::fs::TryLockError::WouldBlock)), "held while open");
+        let second = SqliteStore::open(&db).await.expect("this process shares its lock");
+        first.close().await;
+        drop(first);
+        assert!(matches!(other().try_lock(), Err(std::fs::TryLockError::WouldBlock)), "held while any store lives");
+        second.close().await;
+        drop(second);
+        let elsewhere = other();
+        elsewhere.try_lock().expect("given back with the last store");
+        let err = SqliteStore::open(&db).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unavailable);
+        assert!(err.message.contains("in use by another process"), "{}", err.message);
+        drop(elsewhere);
+        SqliteStore::open(&db).await.expect("free again").close().await;
+        // The forms that are no file.
+        assert_eq!(SqliteStore::open("").await.unwrap_err().kind, ErrorKind::InvalidParams);
+        let memory = SqliteStore::open(":memory:").await.unwrap();
+        memory.save("t", &task("m")).await.unwrap();
+        assert!(TaskStore::get(&memory, "t", "m", None).await.unwrap().is_some(), "one in-memory database, shared");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The state a failed COMMIT leaves (SQLite rolled back, sqlx still counting a transaction),
     /// here made by hand, then a raw BEGIN as the failed savepoint dance leaves it: the
     /// connection is not reused, so the next transaction really commits.
@@ -485,7 +600,7 @@ mod tests {
         store.release_push_claims("a", &claimed).await.unwrap();
         assert_eq!(ids(store.claim_push("b", Duration::from_secs(60), 10).await.unwrap()), claimed, "given back");
         store.close().await;
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".lock"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
     }

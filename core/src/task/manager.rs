@@ -417,6 +417,9 @@ impl TaskManager {
         if let Some(deliverer) = deliverer {
             let _ = deliverer.await;
         }
+        if let Err(e) = self.inner.stores.tasks.checkpoint().await {
+            tracing::warn!(error = %e, "could not checkpoint the task store at shutdown");
+        }
     }
 }
 

@@ -371,6 +371,31 @@ async fn a_tenant_with_a_control_character_is_refused_so_no_partition_can_be_nam
 /// field. What is accepted is stored and read back whole, from SQLite too, whose copy sits
 /// several levels deeper than the request had it (a value that serde_json could parse in the
 /// request but not in the store made its task, and every list page holding it, unreadable).
+/// After a clean shutdown the SQLite file alone holds every task: its WAL was folded in, so
+/// copying (or backing up) the `.db` file without the `-wal` beside it loses nothing.
+#[tokio::test]
+async fn a_clean_shutdown_leaves_the_sqlite_file_whole() {
+    let dir = std::env::temp_dir().join(format!("a2a-checkpoint-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("t.db");
+    let stores = Stores::open(&format!("sqlite:{}", db.display())).await.unwrap();
+    let h = RequestHandler::new(agent(), card(true, false), stores, ServerConfig::default());
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(send_task(&h, msg("complete")).await.id);
+    }
+    h.shutdown().await;
+    let copy = dir.join("copy.db");
+    std::fs::copy(&db, &copy).unwrap();
+    let stores = Stores::open(&format!("sqlite:{}", copy.display())).await.unwrap();
+    let again = RequestHandler::new(agent(), card(true, false), stores, ServerConfig::default());
+    for id in &ids {
+        assert_eq!(get(&again, id).await.unwrap().status.state, TaskState::Completed, "{id} is in the file alone");
+    }
+    drop((h, again));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn values_nest_at_most_64_deep_and_what_is_accepted_reads_back_from_sqlite() {
     let nested = |depth: usize| -> Value { (1..depth).fold(json!([]), |inner, _| json!([inner])) };
