@@ -501,7 +501,11 @@ impl TaskStore for MemoryStore {
         let after = super::after_key(req);
         let with_artifacts = req.include_artifacts == Some(true);
         let inner = self.lock_purged();
-        let mut response = ListTasksResponse::default();
+        let mut response = ListTasksResponse {
+            // The page size used (the proto's words; a2a-sdk agrees), not how many came back.
+            page_size: i32::try_from(page_size).unwrap_or(i32::MAX),
+            ..Default::default()
+        };
         let Some(tasks) = inner.tenants.get(tenant) else { return Ok(response) };
 
         // The index is newest first, so a timestamp lower bound ends the scan early.
@@ -535,7 +539,6 @@ impl TaskStore for MemoryStore {
             response.next_page_token = encode_task_cursor(last.key, &last.task.id);
         }
         response.tasks = page.into_iter().map(|e| copy_task(&e.task, req.history_length, with_artifacts)).collect();
-        response.page_size = response.tasks.len() as i32;
         Ok(response)
     }
 }

@@ -186,7 +186,8 @@ pub fn finish_page(req: &ListTasksRequest, page_size: usize, rows: Vec<(Task, i6
         }
         response.tasks.push(task);
     }
-    response.page_size = response.tasks.len() as i32;
+    // The page size used (the proto's words; a2a-sdk agrees), not how many came back.
+    response.page_size = i32::try_from(page_size).unwrap_or(i32::MAX);
     response
 }
 
