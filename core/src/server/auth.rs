@@ -75,7 +75,10 @@ impl Authenticator for BearerTokens {
 /// The token of an `Authorization: Bearer <token>` header; `None` without one or for another
 /// scheme (not ours to judge).
 pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>> {
-    let Some(value) = request.headers.get(http::header::AUTHORIZATION) else { return Ok(None) };
+    let Some(value) = only(request.headers.get_all(http::header::AUTHORIZATION).iter(), "an Authorization header")?
+    else {
+        return Ok(None);
+    };
     let value = value.to_str().map_err(|_| unauthenticated("the Authorization header is not ASCII"))?;
     let Some((scheme, token)) = value.split_once(' ') else {
         return Err(unauthenticated("the Authorization header is not `Bearer <token>`"));
@@ -85,6 +88,16 @@ pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>> {
         return Ok(None);
     }
     Ok(Some(token.trim()))
+}
+
+/// The one credential of `values`: two are ambiguous (which would a proxy have checked, which
+/// would the server?), so they are refused rather than one picked.
+fn only<T>(mut values: impl Iterator<Item = T>, what: &str) -> Result<Option<T>> {
+    let first = values.next();
+    if first.is_some() && values.next().is_some() {
+        return Err(unauthenticated(&format!("more than one {what}: send one credential")));
+    }
+    Ok(first)
 }
 
 /// The principal of a secret, comparing with every known secret in constant time.
@@ -133,22 +146,26 @@ impl ApiKeys {
 
     fn presented(&self, request: &Parts) -> Result<Option<String>> {
         Ok(match &self.location {
-            KeyLocation::Header(name) => match request.headers.get(name.as_str()) {
+            KeyLocation::Header(name) => match only(request.headers.get_all(name.as_str()).iter(), "API key header")? {
                 Some(v) => Some(v.to_str().map_err(|_| unauthenticated("the API key header is not ASCII"))?.to_owned()),
                 None => None,
             },
-            KeyLocation::Query(name) => request.uri.query().and_then(|q| {
-                form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == name.as_str()).map(|(_, v)| v.into_owned())
-            }),
-            KeyLocation::Cookie(name) => request
-                .headers
-                .get_all(http::header::COOKIE)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(';'))
-                .filter_map(|pair| pair.trim().split_once('='))
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.to_owned()),
+            KeyLocation::Query(name) => {
+                let query = request.uri.query().unwrap_or_default();
+                let keys = form_urlencoded::parse(query.as_bytes()).filter(|(k, _)| k == name.as_str());
+                only(keys, "API key parameter")?.map(|(_, v)| v.into_owned())
+            }
+            KeyLocation::Cookie(name) => {
+                let pairs = request
+                    .headers
+                    .get_all(http::header::COOKIE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .flat_map(|v| v.split(';'))
+                    .filter_map(|pair| pair.trim().split_once('='))
+                    .filter(|(k, _)| k == name);
+                only(pairs, "API key cookie")?.map(|(_, v)| v.to_owned())
+            }
         })
     }
 }
@@ -385,6 +402,24 @@ mod tests {
         assert_eq!(cookie.authenticate(&r).await.unwrap(), Some(who("c", &[])));
         assert_eq!(cookie.authenticate(&request("/", &[("cookie", Some("a=b"))])).await.unwrap(), None);
         assert!(cookie.challenge().starts_with("ApiKey"));
+    }
+
+    /// Two credentials of one kind are ambiguous: refused, whichever of them is valid.
+    #[tokio::test]
+    async fn a_credential_sent_twice_is_refused() {
+        let keys = ApiKeys::new(KeyLocation::Header("X-API-Key".into()))
+            .with_key("ka", who("alice", &[]))
+            .with_key("kb", who("bob", &[]));
+        let twice = request("/", &[("x-api-key", Some("kb")), ("x-api-key", Some("ka"))]);
+        let err = keys.authenticate(&twice).await.unwrap_err();
+        assert!(err.message.contains("more than one"), "{}", err.message);
+        let bearer = BearerTokens::new().with_token("t", who("bearer", &[]));
+        let twice = request("/", &[("authorization", Some("Bearer t")), ("authorization", Some("Bearer t"))]);
+        assert!(bearer.authenticate(&twice).await.is_err());
+        let query = ApiKeys::new(KeyLocation::Query("k".into())).with_key("ka", who("alice", &[]));
+        assert!(query.authenticate(&request("/?k=ka&k=kb", &[])).await.is_err());
+        let cookie = ApiKeys::new(KeyLocation::Cookie("s".into())).with_key("ka", who("alice", &[]));
+        assert!(cookie.authenticate(&request("/", &[("cookie", Some("s=ka; s=kb"))])).await.is_err());
     }
 
     #[tokio::test]
