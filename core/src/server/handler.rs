@@ -251,6 +251,15 @@ impl RequestHandler {
             config.tenant.clone_from(&asked);
             config
         };
+        // Read back (Get, List), a config leaves out its webhook's credentials: they are a
+        // secret for the webhook, not for whoever can read the task (the spec's topics).
+        let read_back = |config: TaskPushNotificationConfig| {
+            let mut config = shown(config);
+            if let Some(auth) = config.authentication.as_mut() {
+                auth.credentials.clear();
+            }
+            config
+        };
         match req {
             A2ARequest::SendMessage(r) => {
                 let ctx = ctx.with_skills(self.skills.check("SendMessage", ctx.principal.as_ref())?);
@@ -294,13 +303,13 @@ impl RequestHandler {
                 let config = config.ok_or_else(|| {
                     A2AError::task_not_found(&r.task_id).with_meta("pushNotificationConfigId", r.id.as_str())
                 })?;
-                Ok(Reply::Value(Payload::PushConfig(shown(config))))
+                Ok(Reply::Value(Payload::PushConfig(read_back(config))))
             }
             A2ARequest::ListTaskPushNotificationConfigs(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
                 self.require_task(&tenant, &r.task_id).await?;
                 let mut page = self.stores.push.list(&tenant, &r.task_id, r.page_size, &r.page_token).await?;
-                page.configs = page.configs.into_iter().map(shown).collect();
+                page.configs = page.configs.into_iter().map(read_back).collect();
                 Ok(Reply::Value(Payload::PushConfigs(page)))
             }
             A2ARequest::DeleteTaskPushNotificationConfig(r) => {

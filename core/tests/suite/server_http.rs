@@ -417,18 +417,26 @@ async fn every_operation_over_both_bindings() {
     let hook = "http://127.0.0.1:9/hook";
     let created = s.rpc_ok("CreateTaskPushNotificationConfig", json!({"taskId": id, "id": "p1", "url": hook})).await;
     assert_eq!((created["id"].as_str(), created["taskId"].as_str()), (Some("p1"), Some(id.as_str())), "{created}");
+    let auth = json!({"scheme": "Bearer", "credentials": "webhook-secret"});
     let created = s
-        .rest_ok("POST", &format!("/tasks/{id}/pushNotificationConfigs"), Some(json!({"id": "p2", "url": hook})))
+        .rest_ok(
+            "POST",
+            &format!("/tasks/{id}/pushNotificationConfigs"),
+            Some(json!({"id": "p2", "url": hook, "authentication": auth})),
+        )
         .await;
     assert_eq!(created["id"], "p2");
     let got = s.rpc_ok("GetTaskPushNotificationConfig", json!({"taskId": id, "id": "p2"})).await;
     assert_eq!(got["url"], hook);
+    // Read back, the webhook's credentials are left out (its scheme stays).
+    assert_eq!(got["authentication"], json!({"scheme": "Bearer"}), "{got}");
     let got = s.rest_ok("GET", &format!("/tasks/{id}/pushNotificationConfigs/p1"), None).await;
     assert_eq!(got["url"], hook);
     let list = s.rpc_ok("ListTaskPushNotificationConfigs", json!({"taskId": id})).await;
     assert_eq!(list["configs"].as_array().unwrap().len(), 2, "{list}");
     let list = s.rest_ok("GET", &format!("/tasks/{id}/pushNotificationConfigs"), None).await;
     assert_eq!(list["configs"].as_array().unwrap().len(), 2);
+    assert!(!list.to_string().contains("webhook-secret"), "{list}");
     assert_eq!(s.rpc_ok("DeleteTaskPushNotificationConfig", json!({"taskId": id, "id": "p1"})).await, json!({}));
     assert_eq!(s.rest_ok("DELETE", &format!("/tasks/{id}/pushNotificationConfigs/p2"), None).await, json!({}));
     let list = s.rpc_ok("ListTaskPushNotificationConfigs", json!({"taskId": id})).await;
