@@ -104,7 +104,8 @@ static HELD: std::sync::LazyLock<
 > = std::sync::LazyLock::new(Default::default);
 
 impl FileLock {
-    fn take(db: &Path) -> Result<std::sync::Arc<Self>> {
+    /// The lock, and whether this process took it just now (no store of it held it).
+    fn take(db: &Path) -> Result<(std::sync::Arc<Self>, bool)> {
         let mut name = db.as_os_str().to_owned();
         name.push(".lock");
         let path = std::path::PathBuf::from(name);
@@ -119,7 +120,7 @@ impl FileLock {
         let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         held.retain(|_, lock| lock.strong_count() > 0);
         if let Some(lock) = held.get(&key).and_then(std::sync::Weak::upgrade) {
-            return Ok(lock);
+            return Ok((lock, false));
         }
         match file.try_lock() {
             Ok(()) => {}
@@ -138,7 +139,7 @@ impl FileLock {
         }
         let lock = std::sync::Arc::new(Self(file));
         held.insert(key, std::sync::Arc::downgrade(&lock));
-        Ok(lock)
+        Ok((lock, true))
     }
 }
 
@@ -168,8 +169,18 @@ impl SqliteStore {
         if path.as_os_str().is_empty() {
             return Err(crate::A2AError::invalid_field("store", "sqlite:PATH needs a file path"));
         }
-        let lock = FileLock::take(path)?;
+        let (lock, fresh) = FileLock::take(path)?;
         let mut store = Self::open_file(path).await?;
+        if fresh {
+            // Claims on the push outbox were taken by a process that is gone (the lock was
+            // free): its notifications are due now, not when those claims would lapse.
+            sqlx::query(
+                "UPDATE a2a_push_outbox SET claimed_by = NULL, claim_until = NULL WHERE claimed_by IS NOT NULL",
+            )
+            .execute(&store.tables.pool)
+            .await
+            .map_err(|e| db_error("release the push claims of a previous run", e))?;
+        }
         store.lock = Some(lock);
         Ok(store)
     }
@@ -599,6 +610,15 @@ mod tests {
         assert!(store.claim_push("b", Duration::from_secs(60), 10).await.unwrap().is_empty(), "not b's to give");
         store.release_push_claims("a", &claimed).await.unwrap();
         assert_eq!(ids(store.claim_push("b", Duration::from_secs(60), 10).await.unwrap()), claimed, "given back");
+        // b's process dies with its claim (60 s): the next process finds it due at once.
+        store.close().await;
+        drop(store);
+        let store = SqliteStore::open(&path).await.unwrap();
+        assert_eq!(
+            ids(store.claim_push("c", Duration::from_secs(60), 10).await.unwrap()),
+            claimed,
+            "due after a restart"
+        );
         store.close().await;
         for suffix in ["", "-wal", "-shm", ".lock"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
