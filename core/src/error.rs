@@ -283,7 +283,20 @@ impl A2AError {
             err = err.with_meta("peerCode", code.to_string());
         }
         match error.get("data") {
-            Some(Value::Array(items)) => err.absorb_details(items),
+            Some(Value::Array(items)) => {
+                err.absorb_details(items);
+                // Codes some kinds share (-32603: Internal and Unavailable): the ErrorInfo's
+                // reason tells them apart, when it names a kind of that very code.
+                let reason = items
+                    .iter()
+                    .find(|i| i.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE))
+                    .and_then(|i| i.get("reason")?.as_str());
+                if let Some(named) = reason.and_then(ErrorKind::from_reason)
+                    && i64::from(named.spec().jsonrpc_code) == code
+                {
+                    err.kind = named;
+                }
+            }
             Some(Value::Null) | None => {}
             // 0.3 peers put free-form data here.
             Some(other) => err.extra_details.push(other.clone()),
@@ -437,6 +450,17 @@ mod tests {
         assert_eq!(body["error"]["code"], 404);
         let back = A2AError::from_http(404, body.to_string().as_bytes());
         assert_eq!(back, err);
+
+        // Kinds that share a JSON-RPC code come back by their ErrorInfo reason.
+        let busy = A2AError::new(ErrorKind::Unavailable, "try again");
+        assert_eq!(busy.to_jsonrpc()["code"], -32603);
+        assert_eq!(A2AError::from_jsonrpc(&busy.to_jsonrpc()).kind, ErrorKind::Unavailable);
+        let internal = A2AError::internal("broken");
+        assert_eq!(A2AError::from_jsonrpc(&internal.to_jsonrpc()).kind, ErrorKind::Internal);
+        // A reason of another code does not override the code.
+        let mut odd = err.to_jsonrpc();
+        odd["data"][0]["reason"] = json!("UNAVAILABLE");
+        assert_eq!(A2AError::from_jsonrpc(&odd).kind, ErrorKind::TaskNotFound);
     }
 
     #[test]

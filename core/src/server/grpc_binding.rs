@@ -133,7 +133,12 @@ where
     };
     // The body's share of the in-flight budget is kept until the answer is made.
     let (bytes, _share) = read.map_err(|e| match e.status {
-        StatusCode::PAYLOAD_TOO_LARGE => Refusal { code: Some(status::RESOURCE_EXHAUSTED), error: e.error },
+        // Said with the message's limit (the body's counts the 5-byte frame prefix too).
+        StatusCode::PAYLOAD_TOO_LARGE => Refusal {
+            code: Some(status::RESOURCE_EXHAUSTED),
+            error: A2AError::invalid_request(format!("the gRPC message is larger than {limit} bytes"))
+                .with_meta("maxBodyBytes", limit.to_string()),
+        },
         StatusCode::REQUEST_TIMEOUT => Refusal { code: Some(status::DEADLINE_EXCEEDED), error: e.error },
         _ => e.error.into(),
     })?;

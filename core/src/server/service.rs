@@ -227,6 +227,7 @@ impl App {
         let ended = Arc::new(std::sync::atomic::AtomicBool::new(body.is_end_stream()));
         let body = Tracked { inner: body, ended: ended.clone() };
         let http1 = parts.version < http::Version::HTTP_2;
+        let head = parts.method == http::Method::HEAD;
         let check = http1 && self.options.check_framing;
         let mut resp = match check.then(|| framing_refusal(&parts)).flatten() {
             Some(refusal) => refusal,
@@ -237,6 +238,14 @@ impl App {
         // the client does not send its next request into a connection nobody reads.
         if http1 && !ended.load(std::sync::atomic::Ordering::Acquire) {
             resp.headers_mut().insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        // HEAD: the GET's headers without its body. hyper drops the body itself on HTTP/1 only;
+        // over HTTP/2 a body after a HEAD is a protocol error to the client.
+        if head && !http1 {
+            if let Some(len) = hyper::body::Body::size_hint(resp.body()).exact() {
+                resp.headers_mut().entry(http::header::CONTENT_LENGTH).or_insert(HeaderValue::from(len));
+            }
+            *resp.body_mut() = ResponseBody::empty();
         }
         // RFC 9110 §12.5.3: a 415 says which content codings would do (only none).
         if resp.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {

@@ -349,6 +349,14 @@ impl MemoryStore {
                 }
             }
         };
+        if growth > self.limits.max_bytes {
+            // More than the whole budget on its own: no eviction makes room, now or later.
+            return Err(A2AError::invalid_request(format!(
+                "this task change takes about {growth} bytes in memory, more than the task store holds in all \
+                 (maxStoreBytes {})",
+                self.limits.max_bytes
+            )));
+        }
         while inner.bytes + growth > self.limits.max_bytes {
             if !inner.evict_oldest_terminal(this, &mut evicted) {
                 if inner.expiry.is_empty() {
@@ -697,6 +705,12 @@ mod tests {
         store.save("t", &heavy("new", TaskState::Submitted, 100_000)).await.unwrap();
         assert!(TaskStore::get(&store, "t", "live0", None).await.unwrap().is_none());
         assert!(TaskStore::get(&store, "t", "live1", None).await.unwrap().is_some());
+        // A task larger than the whole budget can never fit: refused for what it is, not as a
+        // store that is full for now.
+        let err = store.save("t", &heavy("huge", TaskState::Submitted, 300_000)).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidRequest, "{err:?}");
+        assert!(err.message.contains("more than the task store holds in all"), "{}", err.message);
+        assert!(TaskStore::get(&store, "t", "new", None).await.unwrap().is_some(), "nothing evicted for it");
     }
 
     fn assert_flat(store: &MemoryStore, cap: usize) {

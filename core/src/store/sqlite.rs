@@ -143,6 +143,16 @@ impl FileLock {
     }
 }
 
+impl Drop for FileLock {
+    /// Unlocks under the registry's lock: a store of this process opening the file meanwhile
+    /// either shares this lock (before) or finds it free (after), never still held by a file
+    /// about to close.
+    fn drop(&mut self) {
+        let _held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = self.0.unlock();
+    }
+}
+
 /// A pool of up to `connections` connections to a database file. A connection is never reused
 /// with a transaction still counted open: after a failed COMMIT (a full disk) SQLite has rolled
 /// the transaction back, sqlx's own ROLLBACK then fails too, and sqlx goes on counting one
@@ -346,11 +356,20 @@ impl TaskStore for SqliteStore {
     }
 
     async fn checkpoint(&self) -> Result<()> {
-        // TRUNCATE: every frame copied into the database file, and the WAL emptied.
-        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.tables.pool)
+        // PASSIVE: never waits (a shutdown must not), and with the writer idle it copies every
+        // frame into the database file. It says how far it got: (busy, frames, copied).
+        let (_, frames, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&self.tables.pool)
             .await
             .map_err(|e| db_error("checkpoint", e))?;
+        if copied < frames {
+            return Err(crate::A2AError::new(
+                crate::ErrorKind::Unavailable,
+                format!(
+                    "task store: the WAL was folded in only in part ({copied} of {frames} frames; a reader held the rest)"
+                ),
+            ));
+        }
         Ok(())
     }
 

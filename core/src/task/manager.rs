@@ -319,6 +319,15 @@ impl TaskManager {
         let (rx, snapshot, version, last_event_id) = {
             let mut slot = guard.slot.lock().await;
             inner.load(&guard.key, &mut slot).await?;
+            if last_event_id.is_some_and(|after| after > slot.version)
+                && inner.stores.tasks.leases()
+                && slot.turn.is_none()
+            {
+                // Another instance may have moved the task on past what this one holds (when
+                // no execution here holds the task, whose copy would be the current one).
+                slot.unload();
+                inner.load(&guard.key, &mut slot).await?;
+            }
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
             // An id this task never had (a stream of another task, another server): the
             // stream starts afresh, with the snapshot.
@@ -640,8 +649,18 @@ impl Execution {
     /// `wait`'s outcome, polling the execution alongside until then.
     async fn beside<T>(mut self, wait: impl Future<Output = T>) -> T {
         let mut wait = std::pin::pin!(wait);
+        let mut first = true;
         std::future::poll_fn(|cx| {
-            // The execution first: an agent that answers at once has then published its events.
+            // The wait first on every later wake: an agent that keeps producing (and spends the
+            // task's cooperative budget) never holds up the answer it is owed. Not on the first,
+            // where it could only arm its deadline's timer.
+            if !std::mem::take(&mut first)
+                && let Poll::Ready(answer) = wait.as_mut().poll(cx)
+            {
+                return Poll::Ready(answer);
+            }
+            // Then the execution, and the wait again: an agent that answers at once has
+            // published its events by now.
             if let Some(run) = self.0.as_mut() {
                 match std::panic::catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
                     Ok(Poll::Pending) => {}
@@ -945,7 +964,12 @@ impl Inner {
                     // An agent that panics fails its task, like one that returns an error.
                     let run = async move {
                         let caught = futures_util::FutureExt::catch_unwind(AssertUnwindSafe(agent.execute(ctx, sink)));
-                        caught.await.unwrap_or_else(|panic| Err(ExecutorError::new(panicked("the executor", &*panic))))
+                        caught.await.unwrap_or_else(|panic| {
+                            // The payload may say anything (paths, queries, secrets): logged, not
+                            // shown to whoever reads the task.
+                            tracing::error!("{}", panicked("the executor", &*panic));
+                            Err(ExecutorError::new("the executor panicked"))
+                        })
                     };
                     let Some(limit) = limit else { return run.await };
                     // Dropping the executor's future on timeout stops it (in any language).

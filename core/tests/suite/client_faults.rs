@@ -708,7 +708,19 @@ async fn credentials_and_extra_headers_on_the_wire() {
         .from_card(header_key.card().clone())
         .unwrap();
     query_key.get_task(get("t1")).await.unwrap();
+    // A configured header of the provider's name is replaced, not sent beside it (two
+    // credentials are ambiguous, and servers refuse them).
+    let both = Client::builder()
+        .credentials(Arc::new(ApiKey::header("X-API-Key", "k3")))
+        .header("x-api-key", "configured")
+        .from_card(header_key.card().clone())
+        .unwrap();
+    both.get_task(get("t1")).await.unwrap();
     let requests = server.requests();
+    let third = &requests[3];
+    let keys: Vec<&str> =
+        third.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("x-api-key")).map(|(_, v)| v.as_str()).collect();
+    assert_eq!(keys, ["k3"]);
     let card = &requests[0];
     assert_eq!(card.header("x-api-key"), None, "the public card is fetched without credentials");
     assert_eq!(card.header("x-trace"), Some("abc"));

@@ -204,6 +204,7 @@ async fn oversized_and_compressed_messages_are_refused() {
     // A real message over the 4 KiB limit.
     let a = s.send(Method::SendMessage, msg(&"x".repeat(8000)), &[]).await;
     assert_eq!(a.code(), "RESOURCE_EXHAUSTED", "{:?}", a.status);
+    assert!(a.status.message.contains("larger than 4096 bytes"), "the message's limit: {:?}", a.status);
     // A length prefix announcing 1 GiB, with a few bytes behind it.
     let a = s.call(&path, &[], Bytes::from_static(&[0, 0x40, 0, 0, 0, 1, 2, 3])).await;
     assert_eq!(a.code(), "RESOURCE_EXHAUSTED", "{:?}", a.status);

@@ -553,7 +553,8 @@ async fn an_executor_that_panics_fails_its_task_and_the_server_goes_on() {
     let h = handler();
     let task = send_task(&h, msg("panic")).await;
     assert_eq!(task.status.state, TaskState::Failed);
-    assert_eq!(task.status.message.unwrap().text_content(), "the executor panicked: oops");
+    // The panic's own words stay in the log: they may say anything.
+    assert_eq!(task.status.message.unwrap().text_content(), "the executor panicked");
     // Streaming too: the stream ends with FAILED.
     let events =
         collect(stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("panic")))).await.unwrap())

@@ -368,7 +368,13 @@ impl Transport {
             };
             let found =
                 tokio::time::timeout(config.timeout, provider.headers(&ctx)).await.map_err(bounded("headers"))?;
-            for (name, value) in found? {
+            // The provider's credentials replace any configured header of the same name: two
+            // Authorization headers are ambiguous, and servers refuse them.
+            let found = found?;
+            for (name, _) in &found {
+                headers.remove(name);
+            }
+            for (name, value) in found {
                 headers.append(name, value);
             }
             let query = tokio::time::timeout(config.timeout, provider.query(&ctx))
