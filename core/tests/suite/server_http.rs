@@ -169,6 +169,14 @@ impl TestServer {
     }
 
     /// A 1.0 JSON-RPC call that must succeed: its result.
+    /// A new task that stays WORKING (the agent's `wait`), sent with returnImmediately: its id.
+    async fn waiting_task(&self) -> String {
+        let reply = self
+            .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
+            .await;
+        reply["task"]["id"].as_str().unwrap().to_owned()
+    }
+
     async fn rpc_ok(&self, method: &str, params: Value) -> Value {
         let r = self.rpc(method, params).await;
         assert!(r.body.get("error").is_none(), "{method}: {}", r.body);
@@ -391,11 +399,7 @@ async fn every_operation_over_both_bindings() {
 
     // CancelTask: a working task over each binding; a completed one is not cancelable.
     for binding in ["jsonrpc", "rest"] {
-        let waiting = s
-            .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
-            .await["task"]
-            .clone();
-        let wid = waiting["id"].as_str().unwrap().to_owned();
+        let wid = s.waiting_task().await;
         let canceled = match binding {
             "jsonrpc" => s.rpc_ok("CancelTask", json!({"id": wid})).await,
             _ => s.rest_ok("POST", &format!("/tasks/{wid}:cancel"), None).await,
@@ -538,11 +542,7 @@ async fn rest_streams_bare_stream_responses_and_subscribe_ends_with_the_task() {
     assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
 
     // Subscribe to a working task; canceling it ends the stream.
-    let task = s
-        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
-        .await["task"]
-        .clone();
-    let id = task["id"].as_str().unwrap().to_owned();
+    let id = s.waiting_task().await;
     let sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
     assert_eq!(sub.status(), StatusCode::OK);
     let reading = tokio::spawn(read_sse(sub));
@@ -564,11 +564,7 @@ async fn rest_streams_bare_stream_responses_and_subscribe_ends_with_the_task() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_streams_get_keep_alive_comments() {
     let s = start(Opts { keep_alive: Some(Duration::from_millis(100)), ..Opts::default() }).await;
-    let task = s
-        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
-        .await["task"]
-        .clone();
-    let id = task["id"].as_str().unwrap().to_owned();
+    let id = s.waiting_task().await;
     let mut sub =
         s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
     let mut text = String::new();
@@ -607,11 +603,7 @@ fn event_state(event: &Value) -> Option<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_resumed_with_last_event_id_replays_what_it_missed() {
     let s = start(Opts::default()).await;
-    let task = s
-        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
-        .await["task"]
-        .clone();
-    let id = task["id"].as_str().unwrap().to_owned();
+    let id = s.waiting_task().await;
     // A first subscription sees the snapshot (with its id), then the client drops.
     let mut sub =
         s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
@@ -685,11 +677,7 @@ async fn a_stream_resumed_with_last_event_id_replays_what_it_missed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_last_event_id_the_task_never_had_starts_the_stream_afresh() {
     let s = start(Opts::default()).await;
-    let task = s
-        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
-        .await["task"]
-        .clone();
-    let id = task["id"].as_str().unwrap().to_owned();
+    let id = s.waiting_task().await;
     // Far beyond the task's last event: the snapshot comes first, at once (the task is quiet).
     let mut sub = s
         .client
@@ -1318,11 +1306,7 @@ async fn rest_under_a_prefix_serves_operations() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn graceful_shutdown_ends_open_streams() {
     let s = start(Opts::default()).await;
-    let task = s
-        .rpc_ok("SendMessage", json!({"message": msg("wait"), "configuration": {"returnImmediately": true}}))
-        .await["task"]
-        .clone();
-    let id = task["id"].as_str().unwrap().to_owned();
+    let id = s.waiting_task().await;
     let sub = s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
     assert_eq!(sub.status(), StatusCode::OK);
     let reading = tokio::spawn(read_sse(sub));
