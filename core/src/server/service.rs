@@ -242,7 +242,8 @@ impl App {
         // HEAD: the GET's headers without its body. hyper drops the body itself on HTTP/1 only;
         // over HTTP/2 a body after a HEAD is a protocol error to the client.
         if head && !http1 {
-            if let Some(len) = hyper::body::Body::size_hint(resp.body()).exact() {
+            // The GET's length, when it has one (none for an empty answer: a 304 says none).
+            if let Some(len) = hyper::body::Body::size_hint(resp.body()).exact().filter(|&len| len > 0) {
                 resp.headers_mut().entry(http::header::CONTENT_LENGTH).or_insert(HeaderValue::from(len));
             }
             *resp.body_mut() = ResponseBody::empty();

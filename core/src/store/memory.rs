@@ -319,12 +319,6 @@ impl MemoryStore {
         }
         let exists = current.is_some();
         let this = (tenant, task.id.as_str());
-        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(this, &mut evicted) {
-            return Err(A2AError::new(
-                ErrorKind::Unavailable,
-                format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
-            ));
-        }
         // The byte budget, by what this save may add at most: older finished tasks make room.
         let old_task_bytes = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map_or(0, |e| e.task_bytes);
         // One walk of what is new: the whole task when it is new, else the changes (counted
@@ -350,12 +344,19 @@ impl MemoryStore {
             }
         };
         if growth > self.limits.max_bytes {
-            // More than the whole budget on its own: no eviction makes room, now or later.
+            // More than the whole budget on its own: no eviction makes room, now or later. Checked
+            // before any eviction, so a refused change takes no finished task's place.
             return Err(A2AError::invalid_request(format!(
                 "this task change takes about {growth} bytes in memory, more than the task store holds in all \
                  (maxStoreBytes {})",
                 self.limits.max_bytes
             )));
+        }
+        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(this, &mut evicted) {
+            return Err(A2AError::new(
+                ErrorKind::Unavailable,
+                format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
+            ));
         }
         while inner.bytes + growth > self.limits.max_bytes {
             if !inner.evict_oldest_terminal(this, &mut evicted) {
@@ -711,6 +712,12 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::InvalidRequest, "{err:?}");
         assert!(err.message.contains("more than the task store holds in all"), "{}", err.message);
         assert!(TaskStore::get(&store, "t", "new", None).await.unwrap().is_some(), "nothing evicted for it");
+        // Not even at the task cap, where a new task first makes room by count.
+        let store = MemoryStore::new(MemoryLimits { max_tasks: 1, max_bytes: 250_000, ..MemoryLimits::default() });
+        store.save("t", &heavy("done", TaskState::Completed, 1_000)).await.unwrap();
+        let err = store.save("t", &heavy("huge", TaskState::Submitted, 300_000)).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidRequest);
+        assert!(TaskStore::get(&store, "t", "done", None).await.unwrap().is_some(), "the finished task stays");
     }
 
     fn assert_flat(store: &MemoryStore, cap: usize) {

@@ -118,7 +118,14 @@ impl FileLock {
         let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(cannot)?;
         let key = std::fs::canonicalize(&path).map_err(cannot)?;
         let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        held.retain(|_, lock| lock.strong_count() > 0);
+        // An entry no store holds any more is a lock being dropped on another thread: its
+        // `Drop` unlocks and removes it as soon as it gets the registry. Wait for that, or this
+        // open would find the file still locked by its closing descriptor.
+        while held.get(&key).is_some_and(|lock| lock.strong_count() == 0) {
+            drop(held);
+            std::thread::yield_now();
+            held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
         if let Some(lock) = held.get(&key).and_then(std::sync::Weak::upgrade) {
             return Ok((lock, false));
         }
@@ -144,12 +151,12 @@ impl FileLock {
 }
 
 impl Drop for FileLock {
-    /// Unlocks under the registry's lock: a store of this process opening the file meanwhile
-    /// either shares this lock (before) or finds it free (after), never still held by a file
-    /// about to close.
+    /// Unlocks and leaves the registry under its lock; an open of the same file meanwhile
+    /// waits for this (see [`FileLock::take`]).
     fn drop(&mut self) {
-        let _held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let _ = self.0.unlock();
+        held.retain(|_, lock| lock.strong_count() > 0);
     }
 }
 
@@ -358,11 +365,12 @@ impl TaskStore for SqliteStore {
     async fn checkpoint(&self) -> Result<()> {
         // PASSIVE: never waits (a shutdown must not), and with the writer idle it copies every
         // frame into the database file. It says how far it got: (busy, frames, copied).
-        let (_, frames, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+        let (busy, frames, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
             .fetch_one(&self.tables.pool)
             .await
             .map_err(|e| db_error("checkpoint", e))?;
-        if copied < frames {
+        // busy: another checkpoint was running (the writer's own), and this one did not run.
+        if busy != 0 || copied < frames {
             return Err(crate::A2AError::new(
                 crate::ErrorKind::Unavailable,
                 format!(

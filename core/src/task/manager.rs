@@ -319,15 +319,6 @@ impl TaskManager {
         let (rx, snapshot, version, last_event_id) = {
             let mut slot = guard.slot.lock().await;
             inner.load(&guard.key, &mut slot).await?;
-            if last_event_id.is_some_and(|after| after > slot.version)
-                && inner.stores.tasks.leases()
-                && slot.turn.is_none()
-            {
-                // Another instance may have moved the task on past what this one holds (when
-                // no execution here holds the task, whose copy would be the current one).
-                slot.unload();
-                inner.load(&guard.key, &mut slot).await?;
-            }
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
             // An id this task never had (a stream of another task, another server): the
             // stream starts afresh, with the snapshot.
@@ -693,7 +684,7 @@ impl Drop for Execution {
     }
 }
 
-/// What a caught panic says, for the task's FAILED message.
+/// What a caught panic says, for the log.
 fn panicked(what: &str, panic: &(dyn std::any::Any + Send)) -> String {
     let detail = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
     match detail {

@@ -168,7 +168,6 @@ impl TestServer {
         r
     }
 
-    /// A 1.0 JSON-RPC call that must succeed: its result.
     /// A new task that stays WORKING (the agent's `wait`), sent with returnImmediately: its id.
     async fn waiting_task(&self) -> String {
         let reply = self
@@ -177,6 +176,7 @@ impl TestServer {
         reply["task"]["id"].as_str().unwrap().to_owned()
     }
 
+    /// A 1.0 JSON-RPC call that must succeed: its result.
     async fn rpc_ok(&self, method: &str, params: Value) -> Value {
         let r = self.rpc(method, params).await;
         assert!(r.body.get("error").is_none(), "{method}: {}", r.body);
