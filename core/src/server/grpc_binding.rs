@@ -27,7 +27,7 @@
 use super::body::{ResponseBody, SseOptions};
 use super::handler::{Payload, Reply};
 use super::headers::{self, Version};
-use super::service::{App, BoxError, await_head, call_context, echo_extensions, read_body};
+use super::service::{Announced, App, BoxError, await_head, call_context, echo_extensions, read_body};
 use crate::error::{A2AError, ErrorKind};
 use crate::grpc::{self, convert, frame, status};
 use bytes::Bytes;
@@ -126,6 +126,8 @@ where
         limit.saturating_add(frame::PREFIX),
         app.body_read_timeout(),
         app.handler.body_budget(),
+        // The message's length prefix: a message announced over the limit is refused at once.
+        Announced::Prefix(frame::PREFIX, |p| u32::from_be_bytes([p[1], p[2], p[3], p[4]]) as usize + frame::PREFIX),
     );
     let read = match deadline {
         Some(d) => tokio::time::timeout(d, read).await.map_err(|_| deadline_passed())?,

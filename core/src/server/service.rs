@@ -612,13 +612,16 @@ fn unsupported_coding(headers: &HeaderMap) -> Option<String> {
 /// `Content-Length`, before reading anything; then while reading, for chunked or lying
 /// bodies), a body that takes longer than `timeout` to arrive (408), and a large body the
 /// server-wide `budget` cannot cover now (503). The share of the budget goes with the bytes:
-/// keep it until the request is answered.
+/// keep it until the request is answered. `announced` reads the length a body's first bytes
+/// declare, where its framing has one (gRPC's 5-byte prefix): over `limit`, the body is
+/// refused as soon as those bytes arrive, not when the rest does (or never does).
 pub(crate) async fn read_body<B>(
     headers: &HeaderMap,
     body: B,
     limit: usize,
     timeout: Duration,
     budget: &BodyBudget,
+    announced: Announced,
 ) -> std::result::Result<(Bytes, BodyShare), BodyError>
 where
     B: Body<Data = Bytes>,
@@ -676,9 +679,26 @@ where
                 }
             })?;
             let Ok(data) = frame.into_data() else { continue };
+            let before = len;
             len += data.len();
             if refused.is_some() {
                 continue;
+            }
+            if let Announced::Prefix(size, read) = announced
+                && before < size
+                && len >= size
+            {
+                // The prefix is complete with this chunk (it may span the earlier ones).
+                let declared = if before == 0 {
+                    read(&data[..size])
+                } else {
+                    let mut prefix = chunks.concat();
+                    prefix.extend_from_slice(&data[..size - before]);
+                    read(&prefix)
+                };
+                if declared > limit {
+                    return Err(too_large());
+                }
             }
             match budget.cover(&mut share, len) {
                 Ok(()) => chunks.push(data),
@@ -706,6 +726,14 @@ where
                 .with_meta("bodyReadTimeoutSeconds", timeout.as_secs_f64().to_string()),
         }),
     }
+}
+
+/// What a body's framing says of its length (see [`read_body`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Announced {
+    Nothing,
+    /// The first `.0` bytes declare the body's whole length, read by `.1`.
+    Prefix(usize, fn(&[u8]) -> usize),
 }
 
 /// A request body that records whether it was read to its end, so the service can tell a

@@ -226,6 +226,32 @@ async fn oversized_and_compressed_messages_are_refused() {
     s.stop().await;
 }
 
+/// A length prefix over the limit is refused as soon as it arrives, though the rest of the
+/// body never does (it was answered when the body read timed out, 30 s later).
+#[tokio::test]
+async fn a_message_announced_over_the_limit_is_refused_before_its_body() {
+    use futures_util::StreamExt;
+    type Chunk = Result<hyper::body::Frame<Bytes>, std::convert::Infallible>;
+    type Held = http_body_util::StreamBody<futures_util::stream::BoxStream<'static, Chunk>>;
+    let s = start().await;
+    let h2: Client<HttpConnector, Held> = Client::builder(TokioExecutor::new()).http2_only(true).build_http();
+    // Whole in one chunk, and split inside the prefix.
+    for chunks in [vec![&[0u8, 0x40, 0, 0, 0, 1, 2][..]], vec![&[0u8, 0x40][..], &[0, 0, 0, 1, 2][..]]] {
+        let frames: Vec<Chunk> =
+            chunks.into_iter().map(|c| Ok(hyper::body::Frame::data(Bytes::copy_from_slice(c)))).collect();
+        let held = futures_util::stream::iter(frames).chain(futures_util::stream::pending()).boxed();
+        let req = http::Request::post(format!("{}{}", s.base, grpc::path(Method::SendMessage)))
+            .header("content-type", "application/grpc")
+            .body(http_body_util::StreamBody::new(held))
+            .unwrap();
+        let resp =
+            tokio::time::timeout(Duration::from_secs(5), h2.request(req)).await.expect("refused at once").unwrap();
+        let status = status::from_headers(resp.headers()).expect("a trailers-only answer");
+        assert_eq!(status::name(status.code), "RESOURCE_EXHAUSTED", "{status:?}");
+    }
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn an_expired_deadline_is_deadline_exceeded() {
     let s = start().await;
