@@ -26,9 +26,7 @@
 use super::body::{Framing, ResponseBody};
 use super::handler::Reply;
 use super::headers::{self, Version};
-use super::service::{
-    Announced, App, BoxError, await_head, bytes_response, call_context, echo_extensions, no_content, read_body,
-};
+use super::service::{App, BoxError, await_head, bytes_response, call_context, echo_extensions, no_content};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
 use crate::model::v03;
@@ -75,16 +73,7 @@ where
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &Id::Null, &err);
     }
     // The body's share of the in-flight budget is kept until the answer is made.
-    let (bytes, _share) = match read_body(
-        &parts.headers,
-        body,
-        app.max_body_bytes(),
-        app.body_read_timeout(),
-        app.handler.body_budget(),
-        Announced::Nothing,
-    )
-    .await
-    {
+    let (bytes, _share) = match app.read_json_body(&parts.headers, body).await {
         Ok(b) => b,
         Err(e) => return rpc_error(e.status, &Id::Null, &e.error),
     };

@@ -23,8 +23,7 @@ use super::body::{Framing, ResponseBody};
 use super::handler::Reply;
 use super::headers::{self, Version};
 use super::service::{
-    Announced, App, BoxError, await_head, call_context, echo_extensions, json_response, read_body, serialized_response,
-    status,
+    App, BoxError, await_head, call_context, echo_extensions, json_response, serialized_response, status,
 };
 use crate::error::{A2AError, ErrorKind};
 use crate::rest;
@@ -80,16 +79,7 @@ where
     }
     tracing::Span::current().record("version", "1.0");
     // The body's share of the in-flight budget is kept until the answer is made.
-    let (bytes, _share) = read_body(
-        &parts.headers,
-        body,
-        app.max_body_bytes(),
-        app.body_read_timeout(),
-        app.handler.body_budget(),
-        Announced::Nothing,
-    )
-    .await
-    .map_err(|e| (e.status, e.error))?;
+    let (bytes, _share) = app.read_json_body(&parts.headers, body).await.map_err(|e| (e.status, e.error))?;
     if !bytes.iter().all(u8::is_ascii_whitespace) && !headers::is_json_body(&parts.headers) {
         let shown = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("?");
         let shown: String = shown.chars().take(100).collect();

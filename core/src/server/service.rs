@@ -475,6 +475,27 @@ impl App {
         self.handler.limits().body_read_timeout
     }
 
+    /// A JSON binding's request body, under this server's limits (see [`read_body`]).
+    pub(crate) async fn read_json_body<B>(
+        &self,
+        headers: &HeaderMap,
+        body: B,
+    ) -> std::result::Result<(Bytes, BodyShare), BodyError>
+    where
+        B: Body<Data = Bytes>,
+        B::Error: Into<BoxError>,
+    {
+        read_body(
+            headers,
+            body,
+            self.max_body_bytes(),
+            self.body_read_timeout(),
+            self.handler.body_budget(),
+            Announced::Nothing,
+        )
+        .await
+    }
+
     /// Drops the rest of a refused request's body (see [`drain`]).
     async fn drain<B>(&self, body: B)
     where
