@@ -64,7 +64,7 @@ impl CredentialProvider for PyCredentials {
     async fn headers(&self, ctx: &CredentialContext<'_>) -> Result<Vec<(HeaderName, HeaderValue)>> {
         let (method, url) = (ctx.method.to_owned(), ctx.url.to_owned());
         // On a runtime thread: Python only through the gate.
-        let pending = crate::runtime::attach(|py| -> Result<std::result::Result<Py<PyAny>, _>> {
+        let pending = crate::runtime::attach_on_worker(|py| -> Result<std::result::Result<Py<PyAny>, _>> {
             let out = self.callable.call1(py, (method, url)).map_err(provider_error)?;
             if !out.bind(py).hasattr("__await__").unwrap_or(false) {
                 return Ok(Ok(out));
@@ -94,7 +94,7 @@ impl CredentialProvider for PyCredentials {
                 .map_err(|_| provider_error("its event loop closed before it finished"))?
                 .map_err(provider_error)?,
         };
-        crate::runtime::attach(|py| to_headers(py, value)).ok_or_else(exiting)?
+        crate::runtime::attach_on_worker(|py| to_headers(py, value)).ok_or_else(exiting)?
     }
 }
 

@@ -155,10 +155,15 @@ static CHECK_MESSAGE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 #[pymethods]
 impl Reader {
     /// Every job is run whatever another one does: a failure is reported (as asyncio reports
-    /// a callback's) and the rest go on.
-    fn __call__(&self, py: Python<'_>) {
+    /// a callback's) and the rest go on. A `KeyboardInterrupt` or `SystemExit` out of an
+    /// agent's eagerly started first step is raised to the loop after them, as it would be
+    /// from the agent's task.
+    fn __call__(&self, py: Python<'_>) -> PyResult<()> {
+        let mut fatal = None;
+        // One read empties the socket in practice (a byte is written only when the queue was
+        // not armed); a full buffer means more may wait.
         let mut buf = [0u8; 64];
-        while matches!((&self.watched).read(&mut buf), Ok(n) if n > 0) {}
+        while matches!((&self.watched).read(&mut buf), Ok(n) if n == buf.len()) {}
         let jobs = {
             let mut queue = lock(&self.inbox.queue);
             queue.armed = false;
@@ -168,7 +173,9 @@ impl Reader {
             match job {
                 Job::Start(start) => {
                     let Start { method, ctx, sink, run, done } = *start;
-                    self.start(py, method, &ctx, sink, run, done)
+                    if let Err(e) = self.start(py, method, &ctx, sink, run, done) {
+                        fatal.get_or_insert(e);
+                    }
                 }
                 Job::Cancel(run) => {
                     run.canceled.store(true, Ordering::Release);
@@ -191,6 +198,7 @@ impl Reader {
                 }
             }
         }
+        fatal.map_or(Ok(()), Err)
     }
 }
 
@@ -203,13 +211,13 @@ impl Reader {
         sink: core::EventSink,
         run: Arc<Run>,
         done: oneshot::Sender<Option<String>>,
-    ) {
+    ) -> PyResult<()> {
         if run.canceled.load(Ordering::Acquire) {
             let _ = done.send(Some("the executor's coroutine was canceled".into()));
-            return;
+            return Ok(());
         }
         // Failing here drops `done`: the execution ends "without an outcome".
-        let Ok(done) = Py::new(py, Completion::new(done, &run)) else { return };
+        let Ok(done) = Py::new(py, Completion::new(done, &run)) else { return Ok(()) };
         let task = (|| -> PyResult<Py<PyAny>> {
             let begin =
                 BEGIN.get_or_try_init(py, || py.import("a2a_native.executor")?.getattr("_begin").map(Bound::unbind))?;
@@ -221,8 +229,14 @@ impl Reader {
         })();
         match task {
             Ok(task) => run.began(task),
-            Err(e) => done.get().report(Some(e.to_string())),
+            Err(e) => {
+                done.get().report(Some(e.to_string()));
+                if !e.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                    return Err(e);
+                }
+            }
         }
+        Ok(())
     }
 }
 

@@ -75,7 +75,7 @@ impl<S: Subscriber> Layer<S> for ToLogging {
         let name = meta.target().replace("::", ".");
         // Events come from any thread, runtime threads included: through the gate (an event
         // while Python exits is dropped).
-        crate::runtime::attach(|py| {
+        crate::runtime::attach_on_worker(|py| {
             let sent = py
                 .import("logging")
                 .and_then(|logging| logging.call_method1("getLogger", (name,)))

@@ -110,3 +110,38 @@ def test_calls_after_shutdown_fail_at_once(tmp_path: Path) -> None:
     p = run(script)
     assert p.returncode == 0, p.stderr
     assert "the Python interpreter is exiting" in p.stdout
+
+
+# An agent that raises SystemExit before its first await: like any asyncio task's, it ends
+# the program (the first step may run inside the native inbox's callback: an eager start).
+SYSTEM_EXIT = """
+import asyncio
+from a2a_native import AgentExecutor, AgentServer, Client, EventQueue, RequestContext
+
+class Quits(AgentExecutor):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        raise SystemExit(7)
+
+CARD = {"name": "quits", "description": "quits", "version": "1.0.0", "capabilities": {},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "S", "description": "s", "tags": ["s"]}]}
+
+async def main() -> None:
+    server = AgentServer(CARD, Quits())
+    await server.start()
+    client = await Client.connect(server.url)
+    asyncio.ensure_future(client.send("go"))
+    await asyncio.sleep(30)
+    print("still running")
+
+asyncio.run(main())
+"""
+
+
+def test_an_agent_raising_system_exit_ends_the_program(tmp_path: Path) -> None:
+    script = tmp_path / "system_exit.py"
+    script.write_text(SYSTEM_EXIT)
+    p = run(script)
+    assert p.returncode == 7, (p.returncode, p.stdout, p.stderr[-2000:])
+    assert "still running" not in p.stdout
+    assert "Fatal Python error" not in p.stderr

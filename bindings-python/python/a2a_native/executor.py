@@ -8,6 +8,7 @@ its message; when the task is canceled the coroutine gets ``asyncio.CancelledErr
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
@@ -322,7 +323,19 @@ def _begin(
     """Called by the native server on the loop's thread (its inbox): runs the executor's
     coroutine as a task, which reports its outcome to ``done`` itself as it ends, with no
     further callbacks or loop turns (each costs more than the call it carries)."""
-    return loop.create_task(_body(executor, method, context, sink, done))
+    return _task(loop, _body(executor, method, context, sink, done))
+
+
+def _task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """A task for ``coro`` that starts at once (Python 3.12's eager start), so an agent that
+    answers without waiting costs no further loop turn; a loop with a task factory of its own
+    gets ``create_task``, which follows it."""
+    if _EAGER and loop.get_task_factory() is None:
+        return asyncio.Task(coro, loop=loop, eager_start=True)  # type: ignore[call-arg,unused-ignore]
+    return loop.create_task(coro)
+
+
+_EAGER = sys.version_info >= (3, 12)
 
 
 def _call_method(
@@ -330,7 +343,7 @@ def _call_method(
 ) -> asyncio.Task[None]:
     """Called by the native server on the loop's thread (its inbox): runs the extension method's
     handler as a task that reports to ``reply`` (canceled if its caller leaves)."""
-    return loop.create_task(_method_body(executor, view, reply))
+    return _task(loop, _method_body(executor, view, reply))
 
 
 async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
@@ -376,7 +389,7 @@ def _check_message(
 ) -> asyncio.Task[None]:
     """Called by the native server on the loop's thread: runs a profile check as a task that
     reports to ``reply`` (canceled if its caller leaves)."""
-    return loop.create_task(_check_body(executor, view, reply))
+    return _task(loop, _check_body(executor, view, reply))
 
 
 async def _check_body(executor: AgentExecutor, view: dict[str, Any], reply: Callable[..., None]) -> None:
