@@ -151,6 +151,18 @@ export declare function sinkSend(callId: number, eventJson: string): boolean
  */
 export declare function sinkStatus(callId: number, state: string, text?: string | undefined | null, messageJson?: string | undefined | null): boolean
 
+/**
+ * Core's SSE codec in the shared vectors' form (`tests/vectors/sse`), for the vector tests:
+ * decodes `chunks` in order and ends the stream; JSON `{"outcomes", "last_event_id"}`.
+ */
+export declare function sseDecode(chunks: Array<Buffer>, maxEventBytes?: number | undefined | null): string
+
+/**
+ * The bytes core's SSE encoder writes for an `encode` vector case (JSON: its `event` or
+ * `comment`).
+ */
+export declare function sseEncode(caseJson: string): string
+
 /** `"terminal"`, `"interrupted"`, `"active"`, or `"unspecified"`. */
 export declare function stateClass(state: string): string
 

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 
 import { A2AError, AgentServer, Client, canTransition, errorTable, normalize, stateClass, v03ToV10, v10ToV03 } from '../index.js';
 import { CARD } from './helpers.mjs';
+import { call, native } from '../lib/native.js';
 
 const VECTORS = new URL('../../tests/vectors/', import.meta.url);
 const load = (dir) =>
@@ -260,4 +261,30 @@ describe('options vectors', () => {
       });
     }
   }
+});
+
+// Core's SSE codec fed from JavaScript: every decode case whole, split in two at every byte and
+// one byte at a time (the outcomes never depend on the chunking); every encode case byte for byte.
+describe('sse vectors', () => {
+  for (const [file, doc] of load('sse/')) {
+    for (const c of doc.decode ?? []) {
+      test(`${file}: decode ${c.name}`, () => {
+        const data = 'input_base64' in c ? Buffer.from(c.input_base64, 'base64') : Buffer.from(c.input, 'utf8');
+        const splits = [[data]];
+        for (let at = 0; at <= data.length; at++) splits.push([data.subarray(0, at), data.subarray(at)]);
+        splits.push([...data].map((b) => Buffer.from([b])));
+        for (const chunks of splits) {
+          const out = JSON.parse(native.sseDecode(chunks, c.max_event_bytes ?? null));
+          assert.deepEqual(out.outcomes, c.expected, `${c.name}, chunks ${chunks.map((x) => x.length)}`);
+          if ('last_event_id' in c) assert.equal(out.last_event_id, c.last_event_id, c.name);
+        }
+      });
+    }
+    for (const c of doc.encode ?? []) {
+      test(`${file}: encode ${c.name}`, () => assert.equal(native.sseEncode(JSON.stringify(c)), c.expected));
+    }
+  }
+  test('a case without event or comment is refused', () => {
+    expectError(() => call(() => native.sseEncode('{"name":"neither"}')), { code: -32602 }, 'sseEncode');
+  });
 });

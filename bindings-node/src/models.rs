@@ -45,3 +45,20 @@ pub fn v10_to_v03(type_name: String, json: String) -> Result<String> {
     let out = v03::to_v03(&type_name, value(&json)?).map_err(errors::to_js)?;
     Ok(out.to_string())
 }
+
+/// Core's SSE codec in the shared vectors' form (`tests/vectors/sse`), for the vector tests:
+/// decodes `chunks` in order and ends the stream; JSON `{"outcomes", "last_event_id"}`.
+#[napi_derive::napi]
+pub fn sse_decode(chunks: Vec<napi::bindgen_prelude::Buffer>, max_event_bytes: Option<i64>) -> Result<String> {
+    let limit = max_event_bytes
+        .map(|n| u64::try_from(n).map_err(|_| napi::Error::from_reason("maxEventBytes must not be negative")))
+        .transpose()?;
+    Ok(a2a_native::sse::vectors::decode(limit, chunks.iter().map(|c| &c[..])).to_string())
+}
+
+/// The bytes core's SSE encoder writes for an `encode` vector case (JSON: its `event` or
+/// `comment`).
+#[napi_derive::napi]
+pub fn sse_encode(case_json: String) -> Result<String> {
+    a2a_native::sse::vectors::encode(&value(&case_json)?).map_err(errors::to_js)
+}

@@ -146,3 +146,19 @@ pub fn convert(py: Python<'_>, type_name: &str, value: &Bound<'_, PyAny>, to: &s
     .map_err(crate::errors::to_py)?;
     Ok(to_py(py, &out)?.unbind())
 }
+
+/// Core's SSE codec in the shared vectors' form (`tests/vectors/sse`), for the vector tests:
+/// decodes `chunks` in order and ends the stream (`{"outcomes", "last_event_id"}`).
+#[pyfunction]
+#[pyo3(name = "_sse_decode", signature = (chunks, max_event_bytes=None))]
+pub fn sse_decode(py: Python<'_>, chunks: Vec<Vec<u8>>, max_event_bytes: Option<u64>) -> PyResult<Py<PyAny>> {
+    let out = a2a_native::sse::vectors::decode(max_event_bytes, chunks.iter().map(Vec::as_slice));
+    Ok(to_py(py, &out)?.unbind())
+}
+
+/// The bytes core's SSE encoder writes for an `encode` vector case (its `event` or `comment`).
+#[pyfunction]
+#[pyo3(name = "_sse_encode")]
+pub fn sse_encode(case: &Bound<'_, PyAny>) -> PyResult<String> {
+    a2a_native::sse::vectors::encode(&to_value(case)?).map_err(crate::errors::to_py)
+}

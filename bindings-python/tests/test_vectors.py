@@ -6,6 +6,7 @@ against it as scenarios."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import http.client
 import json
 from pathlib import Path
@@ -81,6 +82,33 @@ def test_v03_vector(case: dict[str, Any]) -> None:
         assert convert(ty, case["v03"], "1.0") == case["v10"]
     if direction in ("both", "to_v03"):
         assert convert(ty, case["v10"], "0.3") == case["v03"]
+
+
+def sse_cases(kind: str) -> list[Any]:
+    return [pytest.param(case, id=f"{file}/{case['name']}") for file, doc in load("sse") for case in doc.get(kind, [])]
+
+
+@pytest.mark.parametrize("case", sse_cases("decode"))
+def test_sse_decode_vector(case: dict[str, Any]) -> None:
+    """Core's decoder, fed from Python whole, split in two at every byte and one byte at a time:
+    the outcomes never depend on the chunking."""
+    data = base64.b64decode(case["input_base64"]) if "input_base64" in case else case["input"].encode()
+    splits = [[data], *([data[:at], data[at:]] for at in range(len(data) + 1)), [data[i : i + 1] for i in range(len(data))]]
+    for chunks in splits:
+        out = _native._sse_decode(chunks, case.get("max_event_bytes"))
+        assert out["outcomes"] == case["expected"], [len(c) for c in chunks]
+        if "last_event_id" in case:
+            assert out["last_event_id"] == case["last_event_id"]
+
+
+@pytest.mark.parametrize("case", sse_cases("encode"))
+def test_sse_encode_vector(case: dict[str, Any]) -> None:
+    assert _native._sse_encode(case) == case["expected"]
+
+
+def test_sse_encode_refuses_a_case_without_event_or_comment() -> None:
+    with pytest.raises(errors.InvalidParamsError):
+        _native._sse_encode({"name": "neither"})
 
 
 def test_unknown_model_and_direction_are_clear_errors() -> None:

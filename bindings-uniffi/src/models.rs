@@ -37,3 +37,17 @@ pub fn v03_to_v10(type_name: String, json: String) -> Result<String> {
 pub fn v10_to_v03(type_name: String, json: String) -> Result<String> {
     Ok(model::v03::to_v03(&type_name, parse_text(&json)?)?.to_string())
 }
+
+/// Core's SSE codec in the shared vectors' form (`tests/vectors/sse`), for the vector tests:
+/// decodes `chunks` in order and ends the stream; JSON `{"outcomes", "last_event_id"}`.
+#[uniffi::export]
+pub fn sse_decode_vector(chunks: Vec<Vec<u8>>, max_event_bytes: Option<u64>) -> String {
+    a2a_native::sse::vectors::decode(max_event_bytes, chunks.iter().map(Vec::as_slice)).to_string()
+}
+
+/// The bytes core's SSE encoder writes for an `encode` vector case (JSON: its `event` or
+/// `comment`).
+#[uniffi::export]
+pub fn sse_encode_vector(case_json: String) -> Result<String> {
+    Ok(a2a_native::sse::vectors::encode(&parse_text(&case_json)?)?)
+}

@@ -17,6 +17,8 @@
 use crate::error::{A2AError, ErrorKind};
 use std::fmt::Write as _;
 
+pub mod vectors;
+
 /// One event as sent on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {

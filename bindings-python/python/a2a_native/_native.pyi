@@ -12,6 +12,8 @@ __all__ = [
     "TaskPager",
     "__version__",
     "_shutdown",
+    "_sse_decode",
+    "_sse_encode",
     "canonicalize",
     "convert",
     "error_table",
@@ -31,6 +33,9 @@ def canonicalize(value: Any) -> bytes: ...
 def sign_card(card: Any, key: bytes, alg: str, kid: str, jku: str | None = None) -> Any: ...
 def verify_card(card: Any, jwks: Any, algorithms: list[str]) -> str: ...
 def _shutdown() -> None: ...  # registered with atexit by the package
+# Core's SSE codec in the shared vectors' form (tests/vectors/sse), for the vector tests.
+def _sse_decode(chunks: list[bytes], max_event_bytes: int | None = None) -> dict[str, Any]: ...
+def _sse_encode(case: dict[str, Any]) -> str: ...
 
 @final
 class EventSink:

@@ -8797,6 +8797,31 @@ fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceData: FfiConverterRustBuffer {
+    typealias SwiftType = [Data]
+
+    public static func write(_ value: [Data], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterData.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Data] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Data]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterData.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeA2ATask: FfiConverterRustBuffer {
     typealias SwiftType = [A2aTask]
 
@@ -9418,6 +9443,31 @@ public func recordRoundTrip(typeName: String, json: String)throws  -> String  {
 })
 }
 /**
+ * Core's SSE codec in the shared vectors' form (`tests/vectors/sse`), for the vector tests:
+ * decodes `chunks` in order and ends the stream; JSON `{"outcomes", "last_event_id"}`.
+ */
+public func sseDecodeVector(chunks: [Data], maxEventBytes: UInt64?) -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_sse_decode_vector(
+        FfiConverterSequenceData.lower(chunks),
+        FfiConverterOptionUInt64.lower(maxEventBytes),uniffiCallStatus
+    )
+})
+}
+/**
+ * The bytes core's SSE encoder writes for an `encode` vector case (JSON: its `event` or
+ * `comment`).
+ */
+public func sseEncodeVector(caseJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_sse_encode_vector(
+        FfiConverterString.lower(caseJson),uniffiCallStatus
+    )
+})
+}
+/**
  * `json`, an A2A 0.3 value of `type_name` (its 0.3 name, e.g. `MessageSendParams`), as the A2A
  * 1.0 ProtoJSON text core converts it to: the conversion old peers' payloads go through.
  */
@@ -9535,6 +9585,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_record_round_trip() != 10890) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_sse_decode_vector() != 12346) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_sse_encode_vector() != 43189) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_v03_to_v10() != 13357) {

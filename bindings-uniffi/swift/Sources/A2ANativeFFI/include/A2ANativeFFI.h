@@ -723,6 +723,16 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_error_table(RustCallStatus *_Nonnull
 RustBuffer uniffi_a2a_native_uniffi_fn_func_record_round_trip(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SSE_DECODE_VECTOR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SSE_DECODE_VECTOR
+RustBuffer uniffi_a2a_native_uniffi_fn_func_sse_decode_vector(RustBuffer chunks, RustBuffer max_event_bytes, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SSE_ENCODE_VECTOR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SSE_ENCODE_VECTOR
+RustBuffer uniffi_a2a_native_uniffi_fn_func_sse_encode_vector(RustBuffer case_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_V03_TO_V10
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_V03_TO_V10
 RustBuffer uniffi_a2a_native_uniffi_fn_func_v03_to_v10(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
@@ -1045,6 +1055,18 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_error_table(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_RECORD_ROUND_TRIP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_RECORD_ROUND_TRIP
 uint16_t uniffi_a2a_native_uniffi_checksum_func_record_round_trip(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SSE_DECODE_VECTOR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SSE_DECODE_VECTOR
+uint16_t uniffi_a2a_native_uniffi_checksum_func_sse_decode_vector(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE_VECTOR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE_VECTOR
+uint16_t uniffi_a2a_native_uniffi_checksum_func_sse_encode_vector(void
     
 );
 #endif

@@ -1,7 +1,7 @@
 // The shared vectors (tests/vectors) through the Kotlin binding: the model cases through core
 // validation and the generated records' conversions, the 0.3 conversions both ways, the task-state operation table played as
 // scenarios against a Kotlin executor, the jsonrpc and rest folders over HTTP against a
-// Kotlin-hosted server, and the options folder as typed records.
+// Kotlin-hosted server, the options folder as typed records, and the sse folder through core's codec.
 package a2anative
 
 import kotlinx.coroutines.delay
@@ -76,6 +76,38 @@ class VectorsTest {
                 if (direction != "to_v03") same(v03ToV10(type, json(case.get("v03"))), case.get("v10"))
                 if (direction != "to_v10") same(v10ToV03(type, json(case.get("v10"))), case.get("v03"))
             }
+        }
+    }
+
+    /** sse: core's decoder fed from Kotlin whole, split in two at every byte and one byte at a
+     * time (the outcomes never depend on the chunking); the encoder byte for byte. */
+    @TestFactory
+    fun `sse vectors`(): List<DynamicTest> = load("sse").flatMap { (file, doc) ->
+        val decode = doc.optJSONArray("decode") ?: JSONArray()
+        val encode = doc.optJSONArray("encode") ?: JSONArray()
+        (0 until decode.length()).map { i ->
+            val case = decode.getJSONObject(i)
+            dynamicTest("$file/decode/${case.getString("name")}") {
+                val data = if (case.has("input_base64")) java.util.Base64.getDecoder().decode(case.getString("input_base64"))
+                else case.getString("input").toByteArray(Charsets.UTF_8)
+                val limit = if (case.has("max_event_bytes")) case.getLong("max_event_bytes").toULong() else null
+                val splits = listOf(listOf(data)) +
+                    (0..data.size).map { at -> listOf(data.copyOfRange(0, at), data.copyOfRange(at, data.size)) } +
+                    listOf(data.map { byteArrayOf(it) })
+                for (chunks in splits) {
+                    val out = JSONObject(sseDecodeVector(chunks, limit))
+                    assertTrue(out.getJSONArray("outcomes").similar(case.getJSONArray("expected")),
+                        "chunks ${chunks.map { it.size }}: ${out.getJSONArray("outcomes")}")
+                    if (case.has("last_event_id")) assertEquals(case.getString("last_event_id"), out.getString("last_event_id"))
+                }
+            }
+        } + (0 until encode.length()).map { i ->
+            val case = encode.getJSONObject(i)
+            dynamicTest("$file/encode/${case.getString("name")}") {
+                assertEquals(case.getString("expected"), sseEncodeVector(case.toString()))
+            }
+        } + dynamicTest("$file/encode refuses a case without event or comment") {
+            assertEquals(-32602, assertThrows<A2aException> { sseEncodeVector("""{"name":"neither"}""") }.code)
         }
     }
 
