@@ -942,66 +942,98 @@ impl Inner {
         guard.executions.fetch_add(1, Ordering::AcqRel);
         Execution::new(
             async move {
-                // The executor's own spans (in any language) become children of this one.
-                ctx.trace = std::mem::take(&mut ctx.trace).in_current_span();
-                let running = Running(guard.share());
-                let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-                let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
-                    .with_activation(ctx.activation.clone());
                 let cancelled = ctx.cancelled.clone();
-                let agent = self.agent.clone();
-                let limit = self.limits.executor_timeout;
-                let execute = Box::pin(async move {
-                    // An agent that panics fails its task, like one that returns an error.
-                    let run = async move {
-                        let caught = futures_util::FutureExt::catch_unwind(AssertUnwindSafe(agent.execute(ctx, sink)));
-                        caught.await.unwrap_or_else(|panic| {
-                            // The payload may say anything (paths, queries, secrets): logged, not
-                            // shown to whoever reads the task.
-                            tracing::error!("{}", panicked("the executor", &*panic));
-                            Err(ExecutorError::new("the executor panicked"))
+                let work = async {
+                    // The executor's own spans (in any language) become children of this one.
+                    ctx.trace = std::mem::take(&mut ctx.trace).in_current_span();
+                    let running = Running(guard.share());
+                    let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+                    let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
+                        .with_activation(ctx.activation.clone());
+                    let agent = self.agent.clone();
+                    let limit = self.limits.executor_timeout;
+                    let execute = Box::pin(async move {
+                        // An agent that panics fails its task, like one that returns an error.
+                        let run = async move {
+                            let caught =
+                                futures_util::FutureExt::catch_unwind(AssertUnwindSafe(agent.execute(ctx, sink)));
+                            caught.await.unwrap_or_else(|panic| {
+                                // The payload may say anything (paths, queries, secrets): logged, not
+                                // shown to whoever reads the task.
+                                tracing::error!("{}", panicked("the executor", &*panic));
+                                Err(ExecutorError::new("the executor panicked"))
+                            })
+                        };
+                        let Some(limit) = limit else { return run.await };
+                        // Dropping the executor's future on timeout stops it (in any language).
+                        tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+                            Err(ExecutorError::new(format!(
+                                "the executor did not return within {} s (limits.executorTimeout)",
+                                limit.as_secs_f64()
+                            )))
                         })
+                    });
+                    // Cancel drops the agent's future: the work really stops.
+                    let outcome = self.drive(&guard, execute, rx, Some(&user_message), cancelled.cancelled()).await;
+                    // Canceled whichever branch won: an executor may return promptly when told to stop.
+                    let canceled = cancelled.is_cancelled();
+                    let mut slot = guard.slot.lock().await;
+                    let failed = match outcome {
+                        Some(Err(e)) => Some(e.message),
+                        Some(Ok(())) if slot.task.is_none() && !slot.replied_with_message && slot.loaded => {
+                            Some("the agent returned without a reply".to_owned())
+                        }
+                        _ => None,
                     };
-                    let Some(limit) = limit else { return run.await };
-                    // Dropping the executor's future on timeout stops it (in any language).
-                    tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
-                        Err(ExecutorError::new(format!(
-                            "the executor did not return within {} s (limits.executorTimeout)",
-                            limit.as_secs_f64()
-                        )))
-                    })
-                });
-                // Cancel drops the agent's future: the work really stops.
-                let outcome = self.drive(&guard, execute, rx, Some(&user_message), cancelled.cancelled()).await;
-                // Canceled whichever branch won: an executor may return promptly when told to stop.
-                let canceled = cancelled.is_cancelled();
-                let mut slot = guard.slot.lock().await;
-                let failed = match outcome {
-                    Some(Err(e)) => Some(e.message),
-                    Some(Ok(())) if slot.task.is_none() && !slot.replied_with_message && slot.loaded => {
-                        Some("the agent returned without a reply".to_owned())
+                    if let Some(text) = failed {
+                        let failed = self.status_event(&guard, TaskState::Failed, Some(text));
+                        // A store failure was reported to the waiters by apply_locked.
+                        let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
                     }
-                    _ => None,
+                    // Counted out before the turn ends (the lease goes with the last execution here)
+                    // and before streams hear of the end, so they can tell whether anything still
+                    // runs the task.
+                    drop(running);
+                    self.end_turn(&guard, &mut slot, execution).await;
+                    drop(slot);
+                    // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
+                    // and that terminal event is what streams and waiters must see last.
+                    if !canceled {
+                        guard.publish(BusItem::ExecutionEnded(execution));
+                    }
                 };
-                if let Some(text) = failed {
-                    let failed = self.status_event(&guard, TaskState::Failed, Some(text));
-                    // A store failure was reported to the waiters by apply_locked.
-                    let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
-                }
-                // Counted out before the turn ends (the lease goes with the last execution here)
-                // and before streams hear of the end, so they can tell whether anything still
-                // runs the task.
-                drop(running);
-                self.end_turn(&guard, &mut slot, execution).await;
-                drop(slot);
-                // A canceled execution does not end anyone's wait: `cancel` writes CANCELED next,
-                // and that terminal event is what streams and waiters must see last.
-                if !canceled {
-                    guard.publish(BusItem::ExecutionEnded(execution));
+                if let Err(panic) = futures_util::FutureExt::catch_unwind(AssertUnwindSafe(work)).await {
+                    tracing::error!("{}", panicked("the handling of an execution", &*panic));
+                    self.recover(&guard, execution, &user_message, cancelled.is_cancelled()).await;
                 }
             }
             .instrument(span),
         )
+    }
+
+    /// After a panic in this server's own handling of an execution (a bug; the agent's panics
+    /// are caught apart): the task, still active, fails instead of staying WORKING with
+    /// nothing running it, and its turn ends and its waiters hear so, as when an execution
+    /// returns. Best effort: the store may be what panicked.
+    async fn recover(&self, guard: &LiveGuard, execution: u64, user_message: &Message, canceled: bool) {
+        let mut slot = guard.slot.lock().await;
+        // What was applied in memory may never have reached the store: start from the store.
+        slot.unload();
+        if let Err(e) = self.load(&guard.key, &mut slot).await {
+            tracing::error!(task_id = %guard.key.1, error = %e, "could not reload the task after the panic");
+        }
+        let active = slot.task.as_ref().is_none_or(|t| !t.status.state.is_terminal());
+        if slot.loaded && active && !canceled && !slot.replied_with_message {
+            let failed = self.status_event(guard, TaskState::Failed, Some("an internal error ended the task".into()));
+            if let Err(e) = self.apply_locked(guard, &mut slot, vec![failed], Some(user_message)).await {
+                tracing::error!(task_id = %guard.key.1, error = %e, "could not fail the task after the panic");
+            }
+        }
+        self.end_turn(guard, &mut slot, execution).await;
+        drop(slot);
+        if !canceled {
+            guard.publish(BusItem::ExecutionEnded(execution));
+        }
     }
 
     /// When `execution` holds the task's turn (it returned, or never started, with the task

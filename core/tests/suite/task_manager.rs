@@ -564,6 +564,29 @@ async fn an_executor_that_panics_fails_its_task_and_the_server_goes_on() {
     settled(&h).await;
 }
 
+/// A panic in the server's own handling of an execution (here in the store, as the agent's
+/// artifact is written) fails the task instead of leaving it WORKING with nothing running it:
+/// the blocking send answers at once, streams end, and the server goes on.
+#[tokio::test]
+async fn a_panic_in_the_servers_own_work_fails_the_task() {
+    let store = Arc::new(support::store::Faulty::new(Arc::new(a2a_native::store::MemoryStore::default())));
+    let stores = Stores { tasks: store.clone(), push: Stores::memory().push };
+    let h = Arc::new(RequestHandler::new(agent(), card(true, true), stores, ServerConfig::default()));
+    support::store::Faulty::set(&store.panic_on_artifact, true);
+    let task = tokio::time::timeout(Duration::from_secs(5), send_task(&h, msg("complete"))).await.expect("answered");
+    assert_eq!(task.status.state, TaskState::Failed, "{task:?}");
+    assert_eq!(task.status.message.unwrap().text_content(), "an internal error ended the task");
+    assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Failed);
+
+    support::store::Faulty::set(&store.panic_on_artifact, true);
+    let events = tokio::time::timeout(Duration::from_secs(5), collect(stream_send(&h, msg("complete")).await))
+        .await
+        .expect("the stream ended");
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_FAILED"), "{events:?}");
+    assert_eq!(send_task(&h, msg("complete")).await.status.state, TaskState::Completed);
+    settled(&h).await;
+}
+
 /// A blocking send runs its execution in the request's own task while it waits: a caller that
 /// hangs up half way must leave that execution running to its end.
 #[tokio::test]

@@ -22,6 +22,9 @@ pub struct Faulty {
     /// A commit carrying a user message waits [`DELAY`] after it reached the store (a request
     /// dropped meanwhile never sees that it did).
     pub slow_after_messages: AtomicBool,
+    /// The next commit carrying an artifact panics (a bug in the server's own code, as the
+    /// task manager sees it); the switch then turns itself off.
+    pub panic_on_artifact: AtomicBool,
 }
 
 impl Faulty {
@@ -31,6 +34,7 @@ impl Faulty {
             fail_cancels: AtomicBool::new(false),
             slow_messages: AtomicBool::new(false),
             slow_after_messages: AtomicBool::new(false),
+            panic_on_artifact: AtomicBool::new(false),
         }
     }
 
@@ -49,6 +53,13 @@ impl TaskStore for Faulty {
         if on(&self.fail_cancels) && commit.task.status.state == TaskState::Canceled {
             tokio::time::sleep(DELAY).await;
             return Err(A2AError::new(ErrorKind::Unavailable, "the store is down"));
+        }
+        let artifact = commit
+            .entries
+            .iter()
+            .any(|e| matches!(e.change, Change::Event(a2a_native::model::StreamResponse::ArtifactUpdate(_))));
+        if artifact && self.panic_on_artifact.swap(false, Ordering::AcqRel) {
+            panic!("a store bug");
         }
         let message = commit.entries.iter().any(|e| matches!(e.change, Change::UserMessage(_)));
         if message && on(&self.slow_messages) {
