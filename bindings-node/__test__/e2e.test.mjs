@@ -431,3 +431,38 @@ test('the native seam survives a dispatch function that throws or returns a valu
     }
   }
 });
+
+test('next() called several times at once on a new stream sends its message once', async () => {
+  let executions = 0;
+  const agent = { async execute(ctx, events) { executions++; await events.complete('done'); } };
+  await withServer(agent, async (server) => {
+    const client = await Client.connect(server.url);
+    const stream = client.stream('hello once');
+    const firsts = await Promise.all([stream.next(), stream.next(), stream.next()]);
+    const ids = new Set(firsts.filter((r) => !r.done).map((r) => r.value.task?.id ?? r.value.statusUpdate?.taskId));
+    assert.equal(ids.size, 1, JSON.stringify(firsts));
+    await stream.close();
+    assert.equal(executions, 1);
+    assert.equal((await client.listTasks()).tasks.length, 1);
+  });
+});
+
+test('bad options of send and stream reject (on the first next() for a stream) instead of throwing', () =>
+  withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    const sent = client.send('x', { noSuchOption: true });
+    assert.ok(sent instanceof Promise);
+    await assert.rejects(sent, TypeError);
+    const stream = client.stream('x', { noSuchOption: 1 });
+    await assert.rejects(stream.next(), TypeError);
+  }));
+
+test('listen() takes an integer port from 0 to 65535 only', async () => {
+  const server = new AgentServer(CARD, new Echo());
+  await assert.rejects(server.listen(8080.5), TypeError);
+  await assert.rejects(server.listen(NaN), TypeError);
+  await assert.rejects(server.listen('80'), TypeError);
+  await assert.rejects(server.listen(-1), RangeError);
+  await assert.rejects(server.listen(65536), RangeError);
+  assert.equal(server.port, null);
+});

@@ -54,6 +54,8 @@ function nativeOptions(options) {
  */
 export class EventStream {
   #open;
+  // One request however many next() calls are waiting for it at once.
+  #opening = null;
   #native = null;
   #done = false;
 
@@ -64,7 +66,8 @@ export class EventStream {
   async next() {
     if (this.#done) return { done: true, value: undefined };
     try {
-      this.#native ??= await this.#open();
+      this.#opening ??= this.#open();
+      this.#native ??= await this.#opening;
       const text = await this.#native.next();
       if (text === null) {
         this.#done = true;
@@ -80,7 +83,9 @@ export class EventStream {
   /** Ends the stream now (the task goes on). */
   async close() {
     this.#done = true;
-    await this.#native?.close();
+    // A stream still opening is closed once it is open.
+    const native = this.#native ?? (await this.#opening?.catch(() => null));
+    await native?.close();
   }
 
   async return() {
@@ -153,15 +158,16 @@ export class Client {
 
   /** SendMessage: waits (unless `configuration.returnImmediately`) until the task is terminal or
    * interrupted; resolves to `{ task }` or `{ message }`. */
-  send(message, options) {
+  async send(message, options) {
     return this.#unary('SendMessage', sendRequest(message, options), 'request');
   }
 
-  /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. */
+  /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. A bad message or
+   * option surfaces on the first `next()`, as every other error does. */
   stream(message, options) {
-    const request = sendRequest(message, options);
     const trace = callerTrace();
-    return new EventStream(() => settle(this.#native.stream('SendStreamingMessage', json(request, 'request'), trace)));
+    return new EventStream(() =>
+      settle(this.#native.stream('SendStreamingMessage', json(sendRequest(message, options), 'request'), trace)));
   }
 
   /** SubscribeToTask: the task first, then its live events. */

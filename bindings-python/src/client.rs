@@ -132,7 +132,10 @@ impl Client {
     /// Every task matching `request`, page after page, as an async iterator.
     fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<TaskPager> {
         let req: model::ListTasksRequest = models::from_py(request)?;
-        Ok(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) })
+        Ok(TaskPager {
+            inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))),
+            held: Backlog::default(),
+        })
     }
 
     /// A streaming operation by its A2A name (`Client::stream`), as an [`EventStream`].
@@ -162,11 +165,63 @@ impl Client {
 pub struct EventStream {
     inner: Arc<tokio::sync::Mutex<Option<core::EventStream>>>,
     closed: CancellationToken,
+    /// Events read for an `__anext__` that was canceled before it got them (a timed-out
+    /// `wait_for`): the next calls return them first, in order.
+    held: Backlog,
+}
+
+/// What a canceled `__anext__` left behind: an item read for it after it was canceled (a
+/// timed-out `wait_for`). The next calls return these first, in order, so no item is lost.
+#[derive(Default)]
+struct Backlog(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
+
+/// Called by `settle` with each item whose `__anext__` was canceled.
+#[pyclass(frozen, module = "a2a_native._native")]
+pub struct Held(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
+
+#[pymethods]
+impl Held {
+    fn __call__(&self, item: Py<PyAny>) {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(item);
+    }
+
+    /// The item a live `__anext__` gets for `item`: the oldest one held, if any (then `item`
+    /// waits behind the rest), so items come out in the order they were read.
+    fn swap(&self, item: Py<PyAny>) -> Py<PyAny> {
+        let mut held = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match held.pop_front() {
+            Some(oldest) => {
+                held.push_back(item);
+                oldest
+            }
+            None => item,
+        }
+    }
+}
+
+impl Backlog {
+    /// The awaitable of the next item: one left behind first, else `next`'s.
+    fn next<'py, F, T>(&self, py: Python<'py>, next: F) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: std::future::Future<Output = PyResult<T>> + Send + 'static,
+        T: for<'a> IntoPyObject<'a> + Send + 'static,
+    {
+        if let Some(item) = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front() {
+            let ready = crate::runtime::asyncio(py)?.call_method0("get_running_loop")?.call_method0("create_future")?;
+            ready.call_method1("set_result", (item,))?;
+            return Ok(ready);
+        }
+        crate::runtime::future_into_py_or(py, next, Some(Py::new(py, Held(self.0.clone()))?.into_any()))
+    }
 }
 
 impl EventStream {
     fn new(stream: core::EventStream) -> Self {
-        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))), closed: CancellationToken::new() }
+        Self {
+            inner: Arc::new(tokio::sync::Mutex::new(Some(stream))),
+            closed: CancellationToken::new(),
+            held: Backlog::default(),
+        }
     }
 }
 
@@ -178,7 +233,7 @@ impl EventStream {
 
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (inner, closed) = (self.inner.clone(), self.closed.clone());
-        future_into_py(py, async move {
+        self.held.next(py, async move {
             let mut guard = inner.lock().await;
             let next = match guard.as_mut() {
                 Some(stream) => tokio::select! {
@@ -218,6 +273,7 @@ type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Resul
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct TaskPager {
     inner: Arc<tokio::sync::Mutex<Tasks>>,
+    held: Backlog,
 }
 
 #[pymethods]
@@ -228,7 +284,7 @@ impl TaskPager {
 
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let inner = self.inner.clone();
-        future_into_py(py, async move {
+        self.held.next(py, async move {
             use futures_util::StreamExt;
             match inner.lock().await.next().await {
                 Some(Ok(task)) => Ok(models::Json::of(&task)),

@@ -195,6 +195,21 @@ where
     F: Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
+    future_into_py_or(py, fut, None)
+}
+
+/// [`future_into_py`], where a result that arrives after the asyncio future was canceled is
+/// handed to `unclaimed` (called on the loop) instead of being dropped: what a cancel-safe
+/// `__anext__` needs, so that a timed-out wait for an event loses no event.
+pub fn future_into_py_or<'py, F, T>(
+    py: Python<'py>,
+    fut: F,
+    unclaimed: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
     let handle = handle()?;
     let event_loop = asyncio(py)?.call_method0(intern!(py, "get_running_loop"))?;
     let py_future = event_loop.call_method0(intern!(py, "create_future"))?;
@@ -217,7 +232,7 @@ where
         });
         // Waiting for the GIL on a worker would stall the other tasks on it.
         tokio::task::spawn_blocking(move || {
-            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result));
+            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result, unclaimed));
         });
     });
     Ok(py_future)
@@ -229,14 +244,16 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     event_loop: &Bound<'_, PyAny>,
     future: &Bound<'_, PyAny>,
     result: PyResult<T>,
+    unclaimed: Option<Py<PyAny>>,
 ) {
     let (ok, value) = match result.and_then(|v| v.into_py_any(py)) {
         Ok(v) => (true, v),
         Err(e) => (false, e.into_value(py).into_any()),
     };
-    let sent = SETTLE
-        .get_or_try_init(py, || wrap_pyfunction!(settle, py).map(|f| f.into_any().unbind()))
-        .and_then(|settle| event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value)));
+    let sent =
+        SETTLE.get_or_try_init(py, || wrap_pyfunction!(settle, py).map(|f| f.into_any().unbind())).and_then(|settle| {
+            event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value, unclaimed))
+        });
     match sent {
         // The loop is closed: nobody is waiting for this result.
         Err(e) if e.is_instance_of::<PyRuntimeError>(py) => {}
@@ -245,13 +262,33 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     }
 }
 
-/// On the loop: sets the result unless the future was canceled meanwhile.
+/// On the loop: sets the result unless the future was canceled meanwhile; then a result goes
+/// to `unclaimed`, when there is one (`unclaimed(value)`), which also gives the result to set
+/// (`unclaimed.swap(value)`: one it holds from before, keeping `value` for later).
 #[pyfunction]
-fn settle(future: &Bound<'_, PyAny>, ok: bool, value: &Bound<'_, PyAny>) -> PyResult<()> {
+#[pyo3(signature = (future, ok, value, unclaimed=None))]
+fn settle(
+    future: &Bound<'_, PyAny>,
+    ok: bool,
+    value: &Bound<'_, PyAny>,
+    unclaimed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
     let py = future.py();
     if future.call_method0(intern!(py, "done"))?.is_truthy()? {
+        if let (true, Some(unclaimed)) = (ok, unclaimed) {
+            unclaimed.call1((value,))?;
+        }
         return Ok(());
     }
+    // Results settle in the order they were read: one left behind earlier goes first.
+    let swapped;
+    let value = match (ok, unclaimed) {
+        (true, Some(unclaimed)) => {
+            swapped = unclaimed.call_method1(intern!(py, "swap"), (value,))?;
+            &swapped
+        }
+        _ => value,
+    };
     let method = if ok { intern!(py, "set_result") } else { intern!(py, "set_exception") };
     future.call_method1(method, (value,))?;
     Ok(())

@@ -56,6 +56,78 @@ async def test_stream_async_for() -> None:
         assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
+class Ticker(AgentExecutor):
+    """Counts: one artifact chunk per number, a little apart, then COMPLETED."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.executions = 0
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        self.executions += 1
+        for i in range(self.count):
+            await events.artifact(str(i), artifact_id="a", append=i > 0)
+            await asyncio.sleep(0.001 * (i % 3))
+        await events.complete("end")
+
+
+@run
+async def test_a_timed_out_wait_for_the_next_event_loses_no_event() -> None:
+    """Polling a stream with `wait_for(..., short)`: an event read for a wait that timed out is
+    returned by the next one, so every event arrives, in order."""
+    async with AgentServer(CARD, Ticker(300)) as server:
+        client = await Client.connect(server.url)
+        stream = await client.stream("go")
+        got, timeouts = [], 0
+        while True:
+            try:
+                event = await asyncio.wait_for(stream.__anext__(), 0.001)
+            except asyncio.TimeoutError:
+                timeouts += 1
+                continue
+            except StopAsyncIteration:
+                break
+            if "artifactUpdate" in event:
+                got.append(int(event["artifactUpdate"]["artifact"]["parts"][0]["text"]))
+        assert got == list(range(300)), (len(got), timeouts)
+        assert timeouts > 0
+
+
+@run
+async def test_one_stream_awaited_by_several_tasks_sends_its_message_once() -> None:
+    agent = Ticker(1)
+    async with AgentServer(CARD, agent) as server:
+        client = await Client.connect(server.url)
+        call = client.stream("once")
+        first, second = await asyncio.gather(call, call)
+        assert first is second
+        assert [e async for e in first][-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert agent.executions == 1
+        assert len((await client.list_tasks())["tasks"]) == 1
+
+
+@run
+async def test_a_canceled_start_leaves_no_server_running() -> None:
+    for _ in range(10):
+        server = AgentServer(CARD, Echo())
+        start = asyncio.ensure_future(server.start())
+        await asyncio.sleep(0)  # the bind is in flight
+        start.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await start
+        assert not server.running
+        # And it can be started again.
+        await server.start()
+        await server.stop()
+
+
+@run
+async def test_a_port_outside_0_to_65535_is_a_value_error() -> None:
+    for port in (-1, 65536, True, 1.5):
+        with pytest.raises(ValueError):
+            await AgentServer(CARD, Echo()).start(port=port)  # type: ignore[arg-type]
+
+
 @run
 async def test_grpc_call_stream_and_error() -> None:
     """Our server serves gRPC too (its card declares it at host:port); the Python client

@@ -3,6 +3,7 @@ agents that only speak it), streams as async iterators, credentials."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias, cast
@@ -123,15 +124,31 @@ class _StreamCall:
 
     def __init__(self, opener: Any) -> None:
         self._opener = opener
-        self._stream: EventStream | None = None
+        # One request however many tasks await the stream at once; a lone waiter that is
+        # canceled cancels it.
+        self._opening: asyncio.Future[EventStream] | None = None
+        self._waiting = 0
 
     def __await__(self):  # type: ignore[no-untyped-def]
         return self._open().__await__()
 
     async def _open(self) -> EventStream:
-        if self._stream is None:
-            self._stream = EventStream(await self._opener())
-        return self._stream
+        if self._opening is None:
+            self._opening = asyncio.ensure_future(self._make())
+        opening = self._opening
+        self._waiting += 1
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            if self._waiting == 1 and not opening.done():
+                opening.cancel()
+                self._opening = None
+            raise
+        finally:
+            self._waiting -= 1
+
+    async def _make(self) -> EventStream:
+        return EventStream(await self._opener())
 
     def __aiter__(self) -> AsyncIterator[StreamResponse]:
         return self._iterate()

@@ -228,9 +228,23 @@ class AgentServer:
         self._host, self._port = host, port
 
     async def start(self, host: str | None = None, port: int | None = None) -> int:
-        """Binds and serves in the background; returns the bound port."""
+        """Binds and serves in the background; returns the bound port. A start that is
+        canceled leaves no server running: the bind goes on to its end, and is undone."""
+        port = self._port if port is None else port
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise ValueError(f"port must be an integer from 0 to 65535, not {port!r}")
         _native.sync_level()
-        return await self._native.start(host or self._host, self._port if port is None else port)
+        starting = asyncio.ensure_future(self._native.start(host or self._host, port))
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            try:
+                await starting
+            except Exception:
+                pass  # it did not start (another start had, or the bind failed)
+            else:
+                await self._native.stop()
+            raise
 
     async def stop(self) -> None:
         """Stops gracefully: open streams end, running requests finish."""

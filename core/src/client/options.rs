@@ -107,6 +107,10 @@ impl ClientOptions {
         }
         if let Some(secs) = self.timeout {
             let t = Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("timeout", e.to_string()))?;
+            // Zero would fail every call at once (or let a connect through by chance).
+            if t.is_zero() {
+                return Err(A2AError::invalid_field("timeout", "must be more than 0 seconds"));
+            }
             b = b.timeout(t);
         }
         if let Some(name) = &self.binding {

@@ -58,7 +58,7 @@ impl From<A2AError> for Refusal {
 
 pub(super) async fn serve<B>(app: &App, parts: Parts, body: B) -> Response<ResponseBody>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let requested = headers::requested_extensions(&parts.headers, None);
@@ -79,7 +79,7 @@ async fn answer<B>(
     activation: &crate::task::call::Activation,
 ) -> Result<Response<ResponseBody>, Refusal>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     if !app.serves_grpc {

@@ -40,7 +40,7 @@ use serde_json::{Value, json};
 
 pub(super) async fn serve<B>(app: &App, parts: Parts, body: B) -> Response<ResponseBody>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let query = parts.uri.query();
@@ -59,7 +59,7 @@ async fn answer<B>(
     activation: &Activation,
 ) -> Response<ResponseBody>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let ctx = call_context(activation, parts);

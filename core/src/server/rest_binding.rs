@@ -36,7 +36,7 @@ use serde_json::json;
 
 pub(super) async fn serve<B>(app: &App, parts: Parts, path: &str, body: B) -> Response<ResponseBody>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let requested = headers::requested_extensions(&parts.headers, parts.uri.query());
@@ -62,7 +62,7 @@ async fn answer<B>(
     media: &'static str,
 ) -> Result<Response<ResponseBody>, Failure>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let fail = |e: A2AError| (status(e.http_status()), e);

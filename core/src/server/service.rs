@@ -229,14 +229,18 @@ impl App {
         let http1 = parts.version < http::Version::HTTP_2;
         let head = parts.method == http::Method::HEAD;
         let check = http1 && self.options.check_framing;
+        let drains = http1 && drained_behind_refusal(&parts.headers, self.max_body_bytes());
         let mut resp = match check.then(|| framing_refusal(&parts)).flatten() {
             Some(refusal) => refusal,
             None => self.dispatch_parts(parts, body).await,
         };
         // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
         // body, a body too large or too slow) says that the connection closes, and it does, so
-        // the client does not send its next request into a connection nobody reads.
-        if http1 && !ended.load(std::sync::atomic::Ordering::Acquire) {
+        // the client does not send its next request into a connection nobody reads. Not a 413
+        // whose body is still being read behind it (`read_body`): hyper keeps the connection
+        // for it, or closes it if that read gives up.
+        let drained = drains && resp.status() == StatusCode::PAYLOAD_TOO_LARGE;
+        if http1 && !drained && !ended.load(std::sync::atomic::Ordering::Acquire) {
             resp.headers_mut().insert(http::header::CONNECTION, HeaderValue::from_static("close"));
         }
         // HEAD: the GET's headers without its body. hyper drops the body itself on HTTP/1 only;
@@ -482,7 +486,7 @@ impl App {
         body: B,
     ) -> std::result::Result<(Bytes, BodyShare), BodyError>
     where
-        B: Body<Data = Bytes>,
+        B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
         read_body(
@@ -645,7 +649,7 @@ pub(crate) async fn read_body<B>(
     announced: Announced,
 ) -> std::result::Result<(Bytes, BodyShare), BodyError>
 where
-    B: Body<Data = Bytes>,
+    B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     let too_large = || BodyError {
@@ -670,7 +674,16 @@ where
         .get(http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
+    let expects_continue =
+        headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
     if declared.is_some_and(|n| n > limit as u64) {
+        // Answered at once. An HTTP/1 client still uploading when the connection closes sees
+        // a broken pipe, not the 413: a body within a few times the limit is read on and
+        // dropped behind the answer (as it comes, holding nothing; within the body timeout),
+        // and the connection stays open for it (see [`drained_behind_refusal`]).
+        if drained_behind_refusal(headers, limit) {
+            tokio::spawn(drain(body, limit.saturating_mul(DRAIN_FACTOR), timeout));
+        }
         return Err(too_large());
     }
     // Counted as the bytes arrive, not from `Content-Length`: a client that only announces a
@@ -680,8 +693,6 @@ where
     let (mut share, mut refused) = (BodyShare::default(), None);
     // A client that waits for `100 Continue` sends nothing until the body is read: its declared
     // length is charged now, and when it does not fit it is answered before it uploads anything.
-    let expects_continue =
-        headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
     if let Some(n) = declared.filter(|_| expects_continue) {
         // At most `limit`, checked above.
         budget.cover(&mut share, n as usize).map_err(busy)?;
@@ -747,6 +758,23 @@ where
                 .with_meta("bodyReadTimeoutSeconds", timeout.as_secs_f64().to_string()),
         }),
     }
+}
+
+/// A body announced larger than the limit is still read (and dropped) behind its 413 when it
+/// is at most this many times the limit (see [`read_body`]).
+const DRAIN_FACTOR: usize = 4;
+
+/// Whether [`read_body`] reads on a body it refuses as too large, so the connection can stay
+/// open: one announced by `Content-Length` within [`DRAIN_FACTOR`] times the limit, from a
+/// client that does not wait for `100 Continue` (that one sends nothing after the refusal).
+fn drained_behind_refusal(headers: &HeaderMap, limit: usize) -> bool {
+    let declared = headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let expects_continue =
+        headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    !expects_continue && declared.is_some_and(|n| n > limit as u64 && n <= limit.saturating_mul(DRAIN_FACTOR) as u64)
 }
 
 /// What a body's framing says of its length (see [`read_body`]).
