@@ -51,6 +51,9 @@ pub(crate) struct Slot {
     pub loaded: bool,
     /// The execution answered with a direct Message: no task will exist.
     pub replied_with_message: bool,
+    /// The task was made by a blocking wait that ended before the agent said anything, and
+    /// nothing has been added to it since (see `Inner::wait`).
+    pub placeholder: bool,
     /// The sequence number of the last change `task` includes (0: no task yet).
     pub version: u64,
     /// When the SQL stores get the whole body again.
@@ -72,6 +75,7 @@ impl Slot {
     pub fn unload(&mut self) {
         self.task = None;
         self.loaded = false;
+        self.placeholder = false;
         self.version = 0;
         self.snapshots = SnapshotPolicy::default();
         self.lease = None;

@@ -235,10 +235,11 @@ impl TaskManager {
             Some((task, version)) => (task, version),
             None => (None, 0),
         };
+        let message = Arc::new(message);
         let ctx = RequestContext {
             task_id,
             context_id,
-            message: Some(message.clone()),
+            message: Some((*message).clone()),
             task: prior.clone(),
             configuration,
             metadata,
@@ -250,7 +251,7 @@ impl TaskManager {
             cancelled: guard.cancel_token().child_token(),
             activation: call.activation.clone(),
         };
-        let mut run = inner.clone().execution(guard.share(), ctx, message, execution);
+        let mut run = inner.clone().execution(guard.share(), ctx, message.clone(), execution);
         claim.disarm();
 
         if streaming {
@@ -260,7 +261,7 @@ impl TaskManager {
                 prior.map(|t| item(Some(seen), StreamResponse::Task(inner.capped(t, None)))).into_iter().collect();
             return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, seen, stream_slot, Some(execution))));
         }
-        let wait = inner.wait(&guard, rx, execution, return_immediately, history_length);
+        let wait = inner.wait(&guard, rx, execution, &message, return_immediately, history_length);
         run.beside(wait).await.map(|r| Sent::Reply(Box::new(r)))
     }
 
@@ -934,7 +935,7 @@ impl Inner {
         self: Arc<Self>,
         guard: LiveGuard,
         mut ctx: RequestContext,
-        user_message: Message,
+        user_message: Arc<Message>,
         execution: u64,
     ) -> Execution {
         // DEBUG like the request span (see server::service): formatting it costs at INFO.
@@ -974,13 +975,18 @@ impl Inner {
                         })
                     });
                     // Cancel drops the agent's future: the work really stops.
-                    let outcome = self.drive(&guard, execute, rx, Some(&user_message), cancelled.cancelled()).await;
+                    let outcome = self.drive(&guard, execute, rx, Some(&*user_message), cancelled.cancelled()).await;
                     // Canceled whichever branch won: an executor may return promptly when told to stop.
                     let canceled = cancelled.is_cancelled();
                     let mut slot = guard.slot.lock().await;
                     let failed = match outcome {
                         Some(Err(e)) => Some(e.message),
-                        Some(Ok(())) if slot.task.is_none() && !slot.replied_with_message && slot.loaded => {
+                        // Nothing from the agent: no task, or only the one a blocking wait made.
+                        Some(Ok(()))
+                            if (slot.task.is_none() || slot.placeholder)
+                                && !slot.replied_with_message
+                                && slot.loaded =>
+                        {
                             Some("the agent returned without a reply".to_owned())
                         }
                         _ => None,
@@ -988,7 +994,7 @@ impl Inner {
                     if let Some(text) = failed {
                         let failed = self.status_event(&guard, TaskState::Failed, Some(text));
                         // A store failure was reported to the waiters by apply_locked.
-                        let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&user_message)).await;
+                        let _ = self.apply_locked(&guard, &mut slot, vec![failed], Some(&*user_message)).await;
                     }
                     // Counted out before the turn ends (the lease goes with the last execution here)
                     // and before streams hear of the end, so they can tell whether anything still
@@ -1146,6 +1152,7 @@ impl Inner {
             guard.publish(BusItem::Failed(Arc::new(e.clone())));
             return Err(e);
         }
+        slot.placeholder = false;
         let base = slot.version;
         let mut entries: Vec<LogEntry> = Vec::with_capacity(events.len() + 1);
         for event in events {
@@ -1449,6 +1456,7 @@ impl Inner {
         guard: &LiveGuard,
         mut rx: broadcast::Receiver<BusItem>,
         execution: u64,
+        user_message: &Message,
         return_immediately: bool,
         history_length: Option<i32>,
     ) -> Result<SendMessageResponse> {
@@ -1487,7 +1495,23 @@ impl Inner {
                 }
             }
         }
-        let slot = guard.slot.lock().await;
+        let mut slot = guard.slot.lock().await;
+        if slot.task.is_none() && !slot.replied_with_message {
+            // The wait ended before the agent said anything: the task is made now, SUBMITTED
+            // with the caller's message, so the caller has its id to follow, cancel or
+            // continue; the agent's events go on from there (an agent that then returns
+            // without one still fails it).
+            let submitted = StreamResponse::Task(Task {
+                id: guard.key.1.clone(),
+                context_id: String::new(),
+                status: TaskStatus::now(TaskState::Submitted),
+                artifacts: Vec::new(),
+                history: Vec::new(),
+                metadata: None,
+            });
+            self.apply_locked(guard, &mut slot, vec![submitted], Some(user_message)).await?;
+            slot.placeholder = true;
+        }
         match &slot.task {
             Some(task) => Ok(SendMessageResponse::Task(self.capped(task.clone(), history_length))),
             None => Err(A2AError::internal("the agent produced no task")),

@@ -42,6 +42,8 @@ fn agent() -> Arc<TestAgent> {
             .on("slow", [Step::working(), Step::sleep(300), Step::artifact("out", "late"), Step::complete()])
             .on("wait", [Step::working(), Step::complete_later(150), Step::Hang])
             .on("nothing", [])
+            .on("quiet", [Step::sleep(300), Step::complete()])
+            .on("mute", [Step::sleep(300)])
             .on("hang", [Step::working(), Step::Hang])
             .on("pause", [Step::working(), Step::sleep(300)])
             .on("late", [Step::working(), Step::sleep(300), Step::artifact("out", "late")])
@@ -584,6 +586,41 @@ async fn a_panic_in_the_servers_own_work_fails_the_task() {
         .expect("the stream ended");
     assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_FAILED"), "{events:?}");
     assert_eq!(send_task(&h, msg("complete")).await.status.state, TaskState::Completed);
+    settled(&h).await;
+}
+
+/// A blocking send whose wait ends before the agent says anything gets the task, SUBMITTED
+/// with its message, not an error: its id is what the caller follows the work by. The agent's
+/// events go on from there; an agent that then returns without one fails the task.
+#[tokio::test]
+async fn a_wait_that_ends_before_the_agent_speaks_answers_with_the_submitted_task() {
+    let (h, _) = handler_with(Limits { blocking_timeout: Duration::from_millis(100), ..Default::default() }, true);
+    let task = send_task(&h, msg("quiet")).await;
+    assert_eq!(task.status.state, TaskState::Submitted, "{task:?}");
+    assert_eq!(task.history.len(), 1, "the caller's message is in the task");
+    assert_eq!(task.history[0].text_content(), "quiet");
+    let mut state = TaskState::Submitted;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        state = get(&h, &task.id).await.unwrap().status.state;
+        if state == TaskState::Completed {
+            break;
+        }
+    }
+    assert_eq!(state, TaskState::Completed, "the agent's late events reach the task");
+
+    let task = send_task(&h, msg("mute")).await;
+    assert_eq!(task.status.state, TaskState::Submitted);
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        state = get(&h, &task.id).await.unwrap().status.state;
+        if state == TaskState::Failed {
+            break;
+        }
+    }
+    let failed = get(&h, &task.id).await.unwrap();
+    assert_eq!(failed.status.state, TaskState::Failed, "an agent that never spoke fails its task");
+    assert_eq!(failed.status.message.unwrap().text_content(), "the agent returned without a reply");
     settled(&h).await;
 }
 
