@@ -466,3 +466,15 @@ test('listen() takes an integer port from 0 to 65535 only', async () => {
   await assert.rejects(server.listen(65536), RangeError);
   assert.equal(server.port, null);
 });
+
+test('NaN, Infinity and lone surrogates are InvalidParamsError naming where they are, not silently null', async () => {
+  const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] };
+  for (const bad of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => normalize('Message', { ...message, metadata: { scores: [1, { score: bad }] } }),
+      (e) => e instanceof InvalidParamsError && e.violations[0].field === 'value.metadata.scores.1.score', String(bad));
+  }
+  // null itself is JSON.
+  assert.deepEqual(normalize('Message', { ...message, metadata: { n: null } }).metadata, { n: null });
+  assert.throws(() => normalize('Message', { ...message, parts: [{ text: '😀'.slice(1) }] }), InvalidParamsError);
+  await assert.rejects(Client.connect('http://127.0.0.1:9/', { timeout: NaN }), InvalidParamsError);
+});

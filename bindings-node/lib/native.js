@@ -73,5 +73,27 @@ export function json(value, what) {
   if (text === undefined) {
     throw new ERRORS.InvalidParamsError(`${what}: expected a JSON value`, { violations: [{ field: what, description: 'expected a JSON value' }] });
   }
+  // JSON.stringify writes NaN and ±Infinity as null, silently: refused instead, naming where.
+  // Looked for only when the text has a null at all (A2A values rarely do).
+  if (text.includes('null')) {
+    const where = nonFinite(value, what);
+    if (where) {
+      const description = 'NaN and infinities are not JSON';
+      throw new ERRORS.InvalidParamsError(`${where}: ${description}`, { violations: [{ field: where, description }] });
+    }
+  }
   return text;
+}
+
+/** The path of the first NaN or ±Infinity in `value` (as JSON.stringify would see it). */
+function nonFinite(value, path, seen = new Set()) {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (value === null || typeof value !== 'object' || seen.has(value)) return null;
+  if (typeof value.toJSON === 'function') return null;
+  seen.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    const found = nonFinite(item, `${path}.${key}`, seen);
+    if (found) return found;
+  }
+  return null;
 }

@@ -15,15 +15,45 @@ use serde_json::{Map, Number, Value};
 /// Deeper is InvalidParamsError, as core's own readers say of too deep JSON.
 const MAX_DEPTH: usize = 128;
 
-/// A Python value (dict, list, str, int, float, bool, None) as JSON.
+/// A Python value (dict, list, str, int, float, bool, None) as JSON. A value JSON cannot hold
+/// (NaN, an integer past 64 bits, a str with a lone surrogate) is InvalidParamsError naming
+/// where it is (`metadata.score`); a type that is not JSON at all is TypeError.
 pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    to_value_at(obj, 0)
+    to_value_at(obj, 0).map_err(|e| match e {
+        Unjson::Type(e) => e,
+        Unjson::Value { path, why } => {
+            let field = path.iter().rev().map(String::as_str).collect::<Vec<_>>().join(".");
+            crate::errors::to_py(a2a_native::A2AError::invalid_field(field, why))
+        }
+    })
 }
 
-fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+/// Why a Python value is not JSON; `path` is filled in, innermost first, on the way out.
+enum Unjson {
+    Type(PyErr),
+    Value { path: Vec<String>, why: String },
+}
+
+impl Unjson {
+    fn value(why: impl Into<String>) -> Self {
+        Unjson::Value { path: Vec::new(), why: why.into() }
+    }
+
+    fn under(mut self, step: impl FnOnce() -> String) -> Self {
+        if let Unjson::Value { path, .. } = &mut self {
+            path.push(step());
+        }
+        self
+    }
+}
+
+fn text(s: &Bound<'_, PyString>) -> Result<String, Unjson> {
+    s.to_str().map(str::to_owned).map_err(|_| Unjson::value("a str with a lone surrogate is not UTF-8 text"))
+}
+
+fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unjson> {
     if depth > MAX_DEPTH {
-        let why = format!("the value nests more than {MAX_DEPTH} levels deep (or contains itself)");
-        return Err(crate::errors::to_py(a2a_native::A2AError::new(a2a_native::ErrorKind::InvalidParams, why)));
+        return Err(Unjson::value(format!("the value nests more than {MAX_DEPTH} levels deep (or contains itself)")));
     }
     let to_value = |v: &Bound<'_, PyAny>| to_value_at(v, depth + 1);
     if obj.is_none() {
@@ -39,31 +69,41 @@ fn to_value_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::from(u));
         }
-        return Err(PyValueError::new_err("integer out of the JSON range"));
+        return Err(Unjson::value("integer out of the JSON range"));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
+            .ok_or_else(|| Unjson::value("NaN and infinities are not JSON"));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_str()?.to_owned()));
+        return text(s).map(Value::String);
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::with_capacity(d.len());
         for (k, v) in d.iter() {
-            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
-            map.insert(key.to_str()?.to_owned(), to_value(&v)?);
+            let key =
+                k.cast::<PyString>().map_err(|_| Unjson::Type(PyTypeError::new_err("JSON object keys must be str")))?;
+            let key = text(key)?;
+            let value = to_value(&v).map_err(|e| e.under(|| key.clone()))?;
+            map.insert(key, value);
         }
         return Ok(Value::Object(map));
     }
+    let items = |iter: &mut dyn Iterator<Item = Bound<'_, PyAny>>| {
+        iter.enumerate()
+            .map(|(i, v)| to_value(&v).map_err(|e| e.under(|| i.to_string())))
+            .collect::<Result<_, _>>()
+            .map(Value::Array)
+    };
     if let Ok(l) = obj.cast::<PyList>() {
-        return l.iter().map(|v| to_value(&v)).collect::<PyResult<_>>().map(Value::Array);
+        return items(&mut l.iter());
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t.iter().map(|v| to_value(&v)).collect::<PyResult<_>>().map(Value::Array);
+        return items(&mut t.iter());
     }
-    Err(PyTypeError::new_err(format!("{} is not a JSON value", obj.get_type().name()?)))
+    let name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+    Err(Unjson::Type(PyTypeError::new_err(format!("{name} is not a JSON value"))))
 }
 
 /// JSON as Python values.

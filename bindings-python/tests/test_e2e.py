@@ -20,6 +20,7 @@ from a2a_native import (
     TaskNotFoundError,
     errors,
     user_message,
+    validate,
 )
 from a2a_native import _native
 from conftest import CARD, Echo, run
@@ -614,3 +615,14 @@ def test_a_forked_child_serves_and_calls_with_a_runtime_of_its_own() -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("the forked child (or its exit) hung")
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_value_json_cannot_hold_is_invalid_params_naming_where_it_is() -> None:
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}
+    for bad, why in ((float("nan"), "NaN"), (float("inf"), "NaN"), (10**30, "range"), ("\ud800", "surrogate")):
+        with pytest.raises(errors.InvalidParamsError) as info:
+            validate("Message", {**message, "metadata": {"scores": [1, {"score": bad}]}})
+        assert info.value.violations[0][0] == "metadata.scores.1.score", info.value
+        assert why in str(info.value)
+    with pytest.raises(TypeError):
+        validate("Message", {**message, "metadata": {"when": object()}})
