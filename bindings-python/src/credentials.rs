@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use http::header::{HeaderName, HeaderValue};
 use pyo3::intern;
 use pyo3::prelude::*;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::oneshot;
 
 pub struct PyCredentials {
@@ -79,32 +79,87 @@ impl CredentialProvider for PyCredentials {
             let kwargs = pyo3::types::PyDict::new(py);
             kwargs.set_item(intern!(py, "context"), context).map_err(provider_error)?;
             let start = wrap_pyfunction!(start, py).map_err(provider_error)?;
-            let done = Awaited(Mutex::new(Some(tx)));
+            let running = Arc::new(Mutex::new(Running::default()));
+            let done = Awaited { tx: Mutex::new(Some(tx)), running: running.clone() };
             event_loop
                 .bind(py)
                 .call_method(intern!(py, "call_soon_threadsafe"), (start, out, done), Some(&kwargs))
                 .map_err(provider_error)?;
-            Ok(Err(rx))
+            Ok(Err((rx, Abandon { running, armed: true })))
         })
         .ok_or_else(exiting)??;
         let value = match pending {
             Ok(value) => value,
-            Err(rx) => rx
-                .await
-                .map_err(|_| provider_error("its event loop closed before it finished"))?
-                .map_err(provider_error)?,
+            Err((rx, mut abandon)) => {
+                let outcome = rx.await;
+                abandon.armed = false;
+                outcome
+                    .map_err(|_| provider_error("its event loop closed before it finished"))?
+                    .map_err(provider_error)?
+            }
         };
         crate::runtime::attach_on_worker(|py| to_headers(py, value)).ok_or_else(exiting)?
     }
 }
 
-/// On the client's loop: awaits the provider's awaitable as a task, reporting to `done`.
+/// On the client's loop: awaits the provider's awaitable as a task, reporting to `done`;
+/// unless the call that wants it was abandoned meanwhile.
 #[pyfunction]
-fn start(awaitable: &Bound<'_, PyAny>, done: &Bound<'_, PyAny>) -> PyResult<()> {
+fn start(awaitable: &Bound<'_, PyAny>, done: &Bound<'_, Awaited>) -> PyResult<()> {
     let py = awaitable.py();
-    let task = crate::runtime::asyncio(py)?.call_method1(intern!(py, "ensure_future"), (awaitable,))?;
+    let mut running = lock(&done.get().running);
+    if running.abandoned {
+        // Never awaited: closed, so Python does not warn that it was not.
+        if awaitable.hasattr(intern!(py, "close"))? {
+            awaitable.call_method0(intern!(py, "close"))?;
+        }
+        return Ok(());
+    }
+    let asyncio = crate::runtime::asyncio(py)?;
+    let task = asyncio.call_method1(intern!(py, "ensure_future"), (awaitable,))?;
     task.call_method1(intern!(py, "add_done_callback"), (done,))?;
+    running.task = Some((task.unbind(), asyncio.call_method0(intern!(py, "get_running_loop"))?.unbind()));
     Ok(())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The provider's task and its loop, from its start until it ends (both set and cleared on
+/// the loop, so the Rust side drops no Python object); whether the call gave up on it.
+#[derive(Default)]
+struct Running {
+    task: Option<(Py<PyAny>, Py<PyAny>)>,
+    abandoned: bool,
+}
+
+/// Cancels the provider's task when the call that waits for it is dropped (it timed out, or
+/// its caller left) before the task ended: a slow token endpoint piles up no tasks.
+struct Abandon {
+    running: Arc<Mutex<Running>>,
+    armed: bool,
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let task = {
+            let mut running = lock(&self.running);
+            running.abandoned = true;
+            running.task.take()
+        };
+        if let Some((task, event_loop)) = task {
+            crate::runtime::attach_on_worker(move |py| {
+                if let Ok(cancel) = task.bind(py).getattr(intern!(py, "cancel")) {
+                    // A closed loop: nothing runs the task any more.
+                    let _ = event_loop.call_method1(py, intern!(py, "call_soon_threadsafe"), (cancel,));
+                }
+            });
+        }
+    }
 }
 
 /// The provider's headers, or its failure's message.
@@ -112,14 +167,18 @@ type Outcome = std::result::Result<Py<PyAny>, String>;
 
 /// The provider task's done callback: its result (or exception) back to the Rust side.
 #[pyclass(frozen, module = "a2a_native._native")]
-struct Awaited(Mutex<Option<oneshot::Sender<Outcome>>>);
+struct Awaited {
+    tx: Mutex<Option<oneshot::Sender<Outcome>>>,
+    running: Arc<Mutex<Running>>,
+}
 
 #[pymethods]
 impl Awaited {
     fn __call__(&self, task: &Bound<'_, PyAny>) {
-        // A failure as its message, made here while attached.
+        lock(&self.running).task = None;
+        // A failure (a cancel included) as its message, made here while attached.
         let result = task.call_method0(intern!(task.py(), "result")).map(Bound::unbind).map_err(|e| e.to_string());
-        if let Some(tx) = self.0.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        if let Some(tx) = lock(&self.tx).take() {
             let _ = tx.send(result);
         }
     }

@@ -104,6 +104,26 @@ async def test_async_credentials_callable_and_retries() -> None:
         with pytest.raises(errors.A2ATimeoutError, match="credentials provider gave no headers"):
             await Client.from_card(client.card, credentials=never, timeout=0.3).send("hi")
 
+        # A call that gives up on its provider (its timeout, or its caller leaving) cancels the
+        # provider's task: slow vaults pile up no tasks.
+        canceled = asyncio.Event()
+
+        async def slow(method: str, url: str) -> dict[str, str]:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                canceled.set()
+                raise
+            return {}
+
+        with pytest.raises(errors.A2ATimeoutError):
+            await Client.from_card(client.card, credentials=slow, timeout=0.3).send("hi")
+        await asyncio.wait_for(canceled.wait(), 5)
+        canceled.clear()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(Client.from_card(client.card, credentials=slow).send("hi"), 0.3)
+        await asyncio.wait_for(canceled.wait(), 5)
+
 
 TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("TENANT", default="none")
 
