@@ -670,12 +670,7 @@ where
             ),
         });
     }
-    let declared = headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let expects_continue =
-        headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let (declared, expects_continue) = (declared_length(headers), expects_continue(headers));
     if declared.is_some_and(|n| n > limit as u64) {
         // Answered at once. An HTTP/1 client still uploading when the connection closes sees
         // a broken pipe, not the 413: a body within a few times the limit is read on and
@@ -768,13 +763,17 @@ const DRAIN_FACTOR: usize = 4;
 /// open: one announced by `Content-Length` within [`DRAIN_FACTOR`] times the limit, from a
 /// client that does not wait for `100 Continue` (that one sends nothing after the refusal).
 fn drained_behind_refusal(headers: &HeaderMap, limit: usize) -> bool {
-    let declared = headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let expects_continue =
-        headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-    !expects_continue && declared.is_some_and(|n| n > limit as u64 && n <= limit.saturating_mul(DRAIN_FACTOR) as u64)
+    !expects_continue(headers)
+        && declared_length(headers).is_some_and(|n| n > limit as u64 && n <= limit.saturating_mul(DRAIN_FACTOR) as u64)
+}
+
+/// The body length `Content-Length` announces, when it is a number.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(http::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok())
+}
+
+fn expects_continue(headers: &HeaderMap) -> bool {
+    headers.get(http::header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"))
 }
 
 /// What a body's framing says of its length (see [`read_body`]).
