@@ -677,7 +677,7 @@ where
         // dropped behind the answer (as it comes, holding nothing; within the body timeout),
         // and the connection stays open for it (see [`drained_behind_refusal`]).
         if drained_behind_refusal(headers, limit) {
-            tokio::spawn(drain(body, limit.saturating_mul(DRAIN_FACTOR), timeout));
+            tokio::spawn(linger(body, limit.saturating_mul(DRAIN_FACTOR), timeout));
         }
         return Err(too_large());
     }
@@ -758,6 +758,25 @@ where
 /// A body announced larger than the limit is still read (and dropped) behind its 413 when it
 /// is at most this many times the limit (see [`read_body`]).
 const DRAIN_FACTOR: usize = 4;
+
+/// How long a body read on behind its refusal may go without a byte before the read stops
+/// and the connection closes: a client that announced a body and sends none is not held.
+const LINGER_IDLE: Duration = Duration::from_secs(1);
+
+/// Reads and drops a refused body behind its answer (see [`read_body`]), at most `cap` bytes,
+/// within `timeout`, and while bytes keep coming ([`LINGER_IDLE`]). Read to its end, the body
+/// leaves the connection open for the next request; dropped early, hyper closes it.
+async fn linger<B>(body: B, cap: usize, timeout: Duration)
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    let read = async {
+        let mut body = std::pin::pin!(Limited::new(body, cap));
+        while let Ok(Some(Ok(_))) = tokio::time::timeout(LINGER_IDLE, body.frame()).await {}
+    };
+    let _ = tokio::time::timeout(timeout, read).await;
+}
 
 /// Whether [`read_body`] reads on a body it refuses as too large, so the connection can stay
 /// open: one announced by `Content-Length` within [`DRAIN_FACTOR`] times the limit, from a

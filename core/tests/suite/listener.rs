@@ -237,6 +237,13 @@ async fn a_413_reaches_a_client_that_uploads_its_whole_body_first() {
     let (status, _, text) = read_response(&mut c).await.expect("the next answer on the same connection");
     assert_eq!(status, 200, "{text}");
 
+    // Announced and never sent: the 413, and the connection is not held for the body.
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(head(big, "").as_bytes()).await.unwrap();
+    let (status, _, _) = read_response(&mut c).await.expect("the 413");
+    assert_eq!(status, 413);
+    assert!(closed_within(&mut c, Duration::from_secs(3)).await, "held open for a body that never comes");
+
     let mut c = TcpStream::connect(s.addr).await.unwrap();
     c.write_all(head(1024 * 1024, "").as_bytes()).await.unwrap();
     let (status, answer, _) = read_response(&mut c).await.expect("the 413");
