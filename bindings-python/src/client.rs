@@ -170,48 +170,37 @@ pub struct EventStream {
     held: Backlog,
 }
 
-/// What a canceled `__anext__` left behind: an item read for it after it was canceled (a
-/// timed-out `wait_for`). The next calls return these first, in order, so no item is lost.
+/// The items read and not yet taken, oldest first. `fetch()` reads one more into it and
+/// resolves to `None`; `take()` gives the oldest. The Python layer's `__anext__` takes one
+/// after its fetch, so an item read for a wait that was canceled (a timed-out `wait_for`)
+/// stays for the next one, in order, as in an `asyncio.Queue`.
 #[derive(Default)]
 struct Backlog(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
 
-/// Called by `settle` with each item whose `__anext__` was canceled.
+/// Called by `settle` with each item read.
 #[pyclass(frozen, module = "a2a_native._native")]
-pub struct Held(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
+pub struct Collect(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
 
 #[pymethods]
-impl Held {
+impl Collect {
     fn __call__(&self, item: Py<PyAny>) {
         self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(item);
-    }
-
-    /// The item a live `__anext__` gets for `item`: the oldest one held, if any (then `item`
-    /// waits behind the rest), so items come out in the order they were read.
-    fn swap(&self, item: Py<PyAny>) -> Py<PyAny> {
-        let mut held = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match held.pop_front() {
-            Some(oldest) => {
-                held.push_back(item);
-                oldest
-            }
-            None => item,
-        }
     }
 }
 
 impl Backlog {
-    /// The awaitable of the next item: one left behind first, else `next`'s.
-    fn next<'py, F, T>(&self, py: Python<'py>, next: F) -> PyResult<Bound<'py, PyAny>>
+    /// Reads the next item (`next`) into the backlog; its error, or StopAsyncIteration at the
+    /// end, is the awaitable's.
+    fn fetch<'py, F, T>(&self, py: Python<'py>, next: F) -> PyResult<Bound<'py, PyAny>>
     where
         F: std::future::Future<Output = PyResult<T>> + Send + 'static,
         T: for<'a> IntoPyObject<'a> + Send + 'static,
     {
-        if let Some(item) = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front() {
-            let ready = crate::runtime::asyncio(py)?.call_method0("get_running_loop")?.call_method0("create_future")?;
-            ready.call_method1("set_result", (item,))?;
-            return Ok(ready);
-        }
-        crate::runtime::future_into_py_or(py, next, Some(Py::new(py, Held(self.0.clone()))?.into_any()))
+        crate::runtime::future_into_py_or(py, next, Some(Py::new(py, Collect(self.0.clone()))?.into_any()))
+    }
+
+    fn take(&self) -> Option<Py<PyAny>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front()
     }
 }
 
@@ -227,13 +216,15 @@ impl EventStream {
 
 #[pymethods]
 impl EventStream {
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
+    /// The oldest event read and not yet taken (`None`: fetch first).
+    fn take(&self) -> Option<Py<PyAny>> {
+        self.held.take()
     }
 
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// Reads the next event for `take` (StopAsyncIteration at the end).
+    fn fetch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (inner, closed) = (self.inner.clone(), self.closed.clone());
-        self.held.next(py, async move {
+        self.held.fetch(py, async move {
             let mut guard = inner.lock().await;
             let next = match guard.as_mut() {
                 Some(stream) => tokio::select! {
@@ -278,13 +269,15 @@ pub struct TaskPager {
 
 #[pymethods]
 impl TaskPager {
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
+    /// The oldest task read and not yet taken (`None`: fetch first).
+    fn take(&self) -> Option<Py<PyAny>> {
+        self.held.take()
     }
 
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// Reads the next task for `take`, a page at a time (StopAsyncIteration at the end).
+    fn fetch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let inner = self.inner.clone();
-        self.held.next(py, async move {
+        self.held.fetch(py, async move {
             use futures_util::StreamExt;
             match inner.lock().await.next().await {
                 Some(Ok(task)) => Ok(models::Json::of(&task)),

@@ -198,14 +198,11 @@ where
     future_into_py_or(py, fut, None)
 }
 
-/// [`future_into_py`], where a result that arrives after the asyncio future was canceled is
-/// handed to `unclaimed` (called on the loop) instead of being dropped: what a cancel-safe
-/// `__anext__` needs, so that a timed-out wait for an event loses no event.
-pub fn future_into_py_or<'py, F, T>(
-    py: Python<'py>,
-    fut: F,
-    unclaimed: Option<Py<PyAny>>,
-) -> PyResult<Bound<'py, PyAny>>
+/// [`future_into_py`], where the result goes to `into` (called on the loop, canceled or not)
+/// and the asyncio future resolves to `None`: the caller then takes the result from where
+/// `into` put it. So a result is never lost with a canceled future (a timed-out `wait_for`),
+/// as an item stays in an `asyncio.Queue` whose `get` was canceled.
+pub fn future_into_py_or<'py, F, T>(py: Python<'py>, fut: F, into: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyAny>>
 where
     F: Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
@@ -232,7 +229,7 @@ where
         });
         // Waiting for the GIL on a worker would stall the other tasks on it.
         tokio::task::spawn_blocking(move || {
-            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result, unclaimed));
+            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result, into));
         });
     });
     Ok(py_future)
@@ -244,7 +241,7 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     event_loop: &Bound<'_, PyAny>,
     future: &Bound<'_, PyAny>,
     result: PyResult<T>,
-    unclaimed: Option<Py<PyAny>>,
+    into: Option<Py<PyAny>>,
 ) {
     let (ok, value) = match result.and_then(|v| v.into_py_any(py)) {
         Ok(v) => (true, v),
@@ -252,7 +249,7 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     };
     let sent =
         SETTLE.get_or_try_init(py, || wrap_pyfunction!(settle, py).map(|f| f.into_any().unbind())).and_then(|settle| {
-            event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value, unclaimed))
+            event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value, into))
         });
     match sent {
         // The loop is closed: nobody is waiting for this result.
@@ -262,33 +259,28 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     }
 }
 
-/// On the loop: sets the result unless the future was canceled meanwhile; then a result goes
-/// to `unclaimed`, when there is one (`unclaimed(value)`), which also gives the result to set
-/// (`unclaimed.swap(value)`: one it holds from before, keeping `value` for later).
+/// On the loop: a result goes to `into` when there is one (and the future gets `None`); then
+/// the future gets its result, unless it was canceled meanwhile.
 #[pyfunction]
-#[pyo3(signature = (future, ok, value, unclaimed=None))]
+#[pyo3(signature = (future, ok, value, into=None))]
 fn settle(
     future: &Bound<'_, PyAny>,
     ok: bool,
     value: &Bound<'_, PyAny>,
-    unclaimed: Option<&Bound<'_, PyAny>>,
+    into: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let py = future.py();
-    if future.call_method0(intern!(py, "done"))?.is_truthy()? {
-        if let (true, Some(unclaimed)) = (ok, unclaimed) {
-            unclaimed.call1((value,))?;
-        }
-        return Ok(());
-    }
-    // Results settle in the order they were read: one left behind earlier goes first.
-    let swapped;
-    let value = match (ok, unclaimed) {
-        (true, Some(unclaimed)) => {
-            swapped = unclaimed.call_method1(intern!(py, "swap"), (value,))?;
-            &swapped
+    let none = py.None().into_bound(py);
+    let value = match (ok, into) {
+        (true, Some(into)) => {
+            into.call1((value,))?;
+            &none
         }
         _ => value,
     };
+    if future.call_method0(intern!(py, "done"))?.is_truthy()? {
+        return Ok(());
+    }
     let method = if ok { intern!(py, "set_result") } else { intern!(py, "set_exception") };
     future.call_method1(method, (value,))?;
     Ok(())

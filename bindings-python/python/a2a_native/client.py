@@ -106,7 +106,11 @@ class EventStream:
         return self
 
     async def __anext__(self) -> StreamResponse:
-        return cast(StreamResponse, await self._native.__anext__())
+        # Taken only once this task runs again: an event read for a wait that was canceled
+        # meanwhile (a timed-out wait_for) stays for the next call, in order.
+        while (event := self._native.take()) is None:
+            await self._native.fetch()
+        return cast(StreamResponse, event)
 
     async def aclose(self) -> None:
         await self._native.aclose()
@@ -318,7 +322,15 @@ class Client:
     async def list_all_tasks(self, request: ListTasksRequest | None = None) -> AsyncIterator[Task]:
         """Every task matching ``request``, following ``nextPageToken`` page by page as the
         iteration goes: ``async for task in client.list_all_tasks({"status": ...})``."""
-        async for task in self._native.list_all_tasks(dict(request or {})):
+        pager = self._native.list_all_tasks(dict(request or {}))
+        while True:
+            task = pager.take()
+            if task is None:
+                try:
+                    await pager.fetch()
+                except StopAsyncIteration:
+                    return
+                continue
             yield cast(Task, task)
 
     async def cancel(self, task_id: str, *, metadata: dict[str, Any] | None = None) -> Task:
