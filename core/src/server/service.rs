@@ -506,7 +506,7 @@ impl App {
         B: Body<Data = Bytes>,
         B::Error: Into<BoxError>,
     {
-        drain(body, self.max_body_bytes(), self.body_read_timeout()).await;
+        drain(body, self.max_body_bytes(), self.body_read_timeout(), None).await;
     }
 }
 
@@ -677,7 +677,10 @@ where
         // dropped behind the answer (as it comes, holding nothing; within the body timeout),
         // and the connection stays open for it (see [`drained_behind_refusal`]).
         if drained_behind_refusal(headers, limit) {
-            tokio::spawn(linger(body, limit.saturating_mul(DRAIN_FACTOR), timeout));
+            // Read to its end, the body leaves the connection open for the next request;
+            // dropped early (too large, too slow, or idle), hyper closes it.
+            let cap = limit.saturating_mul(DRAIN_FACTOR);
+            tokio::spawn(async move { drain(body, cap, timeout, Some(LINGER_IDLE)).await });
         }
         return Err(too_large());
     }
@@ -763,21 +766,6 @@ const DRAIN_FACTOR: usize = 4;
 /// and the connection closes: a client that announced a body and sends none is not held.
 const LINGER_IDLE: Duration = Duration::from_secs(1);
 
-/// Reads and drops a refused body behind its answer (see [`read_body`]), at most `cap` bytes,
-/// within `timeout`, and while bytes keep coming ([`LINGER_IDLE`]). Read to its end, the body
-/// leaves the connection open for the next request; dropped early, hyper closes it.
-async fn linger<B>(body: B, cap: usize, timeout: Duration)
-where
-    B: Body<Data = Bytes>,
-    B::Error: Into<BoxError>,
-{
-    let read = async {
-        let mut body = std::pin::pin!(Limited::new(body, cap));
-        while let Ok(Some(Ok(_))) = tokio::time::timeout(LINGER_IDLE, body.frame()).await {}
-    };
-    let _ = tokio::time::timeout(timeout, read).await;
-}
-
 /// Whether [`read_body`] reads on a body it refuses as too large, so the connection can stay
 /// open: one announced by `Content-Length` within [`DRAIN_FACTOR`] times the limit, from a
 /// client that does not wait for `100 Continue` (that one sends nothing after the refusal).
@@ -836,21 +824,30 @@ impl<B: Body + Unpin> Body for Tracked<B> {
 
 /// Reads and drops what is left of a refused request's body, within the limits, so the
 /// answer reaches a keep-alive client that sends its body after its headers; `false` when the
-/// body was too large or too slow (the connection then closes).
-async fn drain<B>(body: B, limit: usize, timeout: Duration) -> bool
+/// body was too large or too slow (the connection then closes). With `idle`, the read also
+/// stops when no byte came for that long.
+async fn drain<B>(body: B, limit: usize, timeout: Duration, idle: Option<Duration>) -> bool
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
     let discard = async {
         let mut body = std::pin::pin!(Limited::new(body, limit));
-        while let Some(frame) = body.frame().await {
-            // Dropped as it comes: a refused body holds no memory.
-            if frame.is_err() {
-                return false;
+        loop {
+            let frame = match idle {
+                Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
+                    Ok(frame) => frame,
+                    Err(_) => return false,
+                },
+                None => body.frame().await,
+            };
+            match frame {
+                None => return true,
+                // Dropped as it comes: a refused body holds no memory.
+                Some(Ok(_)) => {}
+                Some(Err(_)) => return false,
             }
         }
-        true
     };
     tokio::time::timeout(timeout, discard).await.unwrap_or(false)
 }
