@@ -170,37 +170,22 @@ pub struct EventStream {
     held: Backlog,
 }
 
-/// The items read and not yet taken, oldest first. `fetch()` reads one more into it and
-/// resolves to `None`; `take()` gives the oldest. The Python layer's `__anext__` takes one
-/// after its fetch, so an item read for a wait that was canceled (a timed-out `wait_for`)
-/// stays for the next one, in order, as in an `asyncio.Queue`.
-#[derive(Default)]
-struct Backlog(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
-
-/// Called by `settle` with each item read.
-#[pyclass(frozen, module = "a2a_native._native")]
-pub struct Collect(Arc<std::sync::Mutex<std::collections::VecDeque<Py<PyAny>>>>);
-
-#[pymethods]
-impl Collect {
-    fn __call__(&self, item: Py<PyAny>) {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(item);
-    }
-}
+/// The items read and not yet taken, oldest first. `fetch()` reads one more into it (pushed
+/// under the reader's lock, so in read order) and resolves to `None`; `take()` gives the
+/// oldest. The Python layer's `__anext__` takes one after its fetch, so an item read for a
+/// wait that was canceled (a timed-out `wait_for`) stays for the next one, in order, as in an
+/// `asyncio.Queue`.
+#[derive(Default, Clone)]
+struct Backlog(Arc<std::sync::Mutex<std::collections::VecDeque<models::Json>>>);
 
 impl Backlog {
-    /// Reads the next item (`next`) into the backlog; its error, or StopAsyncIteration at the
-    /// end, is the awaitable's.
-    fn fetch<'py, F, T>(&self, py: Python<'py>, next: F) -> PyResult<Bound<'py, PyAny>>
-    where
-        F: std::future::Future<Output = PyResult<T>> + Send + 'static,
-        T: for<'a> IntoPyObject<'a> + Send + 'static,
-    {
-        crate::runtime::future_into_py_or(py, next, Some(Py::new(py, Collect(self.0.clone()))?.into_any()))
+    fn push(&self, item: models::Json) {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(item);
     }
 
-    fn take(&self) -> Option<Py<PyAny>> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front()
+    fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let item = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front();
+        item.map(|item| item.into_pyobject(py)).transpose()
     }
 }
 
@@ -217,14 +202,14 @@ impl EventStream {
 #[pymethods]
 impl EventStream {
     /// The oldest event read and not yet taken (`None`: fetch first).
-    fn take(&self) -> Option<Py<PyAny>> {
-        self.held.take()
+    fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.held.take(py)
     }
 
     /// Reads the next event for `take` (StopAsyncIteration at the end).
     fn fetch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (inner, closed) = (self.inner.clone(), self.closed.clone());
-        self.held.fetch(py, async move {
+        let (inner, closed, held) = (self.inner.clone(), self.closed.clone(), self.held.clone());
+        future_into_py(py, async move {
             let mut guard = inner.lock().await;
             let next = match guard.as_mut() {
                 Some(stream) => tokio::select! {
@@ -234,7 +219,10 @@ impl EventStream {
                 None => None,
             };
             match next {
-                Some(Ok(event)) => Ok(models::Json::of(&event)),
+                Some(Ok(event)) => {
+                    held.push(models::Json::of(&event));
+                    Ok(())
+                }
                 Some(Err(e)) => {
                     *guard = None;
                     Err(errors::to_py(e))
@@ -270,17 +258,21 @@ pub struct TaskPager {
 #[pymethods]
 impl TaskPager {
     /// The oldest task read and not yet taken (`None`: fetch first).
-    fn take(&self) -> Option<Py<PyAny>> {
-        self.held.take()
+    fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.held.take(py)
     }
 
     /// Reads the next task for `take`, a page at a time (StopAsyncIteration at the end).
     fn fetch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let inner = self.inner.clone();
-        self.held.fetch(py, async move {
+        let (inner, held) = (self.inner.clone(), self.held.clone());
+        future_into_py(py, async move {
             use futures_util::StreamExt;
-            match inner.lock().await.next().await {
-                Some(Ok(task)) => Ok(models::Json::of(&task)),
+            let mut pager = inner.lock().await;
+            match pager.next().await {
+                Some(Ok(task)) => {
+                    held.push(models::Json::of(&task));
+                    Ok(())
+                }
                 Some(Err(e)) => Err(errors::to_py(e)),
                 None => Err(PyStopAsyncIteration::new_err(())),
             }

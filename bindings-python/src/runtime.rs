@@ -195,18 +195,6 @@ where
     F: Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
-    future_into_py_or(py, fut, None)
-}
-
-/// [`future_into_py`], where the result goes to `into` (called on the loop, canceled or not)
-/// and the asyncio future resolves to `None`: the caller then takes the result from where
-/// `into` put it. So a result is never lost with a canceled future (a timed-out `wait_for`),
-/// as an item stays in an `asyncio.Queue` whose `get` was canceled.
-pub fn future_into_py_or<'py, F, T>(py: Python<'py>, fut: F, into: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyAny>>
-where
-    F: Future<Output = PyResult<T>> + Send + 'static,
-    T: for<'a> IntoPyObject<'a> + Send + 'static,
-{
     let handle = handle()?;
     let event_loop = asyncio(py)?.call_method0(intern!(py, "get_running_loop"))?;
     let py_future = event_loop.call_method0(intern!(py, "create_future"))?;
@@ -229,7 +217,7 @@ where
         });
         // Waiting for the GIL on a worker would stall the other tasks on it.
         tokio::task::spawn_blocking(move || {
-            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result, into));
+            attach(|py| complete(py, event_loop.bind(py), future.bind(py), result));
         });
     });
     Ok(py_future)
@@ -241,16 +229,14 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     event_loop: &Bound<'_, PyAny>,
     future: &Bound<'_, PyAny>,
     result: PyResult<T>,
-    into: Option<Py<PyAny>>,
 ) {
     let (ok, value) = match result.and_then(|v| v.into_py_any(py)) {
         Ok(v) => (true, v),
         Err(e) => (false, e.into_value(py).into_any()),
     };
-    let sent =
-        SETTLE.get_or_try_init(py, || wrap_pyfunction!(settle, py).map(|f| f.into_any().unbind())).and_then(|settle| {
-            event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value, into))
-        });
+    let sent = SETTLE
+        .get_or_try_init(py, || wrap_pyfunction!(settle, py).map(|f| f.into_any().unbind()))
+        .and_then(|settle| event_loop.call_method1(intern!(py, "call_soon_threadsafe"), (settle, future, ok, value)));
     match sent {
         // The loop is closed: nobody is waiting for this result.
         Err(e) if e.is_instance_of::<PyRuntimeError>(py) => {}
@@ -259,25 +245,10 @@ fn complete<T: for<'a> IntoPyObject<'a>>(
     }
 }
 
-/// On the loop: a result goes to `into` when there is one (and the future gets `None`); then
-/// the future gets its result, unless it was canceled meanwhile.
+/// On the loop: sets the result unless the future was canceled meanwhile.
 #[pyfunction]
-#[pyo3(signature = (future, ok, value, into=None))]
-fn settle(
-    future: &Bound<'_, PyAny>,
-    ok: bool,
-    value: &Bound<'_, PyAny>,
-    into: Option<&Bound<'_, PyAny>>,
-) -> PyResult<()> {
+fn settle(future: &Bound<'_, PyAny>, ok: bool, value: &Bound<'_, PyAny>) -> PyResult<()> {
     let py = future.py();
-    let none = py.None().into_bound(py);
-    let value = match (ok, into) {
-        (true, Some(into)) => {
-            into.call1((value,))?;
-            &none
-        }
-        _ => value,
-    };
     if future.call_method0(intern!(py, "done"))?.is_truthy()? {
         return Ok(());
     }
