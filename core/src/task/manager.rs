@@ -1061,6 +1061,17 @@ impl Inner {
         }
     }
 
+    /// COMPLETED with the agent's direct reply as its status message.
+    fn completed_by(&self, guard: &LiveGuard, mut reply: Message) -> StreamResponse {
+        reply.task_id = guard.key.1.clone();
+        StreamResponse::StatusUpdate(model::TaskStatusUpdateEvent {
+            task_id: guard.key.1.clone(),
+            context_id: String::new(),
+            status: TaskStatus { message: Some(reply), ..TaskStatus::now(TaskState::Completed) },
+            metadata: None,
+        })
+    }
+
     fn status_event(&self, guard: &LiveGuard, state: TaskState, text: Option<String>) -> StreamResponse {
         let message = text.map(|t| {
             let mut m = Message::text(Role::Agent, t);
@@ -1152,14 +1163,22 @@ impl Inner {
             guard.publish(BusItem::Failed(Arc::new(e.clone())));
             return Err(e);
         }
-        slot.placeholder = false;
+        // The task a blocking wait made before the agent spoke (see `wait`).
+        let mut placeholder = std::mem::take(&mut slot.placeholder);
         let base = slot.version;
         let mut entries: Vec<LogEntry> = Vec::with_capacity(events.len() + 1);
-        for event in events {
+        for mut event in events {
             if slot.replied_with_message {
                 tracing::warn!(task_id, "event after a direct Message reply ignored");
                 continue;
             }
+            if placeholder && let StreamResponse::Message(reply) = event {
+                // The agent answers with a direct reply, but its caller already holds a task:
+                // the reply completes that task, as the answer it is, instead of leaving it
+                // SUBMITTED with nothing left to move it.
+                event = self.completed_by(guard, reply);
+            }
+            placeholder = false;
             let Some(task) = slot.task.as_mut() else {
                 // The first event of a new task: a direct reply, or the task comes into being.
                 if let StreamResponse::Message(mut m) = event {

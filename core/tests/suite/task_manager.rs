@@ -44,6 +44,7 @@ fn agent() -> Arc<TestAgent> {
             .on("nothing", [])
             .on("quiet", [Step::sleep(300), Step::complete()])
             .on("mute", [Step::sleep(300)])
+            .on("tardy", [Step::sleep(300), Step::reply("answered late")])
             .on("hang", [Step::working(), Step::Hang])
             .on("pause", [Step::working(), Step::sleep(300)])
             .on("late", [Step::working(), Step::sleep(300), Step::artifact("out", "late")])
@@ -621,6 +622,22 @@ async fn a_wait_that_ends_before_the_agent_speaks_answers_with_the_submitted_tas
     let failed = get(&h, &task.id).await.unwrap();
     assert_eq!(failed.status.state, TaskState::Failed, "an agent that never spoke fails its task");
     assert_eq!(failed.status.message.unwrap().text_content(), "the agent returned without a reply");
+
+    // An agent that then answers with a direct reply completes the task its caller holds.
+    let task = send_task(&h, msg("tardy")).await;
+    assert_eq!(task.status.state, TaskState::Submitted);
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        state = get(&h, &task.id).await.unwrap().status.state;
+        if state != TaskState::Submitted {
+            break;
+        }
+    }
+    let answered = get(&h, &task.id).await.unwrap();
+    assert_eq!(answered.status.state, TaskState::Completed, "{answered:?}");
+    let reply = answered.status.message.expect("the reply is the status message");
+    assert_eq!(reply.text_content(), "answered late");
+    assert_eq!((reply.task_id.as_str(), reply.context_id.as_str()), (task.id.as_str(), task.context_id.as_str()));
     settled(&h).await;
 }
 
