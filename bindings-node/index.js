@@ -69,10 +69,10 @@ export function verifyCard(card, jwks, algorithms = ['ES256', 'RS256', 'EdDSA'])
 export class PushVerifier {
   #native;
 
-  constructor(jwks, audience, { issuer, token, maxAge } = {}) {
-    this.#native = call(
-      () => new native.PushVerifier(json(jwks, 'jwks'), String(audience), issuer ?? null, token ?? null, maxAge ?? null),
-    );
+  /** `options`: `{issuer, token, maxAge}`, `maxAge` in seconds (default 300); unknown keys
+   * are refused. */
+  constructor(jwks, audience, options = {}) {
+    this.#native = call(() => new native.PushVerifier(json({ ...options, jwks, audience }, 'options')));
   }
 
   verify(headers, body) {

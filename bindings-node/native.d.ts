@@ -63,7 +63,11 @@ export declare class EventStream {
 }
 
 export declare class PushVerifier {
-  constructor(jwksJson: string, audience: string, issuer?: string | undefined | null, token?: string | undefined | null, maxAgeMs?: number | undefined | null)
+  /**
+   * `options_json`: core's description (`{"jwks", "audience", "issuer", "token", "maxAge"}`,
+   * `maxAge` in seconds).
+   */
+  constructor(optionsJson: string)
   /**
    * `headers`: `[name, value]` pairs as received; `body`: the exact bytes. Returns JSON text
    * `{"taskId", "jti", "issuedAt"}`.

@@ -6,7 +6,7 @@ import { createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { AgentServer, Client, PermissionDeniedError, PushVerifier, UnauthenticatedError, canonicalize, verifyCard } from '../index.js';
+import { AgentServer, Client, InvalidParamsError, PermissionDeniedError, PushVerifier, UnauthenticatedError, canonicalize, verifyCard } from '../index.js';
 import { CARD, withServer } from './helpers.mjs';
 
 const fixtures = new URL('../../core/tests/fixtures/', import.meta.url);
@@ -144,6 +144,14 @@ test('HTTPS with a client certificate, a signed card verified, card credentials 
     const [headers, body] = posts[0];
     assert.equal(verifier.verify(headers, body).taskId, task.id);
     assert.throws(() => verifier.verify(headers, body), /replayed/);
+    // Options are core's: maxAge in seconds (as every duration), unknown keys refused.
+    const keys = { keys: [{ ...jwk, kid: 'push-1' }] };
+    const aged = (maxAge) => new PushVerifier(keys, hookUrl, { issuer: server.url, maxAge });
+    assert.equal(aged(60).verify(headers, body).taskId, task.id);
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.throws(() => aged(0.5).verify(headers, body), (e) => e instanceof UnauthenticatedError && /stale/.test(e.message));
+    assert.throws(() => new PushVerifier(keys, hookUrl, { maxAgeMs: 500 }), (e) => e instanceof InvalidParamsError && /maxAgeMs/.test(e.message));
+    assert.throws(() => aged(0), InvalidParamsError);
     assert.equal(canonicalize({ b: 1e21, a: [1.0, 'é'] }), '{"a":[1,"é"],"b":1e+21}');
   } finally {
     await server.close();

@@ -2,11 +2,10 @@
 //! and the receiver's check of signed push notifications. JSON crosses as text.
 
 use crate::errors;
-use a2a_native::client::PushVerifier as CoreVerifier;
+use a2a_native::client::{PushVerifier as CoreVerifier, PushVerifierOptions};
 use a2a_native::model::AgentCard;
 use a2a_native::signing::{self, CardSigner};
 use napi::Result;
-use std::time::Duration;
 
 fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| errors::invalid(what, e.to_string()))
@@ -52,42 +51,24 @@ pub struct PushVerifier {
 
 #[napi_derive::napi]
 impl PushVerifier {
+    /// `options_json`: core's description (`{"jwks", "audience", "issuer", "token", "maxAge"}`,
+    /// `maxAge` in seconds).
     #[napi(constructor)]
-    pub fn new(
-        jwks_json: String,
-        audience: String,
-        issuer: Option<String>,
-        token: Option<String>,
-        max_age_ms: Option<f64>,
-    ) -> Result<Self> {
-        let mut inner = CoreVerifier::new(json::<a2a_native::auth::KeySet>(&jwks_json, "jwks")?, audience);
-        if let Some(iss) = issuer {
-            inner = inner.with_issuer(iss);
-        }
-        if let Some(t) = token {
-            inner = inner.with_token(t);
-        }
-        if let Some(ms) = max_age_ms {
-            let age = Duration::try_from_secs_f64(ms / 1000.0).map_err(|e| errors::invalid("maxAge", e.to_string()))?;
-            inner = inner.with_max_age(age);
-        }
-        Ok(Self { inner })
+    pub fn new(options_json: String) -> Result<Self> {
+        let options = PushVerifierOptions::from_value(json(&options_json, "options")?).map_err(errors::to_js)?;
+        Ok(Self { inner: options.verifier().map_err(errors::to_js)? })
     }
 
     /// `headers`: `[name, value]` pairs as received; `body`: the exact bytes. Returns JSON text
     /// `{"taskId", "jti", "issuedAt"}`.
     #[napi]
     pub fn verify(&self, headers: Vec<Vec<String>>, body: napi::bindgen_prelude::Buffer) -> Result<String> {
-        let mut map = http::HeaderMap::new();
-        for h in headers {
-            let [name, value] =
-                <[String; 2]>::try_from(h).map_err(|_| errors::invalid("headers", "expected [name, value]"))?;
-            let name = http::HeaderName::try_from(name.as_str())
-                .map_err(|_| errors::invalid("headers", format!("header name {name:?}")))?;
-            let value = http::HeaderValue::try_from(value).map_err(|_| errors::invalid("headers", "a header value"))?;
-            map.append(name, value);
-        }
-        let v = self.inner.verify(&map, &body).map_err(errors::to_js)?;
-        Ok(serde_json::json!({"taskId": v.task_id, "jti": v.jti, "issuedAt": v.issued_at}).to_string())
+        let pairs = headers
+            .into_iter()
+            .map(|h| <[String; 2]>::try_from(h).map(|[name, value]| (name, value)))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|_| errors::invalid("headers", "expected [name, value]"))?;
+        let verified = self.inner.verify_pairs(pairs, &body).map_err(errors::to_js)?;
+        Ok(serde_json::to_string(&verified).expect("a verified push serialises"))
     }
 }

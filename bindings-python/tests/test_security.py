@@ -223,6 +223,13 @@ def test_signed_push_notifications_verify_at_the_webhook() -> None:
                 PushVerifier(jwks, hook, issuer=server.url).verify(headers, body + b" ")
             with pytest.raises(errors.UnauthenticatedError, match="token"):
                 PushVerifier(jwks, hook, token="other").verify(headers, body)
+            # max_age is seconds, read by core as in every language; nonsense is refused.
+            await asyncio.sleep(1.1)
+            with pytest.raises(errors.UnauthenticatedError, match="stale"):
+                PushVerifier(jwks, hook, max_age=0.5).verify(headers, body)
+            for bad in (0, -1, float("nan")):
+                with pytest.raises(errors.InvalidParamsError, match="maxAge"):
+                    PushVerifier(jwks, hook, max_age=bad)
 
     go()
     httpd.shutdown()

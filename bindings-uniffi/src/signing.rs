@@ -7,7 +7,7 @@ use crate::errors::Result;
 use crate::models_gen::AgentCard;
 use a2a_native::A2AError;
 use a2a_native::auth::KeySet;
-use a2a_native::client::PushVerifier as CoreVerifier;
+use a2a_native::client::{PushVerifier as CoreVerifier, PushVerifierOptions};
 use a2a_native::model;
 use a2a_native::signing::{self, CardSigner};
 use std::collections::HashMap;
@@ -75,30 +75,16 @@ impl PushVerifier {
         token: Option<String>,
         max_age: Option<Duration>,
     ) -> Result<Arc<Self>> {
-        let mut inner = CoreVerifier::new(json::<KeySet>(&jwks_json, "jwks")?, audience);
-        if let Some(iss) = issuer {
-            inner = inner.with_issuer(iss);
-        }
-        if let Some(t) = token {
-            inner = inner.with_token(t);
-        }
-        if let Some(age) = max_age {
-            inner = inner.with_max_age(age);
-        }
+        let max_age = max_age.map(|age| age.as_secs_f64());
+        let options =
+            PushVerifierOptions { jwks: json::<KeySet>(&jwks_json, "jwks")?, audience, issuer, token, max_age };
+        let inner = options.verifier()?;
         Ok(Arc::new(Self { inner }))
     }
 
     /// `headers` as received (names in any case) and the exact body bytes.
     pub fn verify(&self, headers: HashMap<String, String>, body: Vec<u8>) -> Result<VerifiedPush> {
-        let mut map = http::HeaderMap::new();
-        for (name, value) in headers {
-            let name = http::HeaderName::try_from(name.as_str())
-                .map_err(|_| A2AError::invalid_field("headers", format!("header name {name:?}")))?;
-            let value =
-                http::HeaderValue::try_from(value).map_err(|_| A2AError::invalid_field("headers", "a header value"))?;
-            map.append(name, value);
-        }
-        let v = self.inner.verify(&map, &body)?;
+        let v = self.inner.verify_pairs(headers, &body)?;
         Ok(VerifiedPush { task_id: v.task_id, jti: v.jti, issued_at: v.issued_at })
     }
 }

@@ -222,6 +222,14 @@ impl A2AError {
         err.violations.push(FieldViolation { field, description });
         err
     }
+    /// Options (or any settings) read from their JSON form: InvalidParams naming the path of
+    /// what is wrong, an unknown key included.
+    pub fn from_options<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            Self::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
+        })
+    }
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Internal, message)
     }

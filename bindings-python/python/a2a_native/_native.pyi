@@ -85,9 +85,7 @@ class EventStream:
 
 @final
 class PushVerifier:
-    def __new__(
-        cls, jwks: Any, audience: str, issuer: str | None = None, token: str | None = None, max_age: float = 300.0
-    ) -> PushVerifier: ...
+    def __new__(cls, options: dict[str, Any]) -> PushVerifier: ...
     def verify(self, headers: list[tuple[str, str]], body: bytes) -> dict[str, Any]: ...
 
 @final

@@ -28,7 +28,8 @@ class PushVerifier:
         token: str | None = None,
         max_age: float = 300.0,
     ) -> None:
-        self._native = _native.PushVerifier(dict(jwks), audience, issuer, token, max_age)
+        options = {"jwks": dict(jwks), "audience": audience, "issuer": issuer, "token": token, "maxAge": max_age}
+        self._native = _native.PushVerifier(options)
 
     def verify(self, headers: Mapping[str, str] | Iterable[tuple[str, str]], body: bytes) -> dict[str, Any]:
         """``{"taskId", "jti", "issuedAt"}``, or :class:`~a2a_native.errors.UnauthenticatedError`

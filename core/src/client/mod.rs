@@ -39,7 +39,7 @@ pub use credentials::{
 };
 pub use oauth::{CardCredentials, ClientCredentials};
 pub use options::ClientOptions;
-pub use push_verify::{PushVerifier, VerifiedPush};
+pub use push_verify::{PushVerifier, PushVerifierOptions, VerifiedPush};
 pub use retry::RetryPolicy;
 pub use stream::EventStream;
 

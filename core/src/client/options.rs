@@ -81,10 +81,7 @@ pub enum Headers {
 impl ClientOptions {
     /// Reads the JSON form; InvalidParams naming what is wrong (an unknown key included).
     pub fn from_value(value: serde_json::Value) -> Result<Self> {
-        serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            A2AError::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
-        })
+        A2AError::from_options(value)
     }
 
     /// The builder these options describe (a binding may add what JSON cannot carry, such as a

@@ -13,6 +13,7 @@ use crate::auth::KeySet;
 use crate::error::{A2AError, ErrorKind, Result};
 use http::HeaderMap;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -34,8 +35,52 @@ pub struct PushVerifier {
     seen: Mutex<HashMap<String, u64>>,
 }
 
-/// What a verified notification says about itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A [`PushVerifier`] as every binding describes it: `{"jwks", "audience", "issuer"?,
+/// "token"?, "maxAge"?}`, `maxAge` in seconds (as every duration in every language's
+/// options). Unknown keys are refused, so a misspelt option never goes unnoticed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PushVerifierOptions {
+    pub jwks: KeySet,
+    pub audience: String,
+    #[serde(default)]
+    pub issuer: Option<String>,
+    #[serde(default)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub max_age: Option<f64>,
+}
+
+impl PushVerifierOptions {
+    /// Reads the JSON form; InvalidParams naming what is wrong (an unknown key included).
+    pub fn from_value(value: Value) -> Result<Self> {
+        A2AError::from_options(value)
+    }
+
+    /// The verifier these options describe.
+    pub fn verifier(self) -> Result<PushVerifier> {
+        let mut verifier = PushVerifier::new(self.jwks, self.audience);
+        if let Some(issuer) = self.issuer {
+            verifier = verifier.with_issuer(issuer);
+        }
+        if let Some(token) = self.token {
+            verifier = verifier.with_token(token);
+        }
+        if let Some(secs) = self.max_age {
+            let age =
+                Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("maxAge", e.to_string()))?;
+            if age.is_zero() {
+                return Err(A2AError::invalid_field("maxAge", "must be more than 0 seconds"));
+            }
+            verifier = verifier.with_max_age(age);
+        }
+        Ok(verifier)
+    }
+}
+
+/// What a verified notification says about itself (`{"taskId", "jti", "issuedAt"}` in JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct VerifiedPush {
     pub task_id: String,
     pub jti: String,
@@ -82,6 +127,17 @@ impl PushVerifier {
     pub fn with_max_age(mut self, max_age: Duration) -> Self {
         self.max_age = max_age;
         self
+    }
+
+    /// [`PushVerifier::verify`] for headers as a host language holds them (`(name, value)`
+    /// pairs, names in any case); a pair HTTP cannot carry is InvalidParams.
+    pub fn verify_pairs(
+        &self,
+        headers: impl IntoIterator<Item = (String, String)>,
+        body: &[u8],
+    ) -> Result<VerifiedPush> {
+        let map: HeaderMap = crate::client::credentials::headers_from_pairs(headers)?.into_iter().collect();
+        self.verify(&map, body)
     }
 
     /// Checks one delivery; Unauthenticated naming the first failed check.

@@ -124,10 +124,7 @@ pub struct LimitsSpec {
 impl ServerOptions {
     /// Reads the JSON form; InvalidParams naming what is wrong (an unknown key included).
     pub fn from_value(value: Value) -> Result<Self> {
-        let mut options: Self = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            A2AError::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
-        })?;
+        let mut options: Self = A2AError::from_options(value)?;
         // One place for the tokens: the security's.
         let tokens = match options.bearer_tokens.take() {
             None => Vec::new(),

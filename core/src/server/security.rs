@@ -253,10 +253,7 @@ pub struct KeySpec {
 impl SecuritySpec {
     /// Reads the JSON form; InvalidParams naming what is wrong.
     pub fn from_value(value: serde_json::Value) -> Result<Self> {
-        serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            A2AError::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
-        })
+        A2AError::from_options(value)
     }
 
     fn task_visibility(&self) -> Result<super::TaskVisibility> {

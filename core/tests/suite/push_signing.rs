@@ -3,7 +3,7 @@
 //! and refuses replays, altered bodies, other audiences, wrong tokens and unsigned posts.
 
 use crate::support;
-use a2a_native::client::PushVerifier;
+use a2a_native::client::{PushVerifier, PushVerifierOptions};
 
 use a2a_native::model;
 use a2a_native::push::{JWKS_PATH, PushSigner};
@@ -159,6 +159,31 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
     assert!(why(fresh().with_max_age(Duration::ZERO).verify(headers, body)).contains("stale"));
     // A verifier that has not seen it accepts the genuine delivery.
     assert!(fresh().with_token("tok-123").verify(headers, body).is_ok());
+
+    // The same verifier as every binding describes it: JSON options, `maxAge` in seconds,
+    // headers as (name, value) pairs in any case.
+    let jwks_body = http.get(format!("{base}{JWKS_PATH}")).send().await.unwrap().bytes().await.unwrap();
+    let jwks: Value = serde_json::from_slice(&jwks_body).unwrap();
+    let described = |extra: Value| {
+        let mut options = json!({"jwks": jwks, "audience": hook, "issuer": base, "token": "tok-123"});
+        options.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        PushVerifierOptions::from_value(options).and_then(PushVerifierOptions::verifier)
+    };
+    let pairs = || headers.iter().map(|(k, v)| (k.as_str().to_uppercase(), v.to_str().unwrap().to_owned()));
+    let verified = described(json!({"maxAge": 60})).unwrap().verify_pairs(pairs(), body).unwrap();
+    assert_eq!(verified.task_id, task_id);
+    assert_eq!(serde_json::to_value(&verified).unwrap()["taskId"], task_id.as_str());
+    // More than a second old: stale at half a second, so the unit is seconds, not milliseconds.
+    assert!(why(described(json!({"maxAge": 0.5})).unwrap().verify_pairs(pairs(), body)).contains("stale"));
+    let refused = described(json!({"maxAgeMs": 5})).err().expect("an unknown option is refused");
+    assert_eq!(refused.kind, a2a_native::error::ErrorKind::InvalidParams);
+    assert!(refused.message.contains("maxAgeMs"), "{}", refused.message);
+    for bad in [json!({"maxAge": 0}), json!({"maxAge": -1}), json!({"token": 5})] {
+        let e = described(bad.clone()).err().unwrap_or_else(|| panic!("{bad} accepted"));
+        assert_eq!(e.kind, a2a_native::error::ErrorKind::InvalidParams, "{bad}: {e}");
+    }
+    let bad_header = described(json!({})).unwrap().verify_pairs([("bad name".to_owned(), "x".to_owned())], body);
+    assert_eq!(bad_header.unwrap_err().kind, a2a_native::error::ErrorKind::InvalidParams);
 
     let _ = stop.send(());
     serving.await.unwrap().unwrap();
