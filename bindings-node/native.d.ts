@@ -150,8 +150,8 @@ export declare function sinkMessage(callId: number, text?: string | undefined | 
 export declare function sinkSend(callId: number, eventJson: string): boolean
 
 /**
- * A status update for call `callId`; `state` as core's table reads it (`TaskState::from_short_name`);
- * the message is given as text (one agent text part) or as Message JSON.
+ * A status update for call `callId`: `state` and the message (text, or Message JSON) read
+ * by core as in every language.
  */
 export declare function sinkStatus(callId: number, state: string, text?: string | undefined | null, messageJson?: string | undefined | null): boolean
 

@@ -36,6 +36,35 @@ test('send: blocking send, get, list, direct reply', () =>
     assert.deepEqual(reply.message.parts, [{ text: 'a direct reply' }]);
   }));
 
+test('agent events are read by core as in every language', () => {
+  const refused = [];
+  const strict = {
+    async execute(context, events) {
+      for (const attempt of [() => events.artifact([]), () => events.status('finished')]) {
+        try {
+          await attempt();
+        } catch (e) {
+          assert.ok(e instanceof InvalidParamsError, String(e));
+          refused.push(e.message);
+        }
+      }
+      await events.artifact('kept', { name: 'out' });
+      // A Message object without role or messageId is the agent's, with a fresh id.
+      await events.complete({ parts: [{ text: 'done' }] });
+    },
+  };
+  return withServer(strict, async (server) => {
+    const { task } = await (await Client.connect(server.url)).send('go');
+    assert.equal(refused.length, 2, refused.join('; '));
+    assert.match(refused[0], /artifact\.parts/);
+    assert.match(refused[1], /state/);
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(task.status.message.role, 'ROLE_AGENT');
+    assert.ok(task.status.message.messageId);
+    assert.deepEqual(task.artifacts.map((a) => a.name), ['out']);
+  });
+});
+
 test('stream: for await over HTTP+JSON, artifact chunks in order, ends with the task', () =>
   withServer(new Echo(), async (server) => {
     const client = await Client.connect(server.url, { binding: 'HTTP+JSON' });

@@ -2,7 +2,6 @@
 // `async cancel(context, events)`). `events` reports through the native sink; returning ends the
 // work; a thrown error or rejected promise fails the task with its message; a cancel fires
 // `context.signal`.
-import { randomUUID } from 'node:crypto';
 import { fromNative, json, native } from './native.js';
 import * as errorClasses from '../errors.js';
 import { withRequestContext } from './trace.js';
@@ -94,7 +93,8 @@ export class RequestContext {
 function messageArgs(message) {
   if (message === undefined || message === null) return [null, null];
   if (typeof message === 'string') return [message, null];
-  return [null, json({ role: 'ROLE_AGENT', messageId: randomUUID(), ...message }, 'message')];
+  // Core makes a message without role or messageId the agent's, with a fresh id.
+  return [null, json(message, 'message')];
 }
 
 /** How an executor reports. Every method returns a promise; awaiting it is the backpressure. */

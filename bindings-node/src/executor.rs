@@ -15,7 +15,7 @@
 use crate::{errors, models};
 use a2a_native::error::{A2AError, ErrorKind};
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
-use a2a_native::model::{Message, Role, StreamResponse, TaskState};
+use a2a_native::model::StreamResponse;
 use napi::bindgen_prelude::{FnArgs, FromNapiValue};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Result, Status};
@@ -300,11 +300,11 @@ struct Sink {
     turn: tokio::sync::Mutex<()>,
 }
 
-fn agent_message(text: Option<String>, json: Option<String>) -> Result<Option<Message>> {
+/// An agent message as the JS layer passes it (text, or Message JSON), for core to read.
+fn agent_message(text: Option<String>, json: Option<String>) -> Result<Option<serde_json::Value>> {
     match (text, json) {
-        (_, Some(json)) => models::parse(&json).map(Some),
-        (Some(text), None) => Ok(Some(Message::text(Role::Agent, text))),
-        (None, None) => Ok(None),
+        (_, Some(json)) => serde_json::from_str(&json).map(Some).map_err(|e| errors::invalid("message", e.to_string())),
+        (text, None) => Ok(text.map(serde_json::Value::String)),
     }
 }
 
@@ -350,15 +350,14 @@ impl Sink {
     }
 }
 
-/// A status update for call `callId`; `state` as core's table reads it (`TaskState::from_short_name`);
-/// the message is given as text (one agent text part) or as Message JSON.
+/// A status update for call `callId`: `state` and the message (text, or Message JSON) read
+/// by core as in every language.
 #[napi_derive::napi]
 pub fn sink_status(call_id: u32, state: String, text: Option<String>, message_json: Option<String>) -> Result<bool> {
     let sink = &call(call_id)?.sink;
-    let state = TaskState::from_short_name(&state)
-        .ok_or_else(|| errors::invalid("state", format!("unknown task state {state:?}")))?;
-    let message = agent_message(text, message_json)?;
-    sink.deliver(sink.inner.status_event(state, message))
+    let event =
+        sink.inner.status_event_from_value(&state, agent_message(text, message_json)?).map_err(errors::to_js)?;
+    sink.deliver(event)
 }
 
 /// An artifact (Artifact JSON; core gives one without an id a fresh one), or with `append` more parts for an
@@ -376,7 +375,7 @@ pub fn sink_message(call_id: u32, text: Option<String>, message_json: Option<Str
     let sink = &call(call_id)?.sink;
     let message = agent_message(text, message_json)?
         .ok_or_else(|| errors::invalid("message", "a message needs text or a Message"))?;
-    sink.deliver(StreamResponse::Message(message))
+    sink.deliver(StreamResponse::Message(sink.inner.agent_message_from_value(message).map_err(errors::to_js)?))
 }
 
 /// Any event, as StreamResponse JSON.

@@ -12,9 +12,8 @@ use crate::inbox::{Inbox, Job, Run, Start};
 use crate::models;
 use crate::runtime::future_into_py;
 use a2a_native::executor::{self as core, ExecutorError, RequestContext};
-use a2a_native::model::{Artifact, Message, Part, Role, StreamResponse, TaskState};
+use a2a_native::model::StreamResponse;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::oneshot;
 
@@ -148,27 +147,6 @@ impl Completion {
     }
 }
 
-/// An agent message: a str becomes one text part; a dict is read as a Message.
-fn message(m: &Bound<'_, PyAny>) -> PyResult<Message> {
-    match m.cast::<PyString>() {
-        Ok(s) => Ok(Message::text(Role::Agent, s.to_str()?)),
-        Err(_) => models::from_py(m),
-    }
-}
-
-fn parts(p: &Bound<'_, PyAny>) -> PyResult<Vec<Part>> {
-    match p.cast::<PyString>() {
-        Ok(s) => Ok(vec![Part::text(s.to_str()?)]),
-        Err(_) => p.try_iter()?.map(|item| models::from_py(&item?)).collect(),
-    }
-}
-
-/// By core's one table of state names (`TaskState::from_short_name`).
-fn state(name: &str) -> PyResult<TaskState> {
-    TaskState::from_short_name(name)
-        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("unknown task state {name:?}")))
-}
-
 /// Core's event sink: every method returns an awaitable.
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct EventSink {
@@ -197,51 +175,38 @@ impl EventSink {
         self.inner.activate_extension(uri)
     }
 
-    /// A status update; `state` is a ProtoJSON name (`TASK_STATE_WORKING`).
-    #[pyo3(signature = (state_name, message=None))]
+    /// A status update: `state` by core's table of names (`"working"`, `"TASK_STATE_WORKING"`),
+    /// `message` a str (one agent text part) or a Message dict, read by core as in every
+    /// language.
+    #[pyo3(signature = (state, message=None))]
     fn status<'py>(
         &self,
         py: Python<'py>,
-        state_name: &str,
+        state: &str,
         message: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (state, message) = (state(state_name)?, message.map(self::message).transpose()?);
-        let event = self.inner.status_event(state, message);
+        let message = message.map(models::to_value).transpose()?;
+        let event = self.inner.status_event_from_value(state, message).map_err(errors::to_py)?;
         self.deliver(py, event)
     }
 
-    #[pyo3(signature = (parts, artifact_id=None, name=None, description=None, append=false, last_chunk=false, metadata=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// An Artifact dict (core gives one without an id a fresh one, and checks it), or with
+    /// `append` more parts for an earlier one with the same id.
     fn artifact<'py>(
         &self,
         py: Python<'py>,
-        parts: &Bound<'py, PyAny>,
-        artifact_id: Option<String>,
-        name: Option<String>,
-        description: Option<String>,
+        artifact: &Bound<'py, PyAny>,
         append: bool,
         last_chunk: bool,
-        metadata: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut artifact = Artifact {
-            artifact_id: artifact_id.unwrap_or_default(),
-            name: name.unwrap_or_default(),
-            description: description.unwrap_or_default(),
-            parts: self::parts(parts)?,
-            metadata: None,
-            extensions: Vec::new(),
-        };
-        if let Some(m) = metadata {
-            artifact.metadata = serde_json::from_value(models::to_value(m)?)
-                .map_err(|e| pyo3::exceptions::PyTypeError::new_err(format!("metadata: {e}")))?;
-        }
-        let event = self.inner.artifact_event(artifact, append, last_chunk);
+        let artifact = models::to_value(artifact)?;
+        let event = self.inner.artifact_event_from_value(artifact, append, last_chunk).map_err(errors::to_py)?;
         self.deliver(py, event)
     }
 
     /// A direct reply (str or Message dict) instead of a task.
     fn message<'py>(&self, py: Python<'py>, message: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let message = self::message(message)?;
+        let message = self.inner.agent_message_from_value(models::to_value(message)?).map_err(errors::to_py)?;
         self.deliver(py, StreamResponse::Message(message))
     }
 

@@ -626,3 +626,37 @@ def test_a_value_json_cannot_hold_is_invalid_params_naming_where_it_is() -> None
         assert why in str(info.value)
     with pytest.raises(TypeError):
         validate("Message", {**message, "metadata": {"when": object()}})
+
+
+@run
+async def test_agent_events_are_read_by_core_as_in_every_language() -> None:
+    """What an agent reports is read and checked by core, so each language accepts and refuses
+    alike: an empty artifact and an unknown state are InvalidParamsError (a ValueError); a
+    Message dict without role or messageId is the agent's, with a fresh id."""
+    refused: list[str] = []
+
+    class Strict(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            for attempt in (lambda: events.artifact([]), lambda: events.status("finished")):  # type: ignore[arg-type]
+                try:
+                    await attempt()
+                except errors.InvalidParamsError as e:
+                    assert isinstance(e, ValueError)
+                    refused.append(str(e))
+            await events.artifact("kept", name="out")
+            bare: Any = {"parts": [{"text": "done"}]}
+            await events.complete(bare)
+
+        async def cancel(self, context: RequestContext, events: EventQueue) -> None:
+            pass
+
+    async with AgentServer(CARD, Strict()) as server:
+        client = await Client.connect(server.url)
+        task = (await client.send("go"))["task"]
+    assert len(refused) == 2, refused
+    assert "artifact.parts" in refused[0] and "state" in refused[1], refused
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+    reply = task["status"]["message"]
+    assert reply["role"] == "ROLE_AGENT" and reply["messageId"], reply
+    assert reply["parts"] == [{"text": "done"}]
+    assert [a["name"] for a in task["artifacts"]] == ["out"] and task["artifacts"][0]["artifactId"]

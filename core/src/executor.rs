@@ -267,6 +267,35 @@ impl EventSink {
         self.status(TaskState::Canceled, message).await
     }
 
+    /// [`EventSink::status_event`] as a host language gives it: the state by core's one table
+    /// of names ([`TaskState::from_short_name`]), the message as
+    /// [`EventSink::agent_message_from_value`] reads it. InvalidParams naming what is wrong.
+    pub fn status_event_from_value(&self, state: &str, message: Option<serde_json::Value>) -> Result<StreamResponse> {
+        let state = TaskState::from_short_name(state)
+            .ok_or_else(|| A2AError::invalid_field("state", format!("unknown task state {state:?}")))?;
+        let message = message.map(|m| self.agent_message_from_value(m)).transpose()?;
+        Ok(self.status_event(state, message))
+    }
+
+    /// An agent message as a host language gives it: a string is one agent text part; an
+    /// object is a Message (ProtoJSON) whose missing `role` is the agent's and missing
+    /// `messageId` a fresh one, checked as a request's message is. The same in every language.
+    pub fn agent_message_from_value(&self, value: serde_json::Value) -> Result<Message> {
+        let mut value = match value {
+            serde_json::Value::String(text) => return Ok(self.own_message(Message::text(Role::Agent, text))),
+            other => other,
+        };
+        if let Some(obj) = value.as_object_mut() {
+            obj.entry("role").or_insert_with(|| "ROLE_AGENT".into());
+            if obj.get("messageId").and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
+                && !obj.contains_key("message_id")
+            {
+                obj.insert("messageId".into(), uuid::Uuid::new_v4().to_string().into());
+            }
+        }
+        Ok(self.own_message(crate::model::parse_value_at(value, "message")?))
+    }
+
     /// A new artifact, or (with `append`) more parts for an earlier one with the same id.
     pub async fn artifact(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
         self.send(self.artifact_event(artifact, append, last_chunk)).await
@@ -388,6 +417,35 @@ mod tests {
         }
         let err = sink.checked_artifact_event(built("a", Vec::new()), false, true).unwrap_err();
         assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "artifact.parts"));
+    }
+
+    #[test]
+    fn a_host_message_or_status_reads_alike_in_every_language() {
+        let (tx, _rx) = mpsc::channel(1);
+        let sink = EventSink::new(tx, "t".into(), "c".into());
+        let text = sink.agent_message_from_value(json!("hello")).unwrap();
+        assert_eq!((text.role, text.text_content().as_str()), (Role::Agent, "hello"));
+        assert_eq!((text.task_id.as_str(), text.context_id.as_str()), ("t", "c"));
+        // A bare Message object: the agent's, with a fresh id.
+        let bare = sink.agent_message_from_value(json!({"parts": [{"text": "x"}]})).unwrap();
+        assert_eq!(bare.role, Role::Agent);
+        assert!(uuid::Uuid::parse_str(&bare.message_id).is_ok(), "{bare:?}");
+        let given = json!({"role": "ROLE_USER", "messageId": "m1", "parts": [{"text": "x"}]});
+        let given = sink.agent_message_from_value(given).unwrap();
+        assert_eq!((given.role, given.message_id.as_str()), (Role::User, "m1"));
+        for bad in [json!({"parts": []}), json!(5), json!({"parts": [{"text": "x"}], "role": "ROLE_BOSS"})] {
+            let err = sink.agent_message_from_value(bad.clone()).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::InvalidParams, "{bad}: {err:?}");
+        }
+        match sink.status_event_from_value("input-required", Some(json!("more?"))).unwrap() {
+            StreamResponse::StatusUpdate(e) => {
+                assert_eq!(e.status.state, TaskState::InputRequired);
+                assert_eq!(e.status.message.unwrap().text_content(), "more?");
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = sink.status_event_from_value("finished", None).unwrap_err();
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "state"));
     }
 
     #[test]

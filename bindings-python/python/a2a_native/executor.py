@@ -140,7 +140,14 @@ class EventQueue:
     ) -> None:
         """An artifact (a fresh id unless ``artifact_id`` is given), or with ``append`` more
         parts for an earlier one with the same id."""
-        await _settled(self._sink.artifact(parts, artifact_id, name, description, append, last_chunk, metadata))
+        artifact: dict[str, Any] = {"parts": [{"text": parts}] if isinstance(parts, str) else parts}
+        # Without an id, core gives the artifact a fresh one.
+        for key, value in (("artifactId", artifact_id), ("name", name), ("description", description)):
+            if value:
+                artifact[key] = value
+        if metadata is not None:
+            artifact["metadata"] = metadata
+        await _settled(self._sink.artifact(artifact, append, last_chunk))
 
     async def message(self, message: str | Message) -> None:
         """A direct reply instead of a task (only as the first and only event)."""
