@@ -1193,7 +1193,7 @@ impl Inner {
                     _ => Task {
                         id: String::new(),
                         context_id: String::new(),
-                        status: TaskStatus::now(TaskState::Submitted),
+                        status: submitted_before(&event),
                         artifacts: Vec::new(),
                         history: Vec::new(),
                         metadata: None,
@@ -1700,6 +1700,20 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
     let change = Change::Event(event);
     apply_to(task, &change);
     Some(LogEntry { seq, change })
+}
+
+/// SUBMITTED for a task the agent's first `event` brings into being: stamped no later than
+/// that event (the agent stamped its status before it reached here), so a task's status times
+/// never run backwards.
+fn submitted_before(event: &StreamResponse) -> TaskStatus {
+    let mut status = TaskStatus::now(TaskState::Submitted);
+    if let StreamResponse::StatusUpdate(e) = event
+        && let Some(at) = e.status.timestamp
+        && status.timestamp.is_some_and(|now| at < now)
+    {
+        status.timestamp = Some(at);
+    }
+    status
 }
 
 fn item(id: Option<u64>, event: StreamResponse) -> StreamItem {

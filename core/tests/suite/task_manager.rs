@@ -45,6 +45,7 @@ fn agent() -> Arc<TestAgent> {
             .on("quiet", [Step::sleep(300), Step::complete()])
             .on("mute", [Step::sleep(300)])
             .on("tardy", [Step::sleep(300), Step::reply("answered late")])
+            .on("early", [Step::WorkingSince(Duration::from_millis(50)), Step::complete()])
             .on("hang", [Step::working(), Step::Hang])
             .on("pause", [Step::working(), Step::sleep(300)])
             .on("late", [Step::working(), Step::sleep(300), Step::artifact("out", "late")])
@@ -302,6 +303,30 @@ async fn streaming_sends_the_task_first_then_updates_in_order_and_closes() {
     );
     let id = events[0].task_id().unwrap().to_owned();
     assert!(events.iter().all(|e| e.task_id() == Some(&id)));
+    settled(&h).await;
+}
+
+/// The task an agent's first status brings into being is SUBMITTED no later than that status:
+/// a task's status times never run backwards on its stream (it happened 1 ms apart when the
+/// agent stamped its event just before the task was made).
+#[tokio::test]
+async fn status_times_never_run_backwards_on_a_stream() {
+    let h = handler();
+    let s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("early")))).await.unwrap();
+    let events = collect(s).await;
+    assert_eq!(
+        kinds(&events),
+        ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "status:TASK_STATE_COMPLETED"]
+    );
+    let times: Vec<_> = events
+        .iter()
+        .map(|e| match e {
+            StreamResponse::Task(t) => t.status.timestamp.unwrap(),
+            StreamResponse::StatusUpdate(u) => u.status.timestamp.unwrap(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
     settled(&h).await;
 }
 

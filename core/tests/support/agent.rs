@@ -22,7 +22,7 @@
 //! [`TestAgent::standard`] is the vocabulary the HTTP server and client tests share.
 
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{Message, Part, Role, TaskState};
+use a2a_native::model::{Message, Part, Role, StreamResponse, TaskState};
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -48,6 +48,9 @@ pub enum Step {
     Hang,
     /// Completes the task from a detached task after this long, whatever happened meanwhile.
     CompleteLater(Duration),
+    /// A WORKING status stamped this long before it is sent (an agent that made its event
+    /// earlier, or a clock a little behind).
+    WorkingSince(Duration),
 }
 
 impl Step {
@@ -227,6 +230,13 @@ impl AgentExecutor for TestAgent {
                 }
                 Step::Reply(text) => events.message(Message::text(Role::Agent, fill(text, &ctx))).await?,
                 Step::Sleep(d) => tokio::time::sleep(*d).await,
+                Step::WorkingSince(ago) => {
+                    let mut event = events.status_event(TaskState::Working, None);
+                    if let StreamResponse::StatusUpdate(e) = &mut event {
+                        e.status.timestamp = e.status.timestamp.map(|t| t - chrono::TimeDelta::from_std(*ago).unwrap());
+                    }
+                    events.send(event).await?
+                }
                 Step::Fail(message) => return Err(ExecutorError::new(message.clone())),
                 Step::Panic(message) => panic!("{message}"),
                 Step::UntilCanceled => ctx.cancelled.cancelled().await,
