@@ -45,12 +45,31 @@ pub(crate) fn result_to_v03(method: v03::Method, value: Value) -> Result<Value> 
         v03::Method::PushConfigList => model::parse_value::<ListTaskPushNotificationConfigsResponse>(value)
             .map(|r| model::to_value(&v03::push_configs_to_v03(r))),
         v03::Method::PushConfigDelete => Ok(Value::Null),
+        v03::Method::GetAuthenticatedExtendedCard => model::parse_value::<model::AgentCard>(value)
+            .and_then(|card| v03::AgentCard::try_from(as_answered_in_v03(card)))
+            .map(|card| model::to_value(&card)),
         _ => match method.result_type() {
             Some(type_name) => v03::to_v03(type_name, value),
             None => Ok(value),
         },
     };
     converted.map_err(|e| A2AError::internal(format!("the result has no A2A 0.3 form: {}", e.message)))
+}
+
+/// The card as a 0.3 client that reached this server can use it. A card that declares no 0.3
+/// interface (a 1.0-only card) still has its JSON-RPC and HTTP+JSON endpoints answer 0.3
+/// calls (see `a2a serve --help`), so they are what its 0.3 form describes; a card that
+/// declares 0.3 interfaces is taken at its word.
+fn as_answered_in_v03(mut card: model::AgentCard) -> model::AgentCard {
+    let declares_v03 = card.supported_interfaces.iter().any(|i| i.protocol_version.starts_with("0.3"));
+    if !declares_v03 {
+        for interface in &mut card.supported_interfaces {
+            if matches!(interface.protocol_binding.as_str(), "JSONRPC" | "HTTP+JSON") {
+                interface.protocol_version = v03::PROTOCOL_VERSION.to_owned();
+            }
+        }
+    }
+    card
 }
 
 #[cfg(test)]
@@ -92,6 +111,24 @@ mod tests {
         assert_eq!(out[0]["taskId"], "t");
         assert_eq!(out[0]["pushNotificationConfig"]["id"], "p");
         assert_eq!(result_to_v03(v03::Method::PushConfigDelete, json!({})).unwrap(), Value::Null);
+        // A 1.0-only card: its JSON-RPC and HTTP+JSON endpoints answer 0.3 calls, so a 0.3
+        // client asking for the extended card gets them (gRPC serves 1.0 only).
+        let card = json!({
+            "name": "a", "description": "d", "version": "1",
+            "supportedInterfaces": [
+                {"url": "http://h/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": "h:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                {"url": "http://h/", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+            ],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}]
+        });
+        let out = result_to_v03(v03::Method::GetAuthenticatedExtendedCard, card).unwrap();
+        assert_eq!((out["url"].as_str(), out["preferredTransport"].as_str()), (Some("http://h/"), Some("JSONRPC")));
+        assert_eq!(out["protocolVersion"], v03::PROTOCOL_VERSION);
+        let transports: Vec<_> =
+            out["additionalInterfaces"].as_array().unwrap().iter().map(|i| &i["transport"]).collect();
+        assert_eq!(transports, ["JSONRPC", "HTTP+JSON"]);
         let err = result_to_v03(v03::Method::TasksGet, json!({"nope": 1})).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Internal);
     }
