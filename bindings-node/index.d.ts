@@ -175,6 +175,8 @@ export interface ServerLimits {
   maxPartsPerMessage?: number;
   /** Most history messages any read returns (default 1000). */
   maxHistoryLength?: number;
+  /** About how many bytes one task may hold: a message that would take it past is refused (InvalidRequestError; default 64 MiB). */
+  maxTaskBytes?: number;
   /** Most concurrent streams on one task (default 64). */
   maxStreamsPerTask?: number;
   /** Seconds a blocking SendMessage waits before it returns the task as it stands (default 600). */

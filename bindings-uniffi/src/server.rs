@@ -44,6 +44,10 @@ pub struct ServerOptions {
     pub max_parts_per_message: Option<u64>,
     #[uniffi(default)]
     pub max_history_length: Option<u64>,
+    /// About how many bytes one task may hold: a message that would take it past is refused
+    /// (default 64 MiB).
+    #[uniffi(default)]
+    pub max_task_bytes: Option<u64>,
     #[uniffi(default)]
     pub max_streams_per_task: Option<u64>,
     /// Largest request head accepted (431 beyond it; default 64 KiB).
@@ -130,6 +134,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
             "maxBodyBytesInFlight": options.max_body_bytes_in_flight,
             "maxPartsPerMessage": options.max_parts_per_message,
             "maxHistoryLength": options.max_history_length,
+            "maxTaskBytes": options.max_task_bytes,
             "maxStreamsPerTask": options.max_streams_per_task,
             "blockingTimeout": options.blocking_timeout.map(|d| d.as_secs_f64()),
             "maxHeaderBytes": options.max_header_bytes,

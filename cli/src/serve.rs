@@ -73,6 +73,10 @@ pub struct ServeArgs {
     /// Retry-After (default 67108864, and never less than --max-body-bytes).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_body_bytes_in_flight: Option<u64>,
+    /// About how many bytes one task may hold: a message that would take a task past it is
+    /// refused (-32600 / 400), so no client grows one task without end (default 67108864).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    max_task_bytes: Option<u64>,
     /// Largest request head (request line and headers) accepted, in bytes: 431 beyond it
     /// (default 65536, at least 8192).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8192..))]
@@ -155,6 +159,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
             ));
         }
         config.limits.max_body_bytes_in_flight = bytes(n);
+    }
+    if let Some(n) = args.max_task_bytes {
+        config.limits.max_task_bytes = bytes(n);
     }
     if let Some(n) = args.max_header_bytes {
         config.limits.max_header_bytes = usize::try_from(n).unwrap_or(usize::MAX);

@@ -163,7 +163,57 @@ fn conformance_agent_is_scripted_by_message_id() {
     // The conformance card is strictly 1.0: no 0.3 fields merged in.
     let (_, card) = server.request("GET", "/.well-known/agent-card.json", None);
     assert!(card.get("url").is_none() && card.get("protocolVersion").is_none(), "{card}");
+    // Yet a 0.3 client that asks for the extended card gets it in 0.3 form, describing the
+    // endpoints that answer its calls (it was InternalError).
+    let host = server.base.trim_start_matches("http://");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"}).to_string();
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        stream,
+        "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let extended: Value = serde_json::from_str(raw.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let extended = &extended["result"];
+    assert_eq!(extended["url"], format!("{}/", server.base), "{extended}");
+    assert_eq!(extended["preferredTransport"], "JSONRPC", "{extended}");
     assert!(server.stop().success());
+}
+
+#[test]
+fn one_task_holds_at_most_max_task_bytes() {
+    let server = serve(&["--conformance", "--store", "memory", "--max-task-bytes", "4000"]);
+    let message = |id: &str, task: Option<&str>, text: &str| {
+        let mut m = json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]});
+        if let Some(task) = task {
+            m["taskId"] = json!(task);
+        }
+        server.rpc("SendMessage", json!({"message": m}))
+    };
+    let waiting = message("tck-input-required-1", None, "x");
+    let task_id = waiting["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let big = "y".repeat(1500);
+    let mut refused = Value::Null;
+    for i in 0..6 {
+        let answer = message(&format!("tck-input-required-{}", i + 2), Some(&task_id), &big);
+        if answer.get("error").is_some() {
+            refused = answer;
+            break;
+        }
+    }
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("limits.maxTaskBytes 4000"), "{refused}");
+    assert!(server.stop().success());
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--max-task-bytes", "0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-task-bytes"));
 }
 
 #[test]

@@ -39,6 +39,10 @@ pub enum FrameError {
     TooLarge { len: usize, limit: usize },
     /// The bytes end inside a message.
     Truncated,
+    /// A unary call's body holds no message.
+    Missing,
+    /// A unary call's body holds more than its one message.
+    Extra,
 }
 
 impl std::fmt::Display for FrameError {
@@ -50,6 +54,8 @@ impl std::fmt::Display for FrameError {
                 write!(f, "a gRPC message of {len} bytes is over the {limit}-byte limit")
             }
             FrameError::Truncated => f.write_str("the gRPC message is cut short"),
+            FrameError::Missing => f.write_str("a unary gRPC call needs one request message; the body has none"),
+            FrameError::Extra => f.write_str("a unary gRPC call takes one request message; the body has more"),
         }
     }
 }
@@ -105,7 +111,8 @@ pub fn single_message(body: &[u8], limit: usize) -> Result<Bytes, FrameError> {
     match decoder.next_message()? {
         Some(message) if !decoder.has_partial() => Ok(message),
         // A second message in a unary call, or bytes after the first.
-        Some(_) => Err(FrameError::Truncated),
+        Some(_) => Err(FrameError::Extra),
+        None if body.is_empty() => Err(FrameError::Missing),
         None => Err(FrameError::Truncated),
     }
 }
@@ -141,10 +148,11 @@ mod tests {
         assert_eq!(single_message(&[0, 0, 0, 1, 0], 10), Err(FrameError::TooLarge { len: 256, limit: 10 }));
         assert_eq!(single_message(&[0, 0, 0, 0, 2, 1], 10), Err(FrameError::Truncated));
         assert_eq!(single_message(&[0, 0], 10), Err(FrameError::Truncated));
-        assert_eq!(single_message(&[], 10), Err(FrameError::Truncated));
+        assert_eq!(single_message(&[], 10), Err(FrameError::Missing));
         let mut two = encode(b"x").to_vec();
         two.extend_from_slice(&encode(b"y"));
-        assert_eq!(single_message(&two, 10), Err(FrameError::Truncated));
+        assert_eq!(single_message(&two, 10), Err(FrameError::Extra));
+        assert_eq!(single_message(&[0, 0, 0, 0, 0, 7], 10), Err(FrameError::Extra));
         assert_eq!(single_message(&encode(b"xy"), 10).unwrap(), Bytes::from_static(b"xy"));
     }
 }

@@ -152,7 +152,9 @@ where
             frame::FrameError::Compressed if encoding_named(&parts.headers) => status::UNIMPLEMENTED,
             frame::FrameError::Compressed | frame::FrameError::BadFlag(_) => status::INTERNAL,
             frame::FrameError::TooLarge { .. } => status::RESOURCE_EXHAUSTED,
-            frame::FrameError::Truncated => status::INVALID_ARGUMENT,
+            frame::FrameError::Truncated | frame::FrameError::Missing | frame::FrameError::Extra => {
+                status::INVALID_ARGUMENT
+            }
         };
         Refusal { code: Some(code), error: A2AError::invalid_request(e.to_string()) }
     })?;

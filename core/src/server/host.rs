@@ -98,6 +98,8 @@ pub struct LimitsSpec {
     pub max_parts_per_message: Option<usize>,
     #[serde(default, alias = "max_history_length")]
     pub max_history_length: Option<usize>,
+    #[serde(default, alias = "max_task_bytes")]
+    pub max_task_bytes: Option<usize>,
     #[serde(default, alias = "max_streams_per_task")]
     pub max_streams_per_task: Option<usize>,
     /// Seconds.
@@ -167,6 +169,12 @@ impl ServerOptions {
         }
         l.max_parts_per_message = s.max_parts_per_message.unwrap_or(l.max_parts_per_message);
         l.max_history_length = s.max_history_length.unwrap_or(l.max_history_length);
+        if let Some(n) = s.max_task_bytes {
+            if n == 0 {
+                return Err(A2AError::invalid_field("limits.maxTaskBytes", "at least 1 byte"));
+            }
+            l.max_task_bytes = n;
+        }
         l.max_streams_per_task = s.max_streams_per_task.unwrap_or(l.max_streams_per_task);
         if let Some(secs) = s.blocking_timeout {
             l.blocking_timeout = Duration::try_from_secs_f64(secs)

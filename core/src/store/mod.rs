@@ -32,7 +32,7 @@ mod sql;
 mod sqlite;
 #[cfg(feature = "sqlite")]
 mod sqlite_writer;
-mod weight;
+pub(crate) mod weight;
 
 #[doc(hidden)]
 pub use memory::MemoryStoreSizes;

@@ -34,7 +34,7 @@ pub fn change(c: &Change) -> usize {
     }
 }
 
-fn message(m: &Message) -> usize {
+pub fn message(m: &Message) -> usize {
     ITEM + m.message_id.len()
         + m.context_id.len()
         + m.task_id.len()

@@ -18,6 +18,10 @@ pub struct Limits {
     pub max_parts_per_message: usize,
     /// Most history messages returned by any read; a larger or absent `historyLength` is capped.
     pub max_history_length: usize,
+    /// About how many bytes one task may hold (its history, artifacts and status, counted as
+    /// the memory store counts them): a message that would take a task past it is refused
+    /// (InvalidRequest), so no client can grow one task, and every read of it, without end.
+    pub max_task_bytes: usize,
     /// Most concurrent streams (SendStreamingMessage + SubscribeToTask) on one task.
     pub max_streams_per_task: usize,
     /// How long a blocking SendMessage waits for a terminal or interrupted state before it
@@ -58,6 +62,7 @@ impl Default for Limits {
             max_body_bytes_in_flight: 64 * 1024 * 1024,
             max_parts_per_message: 256,
             max_history_length: 1000,
+            max_task_bytes: 64 * 1024 * 1024,
             max_streams_per_task: 64,
             blocking_timeout: Duration::from_secs(600),
             max_header_bytes: 64 * 1024,

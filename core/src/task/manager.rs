@@ -21,8 +21,8 @@ use crate::model::{
     self, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Struct, Task, TaskState, TaskStatus,
 };
 use crate::push::PushSender;
-use crate::store::Stores;
 use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, Owner, apply_to};
+use crate::store::{Stores, weight};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -182,6 +182,7 @@ impl TaskManager {
                 inner.load(&guard.key, &mut slot).await?;
                 let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
                 state::check_message_for_task(task, &message)?;
+                check_room(task, &message, inner.limits.max_task_bytes)?;
                 inner.check_turn_free(&guard, &mut slot).await?;
                 let base = slot.version;
                 let task = slot.task.as_mut().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
@@ -1700,6 +1701,21 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
     let change = Change::Event(event);
     apply_to(task, &change);
     Some(LogEntry { seq, change })
+}
+
+/// Refuses a message that would take `task` past `max_task_bytes` (`Limits::max_task_bytes`):
+/// InvalidRequest, naming the way on (a new task can refer to this one).
+fn check_room(task: &Task, message: &Message, max_task_bytes: usize) -> Result<()> {
+    let (held, adds) = (weight::task(task), weight::message(message));
+    if held.saturating_add(adds) <= max_task_bytes {
+        return Ok(());
+    }
+    Err(A2AError::invalid_request(format!(
+        "task {} holds about {held} bytes and this message about {adds}: more than one task may hold \
+         (limits.maxTaskBytes {max_task_bytes}); start a new task (referenceTaskIds can name this one)",
+        task.id
+    ))
+    .with_meta("taskId", &task.id))
 }
 
 /// SUBMITTED for a task the agent's first `event` brings into being: stamped no later than

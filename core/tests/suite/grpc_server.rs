@@ -180,9 +180,12 @@ async fn malformed_protobuf_and_framing_are_invalid_argument() {
     let err = status::to_error(&a.status);
     assert!(err.violations.iter().any(|v| v.field.contains("parts")), "{err:?}");
     // Framing: cut short, empty, two messages in a unary call.
-    for body in [&[0u8, 0, 0, 0, 9, 1][..], &[], &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0]] {
+    let framing: [(&[u8], &str); 3] =
+        [(&[0, 0, 0, 0, 9, 1], "cut short"), (&[], "has none"), (&[0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "has more")];
+    for (body, says) in framing {
         let a = s.call(&path, &[], Bytes::copy_from_slice(body)).await;
         assert_eq!(a.code(), "INVALID_ARGUMENT", "{body:?}: {:?}", a.status);
+        assert!(status::to_error(&a.status).message.contains(says), "{body:?}: {:?}", a.status);
     }
     s.stop().await;
 }

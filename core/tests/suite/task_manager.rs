@@ -34,6 +34,8 @@ fn agent() -> Arc<TestAgent> {
                 [Step::working(), Step::artifact("out", "{text}"), Step::status(TaskState::Completed, "done")],
             )
             .on("input", [asks.clone()])
+            .on("chat", [asks.clone()])
+            .on_follow_up("chat", [asks.clone()])
             .on_follow_up("input", [Step::complete()])
             .on("linger", [asks, Step::sleep(200)])
             .on_follow_up("linger", [Step::working(), Step::sleep(400), Step::complete()])
@@ -303,6 +305,38 @@ async fn streaming_sends_the_task_first_then_updates_in_order_and_closes() {
     );
     let id = events[0].task_id().unwrap().to_owned();
     assert!(events.iter().all(|e| e.task_id() == Some(&id)));
+    settled(&h).await;
+}
+
+/// No client can grow one task without end: a message that would take it past
+/// `limits.maxTaskBytes` is refused (InvalidRequest, naming the limit) and changes nothing;
+/// other tasks go on.
+#[tokio::test]
+async fn a_message_that_would_overfill_its_task_is_refused() {
+    let (h, _) = handler_with(Limits { max_task_bytes: 4_000, ..Default::default() }, true);
+    let task = send_task(&h, msg("chat")).await;
+    assert_eq!(task.status.state, TaskState::InputRequired);
+    let follow_up = || {
+        let mut m = msg(&format!("chat {}", "x".repeat(1_000)));
+        m.task_id = task.id.clone();
+        m
+    };
+    let mut accepted = 0;
+    let refused = loop {
+        match send(&h, follow_up()).await {
+            Ok(_) => accepted += 1,
+            Err(e) => break e,
+        }
+        assert!(accepted < 10, "never refused");
+    };
+    assert!(accepted >= 1, "a task below the limit takes messages");
+    assert_eq!(refused.kind, ErrorKind::InvalidRequest, "{refused:?}");
+    assert!(refused.message.contains("limits.maxTaskBytes 4000"), "{}", refused.message);
+    let after = get(&h, &task.id).await.unwrap();
+    assert_eq!(after.status.state, TaskState::InputRequired, "the refused message changed nothing");
+    // Each accepted follow-up added itself and the question it answered.
+    assert_eq!(after.history.len(), 1 + 2 * accepted);
+    assert_eq!(send_task(&h, msg("chat")).await.status.state, TaskState::InputRequired, "other tasks go on");
     settled(&h).await;
 }
 

@@ -6568,6 +6568,11 @@ public struct ServerOptions {
     public var maxBodyBytesInFlight: UInt64?
     public var maxPartsPerMessage: UInt64?
     public var maxHistoryLength: UInt64?
+    /**
+     * About how many bytes one task may hold: a message that would take it past is refused
+     * (default 64 MiB).
+     */
+    public var maxTaskBytes: UInt64?
     public var maxStreamsPerTask: UInt64?
     /**
      * Largest request head accepted (431 beyond it; default 64 KiB).
@@ -6660,7 +6665,11 @@ public struct ServerOptions {
          * Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
          * requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
          * `maxBodyBytes`).
-         */maxBodyBytesInFlight: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
+         */maxBodyBytesInFlight: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, 
+        /**
+         * About how many bytes one task may hold: a message that would take it past is refused
+         * (default 64 MiB).
+         */maxTaskBytes: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
         /**
          * Largest request head accepted (431 beyond it; default 64 KiB).
          */maxHeaderBytes: UInt64? = nil, 
@@ -6723,6 +6732,7 @@ public struct ServerOptions {
         self.maxBodyBytesInFlight = maxBodyBytesInFlight
         self.maxPartsPerMessage = maxPartsPerMessage
         self.maxHistoryLength = maxHistoryLength
+        self.maxTaskBytes = maxTaskBytes
         self.maxStreamsPerTask = maxStreamsPerTask
         self.maxHeaderBytes = maxHeaderBytes
         self.headerReadTimeout = headerReadTimeout
@@ -6765,6 +6775,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxBodyBytesInFlight: FfiConverterOptionUInt64.read(from: &buf), 
                 maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
+                maxTaskBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
                 maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 headerReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
@@ -6793,6 +6804,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxBodyBytesInFlight, into: &buf)
         FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxTaskBytes, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
         FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
         FfiConverterOptionDuration.write(value.headerReadTimeout, into: &buf)
