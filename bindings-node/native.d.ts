@@ -176,6 +176,12 @@ export declare function v03ToV10(typeName: string, json: string): string
 /** A 1.0 value converted to the 0.3 wire form of `typeName`. */
 export declare function v10ToV03(typeName: string, json: string): string
 
+/**
+ * One wire vector case (`tests/vectors/jsonrpc` of a file's `kind`, or `rest`; JSON) checked
+ * by core's codec: `null` when it holds, else what differed.
+ */
+export declare function vectorCheck(folder: string, kind: string, caseJson: string): string | null
+
 /** The kid of a signature that verifies under the JWKS (JSON text); UnauthenticatedError if none. */
 export declare function verifyCard(cardJson: string, jwksJson: string, algorithms: Array<string>): string
 

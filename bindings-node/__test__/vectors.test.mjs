@@ -263,6 +263,26 @@ describe('options vectors', () => {
   }
 });
 
+// Every JSON-RPC request and response case and every HTTP+JSON route case, accepted or refused,
+// read from JavaScript and checked by the core codec this package ships (the refused ones also
+// go over HTTP to a JS-hosted server above).
+describe('wire vectors', () => {
+  for (const folder of ['jsonrpc', 'rest']) {
+    for (const [file, doc] of load(`${folder}/`)) {
+      for (const c of doc.cases) {
+        test(`${folder}/${file}: ${c.name}`, () => {
+          assert.equal(native.vectorCheck(folder, doc.kind ?? '', JSON.stringify(c)), null);
+        });
+      }
+    }
+  }
+  test('a case that does not hold says why', () => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't' } };
+    const wrong = { name: 'x', body, expected: { method: 'GetTask', params: { id: 'u' }, id: 1 } };
+    assert.match(native.vectorCheck('jsonrpc', 'request', JSON.stringify(wrong)), /expected "GetTask" \{"id":"u"\}/);
+  });
+});
+
 // Core's SSE codec fed from JavaScript: every decode case whole, split in two at every byte and
 // one byte at a time (the outcomes never depend on the chunking); every encode case byte for byte.
 describe('sse vectors', () => {

@@ -64,3 +64,10 @@ pub fn sse_decode(chunks: Vec<napi::bindgen_prelude::Buffer>, max_event_bytes: O
 pub fn sse_encode(case_json: String) -> Result<String> {
     a2a_native::sse::vectors::encode(&value(&case_json)?).map_err(errors::to_js)
 }
+
+/// One wire vector case (`tests/vectors/jsonrpc` of a file's `kind`, or `rest`; JSON) checked
+/// by core's codec: `null` when it holds, else what differed.
+#[napi_derive::napi]
+pub fn vector_check(folder: String, kind: String, case_json: String) -> Result<Option<String>> {
+    Ok(a2a_native::vectors::check(&folder, &kind, &value(&case_json)?).err())
+}

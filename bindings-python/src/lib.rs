@@ -41,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(models::convert, m)?)?;
     m.add_function(wrap_pyfunction!(models::sse_decode, m)?)?;
     m.add_function(wrap_pyfunction!(models::sse_encode, m)?)?;
+    m.add_function(wrap_pyfunction!(models::vector_check, m)?)?;
     m.add_function(wrap_pyfunction!(logging::sync_level, m)?)?;
     m.add_function(wrap_pyfunction!(signing::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(signing::sign_card, m)?)?;

@@ -202,3 +202,12 @@ pub fn sse_decode(py: Python<'_>, chunks: Vec<Vec<u8>>, max_event_bytes: Option<
 pub fn sse_encode(case: &Bound<'_, PyAny>) -> PyResult<String> {
     a2a_native::sse::vectors::encode(&to_value(case)?).map_err(crate::errors::to_py)
 }
+
+/// One wire vector case (`tests/vectors/jsonrpc` of a file's `kind`, or `rest`; JSON text)
+/// checked by core's codec: `None` when it holds, else what differed.
+#[pyfunction]
+#[pyo3(name = "_vector_check")]
+pub fn vector_check(folder: &str, kind: &str, case_json: &str) -> PyResult<Option<String>> {
+    let case = serde_json::from_str(case_json).map_err(|e| PyValueError::new_err(format!("case: {e}")))?;
+    Ok(a2a_native::vectors::check(folder, kind, &case).err())
+}

@@ -106,6 +106,31 @@ def test_sse_encode_vector(case: dict[str, Any]) -> None:
     assert _native._sse_encode(case) == case["expected"]
 
 
+def wire_cases() -> list[Any]:
+    return [
+        pytest.param(folder, doc.get("kind", ""), case, id=f"{folder}/{file}/{case['name']}")
+        for folder in ("jsonrpc", "rest")
+        for file, doc in load(folder)
+        for case in doc["cases"]
+    ]
+
+
+@pytest.mark.parametrize(("folder", "kind", "case"), wire_cases())
+def test_wire_vector(folder: str, kind: str, case: dict[str, Any]) -> None:
+    """Every JSON-RPC request and response case and every HTTP+JSON route case, accepted or
+    refused, read from Python and checked by the core codec this package ships (the refused
+    ones also go over HTTP to a Python-hosted server below)."""
+    # As JSON text: integers beyond 64 bits are read as core reads them from the file.
+    assert _native._vector_check(folder, kind, json.dumps(case)) is None
+
+
+def test_a_wire_vector_that_does_not_hold_says_why() -> None:
+    case = {"name": "x", "body": {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}}}
+    wrong = {**case, "expected": {"method": "GetTask", "params": {"id": "u"}, "id": 1}}
+    assert 'expected "GetTask" {"id":"u"}' in (_native._vector_check("jsonrpc", "request", json.dumps(wrong)) or "")
+    assert "no vectors" in (_native._vector_check("sse", "", json.dumps(case)) or "")
+
+
 def test_sse_encode_refuses_a_case_without_event_or_comment() -> None:
     with pytest.raises(errors.InvalidParamsError):
         _native._sse_encode({"name": "neither"})

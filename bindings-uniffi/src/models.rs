@@ -51,3 +51,10 @@ pub fn sse_decode_vector(chunks: Vec<Vec<u8>>, max_event_bytes: Option<u64>) -> 
 pub fn sse_encode_vector(case_json: String) -> Result<String> {
     Ok(a2a_native::sse::vectors::encode(&parse_text(&case_json)?)?)
 }
+
+/// One wire vector case (`tests/vectors/jsonrpc` of a file's `kind`, or `rest`; JSON) checked
+/// by core's codec: `null` when it holds, else what differed.
+#[uniffi::export]
+pub fn check_wire_vector(folder: String, kind: String, case_json: String) -> Result<Option<String>> {
+    Ok(a2a_native::vectors::check(&folder, &kind, &parse_text(&case_json)?).err())
+}

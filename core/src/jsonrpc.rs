@@ -17,6 +17,8 @@
 //! -32601; missing, non-object or invalid `params` are -32602 naming the field under `params.`.
 //! The id is echoed whenever it could be read, else it is `null`. Nothing here panics on any input.
 
+pub mod vectors;
+
 use crate::error::{A2AError, ErrorKind, FieldViolation};
 use crate::model::{self, Validate};
 pub use crate::request::{A2ARequest, Method};

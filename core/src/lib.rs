@@ -40,5 +40,6 @@ pub mod task;
 pub mod telemetry;
 #[cfg(any(feature = "server", feature = "client"))]
 pub mod trace_context;
+pub mod vectors;
 
 pub use error::{A2AError, ErrorKind, Result};

@@ -44,6 +44,8 @@
 //! HTTP method (405 + `Allow`), or a matched route whose body or query is invalid (400:
 //! JSONParse for unparseable JSON, InvalidParams naming the field otherwise).
 
+pub mod vectors;
+
 use crate::error::{A2AError, ErrorKind};
 use crate::model::{self, wire};
 use crate::request::{A2ARequest, Method};

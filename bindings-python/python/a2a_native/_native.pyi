@@ -14,6 +14,7 @@ __all__ = [
     "_shutdown",
     "_sse_decode",
     "_sse_encode",
+    "_vector_check",
     "canonicalize",
     "convert",
     "error_table",
@@ -36,6 +37,7 @@ def _shutdown() -> None: ...  # registered with atexit by the package
 # Core's SSE codec in the shared vectors' form (tests/vectors/sse), for the vector tests.
 def _sse_decode(chunks: list[bytes], max_event_bytes: int | None = None) -> dict[str, Any]: ...
 def _sse_encode(case: dict[str, Any]) -> str: ...
+def _vector_check(folder: str, kind: str, case_json: str) -> str | None: ...
 
 @final
 class EventSink:

@@ -9442,6 +9442,20 @@ public func errorTable() -> [ErrorSpec]  {
 })
 }
 /**
+ * One wire vector case (`tests/vectors/jsonrpc` of a file's `kind`, or `rest`; JSON) checked
+ * by core's codec: `null` when it holds, else what differed.
+ */
+public func checkWireVector(folder: String, kind: String, caseJson: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeA2aException_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_check_wire_vector(
+        FfiConverterString.lower(folder),
+        FfiConverterString.lower(kind),
+        FfiConverterString.lower(caseJson),uniffiCallStatus
+    )
+})
+}
+/**
  * `json` validated by the core, taken through the generated record of `type_name` and back
  * (the conversions every record crossing the boundary goes through), and validated again.
  */
@@ -9594,6 +9608,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_error_table() != 42060) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_native_uniffi_checksum_func_check_wire_vector() != 62681) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_record_round_trip() != 10890) {

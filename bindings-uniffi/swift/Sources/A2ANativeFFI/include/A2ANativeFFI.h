@@ -718,6 +718,11 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_error_table(RustCallStatus *_Nonnull
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_CHECK_WIRE_VECTOR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_CHECK_WIRE_VECTOR
+RustBuffer uniffi_a2a_native_uniffi_fn_func_check_wire_vector(RustBuffer folder, RustBuffer kind, RustBuffer case_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_RECORD_ROUND_TRIP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_RECORD_ROUND_TRIP
 RustBuffer uniffi_a2a_native_uniffi_fn_func_record_round_trip(RustBuffer type_name, RustBuffer json, RustCallStatus *_Nonnull out_status
@@ -1049,6 +1054,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_a2a_error(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_ERROR_TABLE
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_ERROR_TABLE
 uint16_t uniffi_a2a_native_uniffi_checksum_func_error_table(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_CHECK_WIRE_VECTOR
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_CHECK_WIRE_VECTOR
+uint16_t uniffi_a2a_native_uniffi_checksum_func_check_wire_vector(void
     
 );
 #endif

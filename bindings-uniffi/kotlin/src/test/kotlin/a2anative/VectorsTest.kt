@@ -111,6 +111,25 @@ class VectorsTest {
         }
     }
 
+    /** Every JSON-RPC request and response case and every HTTP+JSON route case, accepted or
+     * refused, read from Kotlin and checked by the core codec this library ships. */
+    @TestFactory
+    fun `wire vectors`(): List<DynamicTest> = listOf("jsonrpc", "rest").flatMap { folder ->
+        load(folder).flatMap { (file, doc) ->
+            val cases = doc.getJSONArray("cases")
+            (0 until cases.length()).map { i ->
+                val case = cases.getJSONObject(i)
+                dynamicTest("$folder/$file/${case.getString("name")}") {
+                    assertEquals(null, checkWireVector(folder, doc.optString("kind", ""), case.toString()))
+                }
+            }
+        }
+    } + dynamicTest("a wire case that does not hold says why") {
+        val wrong = """{"name": "x", "body": {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t"}},
+            "expected": {"method": "GetTask", "params": {"id": "u"}, "id": 1}}"""
+        assertTrue(checkWireVector("jsonrpc", "request", wrong)!!.contains("expected \"GetTask\" {\"id\":\"u\"}"))
+    }
+
     /** A vector's value as JSON text (`JSONObject.toString()`, or a quoted string). */
     private fun json(value: Any): String = JSONArray().put(value).toString().removeSurrounding("[", "]")
 
