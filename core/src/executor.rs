@@ -101,7 +101,7 @@ pub struct RequestContext {
     /// Fires when the task is canceled.
     pub cancelled: CancellationToken,
     /// The request's extension activation; the executor marks through its sink.
-    pub activation: crate::task::call::Activation,
+    pub activation: Activation,
 }
 
 impl RequestContext {
@@ -161,7 +161,7 @@ pub struct EventSink {
     tx: mpsc::Sender<StreamResponse>,
     task_id: String,
     context_id: String,
-    activation: crate::task::call::Activation,
+    activation: Activation,
 }
 
 impl EventSink {
@@ -169,7 +169,7 @@ impl EventSink {
         Self { tx, task_id, context_id, activation: Default::default() }
     }
 
-    pub(crate) fn with_activation(mut self, activation: crate::task::call::Activation) -> Self {
+    pub(crate) fn with_activation(mut self, activation: Activation) -> Self {
         self.activation = activation;
         self
     }
@@ -375,6 +375,50 @@ impl EventSink {
             m.context_id = self.context_id.clone();
         }
         m
+    }
+}
+
+/// The extensions activated for one request, echoed in its response's `A2A-Extensions`: those
+/// the server requires (and the client listed), the one whose method was called, and those the
+/// executor marks ([`EventSink::activate_extension`]) among the ones the client
+/// asked for and the agent declares. Shared by the clones of one request's context.
+#[derive(Debug, Clone, Default)]
+pub struct Activation {
+    offered: std::sync::Arc<[String]>,
+    active: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Activation {
+    /// `offered`: the requested extensions the agent declares (the executor may activate these).
+    pub fn new(offered: Vec<String>) -> Self {
+        Self { offered: offered.into(), active: Default::default() }
+    }
+
+    /// The extensions the executor may activate.
+    pub fn offered(&self) -> &[String] {
+        &self.offered
+    }
+
+    /// Activates `uri` if it is offered; whether it is (now) active.
+    pub fn activate(&self, uri: &str) -> bool {
+        if !self.offered.iter().any(|o| o == uri) {
+            return false;
+        }
+        self.force(uri);
+        true
+    }
+
+    /// Activates `uri` by the server's own decision (a required extension, a method's).
+    pub fn force(&self, uri: &str) {
+        let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+        if !active.iter().any(|a| a == uri) {
+            active.push(uri.to_owned());
+        }
+    }
+
+    /// The active extensions, in activation order.
+    pub fn active(&self) -> Vec<String> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
 

@@ -76,7 +76,7 @@ async fn answer<B>(
     parts: &Parts,
     body: B,
     requested: &[String],
-    activation: &crate::task::call::Activation,
+    activation: &crate::executor::Activation,
 ) -> Result<Response<ResponseBody>, Refusal>
 where
     B: Body<Data = Bytes> + Send + 'static,

@@ -122,8 +122,8 @@ impl ExtensionPolicy {
 
     /// A request's activation: the executor may activate what the client asked for and the
     /// agent declares; the required ones the client listed are active from the start.
-    pub fn activation(&self, requested: &[String]) -> crate::task::call::Activation {
-        let activation = crate::task::call::Activation::new(self.activate(requested));
+    pub fn activation(&self, requested: &[String]) -> crate::executor::Activation {
+        let activation = crate::executor::Activation::new(self.activate(requested));
         for uri in self.required.iter().filter(|u| requested.contains(u)) {
             activation.force(uri);
         }

@@ -58,7 +58,7 @@ async fn answer<B>(
     path: &str,
     body: B,
     requested: &[String],
-    activation: &crate::task::call::Activation,
+    activation: &crate::executor::Activation,
     media: &'static str,
 ) -> Result<Response<ResponseBody>, Failure>
 where

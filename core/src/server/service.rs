@@ -930,7 +930,7 @@ pub(crate) fn echo_extensions(resp: &mut Response<ResponseBody>, request: &Heade
 /// The [`CallContext`] of a request; the one place the bindings build it, so fields added to
 /// it later get their defaults here.
 #[allow(clippy::needless_update)]
-pub(crate) fn call_context(activation: &crate::task::call::Activation, request: &http::request::Parts) -> CallContext {
+pub(crate) fn call_context(activation: &crate::executor::Activation, request: &http::request::Parts) -> CallContext {
     CallContext {
         extensions: activation.offered().to_vec(),
         activation: activation.clone(),

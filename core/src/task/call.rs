@@ -2,54 +2,11 @@
 //! stream gives back: the seam between the transports (server) and the task manager.
 
 use crate::error::A2AError;
+use crate::executor::Activation;
 use crate::model::StreamResponse;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
-
-/// The extensions activated for one request, echoed in its response's `A2A-Extensions`: those
-/// the server requires (and the client listed), the one whose method was called, and those the
-/// executor marks ([`crate::executor::EventSink::activate_extension`]) among the ones the client
-/// asked for and the agent declares. Shared by the clones of one request's context.
-#[derive(Debug, Clone, Default)]
-pub struct Activation {
-    offered: std::sync::Arc<[String]>,
-    active: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl Activation {
-    /// `offered`: the requested extensions the agent declares (the executor may activate these).
-    pub fn new(offered: Vec<String>) -> Self {
-        Self { offered: offered.into(), active: Default::default() }
-    }
-
-    /// The extensions the executor may activate.
-    pub fn offered(&self) -> &[String] {
-        &self.offered
-    }
-
-    /// Activates `uri` if it is offered; whether it is (now) active.
-    pub fn activate(&self, uri: &str) -> bool {
-        if !self.offered.iter().any(|o| o == uri) {
-            return false;
-        }
-        self.force(uri);
-        true
-    }
-
-    /// Activates `uri` by the server's own decision (a required extension, a method's).
-    pub fn force(&self, uri: &str) {
-        let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
-        if !active.iter().any(|a| a == uri) {
-            active.push(uri.to_owned());
-        }
-    }
-
-    /// The active extensions, in activation order.
-    pub fn active(&self) -> Vec<String> {
-        self.active.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-}
 
 /// What the transport learned about the caller, beyond the request itself.
 #[derive(Debug, Clone, Default)]

@@ -17,6 +17,7 @@ mod extension_methods;
 mod fuzz_bodies;
 mod grpc_server;
 mod instances;
+mod layering;
 mod listener;
 mod metrics;
 mod proptest_bindings;
