@@ -338,11 +338,11 @@ impl Resolve for GuardedResolver {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn allow_list(entries: &[&str]) -> PrivateTargets {
+    pub(crate) fn allow_list(entries: &[&str]) -> PrivateTargets {
         serde_json::from_value(serde_json::json!(entries)).unwrap()
     }
 
@@ -536,5 +536,115 @@ mod tests {
         // What the system resolver says of localhost is refused too.
         let system: Vec<_> = tokio::net::lookup_host(("localhost", 0)).await.unwrap().collect();
         assert!(check_resolved("localhost", &system, &PrivateTargets::Blocked).is_err());
+    }
+
+    #[test]
+    fn check_url_refuses_non_public_targets() {
+        let allowed = PrivateTargets::default();
+        for url in [
+            "http://127.0.0.1",
+            "http://127.0.0.1:8080/hook",
+            "http://localhost",
+            "http://LOCALHOST./x",
+            "http://api.localhost",
+            "http://10.0.0.1",
+            "http://172.16.5.4",
+            "http://192.168.1.1",
+            "http://[::1]",
+            "http://[::ffff:127.0.0.1]",
+            "http://[::ffff:10.1.2.3]",
+            "http://[fe80::1]",
+            "http://[fd00::1]",
+            "http://169.254.169.254/latest/meta-data",
+            "http://100.64.0.1",
+            "http://0.0.0.0",
+            "http://2130706433",
+            "http://0x7f.1",
+            // Octal, hex, short and mixed IPv4 spellings (WHATWG makes each a dotted quad).
+            "http://0177.0.0.1/",
+            "http://0177.0.0.01/",
+            "http://017700000001/",
+            "http://0x7f.1/",
+            "http://127.1/",
+            "http://0x7f.0.0.1/",
+            "http://0177.0x0.1/",
+            "http://0x7F000001/",
+            "http://00000177.0.0.1/",
+            "http://127.0.0.1./",
+            "http://012.0.0.1/",
+            "http://0300.0250.1.1/",
+            "http://0251.0376.0251.0376/",
+            "http://0xa9fea9fe/",
+            "http://2852039166/",
+            "http://\u{2460}\u{2461}\u{2466}.0.0.1/",
+            "http://[::ffff:7f00:1]/",
+            "http://[0:0:0:0:0:ffff:127.0.0.1]/",
+            "http://[::ffff:0177.0.0.1]/",
+            "http://08.0.0.1/",
+            "http://224.0.0.1",
+            "http://255.255.255.255",
+            "https://192.0.2.10",
+            "https://[2001:db8::1]",
+            "ftp://x",
+            "file:///etc/passwd",
+            "not a url",
+            "",
+        ] {
+            check_url(url, &allowed).expect_err(url);
+        }
+        for url in
+            ["https://example.com", "http://example.com:8080/hook?x=1", "http://8.8.8.8", "https://[2606:4700::1111]/"]
+        {
+            check_url(url, &allowed).unwrap_or_else(|e| panic!("{url}: {e}"));
+        }
+    }
+
+    #[test]
+    fn check_url_allows_private_targets_when_configured() {
+        let allowed = PrivateTargets::All;
+        for url in ["http://127.0.0.1:9000/hook", "http://localhost", "http://[::1]", "http://10.0.0.1"] {
+            check_url(url, &allowed).unwrap_or_else(|e| panic!("{url}: {e}"));
+        }
+        for url in ["ftp://x", "not a url"] {
+            assert!(check_url(url, &allowed).is_err(), "{url}");
+        }
+    }
+
+    #[test]
+    fn check_url_with_an_allow_list() {
+        let allowed = allow_list(&["127.0.0.1", "10.0.0.0/8", "::1", "hooks.internal"]);
+        for url in [
+            "http://127.0.0.1:9000/hook",
+            "http://0177.0.0.1/",
+            "http://017700000001/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://10.20.30.40/",
+            "http://012.1.2.3/",
+            "http://10.255.255.255/",
+            "http://[::1]:8080/",
+            "http://hooks.internal/x",
+            "http://HOOKS.internal./x",
+            "https://example.com",
+            "http://8.8.8.8",
+        ] {
+            check_url(url, &allowed).unwrap_or_else(|e| panic!("{url}: {e}"));
+        }
+        for url in [
+            "http://127.0.0.2/",
+            "http://127.1.0.1/",
+            "http://0.0.0.0/",
+            "http://192.168.0.1/",
+            "http://172.16.0.1/",
+            "http://169.254.169.254/",
+            "http://100.64.0.1/",
+            "http://[::2]/",
+            "http://[fd00::1]/",
+            "http://[::ffff:192.168.0.1]/",
+            "http://localhost/",
+            "http://hooks.localhost/",
+            "ftp://127.0.0.1/",
+        ] {
+            assert!(check_url(url, &allowed).is_err(), "{url} was allowed");
+        }
     }
 }
