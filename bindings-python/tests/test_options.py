@@ -52,6 +52,8 @@ def test_bad_options_fail_loudly() -> None:
     with pytest.raises(TypeError, match="callable"):
         Client.from_card(card, credentials="not callable")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="caCertFile.*no-such.pem"):
+        Client.from_card(card, ca_cert_file="/no-such.pem")
+    with pytest.raises(ValueError, match="caCert"):  # PEM text, as in every language
         Client.from_card(card, ca_cert="/no-such.pem")
     with pytest.raises(ValueError, match="timeout"):
         Client.from_card(card, timeout=-1.0)

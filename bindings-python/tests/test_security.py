@@ -120,13 +120,19 @@ async def test_https_mutual_tls_and_a_signed_card() -> None:
     async with AgentServer(CARD, WhoAmI(), security=security, host="127.0.0.1") as server:
         assert server.url.startswith("https://")
         client = await Client.connect(
-            server.url, ca_cert=fixture("tls-ca.pem"), client_cert=(fixture("tls-client.pem"), fixture("tls-client.key"))
+            server.url,
+            ca_cert_file=fixture("tls-ca.pem"),
+            client_cert_files=(fixture("tls-client.pem"), fixture("tls-client.key")),
         )
         assert answer(await client.send("hi")).startswith("cert:3d357e08")
+        # The same as PEM text, under core's names.
+        with open(fixture("tls-ca.pem")) as ca, open(fixture("tls-client.pem")) as c, open(fixture("tls-client.key")) as k:
+            pem_client = await Client.connect(server.url, ca_cert=ca.read(), client_identity=c.read() + k.read())
+        assert answer(await pem_client.send("hi")).startswith("cert:3d357e08")
         assert signing.verify_card(client.card, {"keys": [ec_jwk("card-1")]}) == "card-1"
         # Without a client certificate, or without trusting the CA, nothing gets through.
         with pytest.raises(errors.A2AError):
-            await (await Client.connect(server.url, ca_cert=fixture("tls-ca.pem"))).send("hi")
+            await (await Client.connect(server.url, ca_cert_file=fixture("tls-ca.pem"))).send("hi")
         with pytest.raises(errors.TransportError):  # (the card itself may come from the cache)
             await (await Client.connect(server.url)).send("hi")
 

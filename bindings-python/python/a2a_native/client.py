@@ -4,6 +4,7 @@ agents that only speak it), streams as async iterators, credentials."""
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias, cast
@@ -166,14 +167,20 @@ class _StreamCall:
             await stream.aclose()
 
 
-# Keyword arguments whose names differ in core's ClientOptions JSON (PEM files, not PEM text).
-_CORE_NAMES = {"ca_cert": "ca_cert_file", "client_cert": "client_cert_files"}
+def _paths(value: Any) -> Any:
+    """A path (or a pair of them) as core reads it: text."""
+    if isinstance(value, (tuple, list)):
+        return [os.fspath(v) for v in value]
+    return os.fspath(value)
 
 
 def _options(args: dict[str, Any]) -> dict[str, Any]:
     """The native client's options: the keyword arguments that were given, as core's
     ClientOptions JSON (which core reads strictly), plus the ``credentials`` callable."""
-    opts = {_CORE_NAMES.get(k, k): v for k, v in args.items() if k not in ("cls", "url", "card") and v is not None}
+    opts = {k: v for k, v in args.items() if k not in ("cls", "url", "card") and v is not None}
+    for file_option in ("ca_cert_file", "client_cert_files"):
+        if file_option in opts:
+            opts[file_option] = _paths(opts[file_option])
     if "headers" in opts:
         opts["headers"] = dict(opts["headers"])
     return opts
@@ -208,7 +215,9 @@ class Client:
         card_api_key: str | None = None,
         client_credentials: tuple[str, str] | None = None,
         ca_cert: str | None = None,
-        client_cert: tuple[str, str] | None = None,
+        client_identity: str | None = None,
+        ca_cert_file: str | os.PathLike[str] | None = None,
+        client_cert_files: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     ) -> Client:
         """Resolves the agent card at ``url`` and picks an interface.
 
@@ -222,8 +231,10 @@ class Client:
         ``card_bearer_token``, ``card_api_key`` and ``client_credentials`` (``(client_id,
         client_secret)``, the OAuth 2.0 grant: token fetched, cached and refreshed; sent only
         to an https ``tokenUrl``, or http on this machine) are used the way the agent card asks,
-        per call. ``ca_cert`` trusts a private CA (PEM path);
-        ``client_cert`` is ``(cert PEM path, key PEM path)`` for agents that require mTLS."""
+        per call. ``ca_cert`` trusts a private CA (PEM text; ``ca_cert_file``: read from a PEM
+        file); ``client_identity`` is a certificate and its key (PEM text) for agents that
+        require mTLS (``client_cert_files``: ``(cert PEM path, key PEM path)``). The names are
+        core's, as in every language."""
         _native.sync_level()
         native = await _native.Client.connect(url, _options(locals()))
         return cls(native)
@@ -247,7 +258,9 @@ class Client:
         card_api_key: str | None = None,
         client_credentials: tuple[str, str] | None = None,
         ca_cert: str | None = None,
-        client_cert: tuple[str, str] | None = None,
+        client_identity: str | None = None,
+        ca_cert_file: str | os.PathLike[str] | None = None,
+        client_cert_files: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     ) -> Client:
         """A client for ``card`` without fetching it; options as in :meth:`connect`. An
         ``async`` ``credentials`` callable runs on the loop this is called from."""
