@@ -4,12 +4,12 @@
 
 use crate::convert::{ToRecord, to_core};
 use crate::credentials::{CredentialProvider, ForeignCredentials};
-use crate::errors::{A2aException, Result};
+use crate::errors::Result;
 use crate::models_gen::*;
 use crate::runtime::run;
 use crate::trace::traced;
 use a2a_native::client::{self as core, ClientBuilder};
-use a2a_native::{A2AError, ErrorKind, model};
+use a2a_native::model;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,11 +21,9 @@ pub struct ClientOptions {
     /// `Authorization: Bearer <token>` on every call.
     #[uniffi(default)]
     pub bearer_token: Option<String>,
-    /// An API key sent in the header `api_key_header`.
+    /// An API key and the header it goes in.
     #[uniffi(default)]
-    pub api_key_header: Option<String>,
-    #[uniffi(default)]
-    pub api_key: Option<String>,
+    pub api_key: Option<ApiKey>,
     /// Called before every request for its headers (tokens that expire, signatures).
     #[uniffi(default)]
     pub credentials: Option<Arc<dyn CredentialProvider>>,
@@ -52,25 +50,21 @@ pub struct ClientOptions {
     /// flow (token URL and scopes from the card; the token is cached and refreshed). The secret
     /// goes only to an https token URL, or http on this machine.
     #[uniffi(default)]
-    pub oauth_client_id: Option<String>,
-    #[uniffi(default)]
-    pub oauth_client_secret: Option<String>,
+    pub client_credentials: Option<ClientCredentials>,
     /// A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
     #[uniffi(default)]
-    pub ca_cert_pem: Option<String>,
+    pub ca_cert: Option<String>,
     /// A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
     #[uniffi(default)]
-    pub client_identity_pem: Option<String>,
-    /// `ca_cert_pem`, read from this PEM file.
+    pub client_identity: Option<String>,
+    /// `ca_cert`, read from this PEM file.
     #[uniffi(default)]
     pub ca_cert_file: Option<String>,
-    /// `client_identity_pem`, read from a certificate file and a key file (both or neither).
+    /// `client_identity`, read from a certificate file and a key file.
     #[uniffi(default)]
-    pub client_cert_file: Option<String>,
-    #[uniffi(default)]
-    pub client_key_file: Option<String>,
+    pub client_cert_files: Option<CertFiles>,
     /// A bearer token, sent on each call whose security the agent's card declares as HTTP
-    /// bearer (the card says where each secret goes; with `oauth_client_*` and `card_api_key`).
+    /// bearer (the card says where each secret goes; with `client_credentials` and `card_api_key`).
     #[uniffi(default)]
     pub card_bearer_token: Option<String>,
     /// An API key, sent where the card's API key scheme says (header, query or cookie).
@@ -78,35 +72,46 @@ pub struct ClientOptions {
     pub card_api_key: Option<String>,
 }
 
-fn invalid(what: String) -> A2aException {
-    A2AError::new(ErrorKind::InvalidParams, what).into()
+/// core's `apiKey` pair: the header and the key.
+#[derive(uniffi::Record)]
+pub struct ApiKey {
+    pub header: String,
+    pub value: String,
+}
+
+/// core's `clientCredentials` pair: OAuth 2.0 client id and secret.
+#[derive(uniffi::Record)]
+pub struct ClientCredentials {
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+/// core's `clientCertFiles` pair: a certificate PEM file and its key's.
+#[derive(uniffi::Record)]
+pub struct CertFiles {
+    pub cert_file: String,
+    pub key_file: String,
 }
 
 /// Core's `ClientOptions` (which build the client the same way in every language) from the
 /// record, plus the foreign credentials provider.
 fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
     let o = o.unwrap_or_default();
-    let pair = |a: Option<String>, b: Option<String>, names: &str| match (a, b) {
-        (Some(a), Some(b)) => Ok(Some((a, b))),
-        (None, None) => Ok(None),
-        _ => Err(invalid(format!("{names} go together"))),
-    };
     // Every field named (no `..Default::default()`): an option core gains does not build here
     // until this record carries it too.
     let options = core::ClientOptions {
         bearer_token: o.bearer_token,
-        api_key: pair(o.api_key_header, o.api_key, "apiKeyHeader and apiKey")?,
+        api_key: o.api_key.map(|k| (k.header, k.value)),
         headers: (!o.headers.is_empty()).then(|| core::options::Headers::Map(o.headers.into_iter().collect())),
         timeout: o.timeout.map(|d| d.as_secs_f64()),
         binding: o.binding,
         retries: o.retries,
         stream_reconnects: o.stream_reconnects,
-        client_credentials: pair(o.oauth_client_id, o.oauth_client_secret, "oauthClientId and oauthClientSecret")?,
-        ca_cert: o.ca_cert_pem,
-        client_identity: o.client_identity_pem,
+        client_credentials: o.client_credentials.map(|c| (c.client_id, c.client_secret)),
+        ca_cert: o.ca_cert,
+        client_identity: o.client_identity,
         ca_cert_file: o.ca_cert_file.map(Into::into),
-        client_cert_files: pair(o.client_cert_file, o.client_key_file, "clientCertFile and clientKeyFile")?
-            .map(|(cert, key)| (cert.into(), key.into())),
+        client_cert_files: o.client_cert_files.map(|f| (f.cert_file.into(), f.key_file.into())),
         card_bearer_token: o.card_bearer_token,
         card_api_key: o.card_api_key,
         allow_v03: o.allow_v03,

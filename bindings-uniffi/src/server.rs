@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How the server runs. Every member is optional; the names are core's (`limits.*` flattened),
-/// and durations are Kotlin `java.time.Duration` / Swift `TimeInterval`.
+/// How the server runs. Every member is optional; the names are core's, and durations are
+/// Kotlin `java.time.Duration` / Swift `TimeInterval`.
 #[derive(uniffi::Record, Default)]
 pub struct ServerOptions {
     /// `memory` (default), `sqlite:PATH` or a `postgres://` URL.
@@ -30,6 +30,46 @@ pub struct ServerOptions {
     /// Served to authenticated callers by GetExtendedAgentCard.
     #[uniffi(default)]
     pub extended_card: Option<AgentCard>,
+    /// Limits on what one client can make the server hold (core's `limits`).
+    #[uniffi(default)]
+    pub limits: Option<ServerLimits>,
+    /// The memory store's cap on tasks (default 10,000).
+    #[uniffi(default)]
+    pub max_tasks: Option<u64>,
+    /// How long the memory store keeps a finished task (default 1 h).
+    #[uniffi(default)]
+    pub task_retention: Option<Duration>,
+    /// About how many bytes of task contents the memory store keeps (default 256 MiB).
+    #[uniffi(default)]
+    pub max_store_bytes: Option<u64>,
+    /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
+    /// visibility, private webhook targets: the core's `SecuritySpec` as JSON
+    /// (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
+    /// `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
+    /// CIDR ranges that may be private).
+    #[uniffi(default)]
+    pub security_json: Option<String>,
+    /// Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
+    /// adds (for 1.0 clients that refuse unknown fields).
+    #[uniffi(default)]
+    pub strict_v1_card: bool,
+    /// `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
+    /// listener of its own (see `metricsUrl`).
+    #[uniffi(default)]
+    pub metrics_address: Option<String>,
+    /// Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
+    /// `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
+    #[uniffi(default)]
+    pub methods: Vec<ExtensionMethod>,
+    /// Profile extensions' checks of incoming messages.
+    #[uniffi(default)]
+    pub profile_checks: Vec<ExtensionProfile>,
+}
+
+/// core's `limits`: what one client can make the server hold. Every member is optional
+/// (absent: core's default).
+#[derive(uniffi::Record, Default)]
+pub struct ServerLimits {
     /// How long a blocking SendMessage waits for the task to settle.
     #[uniffi(default)]
     pub blocking_timeout: Option<Duration>,
@@ -72,37 +112,6 @@ pub struct ServerOptions {
     /// 4096).
     #[uniffi(default)]
     pub max_connections: Option<u64>,
-    /// The memory store's cap on tasks (default 10,000).
-    #[uniffi(default)]
-    pub max_tasks: Option<u64>,
-    /// How long the memory store keeps a finished task (default 1 h).
-    #[uniffi(default)]
-    pub task_retention: Option<Duration>,
-    /// About how many bytes of task contents the memory store keeps (default 256 MiB).
-    #[uniffi(default)]
-    pub max_store_bytes: Option<u64>,
-    /// API keys, JWT/JWKS, TLS and mTLS, scopes per operation, card and push signing keys, task
-    /// visibility, private webhook targets: the core's `SecuritySpec` as JSON
-    /// (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
-    /// `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
-    /// CIDR ranges that may be private).
-    #[uniffi(default)]
-    pub security_json: Option<String>,
-    /// Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
-    /// adds (for 1.0 clients that refuse unknown fields).
-    #[uniffi(default)]
-    pub strict_v1_card: bool,
-    /// `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
-    /// listener of its own (see `metricsUrl`).
-    #[uniffi(default)]
-    pub metrics_address: Option<String>,
-    /// Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
-    /// `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
-    #[uniffi(default)]
-    pub methods: Vec<ExtensionMethod>,
-    /// Profile extensions' checks of incoming messages.
-    #[uniffi(default)]
-    pub profile_checks: Vec<ExtensionProfile>,
 }
 
 /// A card as core's JSON; core checks it with the options (its refusals name the card's fields
@@ -125,24 +134,26 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
     // Cards go in as core's JSON, which core checks with the rest of the options.
     let extended = options.extended_card.clone().map(card_value).transpose()?;
     let (handlers, methods, profiles) = Handlers::new(&options.methods, &options.profile_checks);
+    let defaults = ServerLimits::default();
+    let l = options.limits.as_ref().unwrap_or(&defaults);
     let value = serde_json::json!({
         "store": options.store,
         "bearerTokens": tokens,
         "extendedCard": extended,
         "limits": {
-            "maxBodyBytes": options.max_body_bytes,
-            "maxBodyBytesInFlight": options.max_body_bytes_in_flight,
-            "maxPartsPerMessage": options.max_parts_per_message,
-            "maxHistoryLength": options.max_history_length,
-            "maxTaskBytes": options.max_task_bytes,
-            "maxStreamsPerTask": options.max_streams_per_task,
-            "blockingTimeout": options.blocking_timeout.map(|d| d.as_secs_f64()),
-            "maxHeaderBytes": options.max_header_bytes,
-            "headerReadTimeout": options.header_read_timeout.map(|d| d.as_secs_f64()),
-            "bodyReadTimeout": options.body_read_timeout.map(|d| d.as_secs_f64()),
-            "idleTimeout": options.idle_timeout.map(|d| d.as_secs_f64()),
-            "executorTimeout": options.executor_timeout.map(|d| d.as_secs_f64()),
-            "maxConnections": options.max_connections,
+            "maxBodyBytes": l.max_body_bytes,
+            "maxBodyBytesInFlight": l.max_body_bytes_in_flight,
+            "maxPartsPerMessage": l.max_parts_per_message,
+            "maxHistoryLength": l.max_history_length,
+            "maxTaskBytes": l.max_task_bytes,
+            "maxStreamsPerTask": l.max_streams_per_task,
+            "blockingTimeout": l.blocking_timeout.map(|d| d.as_secs_f64()),
+            "maxHeaderBytes": l.max_header_bytes,
+            "headerReadTimeout": l.header_read_timeout.map(|d| d.as_secs_f64()),
+            "bodyReadTimeout": l.body_read_timeout.map(|d| d.as_secs_f64()),
+            "idleTimeout": l.idle_timeout.map(|d| d.as_secs_f64()),
+            "executorTimeout": l.executor_timeout.map(|d| d.as_secs_f64()),
+            "maxConnections": l.max_connections,
         },
         "maxTasks": options.max_tasks,
         "taskRetention": options.task_retention.map(|d| d.as_secs_f64()),

@@ -3973,6 +3973,63 @@ public func FfiConverterTypeAgentSkill_lower(_ value: AgentSkill) -> RustBuffer 
 
 
 /**
+ * core's `apiKey` pair: the header and the key.
+ */
+public struct ApiKey: Equatable, Hashable {
+    public var header: String
+    public var value: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(header: String, value: String) {
+        self.header = header
+        self.value = value
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ApiKey: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeApiKey: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ApiKey {
+        return
+            try ApiKey(
+                header: FfiConverterString.read(from: &buf), 
+                value: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ApiKey, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.header, into: &buf)
+        FfiConverterString.write(value.value, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeApiKey_lift(_ buf: RustBuffer) throws -> ApiKey {
+    return try FfiConverterTypeApiKey.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeApiKey_lower(_ value: ApiKey) -> RustBuffer {
+    return FfiConverterTypeApiKey.lower(value)
+}
+
+
+/**
  * `Artifact` of the proto.
  */
 public struct Artifact: Equatable, Hashable {
@@ -4233,6 +4290,120 @@ public func FfiConverterTypeCancelTaskRequest_lower(_ value: CancelTaskRequest) 
 
 
 /**
+ * core's `clientCertFiles` pair: a certificate PEM file and its key's.
+ */
+public struct CertFiles: Equatable, Hashable {
+    public var certFile: String
+    public var keyFile: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(certFile: String, keyFile: String) {
+        self.certFile = certFile
+        self.keyFile = keyFile
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension CertFiles: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCertFiles: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CertFiles {
+        return
+            try CertFiles(
+                certFile: FfiConverterString.read(from: &buf), 
+                keyFile: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: CertFiles, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.certFile, into: &buf)
+        FfiConverterString.write(value.keyFile, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCertFiles_lift(_ buf: RustBuffer) throws -> CertFiles {
+    return try FfiConverterTypeCertFiles.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCertFiles_lower(_ value: CertFiles) -> RustBuffer {
+    return FfiConverterTypeCertFiles.lower(value)
+}
+
+
+/**
+ * core's `clientCredentials` pair: OAuth 2.0 client id and secret.
+ */
+public struct ClientCredentials: Equatable, Hashable {
+    public var clientId: String
+    public var clientSecret: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(clientId: String, clientSecret: String) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ClientCredentials: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeClientCredentials: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ClientCredentials {
+        return
+            try ClientCredentials(
+                clientId: FfiConverterString.read(from: &buf), 
+                clientSecret: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ClientCredentials, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.clientId, into: &buf)
+        FfiConverterString.write(value.clientSecret, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientCredentials_lift(_ buf: RustBuffer) throws -> ClientCredentials {
+    return try FfiConverterTypeClientCredentials.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientCredentials_lower(_ value: ClientCredentials) -> RustBuffer {
+    return FfiConverterTypeClientCredentials.lower(value)
+}
+
+
+/**
  * `ClientCredentialsOAuthFlow` of the proto.
  */
 public struct ClientCredentialsOAuthFlow: Equatable, Hashable {
@@ -4302,10 +4473,9 @@ public struct ClientOptions {
      */
     public var bearerToken: String?
     /**
-     * An API key sent in the header `api_key_header`.
+     * An API key and the header it goes in.
      */
-    public var apiKeyHeader: String?
-    public var apiKey: String?
+    public var apiKey: ApiKey?
     /**
      * Called before every request for its headers (tokens that expire, signatures).
      */
@@ -4337,28 +4507,26 @@ public struct ClientOptions {
      * flow (token URL and scopes from the card; the token is cached and refreshed). The secret
      * goes only to an https token URL, or http on this machine.
      */
-    public var oauthClientId: String?
-    public var oauthClientSecret: String?
+    public var clientCredentials: ClientCredentials?
     /**
      * A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
      */
-    public var caCertPem: String?
+    public var caCert: String?
     /**
      * A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
      */
-    public var clientIdentityPem: String?
+    public var clientIdentity: String?
     /**
-     * `ca_cert_pem`, read from this PEM file.
+     * `ca_cert`, read from this PEM file.
      */
     public var caCertFile: String?
     /**
-     * `client_identity_pem`, read from a certificate file and a key file (both or neither).
+     * `client_identity`, read from a certificate file and a key file.
      */
-    public var clientCertFile: String?
-    public var clientKeyFile: String?
+    public var clientCertFiles: CertFiles?
     /**
      * A bearer token, sent on each call whose security the agent's card declares as HTTP
-     * bearer (the card says where each secret goes; with `oauth_client_*` and `card_api_key`).
+     * bearer (the card says where each secret goes; with `client_credentials` and `card_api_key`).
      */
     public var cardBearerToken: String?
     /**
@@ -4373,8 +4541,8 @@ public struct ClientOptions {
          * `Authorization: Bearer <token>` on every call.
          */bearerToken: String? = nil, 
         /**
-         * An API key sent in the header `api_key_header`.
-         */apiKeyHeader: String? = nil, apiKey: String? = nil, 
+         * An API key and the header it goes in.
+         */apiKey: ApiKey? = nil, 
         /**
          * Called before every request for its headers (tokens that expire, signatures).
          */credentials: CredentialProvider? = nil, 
@@ -4397,28 +4565,27 @@ public struct ClientOptions {
          * OAuth 2.0 client credentials, used when the agent card declares a client credentials
          * flow (token URL and scopes from the card; the token is cached and refreshed). The secret
          * goes only to an https token URL, or http on this machine.
-         */oauthClientId: String? = nil, oauthClientSecret: String? = nil, 
+         */clientCredentials: ClientCredentials? = nil, 
         /**
          * A CA certificate (PEM) to trust besides the system's, for agents with a private CA.
-         */caCertPem: String? = nil, 
+         */caCert: String? = nil, 
         /**
          * A client certificate and its key (PEM, concatenated) for agents that require mutual TLS.
-         */clientIdentityPem: String? = nil, 
+         */clientIdentity: String? = nil, 
         /**
-         * `ca_cert_pem`, read from this PEM file.
+         * `ca_cert`, read from this PEM file.
          */caCertFile: String? = nil, 
         /**
-         * `client_identity_pem`, read from a certificate file and a key file (both or neither).
-         */clientCertFile: String? = nil, clientKeyFile: String? = nil, 
+         * `client_identity`, read from a certificate file and a key file.
+         */clientCertFiles: CertFiles? = nil, 
         /**
          * A bearer token, sent on each call whose security the agent's card declares as HTTP
-         * bearer (the card says where each secret goes; with `oauth_client_*` and `card_api_key`).
+         * bearer (the card says where each secret goes; with `client_credentials` and `card_api_key`).
          */cardBearerToken: String? = nil, 
         /**
          * An API key, sent where the card's API key scheme says (header, query or cookie).
          */cardApiKey: String? = nil) {
         self.bearerToken = bearerToken
-        self.apiKeyHeader = apiKeyHeader
         self.apiKey = apiKey
         self.credentials = credentials
         self.headers = headers
@@ -4428,13 +4595,11 @@ public struct ClientOptions {
         self.streamReconnects = streamReconnects
         self.allowV03 = allowV03
         self.extensions = extensions
-        self.oauthClientId = oauthClientId
-        self.oauthClientSecret = oauthClientSecret
-        self.caCertPem = caCertPem
-        self.clientIdentityPem = clientIdentityPem
+        self.clientCredentials = clientCredentials
+        self.caCert = caCert
+        self.clientIdentity = clientIdentity
         self.caCertFile = caCertFile
-        self.clientCertFile = clientCertFile
-        self.clientKeyFile = clientKeyFile
+        self.clientCertFiles = clientCertFiles
         self.cardBearerToken = cardBearerToken
         self.cardApiKey = cardApiKey
     }
@@ -4456,8 +4621,7 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         return
             try ClientOptions(
                 bearerToken: FfiConverterOptionString.read(from: &buf), 
-                apiKeyHeader: FfiConverterOptionString.read(from: &buf), 
-                apiKey: FfiConverterOptionString.read(from: &buf), 
+                apiKey: FfiConverterOptionTypeApiKey.read(from: &buf), 
                 credentials: FfiConverterOptionTypeCredentialProvider.read(from: &buf), 
                 headers: FfiConverterDictionaryStringString.read(from: &buf), 
                 timeout: FfiConverterOptionDuration.read(from: &buf), 
@@ -4466,13 +4630,11 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
                 streamReconnects: FfiConverterOptionUInt32.read(from: &buf), 
                 allowV03: FfiConverterOptionBool.read(from: &buf), 
                 extensions: FfiConverterSequenceString.read(from: &buf), 
-                oauthClientId: FfiConverterOptionString.read(from: &buf), 
-                oauthClientSecret: FfiConverterOptionString.read(from: &buf), 
-                caCertPem: FfiConverterOptionString.read(from: &buf), 
-                clientIdentityPem: FfiConverterOptionString.read(from: &buf), 
+                clientCredentials: FfiConverterOptionTypeClientCredentials.read(from: &buf), 
+                caCert: FfiConverterOptionString.read(from: &buf), 
+                clientIdentity: FfiConverterOptionString.read(from: &buf), 
                 caCertFile: FfiConverterOptionString.read(from: &buf), 
-                clientCertFile: FfiConverterOptionString.read(from: &buf), 
-                clientKeyFile: FfiConverterOptionString.read(from: &buf), 
+                clientCertFiles: FfiConverterOptionTypeCertFiles.read(from: &buf), 
                 cardBearerToken: FfiConverterOptionString.read(from: &buf), 
                 cardApiKey: FfiConverterOptionString.read(from: &buf)
         )
@@ -4480,8 +4642,7 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
 
     public static func write(_ value: ClientOptions, into buf: inout [UInt8]) {
         FfiConverterOptionString.write(value.bearerToken, into: &buf)
-        FfiConverterOptionString.write(value.apiKeyHeader, into: &buf)
-        FfiConverterOptionString.write(value.apiKey, into: &buf)
+        FfiConverterOptionTypeApiKey.write(value.apiKey, into: &buf)
         FfiConverterOptionTypeCredentialProvider.write(value.credentials, into: &buf)
         FfiConverterDictionaryStringString.write(value.headers, into: &buf)
         FfiConverterOptionDuration.write(value.timeout, into: &buf)
@@ -4490,13 +4651,11 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt32.write(value.streamReconnects, into: &buf)
         FfiConverterOptionBool.write(value.allowV03, into: &buf)
         FfiConverterSequenceString.write(value.extensions, into: &buf)
-        FfiConverterOptionString.write(value.oauthClientId, into: &buf)
-        FfiConverterOptionString.write(value.oauthClientSecret, into: &buf)
-        FfiConverterOptionString.write(value.caCertPem, into: &buf)
-        FfiConverterOptionString.write(value.clientIdentityPem, into: &buf)
+        FfiConverterOptionTypeClientCredentials.write(value.clientCredentials, into: &buf)
+        FfiConverterOptionString.write(value.caCert, into: &buf)
+        FfiConverterOptionString.write(value.clientIdentity, into: &buf)
         FfiConverterOptionString.write(value.caCertFile, into: &buf)
-        FfiConverterOptionString.write(value.clientCertFile, into: &buf)
-        FfiConverterOptionString.write(value.clientKeyFile, into: &buf)
+        FfiConverterOptionTypeCertFiles.write(value.clientCertFiles, into: &buf)
         FfiConverterOptionString.write(value.cardBearerToken, into: &buf)
         FfiConverterOptionString.write(value.cardApiKey, into: &buf)
     }
@@ -6534,27 +6693,10 @@ public func FfiConverterTypeSendMessageResponse_lower(_ value: SendMessageRespon
 
 
 /**
- * How the server runs. Every member is optional; the names are core's (`limits.*` flattened),
- * and durations are Kotlin `java.time.Duration` / Swift `TimeInterval`.
+ * core's `limits`: what one client can make the server hold. Every member is optional
+ * (absent: core's default).
  */
-public struct ServerOptions {
-    /**
-     * `memory` (default), `sqlite:PATH` or a `postgres://` URL.
-     */
-    public var store: String?
-    /**
-     * When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
-     * each authenticates the principal `bearer-token`.
-     */
-    public var bearerTokens: [String]
-    /**
-     * Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
-     */
-    public var bearerTokenPrincipals: [String: String]
-    /**
-     * Served to authenticated callers by GetExtendedAgentCard.
-     */
-    public var extendedCard: AgentCard?
+public struct ServerLimits: Equatable, Hashable {
     /**
      * How long a blocking SendMessage waits for the task to settle.
      */
@@ -6602,6 +6744,150 @@ public struct ServerOptions {
      * 4096).
      */
     public var maxConnections: UInt64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * How long a blocking SendMessage waits for the task to settle.
+         */blockingTimeout: TimeInterval? = nil, maxBodyBytes: UInt64? = nil, 
+        /**
+         * Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
+         * requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
+         * `maxBodyBytes`).
+         */maxBodyBytesInFlight: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, 
+        /**
+         * About how many bytes one task may hold: a message that would take it past is refused
+         * (default 64 MiB).
+         */maxTaskBytes: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
+        /**
+         * Largest request head accepted (431 beyond it; default 64 KiB).
+         */maxHeaderBytes: UInt64? = nil, 
+        /**
+         * How long a client may take to send its first byte, and on HTTP/1 a request head once
+         * begun (408 beyond it; default 30 s).
+         */headerReadTimeout: TimeInterval? = nil, 
+        /**
+         * How long a request body may take to arrive (408 beyond it; default 30 s).
+         */bodyReadTimeout: TimeInterval? = nil, 
+        /**
+         * How long a connection may stay open with no request in flight before it is closed (an
+         * open stream counts; default 120 s).
+         */idleTimeout: TimeInterval? = nil, 
+        /**
+         * How long `execute` may run before it is canceled and its task ends FAILED (default: no
+         * limit); bounds executors that never return.
+         */executorTimeout: TimeInterval? = nil, 
+        /**
+         * Most connections served at once; at the cap accepting waits until one closes (default
+         * 4096).
+         */maxConnections: UInt64? = nil) {
+        self.blockingTimeout = blockingTimeout
+        self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytesInFlight = maxBodyBytesInFlight
+        self.maxPartsPerMessage = maxPartsPerMessage
+        self.maxHistoryLength = maxHistoryLength
+        self.maxTaskBytes = maxTaskBytes
+        self.maxStreamsPerTask = maxStreamsPerTask
+        self.maxHeaderBytes = maxHeaderBytes
+        self.headerReadTimeout = headerReadTimeout
+        self.bodyReadTimeout = bodyReadTimeout
+        self.idleTimeout = idleTimeout
+        self.executorTimeout = executorTimeout
+        self.maxConnections = maxConnections
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ServerLimits: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServerLimits: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerLimits {
+        return
+            try ServerLimits(
+                blockingTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                maxBodyBytesInFlight: FfiConverterOptionUInt64.read(from: &buf), 
+                maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
+                maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
+                maxTaskBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
+                maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
+                headerReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                maxConnections: FfiConverterOptionUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ServerLimits, into buf: inout [UInt8]) {
+        FfiConverterOptionDuration.write(value.blockingTimeout, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxBodyBytes, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxBodyBytesInFlight, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxTaskBytes, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
+        FfiConverterOptionDuration.write(value.headerReadTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.bodyReadTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.idleTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerLimits_lift(_ buf: RustBuffer) throws -> ServerLimits {
+    return try FfiConverterTypeServerLimits.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerLimits_lower(_ value: ServerLimits) -> RustBuffer {
+    return FfiConverterTypeServerLimits.lower(value)
+}
+
+
+/**
+ * How the server runs. Every member is optional; the names are core's, and durations are
+ * Kotlin `java.time.Duration` / Swift `TimeInterval`.
+ */
+public struct ServerOptions {
+    /**
+     * `memory` (default), `sqlite:PATH` or a `postgres://` URL.
+     */
+    public var store: String?
+    /**
+     * When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
+     * each authenticates the principal `bearer-token`.
+     */
+    public var bearerTokens: [String]
+    /**
+     * Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
+     */
+    public var bearerTokenPrincipals: [String: String]
+    /**
+     * Served to authenticated callers by GetExtendedAgentCard.
+     */
+    public var extendedCard: AgentCard?
+    /**
+     * Limits on what one client can make the server hold (core's `limits`).
+     */
+    public var limits: ServerLimits?
     /**
      * The memory store's cap on tasks (default 10,000).
      */
@@ -6659,39 +6945,8 @@ public struct ServerOptions {
          * Served to authenticated callers by GetExtendedAgentCard.
          */extendedCard: AgentCard? = nil, 
         /**
-         * How long a blocking SendMessage waits for the task to settle.
-         */blockingTimeout: TimeInterval? = nil, maxBodyBytes: UInt64? = nil, 
-        /**
-         * Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
-         * requests are answered (503 with Retry-After beyond it; default 64 MiB, never less than
-         * `maxBodyBytes`).
-         */maxBodyBytesInFlight: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, 
-        /**
-         * About how many bytes one task may hold: a message that would take it past is refused
-         * (default 64 MiB).
-         */maxTaskBytes: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
-        /**
-         * Largest request head accepted (431 beyond it; default 64 KiB).
-         */maxHeaderBytes: UInt64? = nil, 
-        /**
-         * How long a client may take to send its first byte, and on HTTP/1 a request head once
-         * begun (408 beyond it; default 30 s).
-         */headerReadTimeout: TimeInterval? = nil, 
-        /**
-         * How long a request body may take to arrive (408 beyond it; default 30 s).
-         */bodyReadTimeout: TimeInterval? = nil, 
-        /**
-         * How long a connection may stay open with no request in flight before it is closed (an
-         * open stream counts; default 120 s).
-         */idleTimeout: TimeInterval? = nil, 
-        /**
-         * How long `execute` may run before it is canceled and its task ends FAILED (default: no
-         * limit); bounds executors that never return.
-         */executorTimeout: TimeInterval? = nil, 
-        /**
-         * Most connections served at once; at the cap accepting waits until one closes (default
-         * 4096).
-         */maxConnections: UInt64? = nil, 
+         * Limits on what one client can make the server hold (core's `limits`).
+         */limits: ServerLimits? = nil, 
         /**
          * The memory store's cap on tasks (default 10,000).
          */maxTasks: UInt64? = nil, 
@@ -6727,19 +6982,7 @@ public struct ServerOptions {
         self.bearerTokens = bearerTokens
         self.bearerTokenPrincipals = bearerTokenPrincipals
         self.extendedCard = extendedCard
-        self.blockingTimeout = blockingTimeout
-        self.maxBodyBytes = maxBodyBytes
-        self.maxBodyBytesInFlight = maxBodyBytesInFlight
-        self.maxPartsPerMessage = maxPartsPerMessage
-        self.maxHistoryLength = maxHistoryLength
-        self.maxTaskBytes = maxTaskBytes
-        self.maxStreamsPerTask = maxStreamsPerTask
-        self.maxHeaderBytes = maxHeaderBytes
-        self.headerReadTimeout = headerReadTimeout
-        self.bodyReadTimeout = bodyReadTimeout
-        self.idleTimeout = idleTimeout
-        self.executorTimeout = executorTimeout
-        self.maxConnections = maxConnections
+        self.limits = limits
         self.maxTasks = maxTasks
         self.taskRetention = taskRetention
         self.maxStoreBytes = maxStoreBytes
@@ -6770,19 +7013,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 bearerTokens: FfiConverterSequenceString.read(from: &buf), 
                 bearerTokenPrincipals: FfiConverterDictionaryStringString.read(from: &buf), 
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
-                blockingTimeout: FfiConverterOptionDuration.read(from: &buf), 
-                maxBodyBytes: FfiConverterOptionUInt64.read(from: &buf), 
-                maxBodyBytesInFlight: FfiConverterOptionUInt64.read(from: &buf), 
-                maxPartsPerMessage: FfiConverterOptionUInt64.read(from: &buf), 
-                maxHistoryLength: FfiConverterOptionUInt64.read(from: &buf), 
-                maxTaskBytes: FfiConverterOptionUInt64.read(from: &buf), 
-                maxStreamsPerTask: FfiConverterOptionUInt64.read(from: &buf), 
-                maxHeaderBytes: FfiConverterOptionUInt64.read(from: &buf), 
-                headerReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
-                bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
-                idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
-                executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
-                maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
+                limits: FfiConverterOptionTypeServerLimits.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetention: FfiConverterOptionDuration.read(from: &buf), 
                 maxStoreBytes: FfiConverterOptionUInt64.read(from: &buf), 
@@ -6799,19 +7030,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterSequenceString.write(value.bearerTokens, into: &buf)
         FfiConverterDictionaryStringString.write(value.bearerTokenPrincipals, into: &buf)
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
-        FfiConverterOptionDuration.write(value.blockingTimeout, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxBodyBytes, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxBodyBytesInFlight, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxPartsPerMessage, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxHistoryLength, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxTaskBytes, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxStreamsPerTask, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxHeaderBytes, into: &buf)
-        FfiConverterOptionDuration.write(value.headerReadTimeout, into: &buf)
-        FfiConverterOptionDuration.write(value.bodyReadTimeout, into: &buf)
-        FfiConverterOptionDuration.write(value.idleTimeout, into: &buf)
-        FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
-        FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+        FfiConverterOptionTypeServerLimits.write(value.limits, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStoreBytes, into: &buf)
@@ -8448,6 +8667,30 @@ fileprivate struct FfiConverterOptionTypeAgentProvider: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeApiKey: FfiConverterRustBuffer {
+    typealias SwiftType = ApiKey?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeApiKey.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeApiKey.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeAuthenticationInfo: FfiConverterRustBuffer {
     typealias SwiftType = AuthenticationInfo?
 
@@ -8464,6 +8707,54 @@ fileprivate struct FfiConverterOptionTypeAuthenticationInfo: FfiConverterRustBuf
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeAuthenticationInfo.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeCertFiles: FfiConverterRustBuffer {
+    typealias SwiftType = CertFiles?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeCertFiles.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeCertFiles.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeClientCredentials: FfiConverterRustBuffer {
+    typealias SwiftType = ClientCredentials?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeClientCredentials.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeClientCredentials.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -8536,6 +8827,30 @@ fileprivate struct FfiConverterOptionTypeSendMessageConfiguration: FfiConverterR
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeSendMessageConfiguration.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeServerLimits: FfiConverterRustBuffer {
+    typealias SwiftType = ServerLimits?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeServerLimits.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeServerLimits.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }

@@ -268,7 +268,7 @@ class ExecutorTimeoutTest {
 
     @Test
     fun `an executor that never returns ends FAILED at executorTimeout, and the server goes on`() = test {
-        serving(Stuck(), ServerOptions(executorTimeout = java.time.Duration.ofMillis(300))) { server ->
+        serving(Stuck(), ServerOptions(limits = ServerLimits(executorTimeout = java.time.Duration.ofMillis(300)))) { server ->
             val client = Client.connect(server.url()!!)
             repeat(2) {
                 val task = client.sendText("hi").task!!
@@ -298,23 +298,25 @@ class ExecutorTimeoutTest {
     @Test
     fun `durations are java time Durations, and a zero one is refused by core's name for it`() = test {
         val refused = assertThrows<A2aException> {
-            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(executorTimeout = java.time.Duration.ZERO))
+            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(limits = ServerLimits(executorTimeout = java.time.Duration.ZERO)))
         }
         assertEquals(-32602, refused.code)
         assertTrue(refused.message!!.contains("limits.executorTimeout"), refused.message)
         val idle = assertThrows<A2aException> {
-            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(idleTimeout = java.time.Duration.ZERO))
+            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(limits = ServerLimits(idleTimeout = java.time.Duration.ZERO)))
         }
         assertTrue(idle.message!!.contains("limits.idleTimeout"), idle.message)
         val head = assertThrows<A2aException> {
-            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(headerReadTimeout = java.time.Duration.ZERO))
+            AgentServer(agentCard("t", "t"), Stuck(), ServerOptions(limits = ServerLimits(headerReadTimeout = java.time.Duration.ZERO)))
         }
         assertTrue(head.message!!.contains("limits.headerReadTimeout"), head.message)
         val options = ServerOptions(
-            headerReadTimeout = java.time.Duration.ofSeconds(10),
-            blockingTimeout = java.time.Duration.ofSeconds(2),
-            bodyReadTimeout = java.time.Duration.ofMillis(1500),
-            idleTimeout = java.time.Duration.ofSeconds(30),
+            limits = ServerLimits(
+                headerReadTimeout = java.time.Duration.ofSeconds(10),
+                blockingTimeout = java.time.Duration.ofSeconds(2),
+                bodyReadTimeout = java.time.Duration.ofMillis(1500),
+                idleTimeout = java.time.Duration.ofSeconds(30),
+            ),
             taskRetention = java.time.Duration.ofMinutes(5),
         )
         serving(Stuck(), options) { server ->

@@ -30,10 +30,10 @@ class SecurityTest {
         serving(WhoAmI(), ServerOptions(securityJson = security)) { server ->
             val anonymous = Client.connect(server.url()!!)
             assertEquals("UnauthenticatedError", assertThrows<A2aException> { anonymous.sendText("x") }.errorName)
-            val ada = Client.connect(server.url()!!, ClientOptions(apiKeyHeader = "X-API-Key", apiKey = "k-ada"))
+            val ada = Client.connect(server.url()!!, ClientOptions(apiKey = ApiKey("X-API-Key", "k-ada")))
             val task = ada.sendText("x").task!!
             assertEquals("ada", task.answer())
-            val bob = Client.connect(server.url()!!, ClientOptions(apiKeyHeader = "X-API-Key", apiKey = "k-bob"))
+            val bob = Client.connect(server.url()!!, ClientOptions(apiKey = ApiKey("X-API-Key", "k-bob")))
             assertEquals(-32001, assertThrows<A2aException> { bob.getTask(task.id) }.code)
         }
     }
@@ -46,7 +46,7 @@ class SecurityTest {
             val url = server.url()!!
             assertTrue(url.startsWith("https://"), url)
             val identity = pem("tls-client.pem") + pem("tls-client.key")
-            val client = Client.connect(url, ClientOptions(caCertPem = pem("tls-ca.pem"), clientIdentityPem = identity))
+            val client = Client.connect(url, ClientOptions(caCert = pem("tls-ca.pem"), clientIdentity = identity))
             assertTrue(client.sendText("x").task!!.answer().startsWith("cert:"))
         }
     }
@@ -64,16 +64,22 @@ class SecurityTest {
         serving(WhoAmI(), ServerOptions(securityJson = tls)) { server ->
             val options = ClientOptions(
                 caCertFile = File(fixtures, "tls-ca.pem").absolutePath,
-                clientCertFile = File(fixtures, "tls-client.pem").absolutePath,
-                clientKeyFile = File(fixtures, "tls-client.key").absolutePath,
+                clientCertFiles = CertFiles(
+                    certFile = File(fixtures, "tls-client.pem").absolutePath,
+                    keyFile = File(fixtures, "tls-client.key").absolutePath,
+                ),
             )
             assertTrue(Client.connect(server.url()!!, options).sendText("x").task!!.answer().startsWith("cert:"))
         }
         val missing = assertThrows<A2aException> { Client.connect("http://127.0.0.1:1", ClientOptions(caCertFile = "/no/such.pem")) }
         assertEquals("caCertFile", missing.fieldViolations.single().field)
-        val alone = assertThrows<A2aException> { Client.connect("http://127.0.0.1:1", ClientOptions(clientCertFile = "c.pem")) }
-        assertEquals(-32602, alone.code)
-        assertTrue(alone.message!!.contains("clientCertFile and clientKeyFile go together"), alone.message)
+        // A certificate file without its key cannot be written (CertFiles takes both); a key
+        // file that is not there is refused, naming the option.
+        val noKey = assertThrows<A2aException> {
+            Client.connect("http://127.0.0.1:1", ClientOptions(clientCertFiles = CertFiles("c.pem", "/no/such.key")))
+        }
+        assertEquals(-32602, noKey.code)
+        assertTrue(noKey.message!!.contains("clientCertFiles"), noKey.message)
     }
 
     @Test
@@ -164,7 +170,7 @@ class SecurityTest {
 
     @Test
     fun `limits are enforced`() = test {
-        serving(WhoAmI(), ServerOptions(maxBodyBytes = 2000uL)) { server ->
+        serving(WhoAmI(), ServerOptions(limits = ServerLimits(maxBodyBytes = 2000uL))) { server ->
             val client = Client.connect(server.url()!!)
             assertEquals("anonymous", client.sendText("x").task!!.answer())
             assertThrows<A2aException> { client.sendText("x".repeat(5000)) }

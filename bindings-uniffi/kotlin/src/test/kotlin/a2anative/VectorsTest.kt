@@ -334,6 +334,9 @@ class VectorsTest {
         (v as? Number)?.toDouble()?.takeIf { it >= 0 }?.let { java.time.Duration.ofNanos((it * 1e9).toLong()) } ?: throw Inexpressible()
     private fun strings(v: Any): List<String> = (v as? JSONArray)?.let { a -> (0 until a.length()).map { str(a.get(it)) } } ?: throw Inexpressible()
 
+    /** A two-string array, as the records of core's pairs (ApiKey, ClientCredentials) hold one. */
+    private fun pair(v: Any): List<String> = strings(v).takeIf { it.size == 2 } ?: throw Inexpressible()
+
     /** A server built with the case's options as a ServerOptions record; `null` if it has no such record. */
     private fun serverOptions(json: JSONObject): (() -> Unit)? = try {
         var o = ServerOptions()
@@ -349,7 +352,7 @@ class VectorsTest {
                     }
                     else -> throw Inexpressible()
                 }
-                "limits" -> (v as? JSONObject ?: throw Inexpressible()).entries().fold(o) { l, (name, n) ->
+                "limits" -> o.copy(limits = (v as? JSONObject ?: throw Inexpressible()).entries().fold(ServerLimits()) { l, (name, n) ->
                     when (name) {
                         "maxBodyBytes" -> l.copy(maxBodyBytes = count(n).toULong())
                         "maxBodyBytesInFlight" -> l.copy(maxBodyBytesInFlight = count(n).toULong())
@@ -363,9 +366,10 @@ class VectorsTest {
                         "idleTimeout" -> l.copy(idleTimeout = seconds(n))
                         "executorTimeout" -> l.copy(executorTimeout = seconds(n))
                         "maxConnections" -> l.copy(maxConnections = count(n).toULong())
+                        "maxTaskBytes" -> l.copy(maxTaskBytes = count(n).toULong())
                         else -> throw Inexpressible()
                     }
-                }
+                })
                 "maxTasks" -> o.copy(maxTasks = count(v).toULong())
                 "taskRetention" -> o.copy(taskRetention = seconds(v))
                 "maxStoreBytes" -> o.copy(maxStoreBytes = count(v).toULong())
@@ -404,13 +408,13 @@ class VectorsTest {
                 "allowV03" -> o.copy(allowV03 = bool(v))
                 "extensions" -> o.copy(extensions = strings(v))
                 "apiKey" -> when (v) {
-                    is JSONArray -> strings(v).let { o.copy(apiKeyHeader = it[0], apiKey = it[1]) }
-                    else -> o.copy(apiKey = str(v))
+                    is JSONArray -> pair(v).let { o.copy(apiKey = ApiKey(it[0], it[1])) }
+                    else -> throw Inexpressible()
                 }
-                "clientCredentials" -> strings(v).let { o.copy(oauthClientId = it[0], oauthClientSecret = it[1]) }
+                "clientCredentials" -> pair(v).let { o.copy(clientCredentials = ClientCredentials(it[0], it[1])) }
                 "cardBearerToken" -> o.copy(cardBearerToken = str(v))
                 "cardApiKey" -> o.copy(cardApiKey = str(v))
-                "caCert" -> o.copy(caCertPem = str(v))
+                "caCert" -> o.copy(caCert = str(v))
                 "caCertFile" -> o.copy(caCertFile = str(v))
                 else -> throw Inexpressible()
             }
