@@ -352,6 +352,15 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
     parse_envelope_value(value)
 }
 
+/// The id of the request in `body`, as an answer to it carries it: `Id::Null` when it has none
+/// or cannot be read.
+pub fn id_of(body: &[u8]) -> Id {
+    match parse_envelope(body) {
+        Ok(envelope) => envelope.id.unwrap_or(Id::Null),
+        Err(refused) => refused.id,
+    }
+}
+
 /// [`parse_envelope`] for a body that is already a JSON value.
 pub fn parse_envelope_value(value: Value) -> Result<Envelope, ErrorResponse> {
     let mut obj = match value {

@@ -273,7 +273,7 @@ impl App {
             if parts.version != http::Version::HTTP_2 {
                 // gRPC's trailers (its status) cannot be sent over HTTP/1: refused before
                 // anything runs, after the body so that a keep-alive client reads the answer.
-                self.drain(body).await;
+                self.drain(body, 0).await;
                 return super::grpc_binding::requires_http2();
             }
             let mut parts = parts;
@@ -321,9 +321,13 @@ impl App {
             }
             Ok(None) => {}
             Err(e) => {
-                // Answered after the body, so a client sending it separately reads the 401.
-                self.drain(body).await;
-                return self.refuse(is_jsonrpc, &e);
+                // Answered after the body, so a client sending it separately reads the 401. A
+                // JSON-RPC answer echoes the request's id (JSON-RPC 2.0 §5), read from a small
+                // body only: an unauthenticated caller gets no large parse.
+                let keep = if is_jsonrpc { ID_PROBE_BYTES } else { 0 };
+                let head = self.drain(body, keep).await;
+                let id = head.filter(|_| is_jsonrpc).map_or(crate::jsonrpc::Id::Null, |b| crate::jsonrpc::id_of(&b));
+                return self.refuse(is_jsonrpc, &id, &e);
             }
         }
         let resp = self.route(parts, body, &path, is_jsonrpc).await;
@@ -344,11 +348,11 @@ impl App {
     }
 
     /// An authentication failure in the binding's error format, with its HTTP status.
-    fn refuse(&self, is_jsonrpc: bool, err: &A2AError) -> Response<ResponseBody> {
+    fn refuse(&self, is_jsonrpc: bool, id: &crate::jsonrpc::Id, err: &A2AError) -> Response<ResponseBody> {
         metrics::outcome(err.kind.spec().reason);
         let status = status(err.http_status());
         let resp = if is_jsonrpc {
-            bytes_response(status, headers::JSON, crate::jsonrpc::error(&crate::jsonrpc::Id::Null, err))
+            bytes_response(status, headers::JSON, crate::jsonrpc::error(id, err))
         } else {
             json_response(status, headers::JSON, &err.to_http_body())
         };
@@ -501,12 +505,14 @@ impl App {
     }
 
     /// Drops the rest of a refused request's body (see [`drain`]).
-    async fn drain<B>(&self, body: B)
+    /// [`drain`] within this server's body limits; the first `keep` bytes of a body that
+    /// ends within them.
+    async fn drain<B>(&self, body: B, keep: usize) -> Option<Vec<u8>>
     where
         B: Body<Data = Bytes>,
         B::Error: Into<BoxError>,
     {
-        drain(body, self.max_body_bytes(), self.body_read_timeout(), None).await;
+        drain(body, self.max_body_bytes(), self.body_read_timeout(), None, keep).await
     }
 }
 
@@ -680,7 +686,7 @@ where
             // Read to its end, the body leaves the connection open for the next request;
             // dropped early (too large, too slow, or idle), hyper closes it.
             let cap = limit.saturating_mul(DRAIN_FACTOR);
-            tokio::spawn(async move { drain(body, cap, timeout, Some(LINGER_IDLE)).await });
+            tokio::spawn(async move { drain(body, cap, timeout, Some(LINGER_IDLE), 0).await });
         }
         return Err(too_large());
     }
@@ -822,34 +828,44 @@ impl<B: Body + Unpin> Body for Tracked<B> {
     }
 }
 
+/// The most of a refused JSON-RPC body read for its id (larger ones are answered with id null).
+const ID_PROBE_BYTES: usize = 16 * 1024;
+
 /// Reads and drops what is left of a refused request's body, within the limits, so the
-/// answer reaches a keep-alive client that sends its body after its headers; `false` when the
-/// body was too large or too slow (the connection then closes). With `idle`, the read also
-/// stops when no byte came for that long.
-async fn drain<B>(body: B, limit: usize, timeout: Duration, idle: Option<Duration>) -> bool
+/// answer reaches a keep-alive client that sends its body after its headers. Its first `keep`
+/// bytes are kept: `Some(them)` when the body ended within them, `None` when it was longer,
+/// too large or too slow (the connection then closes). With `idle`, the read also stops when
+/// no byte came for that long.
+async fn drain<B>(body: B, limit: usize, timeout: Duration, idle: Option<Duration>, keep: usize) -> Option<Vec<u8>>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
     let discard = async {
         let mut body = std::pin::pin!(Limited::new(body, limit));
+        let mut kept = Some(Vec::new());
         loop {
             let frame = match idle {
-                Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
-                    Ok(frame) => frame,
-                    Err(_) => return false,
-                },
+                Some(idle) => tokio::time::timeout(idle, body.frame()).await.ok()?,
                 None => body.frame().await,
             };
             match frame {
-                None => return true,
-                // Dropped as it comes: a refused body holds no memory.
-                Some(Ok(_)) => {}
-                Some(Err(_)) => return false,
+                None => return kept,
+                // Dropped as it comes past `keep`: a refused body holds no memory.
+                Some(Ok(frame)) => {
+                    if let (Some(head), Some(data)) = (&mut kept, frame.data_ref()) {
+                        if head.len() + data.len() <= keep {
+                            head.extend_from_slice(data);
+                        } else {
+                            kept = None;
+                        }
+                    }
+                }
+                Some(Err(_)) => return None,
             }
         }
     };
-    tokio::time::timeout(timeout, discard).await.unwrap_or(false)
+    tokio::time::timeout(timeout, discard).await.ok().flatten()
 }
 
 /// What HTTP/1 (RFC 9112) requires of a request's framing that hyper lets through: at most

@@ -320,6 +320,25 @@ async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
     let send = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
     let (status, body) = call("SendMessage", send.clone(), None).await;
     assert_eq!((status, body["error"]["code"].as_i64()), (401, Some(-31401)), "{body}");
+    // The refusal answers the request: its id is echoed (JSON-RPC 2.0 §5).
+    assert_eq!(body["id"], 1, "{body}");
+    let refused_body = |text: String| {
+        let req = http.post(format!("{base}/")).header("content-type", "application/json").body(text);
+        async move {
+            let resp = req.send().await.unwrap();
+            let status = resp.status().as_u16();
+            (status, serde_json::from_slice::<Value>(&resp.bytes().await.unwrap()).unwrap())
+        }
+    };
+    let (status, body) =
+        refused_body(r#"{"jsonrpc":"2.0","id":"req-7","method":"GetTask","params":{"id":"t"}}"#.into()).await;
+    assert_eq!((status, &body["id"]), (401, &json!("req-7")), "{body}");
+    // A body that is no JSON-RPC request, or too large to read for its id: id null.
+    let (status, body) = refused_body("{not json".into()).await;
+    assert_eq!((status, &body["id"]), (401, &Value::Null), "{body}");
+    let large = json!({"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {"pad": "x".repeat(20_000)}});
+    let (status, body) = refused_body(large.to_string()).await;
+    assert_eq!((status, &body["id"]), (401, &Value::Null), "{body}");
     let expired =
         sign(&ec, Algorithm::ES256, Some("k1"), &json!({"iss": ISS, "aud": AUD, "sub": "a", "exp": now() - 600}));
     assert_eq!(call("SendMessage", send.clone(), Some(expired)).await.0, 401);
