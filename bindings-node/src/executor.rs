@@ -19,7 +19,7 @@ use a2a_native::model::StreamResponse;
 use napi::bindgen_prelude::{FnArgs, FromNapiValue};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Result, Status};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 use tokio::sync::oneshot;
@@ -51,7 +51,9 @@ fn calls() -> std::sync::MutexGuard<'static, HashMap<u32, Arc<Call>>> {
 
 /// One running execute / cancel: its sink, and where its outcome goes.
 struct Call {
-    sink: Sink,
+    /// Every event is sent at once when the sink has room (the `sink*` function returns
+    /// `true`); else it is queued and the JS layer awaits `sinkFlush` (the backpressure).
+    sink: core::QueuedSink,
     settled: Mutex<Option<oneshot::Sender<Option<String>>>>,
 }
 
@@ -115,7 +117,7 @@ impl JsExecutor {
             .clone()
             .ok_or_else(|| ExecutorError::new("the server is closed"))?;
         let (settled, outcome) = oneshot::channel();
-        let entry = Arc::new(Call { sink: Sink::new(sink), settled: Mutex::new(Some(settled)) });
+        let entry = Arc::new(Call { sink: core::QueuedSink::new(sink), settled: Mutex::new(Some(settled)) });
         let id = {
             let mut calls = calls();
             // Ids wrap after 2^32 calls: skip one still held by a call that never ended.
@@ -283,70 +285,11 @@ fn context_json(ctx: &RequestContext) -> String {
     serde_json::to_string(&ctx.view()).expect("the context serialises to JSON")
 }
 
-/// Events that found the sink full, waiting for [`sink_flush`] (in order).
-#[derive(Default)]
-struct Backlog {
-    queue: VecDeque<StreamResponse>,
-    flushing: bool,
-}
-
-/// Core's event sink as the `sink*` functions use it. Every event is sent at once when the
-/// sink has room (the function returns `true`); when it is full the event is queued and the
-/// function returns `false`: the JS layer then awaits `sinkFlush` (the backpressure). A round
-/// trip through the runtime costs far more than the send, so the common case makes none.
-struct Sink {
-    inner: core::EventSink,
-    backlog: Mutex<Backlog>,
-    turn: tokio::sync::Mutex<()>,
-}
-
 /// An agent message as the JS layer passes it (text, or Message JSON), for core to read.
 fn agent_message(text: Option<String>, json: Option<String>) -> Result<Option<serde_json::Value>> {
     match (text, json) {
         (_, Some(json)) => serde_json::from_str(&json).map(Some).map_err(|e| errors::invalid("message", e.to_string())),
         (text, None) => Ok(text.map(serde_json::Value::String)),
-    }
-}
-
-impl Sink {
-    fn new(inner: core::EventSink) -> Self {
-        Self { inner, backlog: Mutex::default(), turn: tokio::sync::Mutex::new(()) }
-    }
-
-    fn deliver(&self, event: StreamResponse) -> Result<bool> {
-        let mut backlog = self.backlog.lock().unwrap_or_else(|p| p.into_inner());
-        let event = if backlog.queue.is_empty() && !backlog.flushing {
-            match self.inner.try_send(event).map_err(errors::to_js)? {
-                None => return Ok(true),
-                Some(event) => event,
-            }
-        } else {
-            event
-        };
-        backlog.queue.push_back(event);
-        Ok(false)
-    }
-
-    /// Sends the queued events in order, waiting for room. One flush at a time sends (the
-    /// others wait for their turn and find their events sent).
-    async fn flush(&self) -> Result<()> {
-        let _turn = self.turn.lock().await;
-        loop {
-            let event = {
-                let mut backlog = self.backlog.lock().unwrap_or_else(|p| p.into_inner());
-                backlog.flushing = !backlog.queue.is_empty();
-                match backlog.queue.pop_front() {
-                    Some(event) => event,
-                    None => return Ok(()),
-                }
-            };
-            if let Err(e) = self.inner.send(event).await {
-                let mut backlog = self.backlog.lock().unwrap_or_else(|p| p.into_inner());
-                backlog.queue.clear();
-                backlog.flushing = false;
-                return Err(errors::to_js(e));
-            }
-        }
     }
 }
 
@@ -356,8 +299,8 @@ impl Sink {
 pub fn sink_status(call_id: u32, state: String, text: Option<String>, message_json: Option<String>) -> Result<bool> {
     let sink = &call(call_id)?.sink;
     let event =
-        sink.inner.status_event_from_value(&state, agent_message(text, message_json)?).map_err(errors::to_js)?;
-    sink.deliver(event)
+        sink.sink().status_event_from_value(&state, agent_message(text, message_json)?).map_err(errors::to_js)?;
+    sink.deliver(event).map_err(errors::to_js)
 }
 
 /// An artifact (Artifact JSON; core gives one without an id a fresh one), or with `append` more parts for an
@@ -366,7 +309,8 @@ pub fn sink_status(call_id: u32, state: String, text: Option<String>, message_js
 pub fn sink_artifact(call_id: u32, artifact_json: String, append: bool, last_chunk: bool) -> Result<bool> {
     let sink = &call(call_id)?.sink;
     let artifact = serde_json::from_str(&artifact_json).map_err(|e| errors::invalid("artifact", e.to_string()))?;
-    sink.deliver(sink.inner.artifact_event_from_value(artifact, append, last_chunk).map_err(errors::to_js)?)
+    sink.deliver(sink.sink().artifact_event_from_value(artifact, append, last_chunk).map_err(errors::to_js)?)
+        .map_err(errors::to_js)
 }
 
 /// A direct reply (text, or Message JSON) instead of a task.
@@ -375,25 +319,26 @@ pub fn sink_message(call_id: u32, text: Option<String>, message_json: Option<Str
     let sink = &call(call_id)?.sink;
     let message = agent_message(text, message_json)?
         .ok_or_else(|| errors::invalid("message", "a message needs text or a Message"))?;
-    sink.deliver(StreamResponse::Message(sink.inner.agent_message_from_value(message).map_err(errors::to_js)?))
+    let message = sink.sink().agent_message_from_value(message).map_err(errors::to_js)?;
+    sink.deliver(StreamResponse::Message(message)).map_err(errors::to_js)
 }
 
 /// Any event, as StreamResponse JSON.
 #[napi_derive::napi]
 pub fn sink_send(call_id: u32, event_json: String) -> Result<bool> {
     let sink = &call(call_id)?.sink;
-    sink.deliver(models::parse(&event_json)?)
+    sink.deliver(models::parse(&event_json)?).map_err(errors::to_js)
 }
 
 /// Marks an extension the client asked for (and the card declares) as activated for call
 /// `callId`'s request; whether `uri` is one that can be.
 #[napi_derive::napi]
 pub fn sink_activate(call_id: u32, uri: String) -> Result<bool> {
-    Ok(call(call_id)?.sink.inner.activate_extension(&uri))
+    Ok(call(call_id)?.sink.sink().activate_extension(&uri))
 }
 
 /// Resolves once the events call `callId` queued while its sink was full are sent.
 #[napi_derive::napi]
 pub async fn sink_flush(call_id: u32) -> Result<()> {
-    call(call_id)?.sink.flush().await
+    call(call_id)?.sink.flush().await.map_err(errors::to_js)
 }

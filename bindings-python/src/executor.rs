@@ -150,12 +150,12 @@ impl Completion {
 /// Core's event sink: every method returns an awaitable.
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct EventSink {
-    inner: core::EventSink,
+    inner: Arc<core::QueuedSink>,
 }
 
 impl EventSink {
     pub fn new(inner: core::EventSink) -> Self {
-        Self { inner }
+        Self { inner: Arc::new(core::QueuedSink::new(inner)) }
     }
 }
 
@@ -163,16 +163,16 @@ impl EventSink {
 impl EventSink {
     #[getter]
     fn task_id(&self) -> &str {
-        self.inner.task_id()
+        self.inner.sink().task_id()
     }
     #[getter]
     fn context_id(&self) -> &str {
-        self.inner.context_id()
+        self.inner.sink().context_id()
     }
 
     /// Marks an extension the client asked for (and the card declares) as activated.
     fn activate_extension(&self, uri: &str) -> bool {
-        self.inner.activate_extension(uri)
+        self.inner.sink().activate_extension(uri)
     }
 
     /// A status update: `state` by core's table of names (`"working"`, `"TASK_STATE_WORKING"`),
@@ -186,7 +186,7 @@ impl EventSink {
         message: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let message = message.map(models::to_value).transpose()?;
-        let event = self.inner.status_event_from_value(state, message).map_err(errors::to_py)?;
+        let event = self.inner.sink().status_event_from_value(state, message).map_err(errors::to_py)?;
         self.deliver(py, event)
     }
 
@@ -200,13 +200,13 @@ impl EventSink {
         last_chunk: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let artifact = models::to_value(artifact)?;
-        let event = self.inner.artifact_event_from_value(artifact, append, last_chunk).map_err(errors::to_py)?;
+        let event = self.inner.sink().artifact_event_from_value(artifact, append, last_chunk).map_err(errors::to_py)?;
         self.deliver(py, event)
     }
 
     /// A direct reply (str or Message dict) instead of a task.
     fn message<'py>(&self, py: Python<'py>, message: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let message = self.inner.agent_message_from_value(models::to_value(message)?).map_err(errors::to_py)?;
+        let message = self.inner.sink().agent_message_from_value(models::to_value(message)?).map_err(errors::to_py)?;
         self.deliver(py, StreamResponse::Message(message))
     }
 
@@ -219,15 +219,13 @@ impl EventSink {
 
 impl EventSink {
     /// Sends at once when the sink has room and returns `None`; only when it is full, an
-    /// awaitable that waits for room. A round trip through the event loop costs far more than
-    /// the send, so the common case never makes one.
+    /// awaitable that sends the queued events in order (core's `QueuedSink`). A round trip
+    /// through the event loop costs far more than the send, so the common case never makes one.
     fn deliver<'py>(&self, py: Python<'py>, event: StreamResponse) -> PyResult<Bound<'py, PyAny>> {
-        match self.inner.try_send(event).map_err(errors::to_py)? {
-            None => Ok(py.None().into_bound(py)),
-            Some(event) => {
-                let sink = self.inner.clone();
-                future_into_py(py, async move { sink.send(event).await.map_err(errors::to_py) })
-            }
+        if self.inner.deliver(event).map_err(errors::to_py)? {
+            return Ok(py.None().into_bound(py));
         }
+        let queued = self.inner.clone();
+        future_into_py(py, async move { queued.flush().await.map_err(errors::to_py) })
     }
 }

@@ -378,6 +378,77 @@ impl EventSink {
     }
 }
 
+/// [`EventSink`] for a host language whose calls cannot each wait for room (a JavaScript
+/// function, a Python method that returns an awaitable only when it must): [`QueuedSink::deliver`]
+/// sends at once when the sink has room, and otherwise queues the event (in order) and returns
+/// `false`; the host then awaits [`QueuedSink::flush`] (the backpressure). A round trip through
+/// the runtime costs far more than the send, so the common case makes none.
+pub struct QueuedSink {
+    sink: EventSink,
+    backlog: std::sync::Mutex<Backlog>,
+    turn: tokio::sync::Mutex<()>,
+}
+
+/// Events that found the sink full, waiting for a flush (in order).
+#[derive(Default)]
+struct Backlog {
+    queue: std::collections::VecDeque<StreamResponse>,
+    flushing: bool,
+}
+
+impl QueuedSink {
+    pub fn new(sink: EventSink) -> Self {
+        Self { sink, backlog: Default::default(), turn: tokio::sync::Mutex::new(()) }
+    }
+
+    /// The sink the events go to (its ids, its event builders).
+    pub fn sink(&self) -> &EventSink {
+        &self.sink
+    }
+
+    fn backlog(&self) -> std::sync::MutexGuard<'_, Backlog> {
+        self.backlog.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sends `event` now (`true`) or queues it behind the ones already waiting (`false`: await
+    /// [`QueuedSink::flush`]). Errs when the task takes no more events.
+    pub fn deliver(&self, event: StreamResponse) -> Result<bool> {
+        let mut backlog = self.backlog();
+        let event = if backlog.queue.is_empty() && !backlog.flushing {
+            match self.sink.try_send(event)? {
+                None => return Ok(true),
+                Some(event) => event,
+            }
+        } else {
+            event
+        };
+        backlog.queue.push_back(event);
+        Ok(false)
+    }
+
+    /// Sends the queued events in order, waiting for room. One flush at a time sends (the
+    /// others wait for their turn and find their events sent).
+    pub async fn flush(&self) -> Result<()> {
+        let _turn = self.turn.lock().await;
+        loop {
+            let event = {
+                let mut backlog = self.backlog();
+                backlog.flushing = !backlog.queue.is_empty();
+                match backlog.queue.pop_front() {
+                    Some(event) => event,
+                    None => return Ok(()),
+                }
+            };
+            if let Err(e) = self.sink.send(event).await {
+                let mut backlog = self.backlog();
+                backlog.queue.clear();
+                backlog.flushing = false;
+                return Err(e);
+            }
+        }
+    }
+}
+
 /// The extensions activated for one request, echoed in its response's `A2A-Extensions`: those
 /// the server requires (and the client listed), the one whose method was called, and those the
 /// executor marks ([`EventSink::activate_extension`]) among the ones the client
@@ -426,6 +497,7 @@ impl Activation {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::Arc;
 
     #[test]
     fn a_host_artifact_without_an_id_gets_one_and_a_bad_one_is_refused() {
@@ -461,6 +533,40 @@ mod tests {
         }
         let err = sink.checked_artifact_event(built("a", Vec::new()), false, true).unwrap_err();
         assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "artifact.parts"));
+    }
+
+    #[tokio::test]
+    async fn a_queued_sink_keeps_the_order_when_the_sink_is_full() {
+        let (tx, mut rx) = mpsc::channel(2);
+        let queued = Arc::new(QueuedSink::new(EventSink::new(tx, "t".into(), "c".into())));
+        let text =
+            |n: usize| queued.sink().status_event(TaskState::Working, Some(Message::text(Role::Agent, n.to_string())));
+        let sent: Vec<bool> = (0..6).map(|n| queued.deliver(text(n)).unwrap()).collect();
+        assert_eq!(sent, [true, true, false, false, false, false], "two fit, the rest wait in order");
+        // A reader that takes the events as room is made, while the host flushes.
+        let reader = tokio::spawn(async move {
+            let mut got = Vec::new();
+            while got.len() < 7 {
+                got.push(rx.recv().await.unwrap());
+            }
+            (got, rx)
+        });
+        queued.flush().await.unwrap();
+        // Delivered after the flush: sent now or queued, never ahead of what was queued before.
+        if !queued.deliver(text(6)).unwrap() {
+            queued.flush().await.unwrap();
+        }
+        let (got, rx) = reader.await.unwrap();
+        let texts: Vec<String> = got
+            .iter()
+            .map(|e| match e {
+                StreamResponse::StatusUpdate(u) => u.status.message.as_ref().unwrap().text_content(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(texts, ["0", "1", "2", "3", "4", "5", "6"]);
+        drop(rx);
+        assert!(queued.deliver(text(7)).is_err(), "a closed sink refuses");
     }
 
     #[test]
