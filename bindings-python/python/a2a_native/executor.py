@@ -140,7 +140,7 @@ class EventQueue:
     ) -> None:
         """An artifact (a fresh id unless ``artifact_id`` is given), or with ``append`` more
         parts for an earlier one with the same id."""
-        artifact: dict[str, Any] = {"parts": [{"text": parts}] if isinstance(parts, str) else parts}
+        artifact: dict[str, Any] = {"parts": [{"text": parts}] if isinstance(parts, str) else list(parts)}
         # Without an id, core gives the artifact a fresh one.
         for key, value in (("artifactId", artifact_id), ("name", name), ("description", description)):
             if value:

@@ -43,7 +43,8 @@ pub struct MemoryLimits {
     pub max_bytes: usize,
     /// How long a terminal task stays readable after it was first saved terminal.
     pub terminal_ttl: Duration,
-    /// Push configs per task at most; more are refused with `Unavailable`.
+    /// Push configs per task at most; more are refused with `InvalidRequest` (it lasts until
+    /// one is deleted: not worth a retry, so not `Unavailable`).
     pub max_push_configs_per_task: usize,
     /// Log entries kept per task (the newest; they go with the task). A stream resuming from
     /// before them restarts from the task's snapshot.
@@ -56,7 +57,7 @@ impl Default for MemoryLimits {
             max_tasks: 10_000,
             max_bytes: 256 * 1024 * 1024,
             terminal_ttl: Duration::from_secs(3600),
-            max_push_configs_per_task: 100,
+            max_push_configs_per_task: super::MAX_PUSH_CONFIGS_PER_TASK,
             max_log_entries: 1000,
         }
     }
@@ -563,10 +564,7 @@ impl PushConfigStore for MemoryStore {
         let replaces = existing.is_some_and(|l| l.by_id.contains_key(&config.id));
         if !replaces && existing.map_or(0, |l| l.by_seq.len()) >= self.limits.max_push_configs_per_task {
             let limit = self.limits.max_push_configs_per_task;
-            return Err(A2AError::new(
-                ErrorKind::Unavailable,
-                format!("task {} already has {limit} push notification configs", config.task_id),
-            ));
+            return Err(super::too_many_push_configs(&config.task_id, limit));
         }
         // Configs of tasks this store no longer (or never) held must not pile up either.
         if !known_task && inner.push_tasks >= self.limits.max_tasks {
@@ -812,7 +810,9 @@ mod tests {
         }
         // Replacing an existing id is not a new config.
         store.create("t", config("task", "b")).await.unwrap();
-        assert_eq!(store.create("t", config("task", "d")).await.unwrap_err().kind, ErrorKind::Unavailable);
+        let full = store.create("t", config("task", "d")).await.unwrap_err();
+        assert_eq!(full.kind, ErrorKind::InvalidRequest, "a lasting refusal, not one to retry: {full:?}");
+        assert!(full.message.contains("delete one first"), "{}", full.message);
         store.create("t", config("task2", "a")).await.unwrap();
         assert_eq!(store.create("t", config("task3", "a")).await.unwrap_err().kind, ErrorKind::Unavailable);
         let s = store.internal_sizes();

@@ -172,6 +172,18 @@ pub trait PushConfigStore: Send + Sync {
     async fn delete_all(&self, tenant: &str, task_id: &str) -> Result<()>;
 }
 
+/// Push configs one task may have, in every store: each event goes to every one of them, so
+/// more would let one client multiply the server's deliveries. A new one past it is refused
+/// with InvalidRequest (it lasts until one is deleted).
+pub const MAX_PUSH_CONFIGS_PER_TASK: usize = 100;
+
+/// The refusal of a push config past [`MAX_PUSH_CONFIGS_PER_TASK`] (or a store's own cap).
+pub(crate) fn too_many_push_configs(task_id: &str, limit: usize) -> crate::error::A2AError {
+    crate::error::A2AError::invalid_request(format!(
+        "task {task_id} already has {limit} push notification configs, the most one task may have; delete one first"
+    ))
+}
+
 pub const PUSH_CONFIG_DEFAULT_PAGE_SIZE: usize = 100;
 pub const PUSH_CONFIG_MAX_PAGE_SIZE: usize = 100;
 

@@ -393,23 +393,32 @@ where
     }
 
     /// Stores a push config already checked by `prepare_push_config`; on conflict only the body
-    /// changes, so the row keeps its sequence number (its place in the list).
+    /// changes, so the row keeps its sequence number (its place in the list). A new one past
+    /// [`super::MAX_PUSH_CONFIGS_PER_TASK`] is refused (a replacement is not new); two creates
+    /// racing at the cap may both pass it.
     pub async fn create_config(
         &self,
         tenant: &str,
         config: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
-        sqlx::query(
-            "INSERT INTO a2a_push_configs (tenant, task_id, id, body) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (tenant, task_id, id) DO UPDATE SET body = excluded.body",
+        let limit = super::MAX_PUSH_CONFIGS_PER_TASK;
+        // `WHERE` keeps SQLite from reading `ON CONFLICT` as a join's `ON`.
+        let written: Option<String> = sqlx::query_scalar(
+            "INSERT INTO a2a_push_configs (tenant, task_id, id, body) SELECT $1, $2, $3, $4
+             WHERE (SELECT count(*) FROM a2a_push_configs WHERE tenant = $1 AND task_id = $2 AND id <> $3) < $5
+             ON CONFLICT (tenant, task_id, id) DO UPDATE SET body = excluded.body RETURNING id",
         )
         .bind(tenant)
         .bind(config.task_id.as_str())
         .bind(config.id.as_str())
         .bind(config_body(&config)?)
-        .execute(&self.pool)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_optional(&self.pool)
         .await
         .map_err(|e| db_error(&format!("save push config {:?}", config.id), e))?;
+        if written.is_none() {
+            return Err(super::too_many_push_configs(&config.task_id, limit));
+        }
         Ok(config)
     }
 

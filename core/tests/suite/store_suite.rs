@@ -154,6 +154,7 @@ every_store!(
     push_create_assigns_id,
     push_create_replaces_existing_id,
     push_create_requires_task_id,
+    push_configs_per_task_are_capped,
     push_list_creation_order_and_pages,
     push_list_bad_page_token,
     push_delete_is_idempotent,
@@ -870,6 +871,26 @@ mod cases {
         let listed = h.push.list(&tenant, "t", 0, "").await.unwrap();
         let urls: Vec<&str> = listed.configs.iter().map(|c| c.url.as_str()).collect();
         assert_eq!(urls, ["https://example.com/c1", "https://example.com/new", "https://example.com/c3"]);
+    }
+
+    /// One task has at most MAX_PUSH_CONFIGS_PER_TASK configs, in every store: the next new one
+    /// is refused for good (InvalidRequest), a replacement still goes through, and another task
+    /// is not affected.
+    pub async fn push_configs_per_task_are_capped(h: &Harness) {
+        let tenant = h.tenant("a");
+        let limit = a2a_native::store::MAX_PUSH_CONFIGS_PER_TASK;
+        for n in 0..limit {
+            h.push.create(&tenant, config("t", &format!("c{n}"), "https://example.com/")).await.unwrap();
+        }
+        let refused = h.push.create(&tenant, config("t", "one-more", "https://example.com/")).await.unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::InvalidRequest, "{refused:?}");
+        assert!(refused.message.contains("delete one first"), "{}", refused.message);
+        assert!(h.push.get(&tenant, "t", "one-more").await.unwrap().is_none());
+        h.push.create(&tenant, config("t", "c7", "https://example.com/replaced")).await.unwrap();
+        assert_eq!(h.push.get(&tenant, "t", "c7").await.unwrap().unwrap().url, "https://example.com/replaced");
+        h.push.create(&tenant, config("other", "c0", "https://example.com/")).await.unwrap();
+        h.push.delete(&tenant, "t", "c0").await.unwrap();
+        h.push.create(&tenant, config("t", "one-more", "https://example.com/")).await.unwrap();
     }
 
     pub async fn push_create_requires_task_id(h: &Harness) {
