@@ -365,7 +365,7 @@ export declare function verifyCard(card: AgentCard, jwks: { keys: object[] }, al
 /** Checks signed push notifications at your webhook (signature, audience, issuer, freshness,
  * body hash, replay, token). */
 export declare class PushVerifier {
-  /** `maxAge`: seconds a notification stays acceptable (default 300). */
+  /** `maxAge`: seconds a notification stays acceptable (default 300; from 1 s to 30 days). */
   constructor(jwks: { keys: object[] }, audience: string, options?: { issuer?: string; token?: string; maxAge?: number });
   verify(headers: Record<string, string> | [string, string][], body: Uint8Array | string): { taskId: string; jti: string; issuedAt: number };
 }

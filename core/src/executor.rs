@@ -394,6 +394,8 @@ pub struct QueuedSink {
 struct Backlog {
     queue: std::collections::VecDeque<StreamResponse>,
     flushing: bool,
+    /// The task takes no more events: every later deliver and flush says so.
+    closed: bool,
 }
 
 impl QueuedSink {
@@ -414,6 +416,9 @@ impl QueuedSink {
     /// [`QueuedSink::flush`]). Errs when the task takes no more events.
     pub fn deliver(&self, event: StreamResponse) -> Result<bool> {
         let mut backlog = self.backlog();
+        if backlog.closed {
+            return Err(closed());
+        }
         let event = if backlog.queue.is_empty() && !backlog.flushing {
             match self.sink.try_send(event)? {
                 None => return Ok(true),
@@ -427,23 +432,32 @@ impl QueuedSink {
     }
 
     /// Sends the queued events in order, waiting for room. One flush at a time sends (the
-    /// others wait for their turn and find their events sent).
+    /// others wait for their turn and find their events sent). Cancel-safe: an event leaves
+    /// the queue only once the sink has room for it, so a flush dropped while it waits (a host
+    /// awaitable cancelled) loses nothing.
     pub async fn flush(&self) -> Result<()> {
         let _turn = self.turn.lock().await;
         loop {
-            let event = {
+            {
                 let mut backlog = self.backlog();
-                backlog.flushing = !backlog.queue.is_empty();
-                match backlog.queue.pop_front() {
-                    Some(event) => event,
-                    None => return Ok(()),
+                if backlog.closed {
+                    return Err(closed());
                 }
-            };
-            if let Err(e) = self.sink.send(event).await {
+                backlog.flushing = !backlog.queue.is_empty();
+                if backlog.queue.is_empty() {
+                    return Ok(());
+                }
+            }
+            let Ok(room) = self.sink.tx.reserve().await else {
                 let mut backlog = self.backlog();
                 backlog.queue.clear();
                 backlog.flushing = false;
-                return Err(e);
+                backlog.closed = true;
+                return Err(closed());
+            };
+            // Only this flush (it holds the turn) takes from the queue: the front is still there.
+            if let Some(event) = self.backlog().queue.pop_front() {
+                room.send(self.sink.fill_ids(event));
             }
         }
     }
@@ -567,6 +581,25 @@ mod tests {
         assert_eq!(texts, ["0", "1", "2", "3", "4", "5", "6"]);
         drop(rx);
         assert!(queued.deliver(text(7)).is_err(), "a closed sink refuses");
+        assert!(queued.flush().await.is_ok(), "nothing was queued");
+
+        // A flush dropped while it waits for room loses nothing; once the task takes no more
+        // events, every later deliver and flush says so.
+        let (tx, mut rx) = mpsc::channel(1);
+        let queued = QueuedSink::new(EventSink::new(tx, "t".into(), "c".into()));
+        let event = || queued.sink().status_event(TaskState::Working, None);
+        assert!(queued.deliver(event()).unwrap());
+        assert!(!queued.deliver(event()).unwrap());
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(20), queued.flush()).await;
+        assert!(waited.is_err(), "no room: the flush waits");
+        rx.recv().await.unwrap();
+        queued.flush().await.unwrap();
+        assert!(rx.try_recv().is_ok(), "the queued event survived the dropped flush");
+        assert!(queued.deliver(event()).unwrap());
+        assert!(!queued.deliver(event()).unwrap(), "full again: queued");
+        drop(rx);
+        assert!(queued.flush().await.is_err(), "the queued event cannot go");
+        assert!(queued.flush().await.is_err() && queued.deliver(event()).is_err(), "and it stays so");
     }
 
     #[test]

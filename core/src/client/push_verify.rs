@@ -35,6 +35,10 @@ pub struct PushVerifier {
     seen: Mutex<HashMap<String, u64>>,
 }
 
+/// The longest freshness window a verifier takes (30 days): notifications older than that are
+/// stale anywhere, and the `jti`s it remembers stay bounded in time.
+pub const MAX_AGE_LIMIT: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// A [`PushVerifier`] as every binding describes it: `{"jwks", "audience", "issuer"?,
 /// "token"?, "maxAge"?}`, `maxAge` in seconds (as every duration in every language's
 /// options). Unknown keys are refused, so a misspelt option never goes unnoticed.
@@ -67,12 +71,12 @@ impl PushVerifierOptions {
             verifier = verifier.with_token(token);
         }
         if let Some(secs) = self.max_age {
-            let age =
-                Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("maxAge", e.to_string()))?;
-            if age.is_zero() {
-                return Err(A2AError::invalid_field("maxAge", "must be more than 0 seconds"));
+            // `iat` counts whole seconds: a shorter window would refuse every notification.
+            if !(1.0..=MAX_AGE_LIMIT.as_secs_f64()).contains(&secs) {
+                let why = format!("from 1 to {} seconds", MAX_AGE_LIMIT.as_secs());
+                return Err(A2AError::invalid_field("maxAge", why));
             }
-            verifier = verifier.with_max_age(age);
+            verifier = verifier.with_max_age(Duration::from_secs_f64(secs));
         }
         Ok(verifier)
     }
@@ -123,9 +127,10 @@ impl PushVerifier {
         self
     }
 
-    /// How old (by `iat`) a notification may be; also how long `jti`s are remembered.
+    /// How old (by `iat`, in whole seconds) a notification may be; also how long `jti`s are
+    /// remembered. At most [`MAX_AGE_LIMIT`].
     pub fn with_max_age(mut self, max_age: Duration) -> Self {
-        self.max_age = max_age;
+        self.max_age = max_age.min(MAX_AGE_LIMIT);
         self
     }
 
@@ -190,7 +195,7 @@ impl PushVerifier {
         if seen.contains_key(jti) {
             return Err(refused("the notification was already received (jti replayed)"));
         }
-        seen.insert(jti.to_owned(), now + self.max_age.as_secs() + self.leeway.as_secs());
+        seen.insert(jti.to_owned(), now.saturating_add(self.max_age.as_secs()).saturating_add(self.leeway.as_secs()));
         Ok(())
     }
 }

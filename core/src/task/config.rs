@@ -18,9 +18,11 @@ pub struct Limits {
     pub max_parts_per_message: usize,
     /// Most history messages returned by any read; a larger or absent `historyLength` is capped.
     pub max_history_length: usize,
-    /// About how many bytes one task may hold (its history, artifacts and status, counted as
-    /// the memory store counts them): a message that would take a task past it is refused
-    /// (InvalidRequest), so no client can grow one task, and every read of it, without end.
+    /// About how many bytes of the client's messages one task may hold (counted as the memory
+    /// store counts bytes, which errs high for structured data): a message that would take a
+    /// task past it is refused (InvalidRequest), so no client can grow one task, and every
+    /// read of it, without end. What the agent produced does not count, so a client can always
+    /// answer an agent that asks for input.
     pub max_task_bytes: usize,
     /// Most concurrent streams (SendStreamingMessage + SubscribeToTask) on one task.
     pub max_streams_per_task: usize,

@@ -182,17 +182,19 @@ impl TaskManager {
                 inner.load(&guard.key, &mut slot).await?;
                 let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
                 state::check_message_for_task(task, &message)?;
-                check_room(task, &message, inner.limits.max_task_bytes)?;
                 inner.check_turn_free(&guard, &mut slot).await?;
                 let base = slot.version;
                 let task = slot.task.as_mut().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
                 // Read again when the store was: the task may have ended meanwhile.
                 state::check_message_for_task(task, &message)?;
+                check_room(task, &message, inner.limits.max_task_bytes)?;
                 message.context_id = task.context_id.clone();
                 let change = Change::UserMessage(message.clone());
                 apply_to(task, &change);
                 // This message's execution holds the task from now (a second message waits its turn).
                 let previous_turn = slot.turn.replace(execution);
+                // A task the caller has continued is no longer one a blocking wait made up.
+                slot.placeholder = false;
                 let committed = inner
                     .commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }], false)
                     .await;
@@ -1703,16 +1705,19 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
     Some(LogEntry { seq, change })
 }
 
-/// Refuses a message that would take `task` past `max_task_bytes` (`Limits::max_task_bytes`):
-/// InvalidRequest, naming the way on (a new task can refer to this one).
+/// Refuses a message that would take the client's messages in `task` past `max_task_bytes`
+/// (`Limits::max_task_bytes`): InvalidRequest, naming the way on (a new task can refer to this
+/// one). What the agent produced does not count: a client must always be able to answer an
+/// agent that asks for input.
 fn check_room(task: &Task, message: &Message, max_task_bytes: usize) -> Result<()> {
-    let (held, adds) = (weight::task(task), weight::message(message));
+    let from_client = task.history.iter().filter(|m| m.role == Role::User);
+    let (held, adds) = (from_client.map(weight::message).sum::<usize>(), weight::message(message));
     if held.saturating_add(adds) <= max_task_bytes {
         return Ok(());
     }
     Err(A2AError::invalid_request(format!(
-        "task {} holds about {held} bytes and this message about {adds}: more than one task may hold \
-         (limits.maxTaskBytes {max_task_bytes}); start a new task (referenceTaskIds can name this one)",
+        "task {} holds about {held} bytes of the client's messages and this one about {adds}: more than one \
+         task takes (limits.maxTaskBytes {max_task_bytes}); start a new task (referenceTaskIds can name this one)",
         task.id
     ))
     .with_meta("taskId", &task.id))

@@ -44,21 +44,27 @@ fn lower_layers_never_name_higher_ones() {
         for path in paths {
             files += 1;
             let text = std::fs::read_to_string(&path).unwrap();
+            // Inside a grouped `use crate::{…}` (which may span lines), names are bare.
+            let mut grouped = false;
             for (n, line) in text.lines().enumerate() {
                 let code = line.trim_start();
                 if code.starts_with("//") {
                     continue;
                 }
                 let code = code.split("//").next().unwrap_or_default();
+                grouped |= code.contains("crate::{");
+                let group = if grouped { code.rsplit("crate::{").next().unwrap_or_default() } else { "" };
                 for module in *forbidden {
-                    if code.contains(&format!("crate::{module}::")) || code.contains(&format!("crate::{module};")) {
-                        violations.push(format!(
-                            "{}:{}: {}",
-                            path.strip_prefix(&src).unwrap().display(),
-                            n + 1,
-                            line.trim()
-                        ));
+                    let named = code.contains(&format!("crate::{module}::"))
+                        || code.contains(&format!("crate::{module};"))
+                        || group.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| word == *module);
+                    if named {
+                        let file = path.strip_prefix(&src).unwrap().display();
+                        violations.push(format!("{file}:{}: {}", n + 1, line.trim()));
                     }
+                }
+                if grouped && code.contains("};") {
+                    grouped = false;
                 }
             }
         }

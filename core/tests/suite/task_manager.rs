@@ -36,6 +36,8 @@ fn agent() -> Arc<TestAgent> {
             .on("input", [asks.clone()])
             .on("chat", [asks.clone()])
             .on_follow_up("chat", [asks.clone()])
+            .on("bulky", [Step::artifact("out", &"{text}".repeat(60)), asks.clone()])
+            .on_follow_up("bulky", [asks.clone()])
             .on_follow_up("input", [Step::complete()])
             .on("linger", [asks, Step::sleep(200)])
             .on_follow_up("linger", [Step::working(), Step::sleep(400), Step::complete()])
@@ -337,6 +339,15 @@ async fn a_message_that_would_overfill_its_task_is_refused() {
     // Each accepted follow-up added itself and the question it answered.
     assert_eq!(after.history.len(), 1 + 2 * accepted);
     assert_eq!(send_task(&h, msg("chat")).await.status.state, TaskState::InputRequired, "other tasks go on");
+
+    // What the agent produced does not count: a client can always answer it.
+    let bulky = send_task(&h, msg(&format!("bulky {}", "z".repeat(100)))).await;
+    let output = serde_json::to_string(&bulky.artifacts).unwrap();
+    assert!(output.len() > 4_000, "the agent's output is past the limit");
+    let mut answer = msg("bulky yes");
+    answer.task_id = bulky.id.clone();
+    let answered = send(&h, answer).await.unwrap();
+    assert_eq!(answered["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{answered}");
     settled(&h).await;
 }
 
