@@ -175,7 +175,7 @@ export interface ServerLimits {
   maxPartsPerMessage?: number;
   /** Most history messages any read returns (default 1000). */
   maxHistoryLength?: number;
-  /** About how many bytes one task may hold: a message that would take it past is refused (InvalidRequestError; default 64 MiB). */
+  /** About how many bytes of the client's messages one task may hold: a message that would take it past is refused (InvalidRequestError; default 64 MiB; the agent's output does not count). */
   maxTaskBytes?: number;
   /** Most concurrent streams on one task (default 64). */
   maxStreamsPerTask?: number;

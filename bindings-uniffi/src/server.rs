@@ -84,8 +84,8 @@ pub struct ServerLimits {
     pub max_parts_per_message: Option<u64>,
     #[uniffi(default)]
     pub max_history_length: Option<u64>,
-    /// About how many bytes one task may hold: a message that would take it past is refused
-    /// (default 64 MiB).
+    /// About how many bytes of the client's messages one task may hold: a message that would
+    /// take it past is refused (default 64 MiB; the agent's output does not count).
     #[uniffi(default)]
     pub max_task_bytes: Option<u64>,
     #[uniffi(default)]

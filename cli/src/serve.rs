@@ -73,8 +73,9 @@ pub struct ServeArgs {
     /// Retry-After (default 67108864, and never less than --max-body-bytes).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_body_bytes_in_flight: Option<u64>,
-    /// About how many bytes one task may hold: a message that would take a task past it is
-    /// refused (-32600 / 400), so no client grows one task without end (default 67108864).
+    /// About how many bytes of the client's messages one task may hold: a message that would
+    /// take a task past it is refused (-32600 / 400), so no client grows one task without end;
+    /// the agent's output does not count (default 67108864).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_task_bytes: Option<u64>,
     /// Largest request head (request line and headers) accepted, in bytes: 431 beyond it

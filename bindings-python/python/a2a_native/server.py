@@ -74,8 +74,9 @@ class ServerLimits(TypedDict, total=False):
     max_body_bytes_in_flight: int
     max_parts_per_message: int
     max_history_length: int
-    #: About how many bytes one task may hold: a message that would take it past is refused
-    #: (InvalidRequestError; default 64 MiB).
+    #: About how many bytes of the client's messages one task may hold: a message that would
+    #: take it past is refused (InvalidRequestError; default 64 MiB; the agent's output does
+    #: not count).
     max_task_bytes: int
     max_streams_per_task: int
     blocking_timeout: float
@@ -154,8 +155,8 @@ class AgentServer:
     ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_body_bytes_in_flight`` (bytes large bodies may hold at once, server-wide; 503 beyond it),
-    ``max_parts_per_message``, ``max_history_length``, ``max_task_bytes`` (bytes one task may
-    hold; a message past it is refused), ``max_streams_per_task``,
+    ``max_parts_per_message``, ``max_history_length``, ``max_task_bytes`` (bytes of the client's
+    messages one task may hold; a message past it is refused), ``max_streams_per_task``,
     ``blocking_timeout`` (seconds a blocking SendMessage waits), ``max_header_bytes`` (431
     beyond it), ``header_read_timeout`` and ``body_read_timeout`` (seconds for a request's head
     and its body; 408 beyond them), ``idle_timeout`` (seconds a connection

@@ -6711,8 +6711,8 @@ public struct ServerLimits: Equatable, Hashable {
     public var maxPartsPerMessage: UInt64?
     public var maxHistoryLength: UInt64?
     /**
-     * About how many bytes one task may hold: a message that would take it past is refused
-     * (default 64 MiB).
+     * About how many bytes of the client's messages one task may hold: a message that would
+     * take it past is refused (default 64 MiB; the agent's output does not count).
      */
     public var maxTaskBytes: UInt64?
     public var maxStreamsPerTask: UInt64?
@@ -6757,8 +6757,8 @@ public struct ServerLimits: Equatable, Hashable {
          * `maxBodyBytes`).
          */maxBodyBytesInFlight: UInt64? = nil, maxPartsPerMessage: UInt64? = nil, maxHistoryLength: UInt64? = nil, 
         /**
-         * About how many bytes one task may hold: a message that would take it past is refused
-         * (default 64 MiB).
+         * About how many bytes of the client's messages one task may hold: a message that would
+         * take it past is refused (default 64 MiB; the agent's output does not count).
          */maxTaskBytes: UInt64? = nil, maxStreamsPerTask: UInt64? = nil, 
         /**
          * Largest request head accepted (431 beyond it; default 64 KiB).
