@@ -47,15 +47,21 @@ impl Drop for Served {
 }
 
 impl Served {
-    /// One HTTP/1.1 request on a fresh connection; returns (status, JSON body).
+    /// One A2A 1.0 HTTP/1.1 request on a fresh connection; returns (status, JSON body).
     fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        self.request_as(Some("1.0"), method, path, body)
+    }
+
+    /// [`Served::request`] with this `A2A-Version` header, or none (as a 0.3 client sends).
+    fn request_as(&self, version: Option<&str>, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         let host = self.base.trim_start_matches("http://");
         let mut stream = TcpStream::connect(host).unwrap();
         stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let version = version.map(|v| format!("A2A-Version: {v}\r\n")).unwrap_or_default();
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{version}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
         .unwrap();
@@ -165,19 +171,9 @@ fn conformance_agent_is_scripted_by_message_id() {
     assert!(card.get("url").is_none() && card.get("protocolVersion").is_none(), "{card}");
     // Yet a 0.3 client that asks for the extended card gets it in 0.3 form, describing the
     // endpoints that answer its calls (it was InternalError).
-    let host = server.base.trim_start_matches("http://");
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"}).to_string();
-    let mut stream = TcpStream::connect(host).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        stream,
-        "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).unwrap();
-    let extended: Value = serde_json::from_str(raw.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "agent/getAuthenticatedExtendedCard"});
+    let (status, extended) = server.request_as(None, "POST", "/", Some(call));
+    assert_eq!(status, 200, "{extended}");
     let extended = &extended["result"];
     assert_eq!(extended["url"], format!("{}/", server.base), "{extended}");
     assert_eq!(extended["preferredTransport"], "JSONRPC", "{extended}");
