@@ -287,12 +287,8 @@ impl EventSink {
         };
         if let Some(obj) = value.as_object_mut() {
             obj.entry("role").or_insert_with(|| "ROLE_AGENT".into());
-            if obj.get("messageId").and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
-                && !obj.contains_key("message_id")
-            {
-                obj.insert("messageId".into(), uuid::Uuid::new_v4().to_string().into());
-            }
         }
+        fill_missing_id(&mut value, "messageId", "message_id");
         Ok(self.own_message(crate::model::parse_value_at(value, "message")?))
     }
 
@@ -310,12 +306,7 @@ impl EventSink {
         append: bool,
         last_chunk: bool,
     ) -> Result<StreamResponse> {
-        if let Some(obj) = artifact.as_object_mut()
-            && obj.get("artifactId").and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
-            && !obj.contains_key("artifact_id")
-        {
-            obj.insert("artifactId".into(), uuid::Uuid::new_v4().to_string().into());
-        }
+        fill_missing_id(&mut artifact, "artifactId", "artifact_id");
         let artifact: Artifact = crate::model::parse_value_at(artifact, "artifact")?;
         Ok(self.artifact_event(artifact, append, last_chunk))
     }
@@ -375,6 +366,17 @@ impl EventSink {
             m.context_id = self.context_id.clone();
         }
         m
+    }
+}
+
+/// Gives a host's object without an id (`name`, or its snake_case `alias`; absent or empty) a
+/// fresh UUID, before it is read and validated.
+fn fill_missing_id(value: &mut serde_json::Value, name: &str, alias: &str) {
+    if let Some(obj) = value.as_object_mut()
+        && obj.get(name).and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
+        && !obj.contains_key(alias)
+    {
+        obj.insert(name.into(), uuid::Uuid::new_v4().to_string().into());
     }
 }
 

@@ -326,7 +326,7 @@ impl App {
                 // body only: an unauthenticated caller gets no large parse.
                 let keep = if is_jsonrpc { ID_PROBE_BYTES } else { 0 };
                 let head = self.drain(body, keep).await;
-                let id = head.filter(|_| is_jsonrpc).map_or(crate::jsonrpc::Id::Null, |b| crate::jsonrpc::id_of(&b));
+                let id = head.map_or(crate::jsonrpc::Id::Null, |b| crate::jsonrpc::id_of(&b));
                 return self.refuse(is_jsonrpc, &id, &e);
             }
         }
@@ -504,9 +504,8 @@ impl App {
         .await
     }
 
-    /// Drops the rest of a refused request's body (see [`drain`]).
-    /// [`drain`] within this server's body limits; the first `keep` bytes of a body that
-    /// ends within them.
+    /// [`drain`] within this server's body limits: drops the rest of a refused request's body,
+    /// keeping its first `keep` bytes when it ends within them.
     async fn drain<B>(&self, body: B, keep: usize) -> Option<Vec<u8>>
     where
         B: Body<Data = Bytes>,

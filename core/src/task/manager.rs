@@ -194,13 +194,14 @@ impl TaskManager {
                 // This message's execution holds the task from now (a second message waits its turn).
                 let previous_turn = slot.turn.replace(execution);
                 // A task the caller has continued is no longer one a blocking wait made up.
-                slot.placeholder = false;
+                let was_placeholder = std::mem::take(&mut slot.placeholder);
                 let committed = inner
                     .commit_applied(&guard, &mut slot, base, vec![LogEntry { seq: base + 1, change }], false)
                     .await;
                 if !matches!(committed, Ok(true)) {
-                    // Not taken: the turn stays whose it was.
+                    // Not taken: the turn (and the mark) stay as they were.
                     slot.turn = previous_turn;
+                    slot.placeholder = was_placeholder;
                 }
                 if committed? {
                     break;
@@ -1064,20 +1065,15 @@ impl Inner {
         }
     }
 
-    /// COMPLETED with the agent's direct reply as its status message.
-    fn completed_by(&self, guard: &LiveGuard, mut reply: Message) -> StreamResponse {
-        reply.task_id = guard.key.1.clone();
-        StreamResponse::StatusUpdate(model::TaskStatusUpdateEvent {
-            task_id: guard.key.1.clone(),
-            context_id: String::new(),
-            status: TaskStatus { message: Some(reply), ..TaskStatus::now(TaskState::Completed) },
-            metadata: None,
-        })
+    /// A status of the server's own, with an agent message of this text.
+    fn status_event(&self, guard: &LiveGuard, state: TaskState, text: Option<String>) -> StreamResponse {
+        self.status_with(guard, state, text.map(|t| Message::text(Role::Agent, t)))
     }
 
-    fn status_event(&self, guard: &LiveGuard, state: TaskState, text: Option<String>) -> StreamResponse {
-        let message = text.map(|t| {
-            let mut m = Message::text(Role::Agent, t);
+    /// A status update of this task with `message` as its status message (its ids are the
+    /// task's once applied).
+    fn status_with(&self, guard: &LiveGuard, state: TaskState, message: Option<Message>) -> StreamResponse {
+        let message = message.map(|mut m| {
             m.task_id = guard.key.1.clone();
             m
         });
@@ -1179,7 +1175,7 @@ impl Inner {
                 // The agent answers with a direct reply, but its caller already holds a task:
                 // the reply completes that task, as the answer it is, instead of leaving it
                 // SUBMITTED with nothing left to move it.
-                event = self.completed_by(guard, reply);
+                event = self.status_with(guard, TaskState::Completed, Some(reply));
             }
             placeholder = false;
             let Some(task) = slot.task.as_mut() else {
