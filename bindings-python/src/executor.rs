@@ -78,7 +78,8 @@ impl PyExecutor {
         let mut guard = CancelOnDrop { inbox: &self.inbox, run: Some(run) };
         let watch_cancel = method == "execute";
         let outcome = tokio::select! {
-            r = &mut rx => r,
+            // The loop usually answers within microseconds: the worker stays awake for it.
+            r = core::spin_then_await(&mut rx) => r,
             () = cancelled.cancelled(), if watch_cancel => {
                 // The task is being canceled (core sets CANCELED): the coroutine gets
                 // CancelledError, and this is not a failure of the agent.
@@ -88,9 +89,9 @@ impl PyExecutor {
         };
         guard.run = None;
         match outcome {
-            Ok(None) => Ok(()),
-            Ok(Some(message)) => Err(ExecutorError::new(message)),
-            Err(_) => Err(ExecutorError::new("the Python executor ended without an outcome")),
+            Some(None) => Ok(()),
+            Some(Some(message)) => Err(ExecutorError::new(message)),
+            None => Err(ExecutorError::new("the Python executor ended without an outcome")),
         }
     }
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from typing import Any
 
 import pytest
@@ -660,3 +661,20 @@ async def test_agent_events_are_read_by_core_as_in_every_language() -> None:
     assert reply["role"] == "ROLE_AGENT" and reply["messageId"], reply
     assert reply["parts"] == [{"text": "done"}]
     assert [a["name"] for a in task["artifacts"]] == ["out"] and task["artifacts"][0]["artifactId"]
+
+
+@run
+async def test_the_loop_and_the_runtime_go_idle_between_requests() -> None:
+    """After a request the loop and the runtime's worker stay awake only for a moment (they
+    look for the next job instead of sleeping, to save wake-ups); an idle server costs no CPU."""
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url)
+        for _ in range(20):
+            await client.send("busy")
+        await asyncio.sleep(0.05)
+        before = time.process_time()
+        await asyncio.sleep(1.0)
+        spent = time.process_time() - before
+        # Spinning for the whole second would cost about 1 s of CPU; idle costs next to none.
+        assert spent < 0.2, f"an idle server used {spent:.3f} s of CPU in 1 s"
+        assert (await client.send("after"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
