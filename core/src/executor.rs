@@ -326,7 +326,7 @@ impl EventSink {
     /// this).
     pub fn artifact_event(&self, mut artifact: Artifact, append: bool, last_chunk: bool) -> StreamResponse {
         if artifact.artifact_id.is_empty() {
-            artifact.artifact_id = uuid::Uuid::new_v4().to_string();
+            artifact.artifact_id = crate::model::wire::id_text(uuid::Uuid::new_v4());
         }
         StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
             task_id: self.task_id.clone(),
@@ -341,7 +341,7 @@ impl EventSink {
     /// A whole artifact made of `parts`, with a fresh id.
     pub async fn artifact_parts(&self, name: impl Into<String>, parts: Vec<Part>) -> Result<()> {
         let artifact = Artifact {
-            artifact_id: uuid::Uuid::new_v4().to_string(),
+            artifact_id: crate::model::wire::id_text(uuid::Uuid::new_v4()),
             name: name.into(),
             description: String::new(),
             parts,
@@ -376,7 +376,7 @@ fn fill_missing_id(value: &mut serde_json::Value, name: &str, alias: &str) {
         && obj.get(name).and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
         && !obj.contains_key(alias)
     {
-        obj.insert(name.into(), uuid::Uuid::new_v4().to_string().into());
+        obj.insert(name.into(), crate::model::wire::id_text(uuid::Uuid::new_v4()).into());
     }
 }
 

@@ -137,13 +137,17 @@ pub const MAX_BAGGAGE: usize = 8192;
 impl TraceParent {
     /// The caller's context from a request's headers; a malformed `traceparent` is dropped.
     pub fn from_headers(headers: &HeaderMap) -> Self {
-        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+        // Names parsed once: every request is read for them.
+        const TRACEPARENT: http::HeaderName = http::HeaderName::from_static("traceparent");
+        const TRACESTATE: http::HeaderName = http::HeaderName::from_static("tracestate");
+        const BAGGAGE: http::HeaderName = http::HeaderName::from_static("baggage");
+        let text = |name| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
         // Baggage travels with or without a trace.
-        let baggage = text("baggage").filter(|b| !b.is_empty() && b.len() <= MAX_BAGGAGE).map(str::to_owned);
-        match text("traceparent").filter(|t| is_traceparent(t)) {
+        let baggage = text(BAGGAGE).filter(|b| !b.is_empty() && b.len() <= MAX_BAGGAGE).map(str::to_owned);
+        match text(TRACEPARENT).filter(|t| is_traceparent(t)) {
             Some(parent) => Self {
                 traceparent: Some(parent.to_owned()),
-                tracestate: text("tracestate").filter(|s| !s.is_empty() && s.len() <= 512).map(str::to_owned),
+                tracestate: text(TRACESTATE).filter(|s| !s.is_empty() && s.len() <= 512).map(str::to_owned),
                 baggage,
             },
             None => Self { baggage, ..Self::default() },

@@ -107,7 +107,7 @@ impl Message {
     /// A message of one text part with a fresh UUID id.
     pub fn text(role: Role, text: impl Into<String>) -> Self {
         Self {
-            message_id: uuid::Uuid::new_v4().to_string(),
+            message_id: crate::model::wire::id_text(uuid::Uuid::new_v4()),
             context_id: String::new(),
             task_id: String::new(),
             role,

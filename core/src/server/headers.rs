@@ -9,12 +9,16 @@
 use crate::error::{A2AError, ErrorKind};
 use crate::model::AgentCard;
 use http::HeaderMap;
-use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+use http::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 
 pub const VERSION_HEADER: &str = "A2A-Version";
 pub const EXTENSIONS_HEADER: &str = "A2A-Extensions";
 /// The 0.3 name of [`EXTENSIONS_HEADER`]; still accepted, and echoed to 0.3 callers.
 pub const LEGACY_EXTENSIONS_HEADER: &str = "X-A2A-Extensions";
+/// The names above, parsed once: a lookup by `&str` parses and lowercases the name each time.
+const VERSION_NAME: HeaderName = HeaderName::from_static("a2a-version");
+const EXTENSIONS_NAME: HeaderName = HeaderName::from_static("a2a-extensions");
+const LEGACY_EXTENSIONS_NAME: HeaderName = HeaderName::from_static("x-a2a-extensions");
 /// The HTTP+JSON media type of A2A 1.0 (spec §14).
 pub const A2A_JSON: &str = "application/a2a+json";
 pub const JSON: &str = "application/json";
@@ -36,7 +40,7 @@ pub struct Requested {
 
 /// Reads `A2A-Version` from the headers, else from the query.
 pub fn requested_version(headers: &HeaderMap, query: Option<&str>) -> Result<Requested, A2AError> {
-    let header = headers.get(VERSION_HEADER).map(|v| v.to_str().map(str::trim));
+    let header = headers.get(VERSION_NAME).map(|v| v.to_str().map(str::trim));
     let raw = match header {
         Some(Err(_)) => return Err(unsupported("(not valid text)")),
         Some(Ok(v)) if !v.is_empty() => Some(v.to_owned()),
@@ -85,7 +89,7 @@ pub fn requested_extensions(headers: &HeaderMap, query: Option<&str>) -> Vec<Str
             }
         }
     };
-    for name in [EXTENSIONS_HEADER, LEGACY_EXTENSIONS_HEADER] {
+    for name in [EXTENSIONS_NAME, LEGACY_EXTENSIONS_NAME] {
         for value in headers.get_all(name) {
             if let Ok(text) = value.to_str() {
                 add(text);

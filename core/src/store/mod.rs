@@ -252,7 +252,7 @@ pub(crate) fn prepare_push_config(
         return Err(A2AError::invalid_field("taskId", "is required"));
     }
     if config.id.is_empty() {
-        config.id = uuid::Uuid::new_v4().to_string();
+        config.id = crate::model::wire::id_text(uuid::Uuid::new_v4());
     }
     config.tenant = tenant.to_owned();
     Ok(config)

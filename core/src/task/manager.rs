@@ -100,7 +100,7 @@ impl TaskManager {
             push,
             live: Registry::default(),
             shutdown: CancellationToken::new(),
-            instance: uuid::Uuid::new_v4().to_string(),
+            instance: crate::model::wire::id_text(uuid::Uuid::new_v4()),
             lease: config.lease,
             outbox,
             deliverer: Default::default(),
@@ -155,9 +155,9 @@ impl TaskManager {
         let (guard, prior, stream_slot, mut claim) = if message.task_id.is_empty() {
             // Time-ordered ids (UUIDv7, 74 random bits): a new task's rows land at the end of
             // the stores' indexes instead of on a random page each.
-            let id = uuid::Uuid::now_v7().to_string();
+            let id = crate::model::wire::id_text(uuid::Uuid::now_v7());
             if message.context_id.is_empty() {
-                message.context_id = uuid::Uuid::now_v7().to_string();
+                message.context_id = crate::model::wire::id_text(uuid::Uuid::now_v7());
             }
             message.task_id = id.clone();
             let guard = inner.live.acquire(key(&tenant, &id));
