@@ -175,15 +175,30 @@ impl Reader {
     /// agent's eagerly started first step is raised to the loop after them, as it would be
     /// from the agent's task.
     fn __call__(slf: &Bound<'_, Self>) -> PyResult<()> {
+        Self::run_jobs(slf, true)
+    }
+
+    /// [`Reader::keep_awake`]'s turn: as the socket's callback, but reads the socket only when a
+    /// wake-up byte was written (a read that finds nothing is a wasted system call on every
+    /// turn of a busy loop); a byte left behind is read by the socket's own callback.
+    fn _poll(slf: &Bound<'_, Self>) -> PyResult<()> {
+        Self::run_jobs(slf, false)
+    }
+}
+
+impl Reader {
+    fn run_jobs(slf: &Bound<'_, Self>, from_socket: bool) -> PyResult<()> {
         let py = slf.py();
         let this = slf.get();
         let mut fatal = None;
-        // One read empties the socket in practice (a byte is written only when the queue was
-        // not armed); a full buffer means more may wait.
-        let mut buf = [0u8; 64];
-        while matches!((&this.watched).read(&mut buf), Ok(n) if n == buf.len()) {}
         let jobs = {
             let mut queue = lock(&this.inbox.queue);
+            if from_socket || queue.armed {
+                // One read empties the socket in practice (a byte is written only when the
+                // queue was not armed); a full buffer means more may wait.
+                let mut buf = [0u8; 64];
+                while matches!((&this.watched).read(&mut buf), Ok(n) if n == buf.len()) {}
+            }
             queue.armed = false;
             mem::take(&mut queue.jobs)
         };
@@ -236,7 +251,10 @@ impl Reader {
         match *until {
             Some(deadline) if now < deadline && !lock(&self.inbox.queue).closed => {
                 let py = slf.py();
-                if let Err(e) = self.event_loop.call_method1(py, intern!(py, "call_soon"), (slf,)) {
+                let turn = slf.getattr(intern!(py, "_poll"));
+                if let Err(e) =
+                    turn.and_then(|turn| self.event_loop.call_method1(py, intern!(py, "call_soon"), (turn,)))
+                {
                     e.print(py);
                 }
             }

@@ -391,14 +391,38 @@ pub const HOST_SPIN: std::time::Duration = std::time::Duration::from_micros(150)
 /// awaits a model) is then awaited as usual. `None`: the host dropped its end unanswered.
 pub async fn spin_then_await<T>(rx: &mut tokio::sync::oneshot::Receiver<T>) -> Option<T> {
     use tokio::sync::oneshot::error::TryRecvError;
-    let until = std::time::Instant::now() + HOST_SPIN;
+    // One waiter spins at a time: under load the worker has other work anyway, and many
+    // spinners would each cost a turn of the scheduler.
+    let spinning = Spinner::claim();
+    let until = std::time::Instant::now() + if spinning.is_some() { HOST_SPIN } else { std::time::Duration::ZERO };
     loop {
         match rx.try_recv() {
             Ok(value) => return Some(value),
             Err(TryRecvError::Closed) => return None,
             Err(TryRecvError::Empty) if std::time::Instant::now() < until => tokio::task::yield_now().await,
-            Err(TryRecvError::Empty) => return rx.await.ok(),
+            Err(TryRecvError::Empty) => {
+                drop(spinning);
+                return rx.await.ok();
+            }
         }
+    }
+}
+
+/// The one waiter of [`spin_then_await`] that may spin, released when it stops (or is dropped).
+struct Spinner;
+
+static SPINNER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+impl Spinner {
+    fn claim() -> Option<Spinner> {
+        use std::sync::atomic::Ordering;
+        SPINNER.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok().then_some(Spinner)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        SPINNER.store(false, std::sync::atomic::Ordering::Release);
     }
 }
 
