@@ -191,14 +191,15 @@ impl Reader {
         let py = slf.py();
         let this = slf.get();
         let mut fatal = None;
+        if from_socket || lock(&this.inbox.queue).armed {
+            // One read empties the socket in practice (a byte is written only when the queue
+            // was not armed); a full buffer means more may wait. Outside the queue's lock, so
+            // no runtime thread waits on a system call to queue a job.
+            let mut buf = [0u8; 64];
+            while matches!((&this.watched).read(&mut buf), Ok(n) if n == buf.len()) {}
+        }
         let jobs = {
             let mut queue = lock(&this.inbox.queue);
-            if from_socket || queue.armed {
-                // One read empties the socket in practice (a byte is written only when the
-                // queue was not armed); a full buffer means more may wait.
-                let mut buf = [0u8; 64];
-                while matches!((&this.watched).read(&mut buf), Ok(n) if n == buf.len()) {}
-            }
             queue.armed = false;
             mem::take(&mut queue.jobs)
         };
@@ -238,8 +239,8 @@ impl Reader {
 }
 
 impl Reader {
-    /// After jobs, the loop looks for more on every turn for [`HOST_SPIN`] (`call_soon` of this
-    /// reader) instead of sleeping in its selector until the socket wakes it: on a virtual
+    /// After jobs, the loop looks for more on every turn for [`HOST_SPIN`] (`call_soon` of
+    /// `_poll`) instead of sleeping in its selector until the socket wakes it: on a virtual
     /// machine that wake-up costs tens of microseconds, about what a short executor's whole run
     /// costs, and a busy server's loop would not sleep anyway. Idle, the loop sleeps again.
     fn keep_awake(&self, slf: &Bound<'_, Self>, had_jobs: bool) {

@@ -380,7 +380,8 @@ fn fill_missing_id(value: &mut serde_json::Value, name: &str, alias: &str) {
     }
 }
 
-/// How long [`spin_then_await`] keeps its worker awake for a host's answer.
+/// How long a host crossing stays awake instead of sleeping: the worker waiting for a host's
+/// answer ([`spin_then_await`]), and a host's loop looking for its next job.
 pub const HOST_SPIN: std::time::Duration = std::time::Duration::from_micros(150);
 
 /// Awaits `rx`, the answer of a host language's thread (Python's event loop), first re-polling
@@ -408,7 +409,8 @@ pub async fn spin_then_await<T>(rx: &mut tokio::sync::oneshot::Receiver<T>) -> O
     }
 }
 
-/// The one waiter of [`spin_then_await`] that may spin, released when it stops (or is dropped).
+/// The one waiter of [`spin_then_await`] in the process that may spin, released when it stops
+/// (or is dropped, as when the wait is canceled).
 struct Spinner;
 
 static SPINNER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -16,9 +16,9 @@ pub const EXTENSIONS_HEADER: &str = "A2A-Extensions";
 /// The 0.3 name of [`EXTENSIONS_HEADER`]; still accepted, and echoed to 0.3 callers.
 pub const LEGACY_EXTENSIONS_HEADER: &str = "X-A2A-Extensions";
 /// The names above, parsed once: a lookup by `&str` parses and lowercases the name each time.
-const VERSION_NAME: HeaderName = HeaderName::from_static("a2a-version");
-const EXTENSIONS_NAME: HeaderName = HeaderName::from_static("a2a-extensions");
-const LEGACY_EXTENSIONS_NAME: HeaderName = HeaderName::from_static("x-a2a-extensions");
+pub(crate) const VERSION_NAME: HeaderName = HeaderName::from_static("a2a-version");
+pub(crate) const EXTENSIONS_NAME: HeaderName = HeaderName::from_static("a2a-extensions");
+pub(crate) const LEGACY_EXTENSIONS_NAME: HeaderName = HeaderName::from_static("x-a2a-extensions");
 /// The HTTP+JSON media type of A2A 1.0 (spec §14).
 pub const A2A_JSON: &str = "application/a2a+json";
 pub const JSON: &str = "application/json";

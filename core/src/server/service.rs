@@ -935,10 +935,10 @@ pub(crate) fn no_content() -> Response<ResponseBody> {
 /// client used the 0.3 name.
 pub(crate) fn echo_extensions(resp: &mut Response<ResponseBody>, request: &HeaderMap, activated: &[String]) {
     if let Some(value) = headers::extensions_value(activated) {
-        if request.contains_key(headers::LEGACY_EXTENSIONS_HEADER) {
-            resp.headers_mut().insert(headers::LEGACY_EXTENSIONS_HEADER, value.clone());
+        if request.contains_key(headers::LEGACY_EXTENSIONS_NAME) {
+            resp.headers_mut().insert(headers::LEGACY_EXTENSIONS_NAME, value.clone());
         }
-        resp.headers_mut().insert(headers::EXTENSIONS_HEADER, value);
+        resp.headers_mut().insert(headers::EXTENSIONS_NAME, value);
     }
 }
 
