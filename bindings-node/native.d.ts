@@ -52,8 +52,9 @@ export declare class Client {
 }
 
 /**
- * The events of one stream (StreamResponse JSON). It ends (and its connection closes) when the
- * server ends it, on an error, or on `close()`; never by waiting for a garbage collector.
+ * The events of one stream (StreamResponse JSON): core's [`core::Feed`]. It ends (and its
+ * connection closes) when the server ends it, on an error, or on `close()`; never by waiting
+ * for a garbage collector.
  */
 export declare class EventStream {
   /** The next event's JSON; `null` once the stream is over. */

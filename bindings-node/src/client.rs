@@ -7,7 +7,6 @@ use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::trace_context::{TraceParent, with_caller};
 use napi::Result;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 /// The builder core's `ClientOptions` (JSON, read strictly there) describe, with the JS
 /// credentials function (which JSON cannot carry) when there is one.
@@ -114,7 +113,7 @@ impl Client {
     #[napi]
     pub fn list_all_tasks(&self, request: String) -> Result<TaskPager> {
         let req: a2a_native::model::ListTasksRequest = models::parse(&request)?;
-        Ok(TaskPager { inner: tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req))) })
+        Ok(TaskPager(core::Feed::new(self.inner.list_all_tasks(req))))
     }
 
     /// A streaming operation by its A2A name (`Client::stream`).
@@ -122,77 +121,40 @@ impl Client {
     pub async fn stream(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
         let request = models::value(&request)?;
         let stream = with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js)?;
-        Ok(EventStream::new(stream))
+        Ok(EventStream(core::Feed::new(stream)))
     }
 }
 
-/// The events of one stream (StreamResponse JSON). It ends (and its connection closes) when the
-/// server ends it, on an error, or on `close()`; never by waiting for a garbage collector.
+/// The events of one stream (StreamResponse JSON): core's [`core::Feed`]. It ends (and its
+/// connection closes) when the server ends it, on an error, or on `close()`; never by waiting
+/// for a garbage collector.
 #[napi_derive::napi]
-pub struct EventStream {
-    inner: tokio::sync::Mutex<Option<core::EventStream>>,
-    /// Fired by `close()`, so a pending `next()` returns at once instead of holding the stream.
-    closed: CancellationToken,
-}
-
-impl EventStream {
-    fn new(stream: core::EventStream) -> Self {
-        Self { inner: tokio::sync::Mutex::new(Some(stream)), closed: CancellationToken::new() }
-    }
-}
+pub struct EventStream(core::Feed<a2a_native::model::StreamResponse>);
 
 #[napi_derive::napi]
 impl EventStream {
     /// The next event's JSON; `null` once the stream is over.
     #[napi]
     pub async fn next(&self) -> Result<Option<String>> {
-        let mut guard = self.inner.lock().await;
-        let next = match guard.as_mut() {
-            Some(stream) => tokio::select! {
-                next = stream.next() => next,
-                () = self.closed.cancelled() => None,
-            },
-            None => None,
-        };
-        match next {
-            Some(Ok(event)) => Ok(Some(models::text(&event))),
-            Some(Err(e)) => {
-                *guard = None;
-                Err(errors::to_js(e))
-            }
-            None => {
-                *guard = None;
-                Ok(None)
-            }
-        }
+        self.0.next().await.transpose().map(|e| e.map(|e| models::text(&e))).map_err(errors::to_js)
     }
 
     /// Ends the stream now (the task goes on).
     #[napi]
     pub async fn close(&self) {
-        self.closed.cancel();
-        self.inner.lock().await.take();
+        self.0.close().await;
     }
 }
 
-type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Result<a2a_native::model::Task>> + Send>>;
-
 /// The tasks of `listAllTasks` (Task JSON), fetched a page at a time as they are read.
 #[napi_derive::napi]
-pub struct TaskPager {
-    inner: tokio::sync::Mutex<Tasks>,
-}
+pub struct TaskPager(core::Feed<a2a_native::model::Task>);
 
 #[napi_derive::napi]
 impl TaskPager {
     /// The next task's JSON; `null` after the last one.
     #[napi]
     pub async fn next(&self) -> Result<Option<String>> {
-        use futures_util::StreamExt;
-        match self.inner.lock().await.next().await {
-            Some(Ok(task)) => Ok(Some(models::text(&task))),
-            Some(Err(e)) => Err(errors::to_js(e)),
-            None => Ok(None),
-        }
+        self.0.next().await.transpose().map(|t| t.map(|t| models::text(&t))).map_err(errors::to_js)
     }
 }

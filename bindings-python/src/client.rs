@@ -12,7 +12,6 @@ use pyo3::types::PyDict;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct Client {
@@ -130,15 +129,12 @@ impl Client {
     }
 
     /// Every task matching `request`, page after page, as an async iterator.
-    fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<TaskPager> {
+    fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<Feed> {
         let req: model::ListTasksRequest = models::from_py(request)?;
-        Ok(TaskPager {
-            inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))),
-            held: Backlog::default(),
-        })
+        Ok(Feed::new(self.inner.list_all_tasks(req)))
     }
 
-    /// A streaming operation by its A2A name (`Client::stream`), as an [`EventStream`].
+    /// A streaming operation by its A2A name (`Client::stream`), as a [`Feed`].
     #[pyo3(signature = (method, request, trace=None))]
     fn stream<'py>(
         &self,
@@ -153,129 +149,51 @@ impl Client {
             py,
             traced(trace, async move {
                 let stream = client.stream(&method, request).await.map_err(errors::to_py)?;
-                Ok(EventStream::new(stream))
+                Ok(Feed::new(stream))
             }),
         )
     }
 }
 
-/// The events of one stream (StreamResponse dicts); `aclose()` ends it early, also while
-/// another task awaits the next event (that one then ends the iteration).
+/// An event stream (StreamResponse dicts) or the tasks of `list_all_tasks` (Task dicts): core's
+/// [`core::Feed`]. The Python layer's `__anext__` fetches, then takes the oldest item read, so
+/// an item read for a wait that was canceled (a timed-out `wait_for`) is the next one taken.
 #[pyclass(frozen, module = "a2a_native._native")]
-pub struct EventStream {
-    inner: Arc<tokio::sync::Mutex<Option<core::EventStream>>>,
-    closed: CancellationToken,
-    /// Events read for an `__anext__` that was canceled before it got them (a timed-out
-    /// `wait_for`): the next calls return them first, in order.
-    held: Backlog,
-}
+pub struct Feed(core::Feed<models::Json>);
 
-/// The items read and not yet taken, oldest first. `fetch()` reads one more into it (pushed
-/// under the reader's lock, so in read order) and resolves to `None`; `take()` gives the
-/// oldest. The Python layer's `__anext__` takes one after its fetch, so an item read for a
-/// wait that was canceled (a timed-out `wait_for`) stays for the next one, in order, as in an
-/// `asyncio.Queue`.
-#[derive(Default, Clone)]
-struct Backlog(Arc<std::sync::Mutex<std::collections::VecDeque<models::Json>>>);
-
-impl Backlog {
-    fn push(&self, item: models::Json) {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(item);
-    }
-
-    fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let item = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop_front();
-        item.map(|item| item.into_pyobject(py)).transpose()
-    }
-}
-
-impl EventStream {
-    fn new(stream: core::EventStream) -> Self {
-        Self {
-            inner: Arc::new(tokio::sync::Mutex::new(Some(stream))),
-            closed: CancellationToken::new(),
-            held: Backlog::default(),
-        }
+impl Feed {
+    fn new<T: serde::Serialize>(
+        items: impl futures_util::Stream<Item = a2a_native::Result<T>> + Send + 'static,
+    ) -> Self {
+        use futures_util::StreamExt;
+        Feed(core::Feed::new(items.map(|item| item.map(|item| models::Json::of(&item)))))
     }
 }
 
 #[pymethods]
-impl EventStream {
-    /// The oldest event read and not yet taken (`None`: fetch first).
+impl Feed {
+    /// The oldest item read and not yet taken (`None`: fetch first).
     fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.held.take(py)
+        self.0.take().map(|item| item.into_pyobject(py)).transpose()
     }
 
-    /// Reads the next event for `take` (StopAsyncIteration at the end).
+    /// Reads the next item for `take` (StopAsyncIteration at the end).
     fn fetch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (inner, closed, held) = (self.inner.clone(), self.closed.clone(), self.held.clone());
+        let feed = self.0.clone();
         future_into_py(py, async move {
-            let mut guard = inner.lock().await;
-            let next = match guard.as_mut() {
-                Some(stream) => tokio::select! {
-                    next = stream.next() => next,
-                    () = closed.cancelled() => None,
-                },
-                None => None,
-            };
-            match next {
-                Some(Ok(event)) => {
-                    held.push(models::Json::of(&event));
-                    Ok(())
-                }
-                Some(Err(e)) => {
-                    *guard = None;
-                    Err(errors::to_py(e))
-                }
-                None => {
-                    *guard = None;
-                    Err(PyStopAsyncIteration::new_err(()))
-                }
-            }
-        })
-    }
-
-    /// Ends the stream (the task goes on).
-    fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.closed.cancel();
-        let inner = self.inner.clone();
-        future_into_py(py, async move {
-            inner.lock().await.take();
-            Ok(())
-        })
-    }
-}
-
-type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Result<model::Task>> + Send>>;
-
-/// The tasks of `list_all_tasks` (Task dicts), fetched a page at a time as they are consumed.
-#[pyclass(frozen, module = "a2a_native._native")]
-pub struct TaskPager {
-    inner: Arc<tokio::sync::Mutex<Tasks>>,
-    held: Backlog,
-}
-
-#[pymethods]
-impl TaskPager {
-    /// The oldest task read and not yet taken (`None`: fetch first).
-    fn take<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.held.take(py)
-    }
-
-    /// Reads the next task for `take`, a page at a time (StopAsyncIteration at the end).
-    fn fetch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (inner, held) = (self.inner.clone(), self.held.clone());
-        future_into_py(py, async move {
-            use futures_util::StreamExt;
-            let mut pager = inner.lock().await;
-            match pager.next().await {
-                Some(Ok(task)) => {
-                    held.push(models::Json::of(&task));
-                    Ok(())
-                }
-                Some(Err(e)) => Err(errors::to_py(e)),
+            match feed.fetch().await {
+                Some(read) => read.map_err(errors::to_py),
                 None => Err(PyStopAsyncIteration::new_err(())),
             }
+        })
+    }
+
+    /// Ends the stream now (the task goes on).
+    fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let feed = self.0.clone();
+        future_into_py(py, async move {
+            feed.close().await;
+            Ok(())
         })
     }
 }

@@ -1,16 +1,11 @@
-//! How runtime threads hand executor work to the server's asyncio loop without the GIL.
-//!
-//! A runtime thread that needs the loop (to start an executor's coroutine, or to cancel one)
-//! queues a [`Job`] and, when the queue was empty, writes one byte to a socket the loop watches
-//! (`loop.add_reader`). On the loop's thread, [`Reader`] takes every queued job in one callback.
-//! So a tokio worker never waits for the GIL (while it did, every task on that worker stalled,
-//! and the loop holds the GIL whenever the agent's Python runs), never runs Python at exit, and
-//! a burst of requests costs the loop one wake-up.
-//!
-//! After a batch the loop keeps looking for the next one for a moment instead of sleeping
-//! ([`Reader::keep_awake`]), as the runtime's worker does for the loop's answer
-//! (`executor::spin_then_await`): each wake-up saved is tens of microseconds on a virtual
-//! machine.
+//! How runtime threads hand executor work to the server's asyncio loop without the GIL: core's
+//! [`inbox`](a2a_native::inbox), whose socket the loop watches (`loop.add_reader`). On the
+//! loop's thread, [`Reader`] takes every queued [`Job`] in one callback. So a tokio worker never
+//! waits for the GIL (while it did, every task on that worker stalled, and the loop holds the
+//! GIL whenever the agent's Python runs), never runs Python at exit, and a burst of requests
+//! costs the loop one wake-up. After a batch the loop keeps looking for the next one for a
+//! moment (`call_soon` of `_poll`) instead of sleeping, as the runtime's worker does for the
+//! loop's answer (`executor::spin_then_await`).
 //!
 //! The reader is dropped when the loop forgets it (`remove_reader` at [`Job::Close`], or the
 //! loop closing): then the inbox refuses new jobs and fails the queued ones, so no execution
@@ -18,20 +13,20 @@
 
 use crate::executor::{Completion, EventSink};
 use crate::models;
-use a2a_native::executor::HOST_SPIN;
 use a2a_native::executor::{self as core, RequestContext};
+use a2a_native::inbox::{self, Watched};
 use a2a_native::model;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use std::io::{Read, Write};
-use std::mem;
 use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
 use tokio::sync::oneshot;
+
+pub type Inbox = inbox::Inbox<Job>;
+/// One `execute`/`cancel` call, extension method or profile check: its asyncio task once the
+/// loop made it.
+pub type Run = inbox::Run<Py<PyAny>>;
 
 /// What the loop is asked to do.
 pub enum Job {
@@ -66,102 +61,26 @@ pub struct Start {
     pub done: oneshot::Sender<Option<String>>,
 }
 
-/// One `execute`/`cancel` call, extension method or profile check: its asyncio task once the
-/// loop made it.
-#[derive(Default)]
-pub struct Run {
-    /// The task, and whether it has reported its outcome.
-    task: Mutex<(Option<Py<PyAny>>, bool)>,
-    canceled: AtomicBool,
-}
-
-impl Run {
-    /// Forgets the asyncio task (on the loop's thread, as it ends), so that dropping the
-    /// last `Arc<Run>` on a runtime thread touches no Python object.
-    pub fn finished(&self) {
-        let mut task = lock(&self.task);
-        task.1 = true;
-        drop(task.0.take());
-    }
-
-    /// Keeps the task to cancel, unless it ended already (an eager task factory runs it
-    /// inside `create_task`).
-    fn began(&self, task: Py<PyAny>) {
-        let mut slot = lock(&self.task);
-        if !slot.1 {
-            slot.0 = Some(task);
-        }
-    }
-}
-
-#[derive(Default)]
-struct Queue {
-    jobs: Vec<Job>,
-    /// A wake-up byte is in the socket and not yet read.
-    armed: bool,
-    closed: bool,
-}
-
-pub struct Inbox {
-    queue: Mutex<Queue>,
-    wake: UnixStream,
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Inbox {
-    /// A new inbox, watched by `event_loop` from now on. Call on the loop's thread.
-    pub fn watch(py: Python<'_>, event_loop: &Bound<'_, PyAny>, executor: Py<PyAny>) -> PyResult<Arc<Inbox>> {
-        let (wake, watched) = UnixStream::pair()?;
-        wake.set_nonblocking(true)?;
-        watched.set_nonblocking(true)?;
-        let inbox = Arc::new(Inbox { queue: Mutex::default(), wake });
-        let fd = watched.as_raw_fd();
-        let reader = Reader {
-            inbox: inbox.clone(),
-            watched,
-            event_loop: event_loop.clone().unbind(),
-            executor,
-            spin_until: Mutex::default(),
-        };
-        event_loop.call_method1("add_reader", (fd, Py::new(py, reader)?))?;
-        Ok(inbox)
-    }
-
-    /// Queues `job`; gives it back when the loop no longer watches this inbox.
-    pub fn push(&self, job: Job) -> Result<(), Job> {
-        let mut queue = lock(&self.queue);
-        if queue.closed {
-            return Err(job);
-        }
-        queue.jobs.push(job);
-        if mem::replace(&mut queue.armed, true) {
-            return Ok(());
-        }
-        drop(queue);
-        // WouldBlock: the socket is full of unread wake-ups already.
-        let _ = (&self.wake).write(&[1]);
-        Ok(())
-    }
-
-    fn close(&self) -> Vec<Job> {
-        let mut queue = lock(&self.queue);
-        queue.closed = true;
-        mem::take(&mut queue.jobs)
-    }
+/// A new inbox, watched by `event_loop` from now on. Call on the loop's thread.
+pub fn watch(py: Python<'_>, event_loop: &Bound<'_, PyAny>, executor: Py<PyAny>) -> PyResult<Arc<Inbox>> {
+    let (inbox, watched) = Inbox::new()?;
+    let fd = watched.0.as_raw_fd();
+    let reader = Reader { inbox: inbox.clone(), watched, event_loop: event_loop.clone().unbind(), executor };
+    event_loop.call_method1("add_reader", (fd, Py::new(py, reader)?))?;
+    Ok(inbox)
 }
 
 /// The loop's reader callback: runs the queued jobs on the loop's thread.
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct Reader {
     inbox: Arc<Inbox>,
-    watched: UnixStream,
+    watched: Watched,
     event_loop: Py<PyAny>,
     executor: Py<PyAny>,
-    /// Until when the loop keeps looking for jobs without sleeping ([`Reader::keep_awake`]).
-    spin_until: Mutex<Option<Instant>>,
 }
 
 static BEGIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -178,9 +97,8 @@ impl Reader {
         Self::run_jobs(slf, true)
     }
 
-    /// [`Reader::keep_awake`]'s turn: as the socket's callback, but reads the socket only when a
-    /// wake-up byte was written (a read that finds nothing is a wasted system call on every
-    /// turn of a busy loop); a byte left behind is read by the socket's own callback.
+    /// The keep-awake turn: as the socket's callback, but reads the socket only when a wake-up
+    /// byte was written (`Inbox::take`); a byte left behind is read by the socket's own callback.
     fn _poll(slf: &Bound<'_, Self>) -> PyResult<()> {
         Self::run_jobs(slf, false)
     }
@@ -191,18 +109,7 @@ impl Reader {
         let py = slf.py();
         let this = slf.get();
         let mut fatal = None;
-        if from_socket || lock(&this.inbox.queue).armed {
-            // One read empties the socket in practice (a byte is written only when the queue
-            // was not armed); a full buffer means more may wait. Outside the queue's lock, so
-            // no runtime thread waits on a system call to queue a job.
-            let mut buf = [0u8; 64];
-            while matches!((&this.watched).read(&mut buf), Ok(n) if n == buf.len()) {}
-        }
-        let jobs = {
-            let mut queue = lock(&this.inbox.queue);
-            queue.armed = false;
-            mem::take(&mut queue.jobs)
-        };
+        let jobs = this.inbox.take(&this.watched, from_socket);
         let had_jobs = !jobs.is_empty();
         for job in jobs {
             match job {
@@ -213,9 +120,7 @@ impl Reader {
                     }
                 }
                 Job::Cancel(run) => {
-                    run.canceled.store(true, Ordering::Release);
-                    let task = lock(&run.task).0.take();
-                    if let Some(Err(e)) = task.map(|t| t.call_method0(py, "cancel")) {
+                    if let Some(Err(e)) = run.cancel().map(|t| t.call_method0(py, "cancel")) {
                         e.print(py);
                     }
                 }
@@ -227,42 +132,25 @@ impl Reader {
                 }
                 Job::Close => {
                     this.inbox.close();
-                    if let Err(e) = this.event_loop.call_method1(py, "remove_reader", (this.watched.as_raw_fd(),)) {
+                    if let Err(e) = this.event_loop.call_method1(py, "remove_reader", (this.watched.0.as_raw_fd(),)) {
                         e.print(py);
                     }
                 }
             }
         }
-        this.keep_awake(slf, had_jobs);
+        // Idle again after a moment: then the loop sleeps until the socket wakes it.
+        if this.inbox.stay_awake(had_jobs)
+            && let Err(e) = slf
+                .getattr(intern!(py, "_poll"))
+                .and_then(|turn| this.event_loop.call_method1(py, intern!(py, "call_soon"), (turn,)))
+        {
+            e.print(py);
+        }
         fatal.map_or(Ok(()), Err)
     }
 }
 
 impl Reader {
-    /// After jobs, the loop looks for more on every turn for [`HOST_SPIN`] (`call_soon` of
-    /// `_poll`) instead of sleeping in its selector until the socket wakes it: on a virtual
-    /// machine that wake-up costs tens of microseconds, about what a short executor's whole run
-    /// costs, and a busy server's loop would not sleep anyway. Idle, the loop sleeps again.
-    fn keep_awake(&self, slf: &Bound<'_, Self>, had_jobs: bool) {
-        let now = Instant::now();
-        let mut until = lock(&self.spin_until);
-        if had_jobs {
-            *until = Some(now + HOST_SPIN);
-        }
-        match *until {
-            Some(deadline) if now < deadline && !lock(&self.inbox.queue).closed => {
-                let py = slf.py();
-                let turn = slf.getattr(intern!(py, "_poll"));
-                if let Err(e) =
-                    turn.and_then(|turn| self.event_loop.call_method1(py, intern!(py, "call_soon"), (turn,)))
-                {
-                    e.print(py);
-                }
-            }
-            _ => *until = None,
-        }
-    }
-
     fn start(
         &self,
         py: Python<'_>,
@@ -272,7 +160,7 @@ impl Reader {
         run: Arc<Run>,
         done: oneshot::Sender<Option<String>>,
     ) -> PyResult<()> {
-        if run.canceled.load(Ordering::Acquire) {
+        if run.is_canceled() {
             let _ = done.send(Some("the executor's coroutine was canceled".into()));
             return Ok(());
         }
@@ -312,7 +200,7 @@ impl Reader {
         run: Arc<Run>,
         done: oneshot::Sender<a2a_native::Result<serde_json::Value>>,
     ) {
-        if run.canceled.load(Ordering::Acquire) {
+        if run.is_canceled() {
             // Its caller left before it began.
             return;
         }

@@ -30,8 +30,7 @@ mod signing;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::Client>()?;
-    m.add_class::<client::EventStream>()?;
-    m.add_class::<client::TaskPager>()?;
+    m.add_class::<client::Feed>()?;
     m.add_class::<server::AgentServer>()?;
     m.add_class::<push_verify::PushVerifier>()?;
     m.add_class::<executor::EventSink>()?;

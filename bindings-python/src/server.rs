@@ -37,7 +37,7 @@ impl AgentServer {
     /// executors run on the calling event loop. A second start while running is refused.
     fn start<'py>(&self, py: Python<'py>, host: String, port: u16) -> PyResult<Bound<'py, PyAny>> {
         let event_loop = pyo3_async_runtimes::get_running_loop(py)?;
-        let inbox = Inbox::watch(py, &event_loop, self.executor.clone_ref(py))?;
+        let inbox = crate::inbox::watch(py, &event_loop, self.executor.clone_ref(py))?;
         let agent = Arc::new(PyExecutor { inbox: inbox.clone() });
         let (server, running) = (self.server.clone(), self.inbox.clone());
         // Until the server runs, the inbox is this start's: a start that fails, or is canceled

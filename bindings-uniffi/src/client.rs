@@ -13,7 +13,6 @@ use a2a_native::model;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 /// How to reach the agent. Every member is optional.
 #[derive(uniffi::Record, Default)]
@@ -232,7 +231,7 @@ impl Client {
     /// if a server hands back the page token it was given). Kotlin: `allTasks`, a Flow.
     pub fn list_all_tasks(&self, request: ListTasksRequest) -> Result<Arc<TaskPager>> {
         let req: model::ListTasksRequest = to_core(request)?;
-        Ok(Arc::new(TaskPager { inner: Arc::new(tokio::sync::Mutex::new(Box::pin(self.inner.list_all_tasks(req)))) }))
+        Ok(Arc::new(TaskPager(core::Feed::new(self.inner.list_all_tasks(req)))))
     }
 
     /// The events of a streamed message (SendStreamingMessage).
@@ -240,7 +239,7 @@ impl Client {
         let req: model::SendMessageRequest = to_core(request)?;
         let client = self.inner.clone();
         let stream = run(traced(async move { client.send_streaming_message(req).await })).await?;
-        Ok(Arc::new(EventStream::new(stream)))
+        Ok(Arc::new(EventStream(core::Feed::new(stream))))
     }
 
     /// The events of an existing task from now on (SubscribeToTask).
@@ -248,7 +247,7 @@ impl Client {
         let req: model::SubscribeToTaskRequest = to_core(request)?;
         let client = self.inner.clone();
         let stream = run(traced(async move { client.subscribe_to_task(req).await })).await?;
-        Ok(Arc::new(EventStream::new(stream)))
+        Ok(Arc::new(EventStream(core::Feed::new(stream))))
     }
 }
 
@@ -292,76 +291,37 @@ pub fn uuid_v4() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-type Inner = Arc<tokio::sync::Mutex<Option<core::EventStream>>>;
-
-/// The events of one stream. `next()` returns `null`/`nil` at the end; `stop()` ends it early
-/// (the task goes on). Ends by itself after the task's final event. (`stop`, not `close`:
-/// Kotlin objects already have `AutoCloseable.close`, which frees the Rust object.)
+/// The events of one stream: core's [`core::Feed`]. `next()` returns `null`/`nil` at the end;
+/// `stop()` ends it early (the task goes on). Ends by itself after the task's final event.
+/// (`stop`, not `close`: Kotlin objects already have `AutoCloseable.close`, which frees the
+/// Rust object.)
 #[derive(uniffi::Object)]
-pub struct EventStream {
-    inner: Inner,
-    closed: CancellationToken,
-}
-
-impl EventStream {
-    fn new(stream: core::EventStream) -> Self {
-        Self { inner: Arc::new(tokio::sync::Mutex::new(Some(stream))), closed: CancellationToken::new() }
-    }
-}
+pub struct EventStream(core::Feed<model::StreamResponse>);
 
 #[uniffi::export]
 impl EventStream {
     pub async fn next(&self) -> Result<Option<StreamResponse>> {
-        let (inner, closed) = (self.inner.clone(), self.closed.clone());
-        let next = run(async move {
-            let mut guard = inner.lock().await;
-            let next = match guard.as_mut() {
-                Some(stream) => tokio::select! {
-                    next = stream.next() => next,
-                    () = closed.cancelled() => None,
-                },
-                None => None,
-            };
-            if !matches!(next, Some(Ok(_))) {
-                *guard = None; // ended or failed: release the connection now
-            }
-            next
-        })
-        .await;
-        match next {
-            Some(Ok(event)) => Ok(Some(event.to_record())),
-            Some(Err(e)) => Err(e.into()),
-            None => Ok(None),
-        }
+        let feed = self.0.clone();
+        Ok(run(async move { feed.next().await }).await.transpose()?.map(ToRecord::to_record))
     }
 
     /// Ends the stream and releases its connection, also while another coroutine waits in
     /// `next()` (which then returns `null`/`nil`).
     pub async fn stop(&self) {
-        self.closed.cancel();
-        let inner = self.inner.clone();
-        run(async move { inner.lock().await.take() }).await;
+        let feed = self.0.clone();
+        run(async move { feed.close().await }).await;
     }
 }
-
-type Tasks = std::pin::Pin<Box<dyn futures_util::Stream<Item = a2a_native::Result<model::Task>> + Send>>;
 
 /// The tasks of `listAllTasks`, fetched a page at a time as they are read. `next()` returns
 /// `null`/`nil` after the last one.
 #[derive(uniffi::Object)]
-pub struct TaskPager {
-    inner: Arc<tokio::sync::Mutex<Tasks>>,
-}
+pub struct TaskPager(core::Feed<model::Task>);
 
 #[uniffi::export]
 impl TaskPager {
     pub async fn next(&self) -> Result<Option<A2ATask>> {
-        use futures_util::StreamExt;
-        let inner = self.inner.clone();
-        match run(async move { inner.lock().await.next().await }).await {
-            Some(Ok(task)) => Ok(Some(task.to_record())),
-            Some(Err(e)) => Err(e.into()),
-            None => Ok(None),
-        }
+        let feed = self.0.clone();
+        Ok(run(async move { feed.next().await }).await.transpose()?.map(ToRecord::to_record))
     }
 }

@@ -67,11 +67,14 @@ pub struct ServerOptions {
 }
 
 /// core's `limits`: what one client can make the server hold. Every member is optional
-/// (absent: core's default).
-#[derive(uniffi::Record, Default)]
+/// (absent: core's default). Serialized as core's `limits` JSON: the same names, durations in
+/// seconds.
+#[derive(uniffi::Record, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ServerLimits {
     /// How long a blocking SendMessage waits for the task to settle.
     #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
     pub blocking_timeout: Option<Duration>,
     #[uniffi(default)]
     pub max_body_bytes: Option<u64>,
@@ -96,22 +99,31 @@ pub struct ServerLimits {
     /// How long a client may take to send its first byte, and on HTTP/1 a request head once
     /// begun (408 beyond it; default 30 s).
     #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
     pub header_read_timeout: Option<Duration>,
     /// How long a request body may take to arrive (408 beyond it; default 30 s).
     #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
     pub body_read_timeout: Option<Duration>,
     /// How long a connection may stay open with no request in flight before it is closed (an
     /// open stream counts; default 120 s).
     #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
     pub idle_timeout: Option<Duration>,
     /// How long `execute` may run before it is canceled and its task ends FAILED (default: no
     /// limit); bounds executors that never return.
     #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
     pub executor_timeout: Option<Duration>,
     /// Most connections served at once; at the cap accepting waits until one closes (default
     /// 4096).
     #[uniffi(default)]
     pub max_connections: Option<u64>,
+}
+
+/// A duration as core's options read it: seconds.
+fn seconds<S: serde::Serializer>(d: &Option<Duration>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&d.map(|d| d.as_secs_f64()), s)
 }
 
 /// A card as core's JSON; core checks it with the options (its refusals name the card's fields
@@ -134,27 +146,11 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
     // Cards go in as core's JSON, which core checks with the rest of the options.
     let extended = options.extended_card.clone().map(card_value).transpose()?;
     let (handlers, methods, profiles) = Handlers::new(&options.methods, &options.profile_checks);
-    let defaults = ServerLimits::default();
-    let l = options.limits.as_ref().unwrap_or(&defaults);
     let value = serde_json::json!({
         "store": options.store,
         "bearerTokens": tokens,
         "extendedCard": extended,
-        "limits": {
-            "maxBodyBytes": l.max_body_bytes,
-            "maxBodyBytesInFlight": l.max_body_bytes_in_flight,
-            "maxPartsPerMessage": l.max_parts_per_message,
-            "maxHistoryLength": l.max_history_length,
-            "maxTaskBytes": l.max_task_bytes,
-            "maxStreamsPerTask": l.max_streams_per_task,
-            "blockingTimeout": l.blocking_timeout.map(|d| d.as_secs_f64()),
-            "maxHeaderBytes": l.max_header_bytes,
-            "headerReadTimeout": l.header_read_timeout.map(|d| d.as_secs_f64()),
-            "bodyReadTimeout": l.body_read_timeout.map(|d| d.as_secs_f64()),
-            "idleTimeout": l.idle_timeout.map(|d| d.as_secs_f64()),
-            "executorTimeout": l.executor_timeout.map(|d| d.as_secs_f64()),
-            "maxConnections": l.max_connections,
-        },
+        "limits": options.limits.as_ref().unwrap_or(&ServerLimits::default()),
         "maxTasks": options.max_tasks,
         "taskRetention": options.task_retention.map(|d| d.as_secs_f64()),
         "maxStoreBytes": options.max_store_bytes,

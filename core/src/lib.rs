@@ -17,7 +17,11 @@ pub mod error;
 pub mod executor;
 #[cfg(feature = "grpc")]
 pub mod grpc;
+#[cfg(all(feature = "server", unix))]
+pub mod inbox;
 pub mod jsonrpc;
+#[cfg(feature = "otlp")]
+pub mod log_forward;
 #[cfg(feature = "server")]
 pub mod methods;
 #[cfg(feature = "server")]

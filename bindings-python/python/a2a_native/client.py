@@ -100,7 +100,7 @@ class EventStream:
     """The events of one stream (StreamResponse dicts), ended by the server when the task
     ends. ``async with`` or ``aclose()`` ends it early; the task goes on."""
 
-    def __init__(self, native: _native.EventStream) -> None:
+    def __init__(self, native: _native.Feed) -> None:
         self._native = native
 
     def __aiter__(self) -> EventStream:

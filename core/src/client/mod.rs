@@ -25,6 +25,7 @@
 
 pub mod card;
 pub mod credentials;
+pub mod feed;
 pub mod oauth;
 pub mod options;
 pub mod push_verify;
@@ -37,6 +38,7 @@ pub use card::CardCache;
 pub use credentials::{
     ApiKey, ApiKeyLocation, CredentialContext, CredentialProvider, StaticBearer, headers_from_pairs,
 };
+pub use feed::Feed;
 pub use oauth::{CardCredentials, ClientCredentials};
 pub use options::ClientOptions;
 pub use push_verify::{PushVerifier, PushVerifierOptions, VerifiedPush};

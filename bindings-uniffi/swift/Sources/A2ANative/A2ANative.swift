@@ -2217,9 +2217,10 @@ public func FfiConverterTypeEventSink_lower(_ value: EventSink) -> UInt64 {
 
 
 /**
- * The events of one stream. `next()` returns `null`/`nil` at the end; `stop()` ends it early
- * (the task goes on). Ends by itself after the task's final event. (`stop`, not `close`:
- * Kotlin objects already have `AutoCloseable.close`, which frees the Rust object.)
+ * The events of one stream: core's [`core::Feed`]. `next()` returns `null`/`nil` at the end;
+ * `stop()` ends it early (the task goes on). Ends by itself after the task's final event.
+ * (`stop`, not `close`: Kotlin objects already have `AutoCloseable.close`, which frees the
+ * Rust object.)
  */
 public protocol EventStreamProtocol: AnyObject, Sendable {
     
@@ -2233,9 +2234,10 @@ public protocol EventStreamProtocol: AnyObject, Sendable {
     
 }
 /**
- * The events of one stream. `next()` returns `null`/`nil` at the end; `stop()` ends it early
- * (the task goes on). Ends by itself after the task's final event. (`stop`, not `close`:
- * Kotlin objects already have `AutoCloseable.close`, which frees the Rust object.)
+ * The events of one stream: core's [`core::Feed`]. `next()` returns `null`/`nil` at the end;
+ * `stop()` ends it early (the task goes on). Ends by itself after the task's final event.
+ * (`stop`, not `close`: Kotlin objects already have `AutoCloseable.close`, which frees the
+ * Rust object.)
  */
 open class EventStream: EventStreamProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -6694,7 +6696,8 @@ public func FfiConverterTypeSendMessageResponse_lower(_ value: SendMessageRespon
 
 /**
  * core's `limits`: what one client can make the server hold. Every member is optional
- * (absent: core's default).
+ * (absent: core's default). Serialized as core's `limits` JSON: the same names, durations in
+ * seconds.
  */
 public struct ServerLimits: Equatable, Hashable {
     /**

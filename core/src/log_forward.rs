@@ -1,0 +1,120 @@
+//! Core's `tracing` events handed to a host language's logging (Python's `logging`, say):
+//! [`install`] makes one process-wide subscriber of the host's [`LogSink`] beside the OTLP
+//! exporter ([`crate::telemetry`]). Spans are not forwarded. Events above the level the host
+//! last set ([`set_max_level`]) are dropped before they are formatted, so a quiet host pays
+//! nothing for them.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU8, Ordering};
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+
+/// Where the host wants core's log events.
+pub trait LogSink: Send + Sync + 'static {
+    /// `logger`: the event's target with `.` for `::` (`a2a_native.server.service`); `text`: the
+    /// message, then each field as ` name=value`.
+    fn log(&self, logger: String, level: Level, text: String);
+}
+
+/// The most verbose level forwarded: 0 = none, 1 = ERROR ... 5 = TRACE.
+static MAX_LEVEL: AtomicU8 = AtomicU8::new(0);
+
+fn rank(level: &Level) -> u8 {
+    match *level {
+        Level::ERROR => 1,
+        Level::WARN => 2,
+        Level::INFO => 3,
+        Level::DEBUG => 4,
+        Level::TRACE => 5,
+    }
+}
+
+/// Forwards events at `level` and above (`None`: none), from now on.
+pub fn set_max_level(level: Option<Level>) {
+    MAX_LEVEL.store(level.as_ref().map_or(0, rank), Ordering::Relaxed);
+    tracing::callsite::rebuild_interest_cache();
+}
+
+/// Makes `sink` (the first one given; later calls keep it) the process's log destination,
+/// with `default_service`'s OTLP exporter when the `OTEL_*` variables ask for one. Unless the
+/// process already has a global subscriber.
+pub fn install(sink: impl LogSink, default_service: &str) {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        // Each layer filters for itself: the log level must not hide spans from the exporter.
+        let forwarded = filter_fn(|meta| rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed));
+        let subscriber = tracing_subscriber::registry()
+            .with(Forward(sink).with_filter(forwarded))
+            .with(crate::telemetry::global(default_service).map(|t| t.layer()));
+        let _ = tracing::subscriber::set_global_default(subscriber);
+    });
+}
+
+struct Forward<S>(S);
+
+impl<S: LogSink, R: Subscriber> Layer<R> for Forward<S> {
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, R>) {
+        let meta = event.metadata();
+        let mut text = Text::default();
+        event.record(&mut text);
+        self.0.log(meta.target().replace("::", "."), *meta.level(), text.0);
+    }
+}
+
+/// The message first, then the other fields.
+#[derive(Default)]
+struct Text(String);
+
+impl Visit for Text {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            let fields = std::mem::take(&mut self.0);
+            let _ = write!(self.0, "{value:?}{fields}");
+        } else {
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.insert_str(0, value);
+        } else {
+            let _ = write!(self.0, " {}={value}", field.name());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<(String, Level, String)>>>);
+
+    impl LogSink for Lines {
+        fn log(&self, logger: String, level: Level, text: String) {
+            self.0.lock().unwrap().push((logger, level, text));
+        }
+    }
+
+    #[test]
+    fn events_reach_the_sink_as_text_from_the_level_set() {
+        let lines = Lines::default();
+        let forwarded = filter_fn(|meta| rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed));
+        let subscriber = tracing_subscriber::registry().with(Forward(lines.clone()).with_filter(forwarded));
+        tracing::subscriber::with_default(subscriber, || {
+            set_max_level(Some(Level::INFO));
+            tracing::debug!(target: "a2a_native::server::service", "too verbose");
+            tracing::warn!(target: "a2a_native::server::service", task = "t-1", code = 7, "slow {}", "store");
+            set_max_level(None);
+            tracing::error!("not forwarded");
+        });
+        let lines = lines.0.lock().unwrap();
+        assert_eq!(
+            *lines,
+            vec![("a2a_native.server.service".to_owned(), Level::WARN, "slow store task=t-1 code=7".to_owned())]
+        );
+    }
+}
