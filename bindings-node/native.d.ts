@@ -92,7 +92,7 @@ export interface CallerTrace {
 /** The RFC 8785 (JCS) form of a JSON text. */
 export declare function canonicalize(jsonText: string): string
 
-/** Whether a task may move from `from` (`null`: a task being created) to `to`. */
+/** Whether a task may move from `from` (`null`: a new task) to `to`, by core's table. */
 export declare function canTransition(from: string | undefined | null, to: string): boolean
 
 /** One row of core's error table. */
@@ -168,7 +168,7 @@ export declare function sseDecode(chunks: Array<Buffer>, maxEventBytes?: number 
  */
 export declare function sseEncode(caseJson: string): string
 
-/** `"terminal"`, `"interrupted"`, `"active"`, or `"unspecified"`. */
+/** `"terminal"`, `"interrupted"`, `"active"` or `"unspecified"`. */
 export declare function stateClass(state: string): string
 
 /** The 0.3 wire form of `typeName` (`v03::TYPE_NAMES`) converted to its 1.0 form. */

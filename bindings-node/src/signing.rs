@@ -4,15 +4,11 @@
 use crate::errors;
 use a2a_native::client::{PushVerifier as CoreVerifier, PushVerifierOptions};
 use a2a_native::model::AgentCard;
-use a2a_native::signing::{self, CardSigner};
+use a2a_native::signing;
 use napi::Result;
 
 fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| errors::invalid(what, e.to_string()))
-}
-
-fn algorithm(name: &str) -> Result<jsonwebtoken::Algorithm> {
-    name.parse().map_err(|_| errors::invalid("alg", format!("unknown algorithm {name:?}")))
 }
 
 /// The RFC 8785 (JCS) form of a JSON text.
@@ -27,11 +23,7 @@ pub fn canonicalize(json_text: String) -> Result<String> {
 #[napi_derive::napi]
 pub fn sign_card(card_json: String, pem: String, alg: String, kid: String, jku: Option<String>) -> Result<String> {
     let mut card: AgentCard = a2a_native::model::parse_value(json(&card_json, "card")?).map_err(errors::to_js)?;
-    let mut signer = CardSigner::from_pem(pem.as_bytes(), algorithm(&alg)?, kid).map_err(errors::to_js)?;
-    if let Some(jku) = jku {
-        signer = signer.with_jku(jku);
-    }
-    signer.sign(&mut card).map_err(errors::to_js)?;
+    signing::sign_card_named(&mut card, pem.as_bytes(), &alg, &kid, jku).map_err(errors::to_js)?;
     Ok(a2a_native::model::to_value(&card).to_string())
 }
 
@@ -39,9 +31,7 @@ pub fn sign_card(card_json: String, pem: String, alg: String, kid: String, jku: 
 #[napi_derive::napi]
 pub fn verify_card(card_json: String, jwks_json: String, algorithms: Vec<String>) -> Result<String> {
     let card: AgentCard = a2a_native::model::parse_value(json(&card_json, "card")?).map_err(errors::to_js)?;
-    let keys = json(&jwks_json, "jwks")?;
-    let algs = algorithms.iter().map(|a| algorithm(a)).collect::<Result<Vec<_>>>()?;
-    Ok(signing::verify_card(&card, &keys, &algs).map_err(errors::to_js)?.kid)
+    signing::verify_card_named(&card, json(&jwks_json, "jwks")?, &algorithms).map_err(errors::to_js)
 }
 
 #[napi_derive::napi]

@@ -6,28 +6,15 @@ use a2a_native::model::TaskState;
 use a2a_native::task::state;
 use napi::Result;
 
-fn parse(name: &str) -> Result<TaskState> {
-    TaskState::from_short_name(name).ok_or_else(|| errors::invalid("state", format!("unknown task state {name:?}")))
-}
-
-/// Whether a task may move from `from` (`null`: a task being created) to `to`.
+/// Whether a task may move from `from` (`null`: a new task) to `to`, by core's table.
 #[napi_derive::napi]
 pub fn can_transition(from: Option<String>, to: String) -> Result<bool> {
-    let from = from.as_deref().map(parse).transpose()?;
-    Ok(state::can_transition(from, parse(&to)?))
+    let from = from.as_deref().map(TaskState::named).transpose().map_err(errors::to_js)?;
+    Ok(state::can_transition(from, TaskState::named(&to).map_err(errors::to_js)?))
 }
 
-/// `"terminal"`, `"interrupted"`, `"active"`, or `"unspecified"`.
+/// `"terminal"`, `"interrupted"`, `"active"` or `"unspecified"`.
 #[napi_derive::napi]
 pub fn state_class(state: String) -> Result<&'static str> {
-    let s = parse(&state)?;
-    Ok(if s.is_terminal() {
-        "terminal"
-    } else if s.is_interrupted() {
-        "interrupted"
-    } else if s.is_active() {
-        "active"
-    } else {
-        "unspecified"
-    })
+    TaskState::named(&state).map(TaskState::class).map_err(errors::to_js)
 }

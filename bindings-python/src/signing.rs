@@ -2,14 +2,9 @@
 
 use crate::{errors, models};
 use a2a_native::model::AgentCard;
-use a2a_native::signing::{self, CardSigner};
-use pyo3::exceptions::PyValueError;
+use a2a_native::signing;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-
-fn algorithm(name: &str) -> PyResult<jsonwebtoken::Algorithm> {
-    name.parse().map_err(|_| PyValueError::new_err(format!("unknown algorithm {name:?}")))
-}
 
 /// The RFC 8785 (JCS) bytes of a JSON value.
 #[pyfunction]
@@ -30,11 +25,7 @@ pub fn sign_card(
     jku: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let mut card: AgentCard = models::from_py(card)?;
-    let mut signer = CardSigner::from_pem(key, algorithm(alg)?, kid).map_err(errors::to_py)?;
-    if let Some(jku) = jku {
-        signer = signer.with_jku(jku);
-    }
-    signer.sign(&mut card).map_err(errors::to_py)?;
+    signing::sign_card_named(&mut card, key, alg, kid, jku).map_err(errors::to_py)?;
     models::into_py(py, &card)
 }
 
@@ -43,8 +34,5 @@ pub fn sign_card(
 #[pyfunction]
 pub fn verify_card(card: &Bound<'_, PyAny>, jwks: &Bound<'_, PyAny>, algorithms: Vec<String>) -> PyResult<String> {
     let card: AgentCard = models::from_py(card)?;
-    let keys =
-        serde_json::from_value(models::to_value(jwks)?).map_err(|e| PyValueError::new_err(format!("jwks: {e}")))?;
-    let algorithms = algorithms.iter().map(|a| algorithm(a)).collect::<PyResult<Vec<_>>>()?;
-    Ok(signing::verify_card(&card, &keys, &algorithms).map_err(errors::to_py)?.kid)
+    signing::verify_card_named(&card, models::to_value(jwks)?, &algorithms).map_err(errors::to_py)
 }

@@ -9,17 +9,13 @@ use a2a_native::A2AError;
 use a2a_native::auth::KeySet;
 use a2a_native::client::{PushVerifier as CoreVerifier, PushVerifierOptions};
 use a2a_native::model;
-use a2a_native::signing::{self, CardSigner};
+use a2a_native::signing;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
     Ok(serde_json::from_str(text).map_err(|e| A2AError::invalid_field(what, e.to_string()))?)
-}
-
-fn algorithm(name: &str) -> Result<jsonwebtoken::Algorithm> {
-    Ok(name.parse().map_err(|_| A2AError::invalid_field("alg", format!("unknown algorithm {name:?}")))?)
 }
 
 /// The RFC 8785 (JCS) canonical form of a JSON text.
@@ -33,11 +29,7 @@ pub fn canonicalize(json_text: String) -> Result<String> {
 #[uniffi::export(default(jku = None))]
 pub fn sign_card(card: AgentCard, pem: String, alg: String, kid: String, jku: Option<String>) -> Result<AgentCard> {
     let mut core = to_core::<model::AgentCard, _>(card)?;
-    let mut signer = CardSigner::from_pem(pem.as_bytes(), algorithm(&alg)?, kid)?;
-    if let Some(jku) = jku {
-        signer = signer.with_jku(jku);
-    }
-    signer.sign(&mut core)?;
+    signing::sign_card_named(&mut core, pem.as_bytes(), &alg, &kid, jku)?;
     Ok(core.to_record())
 }
 
@@ -45,8 +37,7 @@ pub fn sign_card(card: AgentCard, pem: String, alg: String, kid: String, jku: Op
 /// UnauthenticatedError when none does.
 #[uniffi::export]
 pub fn verify_card(card: AgentCard, jwks_json: String, algorithms: Vec<String>) -> Result<String> {
-    let algs = algorithms.iter().map(|a| algorithm(a)).collect::<Result<Vec<_>>>()?;
-    Ok(signing::verify_card(&to_core::<model::AgentCard, _>(card)?, &json(&jwks_json, "jwks")?, &algs)?.kid)
+    Ok(signing::verify_card_named(&to_core::<model::AgentCard, _>(card)?, json(&jwks_json, "jwks")?, &algorithms)?)
 }
 
 /// What a verified push notification says about itself.

@@ -271,8 +271,7 @@ impl EventSink {
     /// of names ([`TaskState::from_short_name`]), the message as
     /// [`EventSink::agent_message_from_value`] reads it. InvalidParams naming what is wrong.
     pub fn status_event_from_value(&self, state: &str, message: Option<serde_json::Value>) -> Result<StreamResponse> {
-        let state = TaskState::from_short_name(state)
-            .ok_or_else(|| A2AError::invalid_field("state", format!("unknown task state {state:?}")))?;
+        let state = TaskState::named(state)?;
         let message = message.map(|m| self.agent_message_from_value(m)).transpose()?;
         Ok(self.status_event(state, message))
     }

@@ -198,6 +198,30 @@ fn verify_one(
     }
 }
 
+/// A JWS algorithm by its name (`ES256`, `RS256`, `EdDSA`, ...); InvalidParams naming
+/// `field` for any other name.
+pub fn algorithm_named(name: &str, field: &str) -> Result<Algorithm> {
+    name.parse().map_err(|_| A2AError::invalid_field(field, format!("unknown algorithm {name:?}")))
+}
+
+/// The bindings' card signing: `card` gets one more signature, made with the PEM private `key`
+/// and the algorithm named `alg`, its header naming `kid` (and `jku`, when given).
+pub fn sign_card_named(card: &mut AgentCard, key: &[u8], alg: &str, kid: &str, jku: Option<String>) -> Result<()> {
+    let mut signer = CardSigner::from_pem(key, algorithm_named(alg, "alg")?, kid)?;
+    if let Some(jku) = jku {
+        signer = signer.with_jku(jku);
+    }
+    signer.sign(card)
+}
+
+/// The bindings' card check: the kid of a signature of `card` that verifies under the JWKS
+/// `jwks` (JSON) with one of the algorithms named; Unauthenticated when none does.
+pub fn verify_card_named(card: &AgentCard, jwks: Value, algorithms: &[String]) -> Result<String> {
+    let keys: KeySet = serde_json::from_value(jwks).map_err(|e| A2AError::invalid_field("jwks", e.to_string()))?;
+    let algorithms = algorithms.iter().map(|a| algorithm_named(a, "algorithms")).collect::<Result<Vec<_>>>()?;
+    Ok(verify_card(card, &keys, &algorithms)?.kid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +247,28 @@ mod tests {
         assert!(canonicalize(&json!([9007199254740991_u64, -9007199254740991_i64])).is_ok());
         assert!(canonicalize(&json!({"n": 9007199254740992_u64})).is_err());
         assert!(canonicalize(&json!(-9007199254740992_i64)).is_err());
+    }
+
+    #[test]
+    fn the_bindings_helpers_name_what_they_refuse() {
+        let field = |e: A2AError| (e.kind, e.violations[0].field.clone());
+        assert_eq!(algorithm_named("ES256", "alg").unwrap(), Algorithm::ES256);
+        assert_eq!(field(algorithm_named("HS999", "alg").unwrap_err()), (ErrorKind::InvalidParams, "alg".into()));
+        let card: AgentCard = serde_json::from_value(json!({
+            "name": "a", "description": "d", "version": "1", "supportedInterfaces": [],
+            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []
+        }))
+        .unwrap();
+        let no_keys = json!({"keys": []});
+        let refused = verify_card_named(&card, no_keys.clone(), &["ES256".into(), "none".into()]).unwrap_err();
+        assert_eq!(field(refused), (ErrorKind::InvalidParams, "algorithms".into()));
+        let refused = verify_card_named(&card, json!({"keys": 1}), &["ES256".into()]).unwrap_err();
+        assert_eq!(field(refused), (ErrorKind::InvalidParams, "jwks".into()));
+        let unsigned = verify_card_named(&card, no_keys, &["ES256".into()]).unwrap_err();
+        assert_eq!(unsigned.kind, ErrorKind::Unauthenticated);
+        let mut signed = card.clone();
+        let refused = sign_card_named(&mut signed, b"not a key", "RS999", "k1", None).unwrap_err();
+        assert_eq!(field(refused), (ErrorKind::InvalidParams, "alg".into()));
+        assert_eq!(signed, card, "a refused signing leaves the card as it was");
     }
 }

@@ -30,6 +30,27 @@ impl TaskState {
     pub fn ends_blocking_wait(self) -> bool {
         self.is_terminal() || self.is_interrupted()
     }
+
+    /// `"terminal"`, `"interrupted"`, `"active"` or `"unspecified"`: the class a host
+    /// language's callers test instead of listing states.
+    pub fn class(self) -> &'static str {
+        if self.is_terminal() {
+            "terminal"
+        } else if self.is_interrupted() {
+            "interrupted"
+        } else if self.is_active() {
+            "active"
+        } else {
+            "unspecified"
+        }
+    }
+
+    /// A state by any of core's spellings (`input_required`, `input-required`,
+    /// `TASK_STATE_INPUT_REQUIRED`); InvalidParams naming `state` otherwise.
+    pub fn named(name: &str) -> Result<Self> {
+        Self::from_short_name(name)
+            .ok_or_else(|| A2AError::invalid_field("state", format!("unknown task state {name:?}")))
+    }
 }
 
 /// Whether a task may move from `from` to `to`. `from = None` is a task being created.
@@ -129,6 +150,12 @@ mod tests {
             let classes = [s.is_terminal(), s.is_interrupted(), s.is_active()].iter().filter(|b| **b).count();
             assert_eq!(classes, usize::from(s != Unspecified), "{s}");
         }
+        let named = |name: &str| TaskState::named(name).map(TaskState::class);
+        assert_eq!(named("input-required").unwrap(), "interrupted");
+        assert_eq!(named("TASK_STATE_COMPLETED").unwrap(), "terminal");
+        assert_eq!(named("working").unwrap(), "active");
+        assert_eq!(Unspecified.class(), "unspecified");
+        assert_eq!(named("asleep").unwrap_err().violations[0].field, "state");
     }
 
     #[test]
