@@ -198,7 +198,9 @@ impl A2AService {
             metrics::observe(|o| app.handler.metrics().request(o, started));
             resp
         };
-        metrics::OBSERVED.scope(Observed::default(), answer.instrument(span)).await
+        // Boxed as soon as it is made: the span and the metrics scope wrap it, and the service
+        // future holds it, each a move that would otherwise copy the whole dispatch future.
+        metrics::OBSERVED.scope(Observed::default(), Box::pin(answer).instrument(span)).await
     }
 }
 
