@@ -39,6 +39,10 @@ impl<T: Send + 'static> Feed<T> {
     /// this read waits).
     pub async fn next(&self) -> Option<Result<T>> {
         let mut source = self.source.lock().await;
+        self.read(&mut source).await
+    }
+
+    async fn read(&self, source: &mut Option<Source<T>>) -> Option<Result<T>> {
         let next = match source.as_mut() {
             Some(stream) => tokio::select! {
                 next = stream.next() => next,
@@ -58,8 +62,9 @@ impl<T: Send + 'static> Feed<T> {
     /// read for an abandoned wait is the next one taken, in order. `Some(Ok(()))`: one more is
     /// held; `None`: the stream is over.
     pub async fn fetch(&self) -> Option<Result<()>> {
-        let item = self.next().await?;
-        // Still read in order: a second fetch waits on the source until this one returns.
+        let mut source = self.source.lock().await;
+        let item = self.read(&mut source).await?;
+        // Queued before the source is let go, so the queue is in read order.
         Some(item.map(|item| self.held.lock().unwrap_or_else(PoisonError::into_inner).push_back(item)))
     }
 
