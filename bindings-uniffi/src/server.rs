@@ -48,7 +48,7 @@ pub struct ServerOptions {
     /// `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
     /// CIDR ranges that may be private).
     #[uniffi(default)]
-    pub security_json: Option<String>,
+    pub security: Option<String>,
     /// Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
     /// adds (for 1.0 clients that refuse unknown fields).
     #[uniffi(default)]
@@ -135,9 +135,10 @@ fn card_value(card: AgentCard) -> Result<serde_json::Value> {
 
 /// Core's `ServerOptions` (read strictly there) from the record, and the extension handlers.
 fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
-    let security: serde_json::Value = match &options.security_json {
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| a2a_native::A2AError::invalid_field("securityJson", e.to_string()))?,
+    let security: serde_json::Value = match &options.security {
+        Some(text) => {
+            serde_json::from_str(text).map_err(|e| a2a_native::A2AError::invalid_field("security", e.to_string()))?
+        }
         None => serde_json::json!({}),
     };
     let mut tokens: Vec<(String, String)> =

@@ -6910,7 +6910,7 @@ public struct ServerOptions {
      * `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
      * CIDR ranges that may be private).
      */
-    public var securityJson: String?
+    public var security: String?
     /**
      * Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
      * adds (for 1.0 clients that refuse unknown fields).
@@ -6965,7 +6965,7 @@ public struct ServerOptions {
          * (`{"apiKeys": {"KEY": "principal"}, "allowPrivateWebhooks": ["127.0.0.1", "10.0.0.0/8"], ...}`;
          * `allowPrivateWebhooks` is `true` for any target, or a list of host names, addresses and
          * CIDR ranges that may be private).
-         */securityJson: String? = nil, 
+         */security: String? = nil, 
         /**
          * Serve the card in strict A2A 1.0 form, without the 0.3 fields a declared 0.3 interface
          * adds (for 1.0 clients that refuse unknown fields).
@@ -6989,7 +6989,7 @@ public struct ServerOptions {
         self.maxTasks = maxTasks
         self.taskRetention = taskRetention
         self.maxStoreBytes = maxStoreBytes
-        self.securityJson = securityJson
+        self.security = security
         self.strictV1Card = strictV1Card
         self.metricsAddress = metricsAddress
         self.methods = methods
@@ -7020,7 +7020,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetention: FfiConverterOptionDuration.read(from: &buf), 
                 maxStoreBytes: FfiConverterOptionUInt64.read(from: &buf), 
-                securityJson: FfiConverterOptionString.read(from: &buf), 
+                security: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf), 
                 metricsAddress: FfiConverterOptionString.read(from: &buf), 
                 methods: FfiConverterSequenceTypeExtensionMethod.read(from: &buf), 
@@ -7037,7 +7037,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStoreBytes, into: &buf)
-        FfiConverterOptionString.write(value.securityJson, into: &buf)
+        FfiConverterOptionString.write(value.security, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
         FfiConverterOptionString.write(value.metricsAddress, into: &buf)
         FfiConverterSequenceTypeExtensionMethod.write(value.methods, into: &buf)

@@ -160,7 +160,7 @@ object OtlpChild {
             io.opentelemetry.api.OpenTelemetry.propagating(io.opentelemetry.context.propagation.ContextPropagators.create(w3c)),
         )
         useOpenTelemetryContext()
-        val options = ServerOptions(securityJson = """{"allowPrivateWebhooks": true}""")
+        val options = ServerOptions(security = """{"allowPrivateWebhooks": true}""")
         val card = agentCard("kotlin-agent", "traced").let { it.copy(capabilities = it.capabilities.copy(pushNotifications = true)) }
         val server = if (agentUrl == "-") AgentServer(card, Done(), options).also { it.start() } else null
         val client = Client.connect(server?.url() ?: agentUrl)

@@ -27,7 +27,7 @@ class SecurityTest {
     @Test
     fun `API keys name the principal that owns the task`() = test {
         val security = """{"apiKeys": {"k-ada": "ada", "k-bob": "bob"}}"""
-        serving(WhoAmI(), ServerOptions(securityJson = security)) { server ->
+        serving(WhoAmI(), ServerOptions(security = security)) { server ->
             val anonymous = Client.connect(server.url()!!)
             assertEquals("UnauthenticatedError", assertThrows<A2aException> { anonymous.sendText("x") }.errorName)
             val ada = Client.connect(server.url()!!, ClientOptions(apiKey = ApiKey("X-API-Key", "k-ada")))
@@ -42,7 +42,7 @@ class SecurityTest {
     fun `HTTPS with a client certificate`() = test {
         val tls = """{"tls": {"cert": "${File(fixtures, "tls-server.pem").absolutePath}",
             "key": "${File(fixtures, "tls-server.key").absolutePath}", "clientCa": "${File(fixtures, "tls-ca.pem").absolutePath}"}}"""
-        serving(WhoAmI(), ServerOptions(securityJson = tls)) { server ->
+        serving(WhoAmI(), ServerOptions(security = tls)) { server ->
             val url = server.url()!!
             assertTrue(url.startsWith("https://"), url)
             val identity = pem("tls-client.pem") + pem("tls-client.key")
@@ -54,14 +54,14 @@ class SecurityTest {
     @Test
     fun `cardApiKey goes where the card's scheme says, and PEM files stand for PEM text`() = test {
         val security = """{"apiKeys": {"k-ada": "ada"}}"""
-        serving(WhoAmI(), ServerOptions(securityJson = security)) { server ->
+        serving(WhoAmI(), ServerOptions(security = security)) { server ->
             // No header name given: the card's API key scheme names it.
             val ada = Client.connect(server.url()!!, ClientOptions(cardApiKey = "k-ada"))
             assertEquals("ada", ada.sendText("x").task!!.answer())
         }
         val tls = """{"tls": {"cert": "${File(fixtures, "tls-server.pem").absolutePath}",
             "key": "${File(fixtures, "tls-server.key").absolutePath}", "clientCa": "${File(fixtures, "tls-ca.pem").absolutePath}"}}"""
-        serving(WhoAmI(), ServerOptions(securityJson = tls)) { server ->
+        serving(WhoAmI(), ServerOptions(security = tls)) { server ->
             val options = ClientOptions(
                 caCertFile = File(fixtures, "tls-ca.pem").absolutePath,
                 clientCertFiles = CertFiles(
@@ -91,7 +91,7 @@ class SecurityTest {
         assertEquals(1, signed.signatures.size)
         // The public key as a JWKS, from the signed push JWKS endpoint of a server using the same key.
         val security = """{"pushSigningKey": {"pem": ${org.json.JSONObject.quote(pem("jwt-ec.pem"))}, "alg": "ES256", "kid": "card-1"}}"""
-        serving(Echo(), ServerOptions(securityJson = security)) { server ->
+        serving(Echo(), ServerOptions(security = security)) { server ->
             val jwks = java.net.URI("${server.url()}/.well-known/a2a-push-jwks.json").toURL().readText()
             assertEquals("card-1", verifyCard(signed, jwks, listOf("ES256")))
             val e = assertThrows<A2aException> { verifyCard(signed.copy(name = "impostor"), jwks, listOf("ES256")) }
@@ -127,7 +127,7 @@ class SecurityTest {
     fun `scopes per skill reach the executor as context skills`() = test {
         // The fixture key's public half, as the push JWKS of a server signing with it.
         val signing = """{"pushSigningKey": {"pem": ${org.json.JSONObject.quote(pem("jwt-ec.pem"))}, "alg": "ES256", "kid": "k1"}}"""
-        val jwks = serving(Echo(), ServerOptions(securityJson = signing)) { server ->
+        val jwks = serving(Echo(), ServerOptions(security = signing)) { server ->
             java.net.URI("${server.url()}/.well-known/a2a-push-jwks.json").toURL().readText()
         }
         fun scoped(id: String, scope: String) = AgentSkill(
@@ -135,7 +135,7 @@ class SecurityTest {
             securityRequirements = listOf(SecurityRequirement(schemes = mapOf("bearer" to StringList(list = listOf(scope))))),
         )
         val card = agentCard("scoped", "skills with scopes", skills = listOf(scoped("translate", "translate"), scoped("summarize", "summarize")))
-        val server = AgentServer(card, SkillsSeen(), ServerOptions(securityJson = """{"jwt": {"jwks": $jwks}}"""))
+        val server = AgentServer(card, SkillsSeen(), ServerOptions(security = """{"jwt": {"jwks": $jwks}}"""))
         server.start()
         try {
             val exp = System.currentTimeMillis() / 1000 + 60
@@ -151,7 +151,7 @@ class SecurityTest {
 
     @Test
     fun `bad security options are refused at construction`() = test {
-        val e = assertThrows<A2aException> { AgentServer(agentCard("a", "d"), WhoAmI(), ServerOptions(securityJson = """{"apiKeyz": {}}""")) }
+        val e = assertThrows<A2aException> { AgentServer(agentCard("a", "d"), WhoAmI(), ServerOptions(security = """{"apiKeyz": {}}""")) }
         assertEquals(-32602, e.code)
     }
 

@@ -376,7 +376,7 @@ class VectorsTest {
                 "metricsAddress" -> o.copy(metricsAddress = str(v))
                 "strictV1Card" -> o.copy(strictV1Card = bool(v))
                 // Core reads the security JSON as it reads it from every language.
-                "security" -> o.copy(securityJson = (v as? JSONObject ?: throw Inexpressible()).toString())
+                "security" -> o.copy(security = (v as? JSONObject ?: throw Inexpressible()).toString())
                 "extendedCard" -> (v as? JSONObject ?: throw Inexpressible()).let { card ->
                     o.copy(extendedCard = agentCard(card.getString("name"), card.getString("description")))
                 }
