@@ -211,10 +211,24 @@ impl SqliteStore {
             // lose the last transactions.
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10));
-        let pool = file_pool(4)
-            .connect_with(options)
-            .await
-            .map_err(|e| db_error(&format!("cannot open {}", path.display()), e))?;
+        // A connection of an open given up a moment ago (its caller dropped the future) may
+        // still be finishing on its own thread, holding the lock that switching to WAL needs;
+        // SQLite answers that switch BUSY at once instead of waiting `busy_timeout`. Such a
+        // lock lasts milliseconds (another process is kept out by the file lock), so the open
+        // is retried for a moment before it is refused.
+        let mut attempts = 0;
+        let pool = loop {
+            match file_pool(4).connect_with(options.clone()).await {
+                // SQLITE_BUSY, or one of its extended codes (the low byte is the primary code).
+                Err(sqlx::Error::Database(e))
+                    if e.code().and_then(|c| c.parse::<i32>().ok()).is_some_and(|c| c & 0xff == 5) && attempts < 40 =>
+                {
+                    attempts += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                opened => break opened.map_err(|e| db_error(&format!("cannot open {}", path.display()), e))?,
+            }
+        };
         Self::with_pool(pool).await
     }
 
