@@ -43,13 +43,19 @@ pub fn set_max_level(level: Option<Level>) {
 pub fn install(sink: impl LogSink, default_service: &str) {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
-        // Each layer filters for itself: the log level must not hide spans from the exporter.
-        let forwarded = filter_fn(|meta| rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed));
         let subscriber = tracing_subscriber::registry()
-            .with(Forward(sink).with_filter(forwarded))
+            .with(forwarding(sink))
             .with(crate::telemetry::global(default_service).map(|t| t.layer()));
         let _ = tracing::subscriber::set_global_default(subscriber);
     });
+}
+
+/// The layer that hands events to `sink`, filtered by the level set. It filters for itself:
+/// the log level must not hide spans from the exporter beside it.
+fn forwarding<S: LogSink, R: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>>(
+    sink: S,
+) -> impl Layer<R> {
+    Forward(sink).with_filter(filter_fn(|meta| rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed)))
 }
 
 struct Forward<S>(S);
@@ -102,8 +108,7 @@ mod tests {
     #[test]
     fn events_reach_the_sink_as_text_from_the_level_set() {
         let lines = Lines::default();
-        let forwarded = filter_fn(|meta| rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed));
-        let subscriber = tracing_subscriber::registry().with(Forward(lines.clone()).with_filter(forwarded));
+        let subscriber = tracing_subscriber::registry().with(forwarding(lines.clone()));
         tracing::subscriber::with_default(subscriber, || {
             set_max_level(Some(Level::INFO));
             tracing::debug!(target: "a2a_native::server::service", "too verbose");
