@@ -13,6 +13,7 @@ use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use prost::Message;
 use std::convert::Infallible;
+use std::sync::LazyLock;
 
 /// The answer `a2a serve --echo` gives a one-part "hello", byte for byte in size (ids are UUIDs,
 /// the status has its timestamp, the history holds the message): a floor that wrote less would
@@ -26,12 +27,15 @@ async fn answer(req: Request<hyper::body::Incoming>) -> Result<Response<Body>, I
     let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     if grpc {
         let parsed = frame::single_message(&body, 1 << 20).ok().and_then(|m| pb::SendMessageRequest::decode(m).ok());
-        let reply: pb::SendMessageResponse = serde_json::from_str(&format!(r#"{{"task":{TASK}}}"#)).unwrap();
+        // Read once: the floor writes a fixed answer (encoding it each time, as JSON-RPC's is
+        // formatted each time), and reading it from JSON per call had cost it a JSON parse.
+        static REPLY: LazyLock<pb::SendMessageResponse> =
+            LazyLock::new(|| serde_json::from_str(&format!(r#"{{"task":{TASK}}}"#)).expect("the fixed answer"));
         let mut trailers = http::HeaderMap::new();
         trailers.insert("grpc-status", http::HeaderValue::from_static(if parsed.is_some() { "0" } else { "3" }));
         // In frames under h2's 256-byte chain threshold, as ours sends a message this size, so
         // that the head, the message and the trailers leave in one write.
-        let message = frame::encode(&reply.encode_to_vec());
+        let message = frame::encode(&REPLY.encode_to_vec());
         let pieces = (0..message.len()).step_by(255).map(move |at| message.slice(at..message.len().min(at + 255)));
         let frames = futures_util::stream::iter(
             pieces.map(hyper::body::Frame::data).chain([hyper::body::Frame::trailers(trailers)]).map(Ok),
