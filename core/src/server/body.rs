@@ -249,7 +249,7 @@ impl GrpcBody {
     /// The next DATA frame's bytes of the message being sent, if one is.
     fn next_piece(&mut self) -> Option<Bytes> {
         let len = self.message.as_ref()?.len();
-        if len < H2_CHAIN_THRESHOLD || len > COALESCE_MAX {
+        if !(H2_CHAIN_THRESHOLD..=COALESCE_MAX).contains(&len) {
             return self.message.take();
         }
         self.message.as_mut().map(|m| m.split_to(H2_CHAIN_THRESHOLD - 1))
