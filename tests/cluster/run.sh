@@ -3,7 +3,7 @@
 # processes on one PostgreSQL database, driven over HTTP by tests/cluster/test_cluster.py
 # (Python standard library only): streaming, cancel, multi-turn, Last-Event-ID resume across
 # instances, a lost LISTEN connection, kill -9 of the instance running a task, concurrent
-# follow-ups.
+# follow-ups, a PostgreSQL outage, SIGTERM of an instance whose streams follow the other's task.
 #   tests/cluster/run.sh [unittest arguments, e.g. -k cancel]
 # Environment:
 #   A2A_TEST_POSTGRES_URL  the database (if unset, tests/pg.sh start provides one, and it is

@@ -762,6 +762,35 @@ class ClusterTest(unittest.TestCase):
         # Cross-instance streaming works again (both LISTEN connections came back, or the poll).
         self.delayed_task_seen_from_b(a, b, timeout=10)
 
+    # 9 ------------------------------------------------------------------------------------
+    def test_sigterm_of_a_subscribers_instance_ends_its_streams_retryable(self):
+        """A rolling restart: B, which only follows a task A runs, is stopped (SIGTERM). Its
+        streams end with UnavailableError, not a clean end that reads as the stream's end, and
+        the subscriber continues on A after the last event id it saw."""
+        a, b = self.start_servers()
+        task_id = self.track(a.send(mid(RUNNING_PREFIX), RUNNING_TEXT))["id"]  # its executor runs on A
+        streams = [self.stream(b.subscribe_rest(task_id)), self.stream(b.subscribe_rpc(task_id))]
+        for sse in streams:
+            first = sse.next(5)
+            self.assertIsNotNone(first, "the stream ended at once")
+            self.assertEqual((first.kind, first.state), ("task", "TASK_STATE_WORKING"), sse.events)
+        b.stop()
+        for name, sse in zip(("HTTP+JSON", "JSON-RPC"), streams):
+            events = sse.read_to_end(5)
+            self.assertEqual(events[-1].kind, "error", f"{name}: {events}")
+            error = events[-1].data["error"]
+            details = error.get("details") or error.get("data")
+            self.assertEqual(details[0]["reason"], "UNAVAILABLE", f"{name}: {error}")
+        # The task went on; following it on A picks up where B's stream stopped.
+        last = streams[0].events[0].id
+        on_a = self.stream(a.subscribe_rest(task_id, last_event_id=last))
+        self.assertEqual(a.get_task(task_id)["status"]["state"], "TASK_STATE_WORKING")
+        canceled = a.rpc_ok("CancelTask", {"id": task_id})
+        self.assertEqual(canceled["status"]["state"], "TASK_STATE_CANCELED", canceled)
+        events = on_a.read_to_end(5)
+        self.assertEqual(events[-1].state, "TASK_STATE_CANCELED", events)
+        self.assertTrue(all(e.id > last for e in events), f"nothing before id {last} again: {events}")
+
 
 # ------------------------------------------------------------------------------------------
 # Runner

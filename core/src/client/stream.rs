@@ -14,7 +14,9 @@
 //!   that arrive out of band), so it ends the stream only if terminal;
 //! - after a Message, unless task events came before it (a message-only exchange);
 //! - after an error item (a JSON-RPC error event, a `google.rpc.Status` event, an event that is
-//!   not valid, an event larger than the limit): the error is the last item;
+//!   not valid, an event larger than the limit): the error is the last item. Except
+//!   UnavailableError once the task id is known (our server ends its open streams with it when
+//!   it shuts down; a store briefly away): that is followed as a drop, below;
 //! - when the server closes the stream cleanly (the server decides: SDK servers also close it
 //!   when the agent returns and leaves the task active).
 //!
@@ -331,6 +333,13 @@ impl Driver {
                     // The task ended while we were away: read it once.
                     return self.final_snapshot().await;
                 }
+                // Retryable (a server shutting down before the task ended, a store briefly
+                // away): followed as a drop, so the stream resumes where it was.
+                Next::Error(e) if e.kind == ErrorKind::Unavailable && self.task_id.is_some() => {
+                    if let Some(end) = self.resume(e).await {
+                        return end;
+                    }
+                }
                 Next::Error(e) => {
                     self.done = true;
                     return Some(Err(e));
@@ -341,14 +350,23 @@ impl Driver {
                     self.done = true;
                     return None;
                 }
-                Next::Dropped(cause) => match self.reconnect(cause).await {
-                    Ok(true) => {}
-                    Ok(false) => return self.final_snapshot().await,
-                    Err(e) => {
-                        self.done = true;
-                        return Some(Err(e));
+                Next::Dropped(cause) => {
+                    if let Some(end) = self.resume(cause).await {
+                        return end;
                     }
-                },
+                }
+            }
+        }
+    }
+
+    /// After a drop: `None` once resubscribed (read on), else what the stream ends with.
+    async fn resume(&mut self, cause: A2AError) -> Option<Option<Result<StreamResponse>>> {
+        match self.reconnect(cause).await {
+            Ok(true) => None,
+            Ok(false) => Some(self.final_snapshot().await),
+            Err(e) => {
+                self.done = true;
+                Some(Some(Err(e)))
             }
         }
     }

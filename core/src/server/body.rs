@@ -5,8 +5,8 @@
 //! request id, 1.0 or 0.3 form; or the bare StreamResponse for HTTP+JSON), sends a comment
 //! every keep-alive period while the stream is idle so proxies do not cut it, and ends when the
 //! event stream ends (the task ended), when an event cannot be written (after a final error
-//! event), or when the server's shutdown token fires (a backstop: the request handler normally
-//! ends its streams itself first). Dropping the body (client gone) drops the subscription,
+//! event), or when the server's shutdown token fires (after an UnavailableError event: the task
+//! is not over; a backstop, as the request handler ends its streams that way first). Dropping the body (client gone) drops the subscription,
 //! which never cancels the task.
 
 use crate::error::A2AError;
@@ -211,8 +211,11 @@ impl SseBody {
         if let Some(shutdown) = &mut self.shutdown
             && shutdown.as_mut().poll(cx).is_ready()
         {
+            // A backstop (the handler ends its streams first, the same way): not a clean end.
             self.done = true;
-            return Poll::Ready(None);
+            let err = crate::task::manager::server_shutting_down();
+            let (text, _) = self.framing.encode(StreamItem::Error(err));
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from(text)))));
         }
         if let Some(k) = &mut self.keep_alive
             && k.poll_tick(cx).is_ready()
@@ -277,8 +280,7 @@ impl GrpcBody {
                 Poll::Ready(None) => Some(status::ok_trailers()),
                 Poll::Pending => {
                     if self.shutdown.as_mut().is_some_and(|s| s.as_mut().poll(cx).is_ready()) {
-                        let e = A2AError::new(crate::ErrorKind::Unavailable, "the server is shutting down");
-                        Some(status::error_trailers(&e))
+                        Some(status::error_trailers(&crate::task::manager::server_shutting_down()))
                     } else if self.deadline.as_mut().is_some_and(|d| d.as_mut().poll(cx).is_ready()) {
                         let e = A2AError::new(crate::ErrorKind::Timeout, "the call's deadline (grpc-timeout) passed");
                         Some(status::error_trailers(&e))

@@ -428,6 +428,14 @@ impl TaskManager {
     }
 }
 
+/// What a stream still open at shutdown ends with (the task is not over).
+pub(crate) fn server_shutting_down() -> A2AError {
+    A2AError::new(
+        ErrorKind::Unavailable,
+        "the server is shutting down before the task ended: subscribe to the task again to follow it",
+    )
+}
+
 /// How many times ending a task (cancel, shutdown) is tried when other writers keep moving it.
 const MAX_END_WRITES: usize = 32;
 
@@ -1572,7 +1580,14 @@ impl Inner {
                     // What was published before shutdown (a final FAILED) still goes out.
                     biased;
                     received = rx.recv() => received,
-                    () = self.shutdown.cancelled() => return,
+                    () = self.shutdown.cancelled() => {
+                        // Streams of ended or interrupted tasks have closed by now: this task
+                        // goes on (on another instance, or with a later turn). Not a clean end,
+                        // which a client reads as the stream's end: a retryable error, so that
+                        // it subscribes again, elsewhere or later.
+                        let _ = tx.try_send(StreamItem::Error(server_shutting_down()));
+                        return;
+                    }
                     () = tx.closed() => return,
                 };
                 let entry = match received {

@@ -287,6 +287,71 @@ async fn a_task_that_ended_while_disconnected_is_read_with_get_task() {
     assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask", "GetTask"]);
 }
 
+/// The error event our server ends an open stream with when it shuts down, in the request's
+/// binding.
+fn unavailable_event(req: &Recorded) -> Vec<u8> {
+    let err = a2a_native::A2AError::new(ErrorKind::Unavailable, "the server is shutting down");
+    if req.path() == "/" {
+        sse(&json!({"jsonrpc": "2.0", "id": req.json()["id"], "error": err.to_jsonrpc()}))
+    } else {
+        sse(&err.to_http_body())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unavailable_error_mid_stream_is_followed_by_a_resubscription() {
+    // A server shutting down (a rolling restart) ends its open streams with UnavailableError:
+    // the task goes on, so the client subscribes again instead of ending there.
+    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+        let server = raw_server(move |req, _| match op(req).as_str() {
+            "card" => card_for(req, binding),
+            "SendStreamingMessage" => Action::stream(vec![
+                frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
+                frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
+                unavailable_event(req),
+            ]),
+            "SubscribeToTask" => Action::stream(vec![
+                frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")})),
+                frame(req, artifact()),
+                frame(req, status("TASK_STATE_COMPLETED", "2025-01-01T00:00:03Z")),
+            ]),
+            other => panic!("unexpected {other}"),
+        })
+        .await;
+        let client = connect(&server.base, binding).await;
+        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        assert_eq!(
+            kinds(&events),
+            ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
+            "{binding:?}"
+        );
+        let ops: Vec<String> = server.requests().iter().map(op).collect();
+        assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask"], "{binding:?}");
+    }
+
+    // Before any event there is no task to follow: the error is the stream's last item. Any
+    // other error ends the stream too.
+    for (kind, code) in [(ErrorKind::Unavailable, -32603), (ErrorKind::Internal, -32603)] {
+        let server = raw_server(move |req, _| match op(req).as_str() {
+            "card" => card_for(req, Binding::JsonRpc),
+            "SendStreamingMessage" if kind == ErrorKind::Unavailable => Action::stream(vec![unavailable_event(req)]),
+            "SendStreamingMessage" => Action::stream(vec![
+                frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
+                sse(&req.rpc_error(code, "the agent broke")),
+            ]),
+            other => panic!("unexpected {other}"),
+        })
+        .await;
+        let client = connect(&server.base, Binding::JsonRpc).await;
+        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+        let last = items.last().expect("an item").as_ref().unwrap_err();
+        assert_eq!(last.kind, kind, "{items:?}");
+        let ops: Vec<String> = server.requests().iter().map(op).collect();
+        assert_eq!(ops, ["card", "SendStreamingMessage"], "{kind:?}: no resubscription");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clean_close_ends_the_stream_even_with_the_task_active() {
     // SDK servers close the stream when the agent returns, the task still WORKING: that is the

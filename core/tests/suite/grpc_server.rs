@@ -312,6 +312,25 @@ async fn a_stream_the_client_leaves_is_released_and_the_task_goes_on() {
 }
 
 #[tokio::test]
+async fn at_shutdown_a_stream_whose_task_goes_on_ends_unavailable() {
+    // Not OK, which a client reads as the stream's end: the task goes on (the agent returned
+    // with it WORKING), so a retryable status.
+    let mut s = start().await;
+    let sent = s.send(Method::SendMessage, msg("idle"), &[]).await;
+    assert_eq!(sent.code(), "OK", "{:?}", sent.status);
+    let reply = convert::decode_result(Method::SendMessage, &sent.messages[0]).unwrap();
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_WORKING", "{reply}");
+    let stop = s.stop.take().unwrap();
+    let (answer, ()) = tokio::join!(s.send(Method::SubscribeToTask, json!({"id": reply["task"]["id"]}), &[]), async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let _ = stop.send(());
+    });
+    assert_eq!(answer.messages.len(), 1, "the snapshot");
+    assert_eq!((answer.code(), answer.reason()), ("UNAVAILABLE", "UNAVAILABLE".to_owned()), "{:?}", answer.status);
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.task).await;
+}
+
+#[tokio::test]
 async fn service_parameters_are_checked_as_metadata() {
     let s = start_with(true, true).await;
     // A required extension not activated.

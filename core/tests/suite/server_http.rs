@@ -1322,6 +1322,43 @@ async fn graceful_shutdown_ends_open_streams() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_shutdown_a_stream_whose_task_goes_on_ends_with_a_retryable_error() {
+    // A clean end would tell the client the stream is over; the task is not (another instance,
+    // or a later turn, may move it): UnavailableError, on both bindings, so a client subscribes
+    // again.
+    let s = start(Opts::default()).await;
+    let reply = s.rpc_ok("SendMessage", json!({"message": msg("idle")})).await;
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_WORKING", "{reply}");
+    let id = reply["task"]["id"].as_str().unwrap().to_owned();
+    let rest =
+        s.client.get(s.url(&format!("/tasks/{id}:subscribe"))).header("A2A-Version", "1.0").send().await.unwrap();
+    let rpc = s
+        .client
+        .post(s.url("/"))
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 9, "method": "SubscribeToTask", "params": {"id": id}}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let (rest, rpc) = (tokio::spawn(read_sse(rest)), tokio::spawn(read_sse(rpc)));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.stop().await;
+    let (status, _, events) = rest.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(events.len(), 2, "the snapshot, then the error: {events:?}");
+    assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_WORKING", "{events:?}");
+    assert_eq!(events[1]["error"]["status"], "UNAVAILABLE", "{events:?}");
+    assert_eq!(events[1]["error"]["details"][0]["reason"], "UNAVAILABLE", "{events:?}");
+    let (status, _, events) = rpc.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(events.len(), 2, "the snapshot, then the error: {events:?}");
+    assert_eq!(events[0]["result"]["task"]["id"], id.as_str(), "{events:?}");
+    assert_eq!((&events[1]["id"], &events[1]["error"]["code"]), (&json!(9), &json!(-32603)), "{events:?}");
+    assert_eq!(events[1]["error"]["data"][0]["reason"], "UNAVAILABLE", "{events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bearer_auth_is_required_when_the_card_says_so() {
     let s = start(Opts { bearer: Some(("t0ken", true)), ..Opts::default() }).await;
     // The card stays public and declares the scheme.

@@ -129,6 +129,9 @@ impl TestAgent {
             .on("whoami", [Step::status(TaskState::Completed, "{principal}")])
             .on("input", [Step::status(TaskState::InputRequired, "more please")])
             .on("wait", [Step::working(), Step::UntilCanceled])
+            // Returns with the task WORKING: nothing here runs it any more (as when another
+            // instance runs it, or a later turn will).
+            .on("idle", [Step::working()])
             .on("slow", [Step::working(), Step::sleep(300), Step::artifact("slow", "slow result"), Step::complete()])
             .otherwise([
                 Step::working(),
