@@ -6,8 +6,8 @@
 //! every keep-alive period while the stream is idle so proxies do not cut it, and ends when the
 //! event stream ends (the task ended), when an event cannot be written (after a final error
 //! event), or when the server's shutdown token fires (after an UnavailableError event: the task
-//! is not over; a backstop, as the request handler ends its streams that way first). Dropping the body (client gone) drops the subscription,
-//! which never cancels the task.
+//! is not over; a backstop, as the request handler ends its streams that way first). Dropping
+//! the body (client gone) drops the subscription, which never cancels the task.
 
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Id};

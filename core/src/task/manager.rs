@@ -1584,7 +1584,8 @@ impl Inner {
                         // Streams of ended or interrupted tasks have closed by now: this task
                         // goes on (on another instance, or with a later turn). Not a clean end,
                         // which a client reads as the stream's end: a retryable error, so that
-                        // it subscribes again, elsewhere or later.
+                        // it subscribes again, elsewhere or later. (A stream whose queue is
+                        // full, its client far behind, just ends.)
                         let _ = tx.try_send(StreamItem::Error(server_shutting_down()));
                         return;
                     }
