@@ -239,9 +239,10 @@ struct GrpcBody {
     span: tracing::Span,
 }
 
-/// h2 writes a DATA frame of 256 bytes or more from its own buffer (no copy), and then must
-/// flush it before it queues the next frame: a unary answer of a few hundred bytes took two
-/// writes, the second only for the trailers, and the client two reads. A message up to
+/// h2 writes a DATA frame of 256 bytes or more straight from the `Bytes` it is given (no copy
+/// into its buffer), and then must flush it before it queues the next frame: a unary answer of
+/// a few hundred bytes took two writes, the second only for the trailers, and the client two
+/// reads. A message up to
 /// `COALESCE_MAX` goes out as DATA frames under `H2_CHAIN_THRESHOLD`, which h2 copies into its
 /// buffer, so the head, the message and the trailers leave in one write. Larger messages go
 /// whole: copying them would cost more than the write it saves.
