@@ -82,16 +82,30 @@ async fn collect_items(stream: a2a_native::client::EventStream) -> Vec<Result<St
     tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>()).await.expect("stream stalled")
 }
 
+/// How a first stream stops before its task ends.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// Cut in the middle of an event.
+    Cut,
+    /// The UnavailableError a server shutting down ends its open streams with (a rolling
+    /// restart): the task goes on.
+    Unavailable,
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_stream_resumes_with_subscribe_to_task_without_duplicates() {
-    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+    for (binding, stop) in
+        [Binding::JsonRpc, Binding::HttpJson].into_iter().flat_map(|b| [(b, Stop::Cut), (b, Stop::Unavailable)])
+    {
         let server = raw_server(move |req, _| match op(req).as_str() {
             "card" => card_for(req, binding),
             "SendStreamingMessage" => Action::stream(vec![
                 frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
                 frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
-                // Cut in the middle of an event.
-                b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"res".to_vec(),
+                match stop {
+                    Stop::Cut => b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"res".to_vec(),
+                    Stop::Unavailable => unavailable_event(req),
+                },
             ]),
             // The snapshot holds what was already seen: skipped; then the live events.
             "SubscribeToTask" => Action::stream(vec![
@@ -108,10 +122,10 @@ async fn a_cut_stream_resumes_with_subscribe_to_task_without_duplicates() {
         assert_eq!(
             kinds(&events),
             ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
-            "{binding:?}"
+            "{binding:?} {stop:?}"
         );
         let ops: Vec<String> = server.requests().iter().map(op).collect();
-        assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask"], "{binding:?}");
+        assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask"], "{binding:?} {stop:?}");
         let subscribe = &server.requests()[2];
         assert_eq!(subscribe.header("a2a-version"), Some("1.0"));
         if binding == Binding::JsonRpc {
@@ -299,39 +313,11 @@ fn unavailable_event(req: &Recorded) -> Vec<u8> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unavailable_error_mid_stream_is_followed_by_a_resubscription() {
-    // A server shutting down (a rolling restart) ends its open streams with UnavailableError:
-    // the task goes on, so the client subscribes again instead of ending there.
-    for binding in [Binding::JsonRpc, Binding::HttpJson] {
-        let server = raw_server(move |req, _| match op(req).as_str() {
-            "card" => card_for(req, binding),
-            "SendStreamingMessage" => Action::stream(vec![
-                frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
-                frame(req, status("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")),
-                unavailable_event(req),
-            ]),
-            "SubscribeToTask" => Action::stream(vec![
-                frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:02Z")})),
-                frame(req, artifact()),
-                frame(req, status("TASK_STATE_COMPLETED", "2025-01-01T00:00:03Z")),
-            ]),
-            other => panic!("unexpected {other}"),
-        })
-        .await;
-        let client = connect(&server.base, binding).await;
-        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
-        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
-        assert_eq!(
-            kinds(&events),
-            ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
-            "{binding:?}"
-        );
-        let ops: Vec<String> = server.requests().iter().map(op).collect();
-        assert_eq!(ops, ["card", "SendStreamingMessage", "SubscribeToTask"], "{binding:?}");
-    }
-
-    // Before any event there is no task to follow: the error is the stream's last item. Any
-    // other error ends the stream too.
+async fn an_error_mid_stream_is_followed_only_when_unavailable_with_a_task() {
+    // An UnavailableError once the task is known is followed like a cut (see
+    // `a_cut_stream_resumes_with_subscribe_to_task_without_duplicates`). Before any event there
+    // is no task to follow: the error is the stream's last item. Any other error ends the
+    // stream too.
     for (kind, code) in [(ErrorKind::Unavailable, -32603), (ErrorKind::Internal, -32603)] {
         let server = raw_server(move |req, _| match op(req).as_str() {
             "card" => card_for(req, Binding::JsonRpc),
