@@ -263,12 +263,12 @@ impl RequestHandler {
         match req {
             A2ARequest::SendMessage(r) => {
                 let ctx = ctx.with_skills(self.skills.check("SendMessage", ctx.principal.as_ref())?);
-                self.send(&ctx, r, false).await
+                self.send(ctx, r, false).await
             }
             A2ARequest::SendStreamingMessage(r) => {
                 self.require_streaming()?;
                 let ctx = ctx.with_skills(self.skills.check("SendStreamingMessage", ctx.principal.as_ref())?);
-                self.send(&ctx, r, true).await
+                self.send(ctx, r, true).await
             }
             A2ARequest::GetTask(r) => {
                 non_negative_history(r.history_length, "historyLength")?;
@@ -347,10 +347,10 @@ impl RequestHandler {
         Ok(())
     }
 
-    async fn send(&self, ctx: &CallContext, r: SendMessageRequest, streaming: bool) -> Result<Reply> {
+    async fn send(&self, ctx: CallContext, r: SendMessageRequest, streaming: bool) -> Result<Reply> {
         self.check_parts(r.message.parts.len())?;
         non_negative_history(r.history_length(), "configuration.historyLength")?;
-        self.check_profiles(ctx, &r.message).await?;
+        self.check_profiles(&ctx, &r.message).await?;
         let partition = ctx.partition(&r.tenant, self.visibility);
         Ok(match self.manager.send(ctx, &partition, r, streaming).await? {
             Sent::Reply(reply) => Reply::Value(Payload::Sent(reply)),

@@ -136,7 +136,7 @@ impl TaskManager {
     /// the request's own tenant.
     pub async fn send(
         &self,
-        call: &CallContext,
+        call: CallContext,
         partition: &str,
         req: SendMessageRequest,
         streaming: bool,
@@ -248,12 +248,12 @@ impl TaskManager {
             configuration,
             metadata,
             tenant: req_tenant,
-            principal: call.principal.clone(),
-            extensions: call.extensions.clone(),
-            skills: call.skills.clone(),
-            trace: call.trace.clone(),
+            principal: call.principal,
+            extensions: call.extensions,
+            skills: call.skills,
+            trace: call.trace,
             cancelled: guard.cancel_token().child_token(),
-            activation: call.activation.clone(),
+            activation: call.activation,
         };
         let mut run = inner.clone().execution(guard.share(), ctx, message.clone(), execution);
         claim.disarm();
@@ -1538,8 +1538,18 @@ impl Inner {
             self.apply_locked(guard, &mut slot, vec![submitted], Some(user_message)).await?;
             slot.placeholder = true;
         }
-        match &slot.task {
-            Some(task) => Ok(SendMessageResponse::Task(self.capped(task.clone(), history_length))),
+        let task = if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
+            // Final: nothing here changes it any more, so the reply takes it instead of a copy
+            // (most of a task made and finished in one call); whoever uses the entry next
+            // reads it from the store again.
+            let task = slot.task.take();
+            slot.unload();
+            task
+        } else {
+            slot.task.clone()
+        };
+        match task {
+            Some(task) => Ok(SendMessageResponse::Task(self.capped(task, history_length))),
             None => Err(A2AError::internal("the agent produced no task")),
         }
     }
@@ -1690,7 +1700,7 @@ fn drain(rx: &mut mpsc::Receiver<StreamResponse>, first: StreamResponse) -> Vec<
 /// Checks an agent event against the task and applies it: the log entry `seq` to commit, or
 /// `None` when the event is refused (logged; the agent is not told).
 fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> {
-    let task_id = task.id.clone();
+    let task_id = task.id.as_str();
     let event = match with_ids(event, task) {
         Ok(e) => e,
         Err(e) => {
@@ -1700,8 +1710,8 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
     };
     let from = task.status.state;
     let refused = match &event {
-        StreamResponse::Task(t) => state::check_transition(&task_id, Some(from), t.status.state).err(),
-        StreamResponse::StatusUpdate(e) => state::check_transition(&task_id, Some(from), e.status.state).err(),
+        StreamResponse::Task(t) => state::check_transition(task_id, Some(from), t.status.state).err(),
+        StreamResponse::StatusUpdate(e) => state::check_transition(task_id, Some(from), e.status.state).err(),
         _ if from.is_terminal() => Some(A2AError::new(
             ErrorKind::InvalidAgentResponse,
             format!("task {task_id} is {from}; no more artifacts or messages"),
@@ -1788,13 +1798,20 @@ fn with_ids(mut event: StreamResponse, task: &Task) -> Result<StreamResponse> {
     if !task_id.is_empty() && *task_id != task.id {
         return Err(A2AError::new(ErrorKind::InvalidAgentResponse, format!("event names task {task_id}")));
     }
-    *task_id = task.id.clone();
-    *context_id = task.context_id.clone();
+    // Copied only where they differ: an EventSink's events carry the right ids already.
+    set_if_other(task_id, &task.id);
+    set_if_other(context_id, &task.context_id);
     if let StreamResponse::StatusUpdate(e) = &mut event
         && let Some(m) = &mut e.status.message
     {
-        m.task_id = task.id.clone();
-        m.context_id = task.context_id.clone();
+        set_if_other(&mut m.task_id, &task.id);
+        set_if_other(&mut m.context_id, &task.context_id);
     }
     Ok(event)
+}
+
+fn set_if_other(field: &mut String, value: &str) {
+    if field != value {
+        value.clone_into(field);
+    }
 }

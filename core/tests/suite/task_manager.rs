@@ -162,6 +162,12 @@ async fn blocking_send_returns_the_completed_task_and_stores_it() {
     assert_eq!(task.history[0].task_id, task.id);
     assert!(!task.context_id.is_empty());
     assert_eq!(get(&h, &task.id).await.unwrap(), task);
+    // The reply took the finished task from the live entry: a message that follows it is
+    // checked against the stored task, and refused as continuing a terminal one.
+    let mut again = msg("more");
+    again.task_id = task.id.clone();
+    assert_eq!(send(&h, again).await.unwrap_err().kind, ErrorKind::UnsupportedOperation);
+    assert_eq!(get(&h, &task.id).await.unwrap(), task);
     settled(&h).await;
 }
 
