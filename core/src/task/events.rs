@@ -12,6 +12,7 @@ use crate::model::{Message, Task};
 use crate::store::LogEntry;
 use crate::store::log::SnapshotPolicy;
 use foldhash::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -93,6 +94,9 @@ pub(crate) struct Live {
     pub streams: std::sync::atomic::AtomicUsize,
     /// Executions of this task running here.
     pub executions: std::sync::atomic::AtomicUsize,
+    /// Guards holding this entry. Counted here rather than in the map, so that a guard that
+    /// shares or drops a hold while others remain needs no map lock and no key hashing.
+    holds: std::sync::atomic::AtomicUsize,
 }
 
 impl Live {
@@ -129,57 +133,53 @@ impl Live {
     }
 }
 
-/// A live entry and how many guards hold it.
-type Held = (Arc<Live>, usize);
-
 /// The map of live entries, shared by the manager and every guard.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
-    map: Arc<Mutex<HashMap<Key, Held>>>,
+    map: Arc<Mutex<HashMap<Key, Arc<Live>>>>,
 }
 
 impl Registry {
     /// The live entry of `key` (created empty if absent), held until the guard drops.
     pub fn acquire(&self, key: Key) -> LiveGuard {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = map.entry(key.clone()).or_insert_with(|| {
+        let live = map.entry(key.clone()).or_insert_with(|| {
             let (bus, _) = broadcast::channel(BUS_CAPACITY);
-            let live = Live {
+            Arc::new(Live {
                 key,
                 slot: Default::default(),
                 bus,
                 canceller: Default::default(),
                 streams: Default::default(),
                 executions: Default::default(),
-            };
-            (Arc::new(live), 0)
+                holds: Default::default(),
+            })
         });
-        entry.1 += 1;
-        LiveGuard { registry: self.clone(), live: entry.0.clone() }
+        self.hold(live)
+    }
+
+    /// A guard on `live`; called with the map's lock held, so no release can remove the entry
+    /// between the lookup and the count.
+    fn hold(&self, live: &Arc<Live>) -> LiveGuard {
+        live.holds.fetch_add(1, Ordering::AcqRel);
+        LiveGuard { registry: self.clone(), live: live.clone() }
     }
 
     /// The live entry of `key` if someone holds it now.
     pub fn get(&self, key: &Key) -> Option<LiveGuard> {
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = map.get_mut(key)?;
-        entry.1 += 1;
-        Some(LiveGuard { registry: self.clone(), live: entry.0.clone() })
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        Some(self.hold(map.get(key)?))
     }
 
     /// A hold on every live entry (to check each against the store).
     pub fn all(&self) -> Vec<LiveGuard> {
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.values_mut()
-            .map(|entry| {
-                entry.1 += 1;
-                LiveGuard { registry: self.clone(), live: entry.0.clone() }
-            })
-            .collect()
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.values().map(|live| self.hold(live)).collect()
     }
 
     /// A hold on every entry with an execution running here.
     pub fn running(&self) -> Vec<LiveGuard> {
-        self.all().into_iter().filter(|g| g.executions.load(std::sync::atomic::Ordering::Acquire) > 0).collect()
+        self.all().into_iter().filter(|g| g.executions.load(Ordering::Acquire) > 0).collect()
     }
 
     /// Number of live entries (for tests and metrics).
@@ -187,13 +187,15 @@ impl Registry {
         self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    fn release(&self, key: &Key) {
+    /// Drops one hold on `live`; the last one removes the entry from the map. A hold taken
+    /// meanwhile (only under the map's lock) keeps it: the count is read again under the lock.
+    fn release(&self, live: &Arc<Live>) {
+        if live.holds.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(entry) = map.get_mut(key) {
-            entry.1 -= 1;
-            if entry.1 == 0 {
-                map.remove(key);
-            }
+        if live.holds.load(Ordering::Acquire) == 0 && map.get(&live.key).is_some_and(|l| Arc::ptr_eq(l, live)) {
+            map.remove(&live.key);
         }
     }
 }
@@ -210,9 +212,11 @@ impl LiveGuard {
         self.live.clone()
     }
 
-    /// Another hold on the same entry.
+    /// Another hold on the same entry: it stays in the map while this guard holds it, so no
+    /// lookup is needed.
     pub fn share(&self) -> LiveGuard {
-        self.registry.get(&self.live.key).unwrap_or_else(|| self.registry.acquire(self.live.key.clone()))
+        self.live.holds.fetch_add(1, Ordering::AcqRel);
+        LiveGuard { registry: self.registry.clone(), live: self.live.clone() }
     }
 }
 
@@ -225,6 +229,60 @@ impl std::ops::Deref for LiveGuard {
 
 impl Drop for LiveGuard {
     fn drop(&mut self) {
-        self.registry.release(&self.live.key);
+        self.registry.release(&self.live);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(id: &str) -> Key {
+        ("t".to_owned(), id.to_owned())
+    }
+
+    #[test]
+    fn an_entry_lives_while_any_guard_holds_it() {
+        let registry = Registry::default();
+        let first = registry.acquire(key("a"));
+        let shared = first.share();
+        let looked_up = registry.get(&key("a")).expect("held, so found");
+        assert!(Arc::ptr_eq(&first.live(), &looked_up.live()));
+        drop(first);
+        drop(looked_up);
+        assert_eq!(registry.len(), 1, "the shared guard still holds it");
+        drop(shared);
+        assert_eq!(registry.len(), 0);
+        assert!(registry.get(&key("a")).is_none());
+        // A new entry after the last guard went is a fresh one.
+        let again = registry.acquire(key("a"));
+        assert_eq!(again.live.holds.load(Ordering::Acquire), 1);
+    }
+
+    /// Guards taken and dropped on many threads at once, by acquire, get and share: the entry is
+    /// never removed while held (a guard always finds itself in the map), and the map ends empty.
+    #[test]
+    fn concurrent_holds_never_lose_a_held_entry_and_leave_nothing_behind() {
+        let registry = Registry::default();
+        std::thread::scope(|scope| {
+            for thread in 0..8 {
+                let registry = registry.clone();
+                scope.spawn(move || {
+                    for i in 0..2_000 {
+                        let k = key(&format!("{}", (i + thread) % 3));
+                        let guard = if i % 2 == 0 {
+                            registry.acquire(k.clone())
+                        } else {
+                            registry.get(&k).unwrap_or_else(|| registry.acquire(k.clone()))
+                        };
+                        let shared = guard.share();
+                        drop(guard);
+                        let found = registry.get(&k).expect("a held entry stays in the map");
+                        assert!(Arc::ptr_eq(&found.live(), &shared.live()));
+                    }
+                });
+            }
+        });
+        assert_eq!(registry.len(), 0);
     }
 }
