@@ -899,7 +899,9 @@ impl Inner {
             // Nor can a log that does not go on from `last` (see `Commit::log`).
             let gap = page.entries.first().is_none_or(|e| e.seq > last + 1);
             if !page.complete || gap {
-                let slot = guard.slot.lock().await;
+                let mut slot = guard.slot.lock().await;
+                // A finished task's reply may have taken it from the entry: read it again.
+                self.load(&guard.key, &mut slot).await?;
                 let Some(task) = slot.task.clone() else { return Ok(Vec::new()) };
                 return Ok(vec![item(Some(slot.version), StreamResponse::Task(self.capped(task, None)))]);
             }
@@ -1522,6 +1524,8 @@ impl Inner {
             }
         }
         let mut slot = guard.slot.lock().await;
+        // Another wait's reply may have taken the finished task from the entry.
+        self.load(&guard.key, &mut slot).await?;
         if slot.task.is_none() && !slot.replied_with_message {
             // The wait ended before the agent said anything: the task is made now, SUBMITTED
             // with the caller's message, so the caller has its id to follow, cancel or

@@ -419,6 +419,61 @@ async fn a_stream_that_fell_far_behind_gets_every_event_once_in_order() {
     settled(&h).await;
 }
 
+/// A subscriber that fell behind while a blocking send finished the task (the reply took the
+/// task from the live entry): the log holds only the newest entries, so the gap is filled with
+/// the stored task, read again from the store, and the stream ends at the terminal state.
+#[tokio::test]
+async fn a_lagging_subscriber_gets_the_final_task_after_a_blocking_send_took_it() {
+    const ARTIFACTS: usize = 300;
+    let steps = [Step::working(), Step::sleep(200)]
+        .into_iter()
+        .chain((0..ARTIFACTS).map(|i| Step::artifact(&format!("n{i}"), "x")))
+        .chain([Step::complete()]);
+    let agent = Arc::new(TestAgent::new().on("flood", steps));
+    let store = Arc::new(a2a_native::store::MemoryStore::new(a2a_native::store::MemoryLimits {
+        max_log_entries: 8,
+        ..Default::default()
+    }));
+    let stores = Stores { tasks: store.clone(), push: store };
+    let h = Arc::new(RequestHandler::new(agent, card(true, false), stores, ServerConfig::default()));
+    let sender = tokio::spawn({
+        let h = h.clone();
+        async move { send_task(&h, msg("flood")).await }
+    });
+    let id = loop {
+        let listed = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
+        if let Some(id) = listed["tasks"][0]["id"].as_str() {
+            break id.to_owned();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let sub = stream(&h, A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: id.clone(), ..Default::default() }))
+        .await
+        .unwrap();
+    // Not read until the blocking send has its reply: the stream falls far behind meanwhile.
+    let done = sender.await.unwrap();
+    assert_eq!(done.status.state, TaskState::Completed);
+    let events = collect(sub).await;
+    let last = events.last().expect("events");
+    let final_state = match last {
+        StreamResponse::Task(t) => t.status.state,
+        StreamResponse::StatusUpdate(u) => u.status.state,
+        other => panic!("ends with {other:?}"),
+    };
+    assert_eq!(final_state, TaskState::Completed, "{:?}", kinds(&events));
+    // Every artifact reached the subscriber: as its own event, or inside the task that filled the gap.
+    let mut seen = std::collections::BTreeSet::new();
+    for event in &events {
+        match event {
+            StreamResponse::ArtifactUpdate(a) => seen.extend([a.artifact.name.clone()]),
+            StreamResponse::Task(t) => seen.extend(t.artifacts.iter().map(|a| a.name.clone())),
+            _ => {}
+        }
+    }
+    assert_eq!(seen.len(), ARTIFACTS, "{:?}", kinds(&events));
+    settled(&h).await;
+}
+
 /// Tasks are private to their principal: the partition is the tenant, U+001F, the principal.
 /// A tenant with that character (or any control character) is refused, so an anonymous caller
 /// cannot name a principal's partition as its tenant and read its tasks.
