@@ -1515,7 +1515,8 @@ impl Inner {
                 // before this wait began, so none running means it returned; a canceled one
                 // is followed by CANCELED, which comes next (or shows in the snapshot).
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let slot = guard.slot.lock().await;
+                    let mut slot = guard.slot.lock().await;
+                    self.load(&guard.key, &mut slot).await?;
                     let ended_here = guard.executions.load(Ordering::Acquire) == 0 && !guard.is_cancelled();
                     if ended_here || slot.task.as_ref().is_some_and(|t| t.status.state.ends_blocking_wait()) {
                         break;
