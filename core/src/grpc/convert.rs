@@ -179,7 +179,19 @@ pub fn decode_event(bytes: &[u8]) -> Result<StreamResponse> {
 }
 
 fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
-    M::decode(bytes).map_err(|e| A2AError::parse_error(format!("invalid protobuf message: {e}")))
+    M::decode(bytes).map_err(|e| {
+        let text = e.to_string();
+        // prost stops at 100 nested messages, and its error then lists every one of them.
+        // Within a `Struct` each JSON object is three (Struct, map entry, Value) and each array
+        // two, so over gRPC metadata and data parts nest less deep than the model's 64 levels.
+        if text.ends_with("recursion limit reached") {
+            return A2AError::parse_error(
+                "invalid protobuf message: a google.protobuf.Struct or Value nests deeper than protobuf \
+                 decodes (100 messages: about 32 JSON objects or 48 arrays)",
+            );
+        }
+        A2AError::parse_error(format!("invalid protobuf message: {text}"))
+    })
 }
 
 /// An extension method's params or result (any JSON) as a `google.protobuf.Value` message.
@@ -340,6 +352,25 @@ mod tests {
         };
         let bytes = message.encode_to_vec();
         assert_eq!(decode_request(Method::SendMessage, &bytes).unwrap_err().code(), -32602);
+    }
+
+    #[test]
+    fn nesting_beyond_protobufs_limit_is_refused_in_a_few_words() {
+        let nested = |depth: usize, array: bool| {
+            let mut v = json!(1);
+            for _ in 0..depth {
+                v = if array { json!([v]) } else { json!({"a": v}) };
+            }
+            let params = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}],
+                "metadata": {"k": v}}});
+            decode_request(Method::SendMessage, &encode_params(Method::SendMessage, params).unwrap())
+        };
+        assert!(nested(32, false).is_ok() && nested(48, true).is_ok());
+        for refused in [nested(33, false), nested(49, true), nested(100, false)] {
+            let e = refused.unwrap_err();
+            assert_eq!(e.code(), -32700);
+            assert!(e.message.contains("nests deeper") && e.message.len() < 200, "{}", e.message);
+        }
     }
 
     #[test]
