@@ -261,6 +261,8 @@ export interface ClientOptions {
   retries?: number;
   /** How often a dropped stream is resubscribed. */
   streamReconnects?: number;
+  /** The most bytes one response or stream event may take (default 64 MiB). */
+  maxResponseBytes?: number;
   /** Used the way the agent card asks, per call: a bearer token, an API key (sent where the
    * card says), OAuth 2.0 client credentials (token fetched, cached, refreshed; the secret goes
    * only to an https `tokenUrl`, or http on this machine). */

@@ -265,6 +265,20 @@ test('errors map to A2AError subclasses with .code, spec name, metadata and viol
     assert.equal(gone.code, -31502);
   }));
 
+test('events sent as StreamResponse objects get the ids they leave out', async () => {
+  const agent = {
+    async execute(_context, events) {
+      await events.send({ artifactUpdate: { artifact: { artifactId: 'a', parts: [{ text: 'raw' }] } } });
+      await events.send({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    },
+  };
+  await withServer(agent, async (server) => {
+    const { task } = await (await Client.connect(server.url)).send('x');
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(task.artifacts[0].parts, [{ text: 'raw' }]);
+  });
+});
+
 test('executor misuse is a typed rejection in the executor, not a crash', async () => {
   const seen = [];
   let leaked;

@@ -327,7 +327,8 @@ pub fn sink_message(call_id: u32, text: Option<String>, message_json: Option<Str
 #[napi_derive::napi]
 pub fn sink_send(call_id: u32, event_json: String) -> Result<bool> {
     let sink = &call(call_id)?.sink;
-    sink.deliver(models::parse(&event_json)?).map_err(errors::to_js)
+    let event = sink.sink().event_from_value(models::value(&event_json)?).map_err(errors::to_js)?;
+    sink.deliver(event).map_err(errors::to_js)
 }
 
 /// Marks an extension the client asked for (and the card declares) as activated for call

@@ -213,7 +213,7 @@ impl EventSink {
 
     /// Any event, as a StreamResponse dict.
     fn send<'py>(&self, py: Python<'py>, event: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let event = models::from_py(event)?;
+        let event = self.inner.sink().event_from_value(models::to_value(event)?).map_err(errors::to_py)?;
         self.deliver(py, event)
     }
 }

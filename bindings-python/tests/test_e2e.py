@@ -58,6 +58,22 @@ async def test_stream_async_for() -> None:
         assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
+class RawEvents(AgentExecutor):
+    """Sends StreamResponse dicts that leave the task's ids out."""
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        await events.send({"artifactUpdate": {"artifact": {"artifactId": "a", "parts": [{"text": "raw"}]}}})
+        await events.send({"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}})
+
+
+@run
+async def test_events_sent_as_dicts_get_the_ids_they_leave_out() -> None:
+    async with AgentServer(CARD, RawEvents()) as server:
+        task = (await (await Client.connect(server.url)).send("x"))["task"]
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+        assert task["artifacts"][0]["parts"] == [{"text": "raw"}]
+
+
 class Ticker(AgentExecutor):
     """Counts: one artifact chunk per number, a little apart, then COMPLETED."""
 

@@ -69,6 +69,9 @@ pub struct ClientOptions {
     /// An API key, sent where the card's API key scheme says (header, query or cookie).
     #[uniffi(default)]
     pub card_api_key: Option<String>,
+    /// The most bytes one response or stream event may take (default 64 MiB).
+    #[uniffi(default)]
+    pub max_response_bytes: Option<u64>,
 }
 
 /// core's `apiKey` pair: the header and the key.
@@ -115,6 +118,7 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         card_api_key: o.card_api_key,
         allow_v03: o.allow_v03,
         extensions: (!o.extensions.is_empty()).then_some(o.extensions),
+        max_response_bytes: o.max_response_bytes,
     };
     let mut b = options.builder()?;
     if let Some(provider) = o.credentials {

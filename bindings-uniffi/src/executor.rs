@@ -210,9 +210,9 @@ impl EventSink {
         self.deliver(model::StreamResponse::Message(agent_text(text))).await
     }
 
-    /// Any event.
+    /// Any event; ids left empty are this task's.
     pub async fn send(&self, event: StreamResponse) -> Result<()> {
-        let event = to_core(event)?;
+        let event = self.inner.checked_event(event.to_core(&Path::TOP)?)?;
         self.deliver(event).await
     }
 }

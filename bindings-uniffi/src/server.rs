@@ -22,11 +22,12 @@ pub struct ServerOptions {
     pub store: Option<String>,
     /// When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
     /// each authenticates the principal `bearer-token`.
+    /// An empty list is refused: it would serve everyone.
     #[uniffi(default)]
-    pub bearer_tokens: Vec<String>,
+    pub bearer_tokens: Option<Vec<String>>,
     /// Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
     #[uniffi(default)]
-    pub bearer_token_principals: HashMap<String, String>,
+    pub bearer_token_principals: Option<HashMap<String, String>>,
     /// Served to authenticated callers by GetExtendedAgentCard.
     #[uniffi(default)]
     pub extended_card: Option<AgentCard>,
@@ -141,9 +142,12 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         }
         None => serde_json::json!({}),
     };
-    let mut tokens: Vec<(String, String)> =
-        options.bearer_tokens.iter().map(|t| (t.clone(), "bearer-token".to_owned())).collect();
-    tokens.extend(options.bearer_token_principals.iter().map(|(t, p)| (t.clone(), p.clone())));
+    // Absent from core's options unless given, so that core refuses a given empty one.
+    let tokens = (options.bearer_tokens.is_some() || options.bearer_token_principals.is_some()).then(|| {
+        let any = options.bearer_tokens.iter().flatten().map(|t| (t.clone(), "bearer-token".to_owned()));
+        any.chain(options.bearer_token_principals.iter().flatten().map(|(t, p)| (t.clone(), p.clone())))
+            .collect::<Vec<_>>()
+    });
     // Cards go in as core's JSON, which core checks with the rest of the options.
     let extended = options.extended_card.clone().map(card_value).transpose()?;
     let (handlers, methods, profiles) = Handlers::new(&options.methods, &options.profile_checks);

@@ -71,12 +71,18 @@ impl SecurityArgs {
         let key = |p: &Option<PathBuf>, kid: &str| -> Result<Option<serde_json::Value>, String> {
             p.as_ref().map(|p| Ok(json!({"pem": pem(p)?, "alg": "ES256", "kid": kid}))).transpose()
         };
+        // An empty token or key (an unset variable, say) would serve everyone: refused.
+        if self.bearer_token.as_deref() == Some("") || self.api_key.iter().any(String::is_empty) {
+            return Err("--bearer-token / --api-key (or A2A_BEARER_TOKEN / A2A_SERVE_API_KEY) is empty: \
+                        give the credential, or leave the option out to serve without it"
+                .into());
+        }
         let mut spec = json!({});
-        if let Some(token) = self.bearer_token.as_deref().filter(|t| !t.is_empty()) {
+        if let Some(token) = &self.bearer_token {
             spec["bearerTokens"] = json!({token: "bearer-token"});
         }
         let mut keys = serde_json::Map::new();
-        for given in self.api_key.iter().filter(|k| !k.is_empty()) {
+        for given in &self.api_key {
             let (key, name) = named_key(given);
             if keys.insert(key.to_owned(), json!(name)).is_some() {
                 return Err(format!("--api-key: the key of {name} is given twice"));
@@ -112,7 +118,18 @@ impl SecurityArgs {
 
 #[cfg(test)]
 mod tests {
-    use super::named_key;
+    use super::{SecurityArgs, named_key};
+
+    #[test]
+    fn an_empty_token_or_key_is_refused_not_an_open_server() {
+        let token = SecurityArgs { bearer_token: Some(String::new()), ..Default::default() };
+        let key = SecurityArgs { api_key: vec!["k".into(), String::new()], ..Default::default() };
+        for args in [token, key] {
+            assert!(args.config("http://x").is_err_and(|e| e.contains("is empty")));
+        }
+        let given = SecurityArgs { bearer_token: Some("t".into()), ..Default::default() };
+        assert!(given.config("http://x").is_ok());
+    }
 
     #[test]
     fn api_keys_name_their_callers() {

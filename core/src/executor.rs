@@ -276,6 +276,32 @@ impl EventSink {
         Ok(self.status_event(state, message))
     }
 
+    /// Any event as a host language gives it (StreamResponse ProtoJSON), with the ids it leaves
+    /// out (absent or empty) this task's, as [`EventSink::send`] fills them in, before it is
+    /// read and checked as a request's would be.
+    pub fn event_from_value(&self, mut value: serde_json::Value) -> Result<StreamResponse> {
+        if let Some(obj) = value.as_object_mut() {
+            for (kind, task_key) in [("task", "id"), ("statusUpdate", "taskId"), ("artifactUpdate", "taskId")] {
+                if let Some(event) = obj.get_mut(kind) {
+                    fill_missing(event, task_key, "task_id", || self.task_id.clone());
+                    fill_missing(event, "contextId", "context_id", || self.context_id.clone());
+                }
+            }
+            if let Some(message) = obj.get_mut("message") {
+                fill_missing(message, "contextId", "context_id", || self.context_id.clone());
+            }
+        }
+        crate::model::parse_value(value)
+    }
+
+    /// [`Self::event_from_value`] for an event a binding built field by field: its ids left
+    /// empty are this task's, then it is checked as a request's would be.
+    pub fn checked_event(&self, event: StreamResponse) -> Result<StreamResponse> {
+        let event = self.fill_ids(event);
+        crate::model::Validate::validate_at(&event, "")?;
+        Ok(event)
+    }
+
     /// An agent message as a host language gives it: a string is one agent text part; an
     /// object is a Message (ProtoJSON) whose missing `role` is the agent's and missing
     /// `messageId` a fresh one, checked as a request's message is. The same in every language.
@@ -371,11 +397,17 @@ impl EventSink {
 /// Gives a host's object without an id (`name`, or its snake_case `alias`; absent or empty) a
 /// fresh UUID, before it is read and validated.
 fn fill_missing_id(value: &mut serde_json::Value, name: &str, alias: &str) {
+    fill_missing(value, name, alias, || crate::model::wire::id_text(uuid::Uuid::new_v4()));
+}
+
+/// Sets a host's object's string member `name` (or its snake_case `alias`) when it is absent
+/// or empty.
+fn fill_missing(value: &mut serde_json::Value, name: &str, alias: &str, text: impl FnOnce() -> String) {
     if let Some(obj) = value.as_object_mut()
         && obj.get(name).and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
         && !obj.contains_key(alias)
     {
-        obj.insert(name.into(), crate::model::wire::id_text(uuid::Uuid::new_v4()).into());
+        obj.insert(name.into(), text().into());
     }
 }
 
@@ -708,6 +740,36 @@ mod tests {
         }
         let err = sink.status_event_from_value("finished", None).unwrap_err();
         assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "state"));
+    }
+
+    #[test]
+    fn a_host_event_gets_the_ids_it_leaves_out() {
+        let (tx, _rx) = mpsc::channel(1);
+        let sink = EventSink::new(tx, "t".into(), "c".into());
+        let status = json!({"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}});
+        match sink.event_from_value(status).unwrap() {
+            StreamResponse::StatusUpdate(e) => assert_eq!((e.task_id.as_str(), e.context_id.as_str()), ("t", "c")),
+            other => panic!("{other:?}"),
+        }
+        let artifact =
+            json!({"artifactUpdate": {"taskId": "", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}});
+        match sink.event_from_value(artifact).unwrap() {
+            StreamResponse::ArtifactUpdate(e) => assert_eq!((e.task_id.as_str(), e.context_id.as_str()), ("t", "c")),
+            other => panic!("{other:?}"),
+        }
+        let task = json!({"task": {"status": {"state": "TASK_STATE_WORKING"}}});
+        assert!(
+            matches!(sink.event_from_value(task).unwrap(), StreamResponse::Task(t) if t.id == "t" && t.context_id == "c")
+        );
+        // A message gets the context only (a direct reply has no task); ids given stay.
+        let message = json!({"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x"}], "context_id": "mine"}});
+        assert!(
+            matches!(sink.event_from_value(message).unwrap(), StreamResponse::Message(m) if m.task_id.is_empty() && m.context_id == "mine")
+        );
+        // What is still wrong is named as in a request.
+        let err = sink.event_from_value(json!({"statusUpdate": {}})).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParams);
+        assert!(err.to_string().contains("status"), "{err}");
     }
 
     #[test]

@@ -218,6 +218,7 @@ class Client:
         client_identity: str | None = None,
         ca_cert_file: str | os.PathLike[str] | None = None,
         client_cert_files: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
+        max_response_bytes: int | None = None,
     ) -> Client:
         """Resolves the agent card at ``url`` and picks an interface.
 
@@ -226,7 +227,8 @@ class Client:
         ``"HTTP+JSON"`` or ``"GRPC"`` (used when the card declares it); ``retries`` bounds the retries of idempotent calls on connection
         failures and 502/503/504 (default 2); ``stream_reconnects`` how often a dropped stream
         is resubscribed; ``allow_v03=False`` refuses agents that only speak A2A 0.3;
-        ``extensions`` are the extension URIs asked for on every call.
+        ``extensions`` are the extension URIs asked for on every call; ``max_response_bytes``
+        bounds each response and stream event (default 64 MiB).
 
         ``card_bearer_token``, ``card_api_key`` and ``client_credentials`` (``(client_id,
         client_secret)``, the OAuth 2.0 grant: token fetched, cached and refreshed; sent only
@@ -261,6 +263,7 @@ class Client:
         client_identity: str | None = None,
         ca_cert_file: str | os.PathLike[str] | None = None,
         client_cert_files: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
+        max_response_bytes: int | None = None,
     ) -> Client:
         """A client for ``card`` without fetching it; options as in :meth:`connect`. An
         ``async`` ``credentials`` callable runs on the loop this is called from."""

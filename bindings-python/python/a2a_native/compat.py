@@ -105,7 +105,7 @@ class _Queue(SdkEventQueue):
                 "TaskStatusUpdateEvent or TaskArtifactUpdateEvent"
             )
             raise TypeError(self.invalid)
-        await self._events.send({kind: to_dict(event)})  # type: ignore[misc]
+        await self._events.send({kind: to_dict(event)})
 
     async def close(self, immediate: bool = False) -> None:
         """Kept for executors that close their queue; our core ends the stream itself."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
@@ -153,8 +153,9 @@ class EventQueue:
         """A direct reply instead of a task (only as the first and only event)."""
         await _settled(self._sink.message(message))
 
-    async def send(self, event: StreamResponse) -> None:
-        """Any event, as a StreamResponse dict (ids left out are this task's)."""
+    async def send(self, event: StreamResponse | Mapping[str, Any]) -> None:
+        """Any event, as a StreamResponse dict (ids left out are this task's: so typed, the
+        dict may leave out what the StreamResponse type requires)."""
         await _settled(self._sink.send(event))
 
 

@@ -114,10 +114,8 @@ def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
     return native
 
 
-def _bearer_tokens(tokens: Sequence[str] | Mapping[str, str] | None) -> list[str] | dict[str, str]:
+def _bearer_tokens(tokens: Sequence[str] | Mapping[str, str]) -> list[str] | dict[str, str]:
     """Tokens (principal ``bearer-token``), or token -> principal name; as core reads them."""
-    if tokens is None:
-        return []
     if isinstance(tokens, Mapping):
         return dict(tokens)
     if isinstance(tokens, str):
@@ -202,7 +200,9 @@ class AgentServer:
         port: int = 0,
     ) -> None:
         # Core's ServerOptions JSON; core reads it strictly (InvalidParamsError, a ValueError).
-        options: dict[str, Any] = {"store": store, "bearerTokens": _bearer_tokens(bearer_tokens)}
+        options: dict[str, Any] = {"store": store}
+        if bearer_tokens is not None:
+            options["bearerTokens"] = _bearer_tokens(bearer_tokens)
         if extended_card is not None:
             options["extendedCard"] = _card(extended_card)
         if limits is not None:

@@ -6,7 +6,7 @@
 //!  "timeout": 30, "binding": "HTTP+JSON", "retries": 2, "streamReconnects": 5,
 //!  "cardBearerToken": "…", "cardApiKey": "…", "clientCredentials": ["id", "secret"],
 //!  "caCert": "-----BEGIN CERTIFICATE-----…", "clientIdentity": "-----BEGIN …",
-//!  "allowV03": true, "extensions": ["https://example.com/ext/v1"]}
+//!  "allowV03": true, "extensions": ["https://example.com/ext/v1"], "maxResponseBytes": 67108864}
 //! ```
 //! `timeout` is in seconds, in every language. `headers` may also be an object. Instead of PEM
 //! text, `caCertFile` and `clientCertFiles` (`[certificate file, key file]`) name PEM files.
@@ -63,6 +63,10 @@ pub struct ClientOptions {
     pub allow_v03: Option<bool>,
     #[serde(default)]
     pub extensions: Option<Vec<String>>,
+    /// The most bytes one response or one stream event may take (default 64 MiB): what the
+    /// agent sends beyond it fails the call (InvalidAgentResponse) instead of filling memory.
+    #[serde(default, alias = "max_response_bytes")]
+    pub max_response_bytes: Option<u64>,
 }
 
 /// A PEM file's bytes; InvalidParams naming `field` and the file when it cannot be read.
@@ -166,6 +170,11 @@ impl ClientOptions {
         }
         if let Some(uris) = &self.extensions {
             b = b.extensions(uris.clone());
+        }
+        if let Some(n) = self.max_response_bytes {
+            let n = usize::try_from(n).ok().filter(|n| *n > 0);
+            let n = n.ok_or_else(|| A2AError::invalid_field("maxResponseBytes", "at least 1 byte"))?;
+            b = b.max_response_bytes(n).max_event_bytes(n);
         }
         Ok(b)
     }

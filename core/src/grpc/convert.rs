@@ -154,7 +154,8 @@ pub fn encode_request(request: &A2ARequest) -> Result<Bytes> {
 
 /// `method`'s request message from ProtoJSON params as given, without the model's validation
 /// (what a peer may send: tests and fuzzing use it to send requests the model would refuse).
-pub fn encode_params(method: Method, params: Value) -> Result<Bytes> {
+pub fn encode_params(method: Method, mut params: Value) -> Result<Bytes> {
+    as_doubles(&mut params);
     with_types!(method, |Req, _Resp| encode::<Req>(&params))
 }
 
@@ -198,24 +199,28 @@ fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
 /// Its numbers are doubles: an integer beyond ±2^53 goes as the nearest double (pbjson refuses
 /// it as it is), as any protobuf `Value` carries it.
 pub fn encode_value(value: &Value) -> Result<Bytes> {
-    fn as_doubles(value: &mut Value) {
-        const EXACT: u64 = 1 << 53;
-        match value {
-            Value::Number(n)
-                if n.as_u64().is_some_and(|u| u > EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT) =>
-            {
-                if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
-                    *n = f;
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(as_doubles),
-            Value::Object(map) => map.values_mut().for_each(as_doubles),
-            _ => {}
-        }
-    }
     let mut value = value.clone();
     as_doubles(&mut value);
     encode::<::pbjson_types::Value>(&value)
+}
+
+/// Integers beyond ±2^53 as the nearest double, as a `google.protobuf.Value` carries them
+/// (pbjson refuses them as they are). The proto's own number fields are int32, which the model
+/// bounds before a request is encoded.
+fn as_doubles(value: &mut Value) {
+    const EXACT: u64 = 1 << 53;
+    match value {
+        Value::Number(n)
+            if n.as_u64().is_some_and(|u| u > EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT) =>
+        {
+            if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                *n = f;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(as_doubles),
+        Value::Object(map) => map.values_mut().for_each(as_doubles),
+        _ => {}
+    }
 }
 
 /// A `google.protobuf.Value` message as JSON (an extension method's params or result).
@@ -371,6 +376,20 @@ mod tests {
             assert_eq!(e.code(), -32700);
             assert!(e.message.contains("nests deeper") && e.message.len() < 200, "{}", e.message);
         }
+    }
+
+    #[test]
+    fn integers_beyond_2_53_in_a_request_go_as_doubles() {
+        let params = json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": [9007199254740993u64]}],
+            "metadata": {"big": 9223372036854775807u64, "low": -1152921504606846976i64}}});
+        let A2ARequest::SendMessage(request) =
+            decode_request(Method::SendMessage, &encode_params(Method::SendMessage, params).unwrap()).unwrap()
+        else {
+            panic!("not a SendMessage")
+        };
+        let metadata = request.message.metadata.unwrap();
+        assert_eq!(metadata["big"].as_f64(), Some(9223372036854775807.0));
+        assert_eq!(metadata["low"].as_f64(), Some(-1152921504606846976.0));
     }
 
     #[test]

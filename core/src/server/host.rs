@@ -127,6 +127,7 @@ impl ServerOptions {
     /// Reads the JSON form; InvalidParams naming what is wrong (an unknown key included).
     pub fn from_value(value: Value) -> Result<Self> {
         let mut options: Self = A2AError::from_options(value)?;
+        let value_given = options.bearer_tokens.is_some();
         // One place for the tokens: the security's.
         let tokens = match options.bearer_tokens.take() {
             None => Vec::new(),
@@ -134,6 +135,9 @@ impl ServerOptions {
             Some(BearerTokens::Pairs(p)) => p,
             Some(BearerTokens::Tokens(t)) => t.into_iter().map(|t| (t, "bearer-token".to_owned())).collect(),
         };
+        if tokens.is_empty() && value_given {
+            return Err(A2AError::invalid_field("bearerTokens", super::security::NO_CREDENTIALS));
+        }
         options.security.bearer_tokens.extend(tokens);
         options.config()?;
         Ok(options)
@@ -167,7 +171,12 @@ impl ServerOptions {
             }
             l.max_body_bytes_in_flight = n;
         }
-        l.max_parts_per_message = s.max_parts_per_message.unwrap_or(l.max_parts_per_message);
+        if let Some(n) = s.max_parts_per_message {
+            if n == 0 {
+                return Err(A2AError::invalid_field("limits.maxPartsPerMessage", "at least 1: a message has parts"));
+            }
+            l.max_parts_per_message = n;
+        }
         l.max_history_length = s.max_history_length.unwrap_or(l.max_history_length);
         if let Some(n) = s.max_task_bytes {
             if n == 0 {
@@ -177,8 +186,9 @@ impl ServerOptions {
         }
         l.max_streams_per_task = s.max_streams_per_task.unwrap_or(l.max_streams_per_task);
         if let Some(secs) = s.blocking_timeout {
-            l.blocking_timeout = Duration::try_from_secs_f64(secs)
-                .map_err(|e| A2AError::invalid_field("limits.blockingTimeout", e.to_string()))?;
+            l.blocking_timeout = Duration::try_from_secs_f64(secs).map_err(|_| {
+                A2AError::invalid_field("limits.blockingTimeout", "a finite number of seconds, 0 or more")
+            })?;
         }
         if let Some(n) = s.max_header_bytes {
             if n < super::MIN_HEADER_BYTES {
@@ -215,7 +225,7 @@ pub fn positive_seconds(secs: f64, field: &str) -> Result<Duration> {
     Duration::try_from_secs_f64(secs)
         .ok()
         .filter(|d| !d.is_zero())
-        .ok_or_else(|| A2AError::invalid_field(field, "a positive number of seconds"))
+        .ok_or_else(|| A2AError::invalid_field(field, "a positive, finite number of seconds"))
 }
 
 /// The bounds of a `memory` store from its options (maxTasks, taskRetention seconds,
@@ -446,6 +456,10 @@ mod tests {
             assert_eq!(o.security.bearer_tokens.get("t").map(String::as_str), Some("alice"));
             assert_eq!(o.config().unwrap().limits.max_body_bytes, 10);
             assert_eq!(o.store(), "memory");
+        }
+        for empty in [json!([]), json!({})] {
+            let e = ServerOptions::from_value(json!({"bearerTokens": empty})).unwrap_err();
+            assert_eq!(e.violations[0].field, "bearerTokens", "{e}");
         }
         let list = ServerOptions::from_value(json!({"bearerTokens": ["t"]})).unwrap();
         assert_eq!(list.security.bearer_tokens.get("t").map(String::as_str), Some("bearer-token"));

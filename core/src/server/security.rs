@@ -182,9 +182,9 @@ impl SecurityConfig {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SecuritySpec {
-    #[serde(default, alias = "bearer_tokens")]
+    #[serde(default, alias = "bearer_tokens", deserialize_with = "some_credentials")]
     pub bearer_tokens: BTreeMap<String, String>,
-    #[serde(default, alias = "api_keys")]
+    #[serde(default, alias = "api_keys", deserialize_with = "some_credentials")]
     pub api_keys: BTreeMap<String, String>,
     #[serde(default, alias = "api_key_location")]
     pub api_key_location: Option<KeyLocationSpec>,
@@ -202,6 +202,20 @@ pub struct SecuritySpec {
     pub task_visibility: Option<String>,
     #[serde(default, alias = "allow_private_webhooks")]
     pub allow_private_webhooks: PrivateTargets,
+}
+
+/// Why an empty list of tokens or keys is refused: read from an unset setting, it would serve
+/// every caller while the author believes the server is closed.
+pub(super) const NO_CREDENTIALS: &str =
+    "names no credential: give at least one, or leave the option out to serve without it";
+
+/// A map of credentials that is absent (no such scheme) or names at least one.
+fn some_credentials<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<BTreeMap<String, String>, D::Error> {
+    let map = BTreeMap::<String, String>::deserialize(d)?;
+    if map.is_empty() {
+        return Err(serde::de::Error::custom(NO_CREDENTIALS));
+    }
+    Ok(map)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -355,6 +369,11 @@ mod tests {
         assert_eq!(config.task_visibility, crate::server::TaskVisibility::Shared);
         let e = SecuritySpec::from_value(json!({"apiKeyz": {}})).unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidParams);
+        // An empty list of credentials (an unset setting, say) would serve everyone: refused.
+        for (empty, field) in [(json!({"apiKeys": {}}), "apiKeys"), (json!({"bearer_tokens": {}}), "bearer_tokens")] {
+            let e = SecuritySpec::from_value(empty).unwrap_err();
+            assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, field), "{e}");
+        }
         let Err(e) = SecuritySpec::from_value(json!({"jwt": {"issuers": ["x"]}})).unwrap().build("http://x") else {
             panic!("a jwt without keys was accepted")
         };

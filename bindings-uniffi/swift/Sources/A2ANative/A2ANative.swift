@@ -1927,7 +1927,7 @@ public protocol EventSinkProtocol: AnyObject, Sendable {
     func messageText(text: String) async throws 
     
     /**
-     * Any event.
+     * Any event; ids left empty are this task's.
      */
     func send(event: StreamResponse) async throws 
     
@@ -2101,7 +2101,7 @@ open func messageText(text: String)async throws   {
 }
     
     /**
-     * Any event.
+     * Any event; ids left empty are this task's.
      */
 open func send(event: StreamResponse)async throws   {
     return
@@ -4535,6 +4535,10 @@ public struct ClientOptions {
      * An API key, sent where the card's API key scheme says (header, query or cookie).
      */
     public var cardApiKey: String?
+    /**
+     * The most bytes one response or stream event may take (default 64 MiB).
+     */
+    public var maxResponseBytes: UInt64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4586,7 +4590,10 @@ public struct ClientOptions {
          */cardBearerToken: String? = nil, 
         /**
          * An API key, sent where the card's API key scheme says (header, query or cookie).
-         */cardApiKey: String? = nil) {
+         */cardApiKey: String? = nil, 
+        /**
+         * The most bytes one response or stream event may take (default 64 MiB).
+         */maxResponseBytes: UInt64? = nil) {
         self.bearerToken = bearerToken
         self.apiKey = apiKey
         self.credentials = credentials
@@ -4604,6 +4611,7 @@ public struct ClientOptions {
         self.clientCertFiles = clientCertFiles
         self.cardBearerToken = cardBearerToken
         self.cardApiKey = cardApiKey
+        self.maxResponseBytes = maxResponseBytes
     }
 
     
@@ -4638,7 +4646,8 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
                 caCertFile: FfiConverterOptionString.read(from: &buf), 
                 clientCertFiles: FfiConverterOptionTypeCertFiles.read(from: &buf), 
                 cardBearerToken: FfiConverterOptionString.read(from: &buf), 
-                cardApiKey: FfiConverterOptionString.read(from: &buf)
+                cardApiKey: FfiConverterOptionString.read(from: &buf), 
+                maxResponseBytes: FfiConverterOptionUInt64.read(from: &buf)
         )
     }
 
@@ -4660,6 +4669,7 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         FfiConverterOptionTypeCertFiles.write(value.clientCertFiles, into: &buf)
         FfiConverterOptionString.write(value.cardBearerToken, into: &buf)
         FfiConverterOptionString.write(value.cardApiKey, into: &buf)
+        FfiConverterOptionUInt64.write(value.maxResponseBytes, into: &buf)
     }
 }
 
@@ -6877,12 +6887,13 @@ public struct ServerOptions {
     /**
      * When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
      * each authenticates the principal `bearer-token`.
+     * An empty list is refused: it would serve everyone.
      */
-    public var bearerTokens: [String]
+    public var bearerTokens: [String]?
     /**
      * Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
      */
-    public var bearerTokenPrincipals: [String: String]
+    public var bearerTokenPrincipals: [String: String]?
     /**
      * Served to authenticated callers by GetExtendedAgentCard.
      */
@@ -6940,10 +6951,11 @@ public struct ServerOptions {
         /**
          * When set, every call needs `Authorization: Bearer <one of these>` (the card says so);
          * each authenticates the principal `bearer-token`.
-         */bearerTokens: [String] = [], 
+         * An empty list is refused: it would serve everyone.
+         */bearerTokens: [String]? = nil, 
         /**
          * Bearer tokens, each naming the principal it authenticates (tasks belong to principals).
-         */bearerTokenPrincipals: [String: String] = [:], 
+         */bearerTokenPrincipals: [String: String]? = nil, 
         /**
          * Served to authenticated callers by GetExtendedAgentCard.
          */extendedCard: AgentCard? = nil, 
@@ -7013,8 +7025,8 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         return
             try ServerOptions(
                 store: FfiConverterOptionString.read(from: &buf), 
-                bearerTokens: FfiConverterSequenceString.read(from: &buf), 
-                bearerTokenPrincipals: FfiConverterDictionaryStringString.read(from: &buf), 
+                bearerTokens: FfiConverterOptionSequenceString.read(from: &buf), 
+                bearerTokenPrincipals: FfiConverterOptionDictionaryStringString.read(from: &buf), 
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
                 limits: FfiConverterOptionTypeServerLimits.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
@@ -7030,8 +7042,8 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
 
     public static func write(_ value: ServerOptions, into buf: inout [UInt8]) {
         FfiConverterOptionString.write(value.store, into: &buf)
-        FfiConverterSequenceString.write(value.bearerTokens, into: &buf)
-        FfiConverterDictionaryStringString.write(value.bearerTokenPrincipals, into: &buf)
+        FfiConverterOptionSequenceString.write(value.bearerTokens, into: &buf)
+        FfiConverterOptionDictionaryStringString.write(value.bearerTokenPrincipals, into: &buf)
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
         FfiConverterOptionTypeServerLimits.write(value.limits, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
@@ -9102,6 +9114,54 @@ fileprivate struct FfiConverterOptionTypeTaskState: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterSequenceString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterSequenceString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDictionaryStringString: FfiConverterRustBuffer {
+    typealias SwiftType = [String: String]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDictionaryStringString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDictionaryStringString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
     typealias SwiftType = [String]
 
@@ -10051,7 +10111,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_eventsink_message_text() != 154) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_method_eventsink_send() != 7860) {
+    if (uniffi_a2a_native_uniffi_checksum_method_eventsink_send() != 48884) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_eventsink_status() != 27533) {

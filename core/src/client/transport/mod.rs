@@ -64,8 +64,10 @@ impl Default for Config {
             stream_idle_timeout: Some(Duration::from_secs(300)),
             retry: RetryPolicy::default(),
             stream_reconnects: 3,
-            max_event_bytes: 16 * 1024 * 1024,
-            max_response_bytes: 16 * 1024 * 1024,
+            // As large as the server's own bound on a request's bodies in flight: a task an
+            // agent grew past 16 MiB (a lagging stream gets it whole) must still be readable.
+            max_event_bytes: 64 * 1024 * 1024,
+            max_response_bytes: 64 * 1024 * 1024,
             credentials: None,
             extensions: Vec::new(),
             headers: HeaderMap::new(),

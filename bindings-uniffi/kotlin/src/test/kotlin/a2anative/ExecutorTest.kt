@@ -61,6 +61,21 @@ class ExecutorTest {
     }
 
     @Test
+    fun `events sent whole get the ids they leave empty`() = test {
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) {
+                val status = TaskStatusUpdateEvent(taskId = "", contextId = "", status = TaskStatus(state = TaskState.COMPLETED))
+                events.send(StreamResponse(StreamResponsePayload.StatusUpdate(status)))
+            }
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        serving(agent) { server ->
+            val task = Client.connect(server.url()!!).sendText("x").task!!
+            assertEquals(TaskState.COMPLETED, task.status.state)
+        }
+    }
+
+    @Test
     fun `a direct message reply`() = test {
         val agent = object : AgentExecutor {
             override suspend fun execute(context: RequestContext, events: EventSink) = events.messageText("hi ${context.text}")

@@ -405,6 +405,7 @@ class VectorsTest {
                 "binding" -> o.copy(binding = str(v))
                 "retries" -> o.copy(retries = count(v).toUInt())
                 "streamReconnects" -> o.copy(streamReconnects = count(v).toUInt())
+                "maxResponseBytes" -> o.copy(maxResponseBytes = count(v).toULong())
                 "allowV03" -> o.copy(allowV03 = bool(v))
                 "extensions" -> o.copy(extensions = strings(v))
                 "apiKey" -> when (v) {
