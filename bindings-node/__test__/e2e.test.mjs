@@ -518,6 +518,7 @@ test('NaN, Infinity and lone surrogates are InvalidParamsError naming where they
   }
   // null itself is JSON.
   assert.deepEqual(normalize('Message', { ...message, metadata: { n: null } }).metadata, { n: null });
-  assert.throws(() => normalize('Message', { ...message, parts: [{ text: '😀'.slice(1) }] }), InvalidParamsError);
+  assert.throws(() => normalize('Message', { ...message, parts: [{ text: '😀'.slice(1) }] }),
+    (e) => e instanceof InvalidParamsError && e.message.includes('surrogate'));
   await assert.rejects(Client.connect('http://127.0.0.1:9/', { timeout: NaN }), InvalidParamsError);
 });

@@ -22,8 +22,10 @@ pub fn text<T: Serialize>(value: &T) -> String {
 /// Any JSON text as a value. The text is `JSON.stringify`'s (lib/native.js `json`), so what
 /// does not parse is a value JSON cannot carry (a string with a lone surrogate): InvalidParams.
 pub fn value(json: &str) -> Result<serde_json::Value> {
-    serde_json::from_str(json)
-        .map_err(|e| errors::to_js(a2a_native::A2AError::new(a2a_native::ErrorKind::InvalidParams, e.to_string())))
+    serde_json::from_str(json).map_err(|e| {
+        let why = a2a_native::A2AError::invalid_json(&e).message;
+        errors::to_js(a2a_native::A2AError::new(a2a_native::ErrorKind::InvalidParams, why))
+    })
 }
 
 /// Reads `json` as the 1.0 model `typeName` and returns it in canonical ProtoJSON (defaults

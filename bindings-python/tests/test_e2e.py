@@ -352,6 +352,27 @@ async def test_multi_turn_input_required() -> None:
         assert task2["status"]["message"]["parts"] == [{"text": "hello Ada"}]
 
 
+class Greeter(AgentExecutor):
+    """The README's multi-turn agent."""
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        if context.task is None:
+            await events.input_required("What is your name?")
+        else:
+            turns = len(context.task["history"]) - 1
+            await events.complete(f"Hello, {context.get_user_input()} ({turns} earlier messages)")
+
+
+@run
+async def test_the_answering_turn_sees_the_earlier_turns_and_its_message_last() -> None:
+    async with AgentServer(CARD, Greeter()) as server:
+        client = await Client.connect(server.url)
+        asked = (await client.send("hi"))["task"]
+        done = (await client.send("Ada", task_id=asked["id"], context_id=asked["contextId"]))["task"]
+        # "hi" and the question came before the answer.
+        assert done["status"]["message"]["parts"] == [{"text": "Hello, Ada (2 earlier messages)"}], done
+
+
 @run
 async def test_cancel_reaches_the_coroutine_and_subscribe() -> None:
     agent = Echo()

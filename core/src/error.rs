@@ -207,6 +207,17 @@ impl A2AError {
     pub fn parse_error(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::JsonParse, message)
     }
+    /// JSON text that does not read: JSONParseError with serde_json's account, naming the one
+    /// case it leaves obscure. `"\ud800"` alone is JSON grammar but no Unicode text, and
+    /// JavaScript's `JSON.stringify` writes it for a string holding half a surrogate pair.
+    pub fn invalid_json(e: &serde_json::Error) -> Self {
+        let hint = if e.to_string().contains("hex escape") {
+            " (a \\u escape of half a UTF-16 surrogate pair, \\ud800 to \\udfff, without its other half, is no Unicode text)"
+        } else {
+            ""
+        };
+        Self::parse_error(format!("Invalid JSON payload: {e}{hint}"))
+    }
     pub fn invalid_request(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidRequest, message)
     }
@@ -376,6 +387,21 @@ impl From<serde_json::Error> for A2AError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_that_does_not_read_says_why_and_names_a_lone_surrogate() {
+        let lone = serde_json::from_str::<serde_json::Value>(r#"{"a": "x\ud800y"}"#).unwrap_err();
+        let e = A2AError::invalid_json(&lone);
+        assert_eq!(e.kind, ErrorKind::JsonParse);
+        assert!(e.message.contains("surrogate"), "{}", e.message);
+        let cut = serde_json::from_str::<serde_json::Value>(r#"{"a": 1"#).unwrap_err();
+        let e = A2AError::invalid_json(&cut);
+        assert!(
+            e.message.starts_with("Invalid JSON payload: EOF") && !e.message.contains("surrogate"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn a_huge_id_is_echoed_cut_short() {

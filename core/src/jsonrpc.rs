@@ -347,8 +347,7 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
             return check_members(id, jsonrpc.as_ref(), method.as_ref(), params);
         }
     }
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ErrorResponse::null(A2AError::parse_error(format!("Invalid JSON payload: {e}"))))?;
+    let value: Value = serde_json::from_slice(body).map_err(|e| ErrorResponse::null(A2AError::invalid_json(&e)))?;
     parse_envelope_value(value)
 }
 
@@ -529,8 +528,7 @@ impl Response {
 /// are -32700 (not JSON) or -32600 (not a response object) errors; an `error` member is returned
 /// as `outcome`, not as this function's error.
 pub fn parse_response(bytes: &[u8]) -> Result<Response, A2AError> {
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| A2AError::parse_error(format!("Invalid JSON payload: {e}")))?;
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| A2AError::invalid_json(&e))?;
     parse_response_value(value)
 }
 

@@ -299,7 +299,7 @@ fn body_object(body: &[u8]) -> Result<Map<String, Value>, A2AError> {
     match serde_json::from_slice(body) {
         Ok(Value::Object(obj)) => Ok(obj),
         Ok(_) => Err(A2AError::invalid_field("", "the request body must be a JSON object")),
-        Err(e) => Err(A2AError::parse_error(format!("Invalid JSON payload: {e}"))),
+        Err(e) => Err(A2AError::invalid_json(&e)),
     }
 }
 

@@ -52,7 +52,7 @@ pub fn parse<T: DeserializeOwned + Validate>(bytes: &[u8]) -> Result<T> {
 }
 
 fn parse_error(e: serde_json::Error) -> A2AError {
-    A2AError::parse_error(format!("Invalid JSON payload: {e}"))
+    A2AError::invalid_json(&e)
 }
 
 /// Reads a `T` from an already parsed JSON value and validates it.

@@ -757,8 +757,16 @@ impl Inner {
         let agent = self.agent.clone();
         let agent_cancel = async move { agent.cancel(ctx, sink).await };
         let outcome = self.drive(guard, Box::pin(agent_cancel), rx, None, tokio::time::sleep(CANCEL_GRACE)).await;
-        if !matches!(outcome, Some(Ok(()))) {
-            tracing::warn!(task_id = id, "executor cancel failed or timed out; canceling anyway");
+        match outcome {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                tracing::warn!(task_id = id, error = %e.message, "executor cancel failed; canceling anyway")
+            }
+            None => tracing::warn!(
+                task_id = id,
+                "executor cancel did not return within {} s; canceling anyway",
+                CANCEL_GRACE.as_secs()
+            ),
         }
     }
 
