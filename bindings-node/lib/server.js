@@ -44,7 +44,7 @@ export class AgentServer {
 
   /** Binds and serves in the background; resolves to the bound port (0 picks a free one). */
   async listen(port = 0, host = '127.0.0.1') {
-    if (!Number.isInteger(port)) throw new TypeError(`port must be an integer from 0 to 65535, not ${String(port)}`);
+    if (!Number.isInteger(port)) throw new TypeError(`port must be an integer from 0 to 65535, not ${typeof port === 'string' ? JSON.stringify(port) : String(port)}`);
     if (port < 0 || port > 65535) throw new RangeError(`port must be from 0 to 65535, not ${port}`);
     const bound = await settle(this.#native.listen(host, port, dispatcher(this.#executor)));
     listening.add(this);

@@ -17,8 +17,9 @@ pub type Provide =
 
 pub struct JsCredentials(pub Provide);
 
-fn failed(e: impl std::fmt::Display) -> A2AError {
-    A2AError::new(ErrorKind::Internal, format!("the credentials function failed: {e}"))
+/// The function's own error text (napi's Display would put its status before it).
+fn failed(e: napi::Error) -> A2AError {
+    A2AError::new(ErrorKind::Internal, format!("the credentials function failed: {}", e.reason))
 }
 
 #[async_trait]

@@ -127,6 +127,12 @@ pub(crate) fn card_urls(url: &str) -> Vec<String> {
 
 /// Resolves the card of the agent at `url` (see the module docs).
 pub(crate) async fn resolve(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
+    // A mistake in the URL is the caller's, said as such (reqwest would call it a failed request).
+    match reqwest::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+        Ok(u) => return Err(A2AError::invalid_field("url", format!("{:?} is not http or https", u.scheme()))),
+        Err(e) => return Err(A2AError::invalid_field("url", format!("{url:?} is not an absolute URL: {e}"))),
+    }
     let urls = card_urls(url);
     let mut result = Err(A2AError::internal("no agent card URL"));
     for (i, card_url) in urls.iter().enumerate() {
@@ -232,6 +238,14 @@ mod tests {
         );
         assert_eq!(card_urls("http://h/a/")[0], "http://h/a/.well-known/agent-card.json");
         assert_eq!(card_urls("http://h/cards/x.json"), ["http://h/cards/x.json"]);
+    }
+
+    #[tokio::test]
+    async fn a_url_that_is_no_http_url_is_the_callers_mistake() {
+        for bad in ["undefined", "", "localhost:9999", "ftp://h/x", "http://"] {
+            let Err(e) = crate::client::Client::connect(bad).await else { panic!("{bad:?} was taken") };
+            assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, "url"), "{bad:?}: {e}");
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 /// The card read from JSON, with the server's interfaces filled in when it declares none
 /// (JSON-RPC at `{base}/`, HTTP+JSON at `{base}`, gRPC at its `host:port`, A2A 1.0).
-pub fn card(card: &Value, base: &str) -> Result<AgentCard> {
+/// `at` names the option it came from in errors (`extendedCard`; empty for the card itself).
+pub fn card(card: &Value, base: &str, at: &str) -> Result<AgentCard> {
     let mut card = card.clone();
     let empty = card.get("supportedInterfaces").and_then(Value::as_array).is_none_or(Vec::is_empty);
     if empty && let Some(obj) = card.as_object_mut() {
@@ -27,11 +28,11 @@ pub fn card(card: &Value, base: &str) -> Result<AgentCard> {
             ]),
         );
     }
-    crate::model::parse_value(card)
+    crate::model::parse_value_at(card, at)
 }
 
-fn secured(card_json: &Value, base: &str, security: &SecurityConfig) -> Result<AgentCard> {
-    let mut card = card(card_json, base)?;
+fn secured(card_json: &Value, base: &str, security: &SecurityConfig, at: &str) -> Result<AgentCard> {
+    let mut card = card(card_json, base, at)?;
     security.apply_to_card(&mut card)?;
     Ok(card)
 }
@@ -40,11 +41,11 @@ fn secured(card_json: &Value, base: &str, security: &SecurityConfig) -> Result<A
 pub fn check(card: &Value, extended: Option<&Value>, security: &SecuritySpec, server: &ServerConfig) -> Result<()> {
     let base = "http://127.0.0.1:0";
     let config = security.build(base)?;
-    let card = secured(card, base, &config)?;
+    let card = secured(card, base, &config, "")?;
     crate::methods::check(&server.methods, &card)?;
     crate::methods::check_profiles(&server.profile_checks, &card)?;
     if let Some(extended) = extended {
-        secured(extended, base, &config)?;
+        secured(extended, base, &config, "extendedCard")?;
     }
     Ok(())
 }
@@ -68,12 +69,12 @@ pub fn server(
     let base = base_url(addr, security);
     let security = security.build(&base)?;
     security.configure(&mut config);
-    let card = secured(card, &base, &security)?;
+    let card = secured(card, &base, &security, "")?;
     crate::methods::check(&config.methods, &card)?;
     crate::methods::check_profiles(&config.profile_checks, &card)?;
     let mut handler = RequestHandler::new(agent, card, stores, config);
     if let Some(extended) = extended {
-        handler = handler.with_extended_card(secured(extended, &base, &security)?);
+        handler = handler.with_extended_card(secured(extended, &base, &security, "extendedCard")?);
     }
     let mut server = Server::new(Arc::new(security.secure(handler)));
     if let Some(tls) = security.tls_config()? {

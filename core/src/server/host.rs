@@ -446,6 +446,16 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_extended_card_is_named_as_the_option() {
+        let card = json!({"name": "a", "description": "b", "version": "1", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]});
+        let options = ServerOptions::from_value(json!({"extendedCard": {"description": "no name"}})).unwrap();
+        let Err(e) = HostedServer::new(card, options) else { panic!("a card without a name was taken") };
+        assert_eq!(e.violations[0].field, "extendedCard.name", "{e}");
+    }
+
+    #[test]
     fn both_spellings_and_every_token_form_are_read_alike() {
         let camel =
             ServerOptions::from_value(json!({"bearerTokens": {"t": "alice"}, "limits": {"maxBodyBytes": 10}})).unwrap();
