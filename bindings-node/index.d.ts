@@ -67,6 +67,12 @@ export declare class RequestContext {
   readonly text: string;
 }
 
+/** The context `execute` gets (a type only: at run time a RequestContext): the client's message is always there. */
+export interface ExecuteContext extends RequestContext {
+  readonly message: Message;
+  readonly userMessage: Message;
+}
+
 export interface ArtifactOptions {
   /** Defaults to a fresh UUID; give it to append to an earlier artifact. */
   artifactId?: string;
@@ -103,7 +109,7 @@ export declare class EventQueue {
 
 /** An agent. A thrown error or rejected promise fails the task with its message. */
 export interface AgentExecutor {
-  execute(context: RequestContext, events: EventQueue): Promise<void> | void;
+  execute(context: ExecuteContext, events: EventQueue): Promise<void> | void;
   /** Optional: the running `execute` sees `context.signal` aborted either way, and the task
    * ends CANCELED. */
   cancel?(context: RequestContext, events: EventQueue): Promise<void> | void;

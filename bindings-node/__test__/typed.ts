@@ -18,15 +18,19 @@ const echo: AgentExecutor = {
   async execute(context, events) {
     const text: string = context.text;
     if (context.signal.aborted) return;
-    const first: Message | null = context.userMessage;
+    const first: Message = context.userMessage;
     await events.working('on it');
-    await events.artifact(first?.parts ?? text, { name: 'echo', lastChunk: true });
+    // The README's quick start: execute's context always has the message.
+    await events.artifact(context.message.parts, { name: 'echo', lastChunk: true });
+    await events.artifact(first.parts ?? text, { name: 'echo', lastChunk: true });
     await events.status('input-required', { parts: [{ text: 'more?' }] });
     await events.complete();
     // @ts-expect-error not a state
     await events.status('sleeping');
   },
-  async cancel(_context, events) {
+  async cancel(context, events) {
+    // @ts-expect-error cancel's context may have no message
+    context.message.parts;
     await events.canceled();
   },
 };
