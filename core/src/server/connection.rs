@@ -392,7 +392,7 @@ impl Drop for Busy {
     }
 }
 
-impl<S, R, B> hyper::service::Service<R> for Counted<S>
+impl<S, R, B: Body> hyper::service::Service<R> for Counted<S>
 where
     S: hyper::service::Service<R, Response = Response<B>>,
     S::Future: Unpin,
@@ -412,7 +412,7 @@ pub(crate) struct CountedCall<F> {
     answer: F,
 }
 
-impl<F, B, E> Future for CountedCall<F>
+impl<F, B: Body, E> Future for CountedCall<F>
 where
     F: Future<Output = Result<Response<B>, E>> + Unpin,
 {
@@ -422,12 +422,17 @@ where
         let this = &mut *self;
         let response = std::task::ready!(Pin::new(&mut this.answer).poll(cx))?;
         let busy = this.busy.take().expect("a call is answered once");
-        Poll::Ready(Ok(response.map(|body| Held { body, busy, owed: false })))
+        Poll::Ready(Ok(response.map(|body| {
+            let mut held = Held { body, busy, owed: false };
+            // Once the head is out, hyper owes a body with anything in it its first poll.
+            held.set_owed(!held.body.is_end_stream());
+            held
+        })))
     }
 }
 
 /// A response body that keeps its request counted as in flight until it ends, and notes
-/// whether hyper owes it a poll.
+/// whether hyper owes it a poll, or its end.
 pub(crate) struct Held<B> {
     body: B,
     busy: Busy,
@@ -461,8 +466,10 @@ impl<B: Body + Unpin> Body for Held<B> {
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
         self.busy.0.body_polls.fetch_add(1, Ordering::Relaxed);
         let poll = Pin::new(&mut self.body).poll_frame(cx);
-        // Data given, and more may follow: hyper asks again once it has sent this.
-        let owed = matches!(&poll, Poll::Ready(Some(Ok(_)))) && !self.body.is_end_stream();
+        // A frame given: hyper asks for the next one, or drops the body, once it has sent this.
+        // Over HTTP/2 it holds the frame until the client's window has room, so a window that
+        // stays shut (even the last frame's: a whole answer held in memory) leaves this owed.
+        let owed = matches!(&poll, Poll::Ready(Some(Ok(_))));
         self.set_owed(owed);
         poll
     }

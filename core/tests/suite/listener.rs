@@ -641,6 +641,17 @@ async fn h2_waiting_stream(
     addr: std::net::SocketAddr,
     window: Option<u32>,
 ) -> (http::Response<hyper::body::Incoming>, H2Client) {
+    h2_answer(addr, window, "SendStreamingMessage", "wait").await
+}
+
+/// `method` (SendMessage or SendStreamingMessage) of a message saying `text`, over HTTP/2 with
+/// the client's stream windows at `window`: the response head, and the connection.
+async fn h2_answer(
+    addr: std::net::SocketAddr,
+    window: Option<u32>,
+    method: &str,
+    text: &str,
+) -> (http::Response<hyper::body::Incoming>, H2Client) {
     let tcp = TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
         .initial_stream_window_size(window)
@@ -648,8 +659,8 @@ async fn h2_waiting_stream(
         .await
         .unwrap();
     let conn = tokio::spawn(conn);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "wait"}]}}})
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method,
+        "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": text}]}}})
     .to_string();
     let req = http::Request::post(format!("http://{addr}/"))
         .header("content-type", "application/json")
@@ -671,6 +682,17 @@ async fn an_h2_client_that_keeps_its_stream_window_shut_is_dropped() {
     // starves. Two looks 300 ms apart see it: the server drops the connection.
     let ended = tokio::time::timeout(Duration::from_secs(3), conn).await;
     assert!(ended.is_ok(), "a connection whose stream the client starves is kept");
+    drop(resp);
+}
+
+#[tokio::test]
+async fn an_h2_client_that_never_opens_the_window_of_a_whole_answer_is_dropped() {
+    let s = start_idle(Duration::from_millis(300)).await;
+    // A finished task's answer waits whole for a window the client never opens: hyper never
+    // asks the body for a byte, yet it holds the answer in memory.
+    let (resp, (_sender, conn)) = h2_answer(s.addr, Some(0), "SendMessage", "hello").await;
+    let ended = tokio::time::timeout(Duration::from_secs(3), conn).await;
+    assert!(ended.is_ok(), "a connection whose answer the client never lets out is kept");
     drop(resp);
 }
 
