@@ -9,11 +9,12 @@
 //!   [`v03::AgentCard`] and converted, its interfaces declaring protocolVersion `0.3` (or
 //!   `0.2` for a 0.2.x card). Anything invalid is InvalidAgentResponse naming the field
 //!   (`supportedInterfaces[0].url: is required`).
-//! - Caching (RFC 9111, the parts a card needs): a card is reused without a request while its
-//!   `Cache-Control: max-age` lasts; after that, a card with an `ETag` is revalidated with
-//!   `If-None-Match`, and `304 Not Modified` keeps it (with the new max-age). `no-store`
-//!   keeps nothing; `no-cache` always revalidates. By default every client of the process
-//!   shares one cache ([`CardCache::shared`]).
+//! - Caching: every connect asks the agent, so a stopped agent fails it and a changed one (or
+//!   another agent on the same address) is seen; a card with an `ETag` is asked for with
+//!   `If-None-Match`, and `304 Not Modified` reuses it unread. `no-store` keeps nothing. A
+//!   `max-age` is not trusted to skip the request: a card is fetched once per connect, and a
+//!   stale one (new security schemes, a restarted server) costs far more than that request.
+//!   By default every client of the process shares one cache ([`CardCache::shared`]).
 //! - The card fetch is idempotent: it is retried like GetTask, and sent without credentials.
 
 use super::transport::{self, Http, Outgoing, invalid_response};
@@ -23,7 +24,7 @@ use http::header::{ACCEPT, CACHE_CONTROL, ETAG, HeaderMap, HeaderValue, IF_NONE_
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The well-known card path (spec §8.2).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
@@ -33,8 +34,7 @@ pub const LEGACY_WELL_KNOWN_PATH: &str = "/.well-known/agent.json";
 #[derive(Clone)]
 struct Entry {
     card: AgentCard,
-    etag: Option<HeaderValue>,
-    fresh_until: Instant,
+    etag: HeaderValue,
 }
 
 /// Agent cards by URL, with their HTTP validators.
@@ -87,25 +87,14 @@ impl CardCache {
     }
 }
 
-/// What `Cache-Control` allows: `None` = do not store; `Some(max_age)` otherwise.
-fn cache_policy(headers: &HeaderMap) -> Option<Duration> {
-    let mut max_age = Duration::ZERO;
-    for value in headers.get_all(CACHE_CONTROL) {
-        let Ok(text) = value.to_str() else { continue };
-        for directive in text.split(',').map(str::trim) {
-            let lower = directive.to_ascii_lowercase();
-            if lower == "no-store" {
-                return None;
-            }
-            if lower == "no-cache" {
-                return Some(Duration::ZERO);
-            }
-            if let Some(secs) = lower.strip_prefix("max-age=").and_then(|v| v.trim_matches('"').parse::<u64>().ok()) {
-                max_age = delta_seconds(secs);
-            }
-        }
-    }
-    Some(max_age)
+/// Whether `Cache-Control` lets the card be kept (for revalidation): not with `no-store`.
+fn may_store(headers: &HeaderMap) -> bool {
+    !headers
+        .get_all(CACHE_CONTROL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|text| text.split(','))
+        .any(|directive| directive.trim().eq_ignore_ascii_case("no-store"))
 }
 
 /// A delta-seconds value as RFC 9111 §1.2.2 bounds it: beyond 2^31 it counts as 2^31 (68
@@ -149,15 +138,10 @@ pub(crate) async fn resolve(http: &Http, cache: &CardCache, url: &str) -> Result
 
 async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
     let cached = cache.get(url);
-    if let Some(entry) = &cached
-        && Instant::now() < entry.fresh_until
-    {
-        return Ok(entry.card.clone());
-    }
     let mut headers = http.config.headers.clone();
     headers.insert(ACCEPT, HeaderValue::from_static(transport::JSON));
-    if let Some(etag) = cached.as_ref().and_then(|e| e.etag.clone()) {
-        headers.insert(IF_NONE_MATCH, etag);
+    if let Some(entry) = &cached {
+        headers.insert(IF_NONE_MATCH, entry.etag.clone());
     }
     let out = Outgoing {
         verb: reqwest::Method::GET,
@@ -169,19 +153,17 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
     };
     let mut resp = http.send(&out).await?;
     let status = resp.status().as_u16();
-    let policy = cache_policy(resp.headers());
+    let storable = may_store(resp.headers());
     let etag = resp.headers().get(ETAG).cloned();
     if status == 304
         && let Some(mut entry) = cached
     {
         tracing::debug!(%url, "agent card not modified");
-        match policy {
-            Some(max_age) => {
-                entry.fresh_until = Instant::now() + max_age;
-                entry.etag = etag.or(entry.etag);
-                cache.put(url, Some(entry.clone()));
-            }
-            None => cache.put(url, None),
+        if !storable {
+            cache.put(url, None);
+        } else if let Some(etag) = etag {
+            entry.etag = etag;
+            cache.put(url, Some(entry.clone()));
         }
         return Ok(entry.card);
     }
@@ -195,11 +177,7 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
         return Err(err.with_meta("url", url));
     }
     let card = parse_card(&body, url)?;
-    let entry = policy.filter(|max_age| !max_age.is_zero() || etag.is_some()).map(|max_age| Entry {
-        card: card.clone(),
-        etag,
-        fresh_until: Instant::now() + max_age,
-    });
+    let entry = etag.filter(|_| storable).map(|etag| Entry { card: card.clone(), etag });
     cache.put(url, entry);
     Ok(card)
 }
@@ -255,10 +233,9 @@ mod tests {
             m.insert(CACHE_CONTROL, v.parse().unwrap());
             m
         };
-        assert_eq!(cache_policy(&h("public, max-age=300")), Some(Duration::from_secs(300)));
-        assert_eq!(cache_policy(&h("max-age=60, no-cache")), Some(Duration::ZERO));
-        assert_eq!(cache_policy(&h("no-store, max-age=60")), None);
-        assert_eq!(cache_policy(&HeaderMap::new()), Some(Duration::ZERO));
+        assert!(may_store(&h("public, max-age=300")) && may_store(&h("max-age=60, no-cache")));
+        assert!(!may_store(&h("max-age=60, No-Store")));
+        assert!(may_store(&HeaderMap::new()));
     }
 
     #[test]

@@ -184,7 +184,7 @@ fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {
         let text = e.to_string();
         // prost stops at 100 nested messages, and its error then lists every one of them.
         // Within a `Struct` each JSON object is three (Struct, map entry, Value) and each array
-        // two, so over gRPC metadata and data parts nest less deep than the model's 64 levels.
+        // two: a request that gets here nests deeper than the model allows anyway.
         if text.ends_with("recursion limit reached") {
             return A2AError::parse_error(
                 "invalid protobuf message: a google.protobuf.Struct or Value nests deeper than protobuf \
@@ -370,7 +370,11 @@ mod tests {
                 "metadata": {"k": v}}});
             decode_request(Method::SendMessage, &encode_params(Method::SendMessage, params).unwrap())
         };
-        assert!(nested(32, false).is_ok() && nested(48, true).is_ok());
+        // The metadata object is a level of its own.
+        let most = crate::model::MAX_VALUE_DEPTH - 1;
+        assert!(nested(most, false).is_ok() && nested(most, true).is_ok());
+        // Just beyond, the model refuses it, naming the field; far beyond, protobuf does.
+        assert_eq!(nested(most + 1, false).unwrap_err().violations[0].field, "message.metadata");
         for refused in [nested(33, false), nested(49, true), nested(100, false)] {
             let e = refused.unwrap_err();
             assert_eq!(e.code(), -32700);

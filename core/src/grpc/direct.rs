@@ -242,7 +242,38 @@ mod tests {
     use super::*;
     use crate::model;
     use crate::request::Method;
+    use prost::Message as _;
     use serde_json::json;
+
+    /// The model's depth bound is what protobuf carries: a task whose every value (data and
+    /// metadata, of parts in its history, artifacts and status message) nests as deep as the
+    /// model allows reads back through protobuf, as a stream event and on a list page; one
+    /// level more of objects would not.
+    #[test]
+    fn values_as_deep_as_the_model_allows_read_back_over_protobuf() {
+        let task_with = |depth: usize, array: bool| -> Task {
+            let deep = (1..depth).fold(json!(1), |v, _| if array { json!([v]) } else { json!({"a": v}) });
+            let (data, meta) =
+                if array { (json!([deep]), json!({"a": deep})) } else { (json!({"a": deep}), json!({"a": deep})) };
+            let message = json!({"messageId": "m", "role": "ROLE_AGENT", "parts": [{"data": data, "metadata": meta}], "metadata": meta});
+            let task = json!({"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED", "message": message},
+                "artifacts": [{"artifactId": "a", "parts": [{"data": data, "metadata": meta}], "metadata": meta}],
+                "history": [message]});
+            serde_json::from_value(task).unwrap()
+        };
+        let reads_back = |task: &Task| {
+            let event = pb::StreamResponse::from(&StreamResponse::Task(task.clone())).encode_to_vec();
+            let page = json!({"tasks": [model::to_value(task)], "nextPageToken": "", "pageSize": 1, "totalSize": 1});
+            let page = super::super::convert::encode_result(Method::ListTasks, &page).unwrap();
+            pb::StreamResponse::decode(event.as_slice()).is_ok() && pb::ListTasksResponse::decode(page.as_ref()).is_ok()
+        };
+        for array in [false, true] {
+            let task = task_with(model::MAX_VALUE_DEPTH, array);
+            assert!(model::Validate::validate(&task).is_ok());
+            assert!(reads_back(&task), "array {array}");
+        }
+        assert!(!reads_back(&task_with(model::MAX_VALUE_DEPTH + 1, false)), "the bound is not tight: raise it");
+    }
 
     /// The message the ProtoJSON route of `convert` gives, and the direct one, as ProtoJSON:
     /// not bytes (a `Struct`'s fields are a HashMap, written in no fixed order), and an empty

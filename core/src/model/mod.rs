@@ -17,7 +17,7 @@ pub mod wire;
 pub use card::*;
 pub use requests::*;
 pub use task::*;
-pub use validate::Validate;
+pub use validate::{MAX_VALUE_DEPTH, Validate};
 pub use wire::Timestamp;
 
 use crate::error::{A2AError, Result};

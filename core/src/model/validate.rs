@@ -9,11 +9,14 @@ use crate::error::{A2AError, Result};
 use serde_json::Value;
 
 /// How deeply a `google.protobuf.Value` (a data part, any `metadata`) may nest: arrays and
-/// objects, the outermost one counted. Stores keep these values inside a task or a log entry,
-/// several levels deeper than a request holds them, and must read them back under serde_json's
-/// limit of 128; a deeper value would be stored and then be unreadable (its task lost, and
-/// every list page that holds it failing). Protobuf peers stop near 50 levels anyway.
-pub const MAX_VALUE_DEPTH: usize = 64;
+/// objects, the outermost one counted. What is accepted on one binding must be readable on all
+/// three: protobuf decoders (prost, and the C++, Java and Go runtimes) stop at 100 nested
+/// messages, a JSON object costs three of them (Struct, map entry, Value), and the deepest
+/// place such a value sits is five messages in (a part of a task's status message, in a stream
+/// event or a list page). So 31 levels (`grpc::direct`'s tests check it), where any depth
+/// would be refused or unreadable somewhere. Stores keep these values a few levels deeper
+/// still, well inside serde_json's limit of 128.
+pub const MAX_VALUE_DEPTH: usize = 31;
 
 /// A value that can check the spec's REQUIRED rules on itself. `at` is the JSON path of `self`.
 pub trait Validate {

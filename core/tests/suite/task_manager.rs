@@ -501,7 +501,7 @@ async fn a_tenant_with_a_control_character_is_refused_so_no_partition_can_be_nam
     assert_eq!(call(&h, get()).await.unwrap_err().kind, ErrorKind::TaskNotFound);
 }
 
-/// A data part or metadata may nest 64 arrays and objects deep; deeper is refused naming the
+/// A data part or metadata may nest 31 arrays and objects deep; deeper is refused naming the
 /// field. What is accepted is stored and read back whole, from SQLite too, whose copy sits
 /// several levels deeper than the request had it (a value that serde_json could parse in the
 /// request but not in the store made its task, and every list page holding it, unreadable).
@@ -531,7 +531,9 @@ async fn a_clean_shutdown_leaves_the_sqlite_file_whole() {
 }
 
 #[tokio::test]
-async fn values_nest_at_most_64_deep_and_what_is_accepted_reads_back_from_sqlite() {
+async fn values_nest_at_most_31_deep_and_what_is_accepted_reads_back_from_sqlite() {
+    const MAX: usize = a2a_native::model::MAX_VALUE_DEPTH;
+    assert_eq!(MAX, 31);
     let nested = |depth: usize| -> Value { (1..depth).fold(json!([]), |inner, _| json!([inner])) };
     let metadata = |depth: usize| json!({"m": nested(depth - 1)});
     let dir = std::env::temp_dir().join(format!("a2a-depth-{}", std::process::id()));
@@ -545,10 +547,10 @@ async fn values_nest_at_most_64_deep_and_what_is_accepted_reads_back_from_sqlite
         .unwrap()
     };
 
-    let task = send_task(&h, message(nested(64), metadata(64))).await;
+    let task = send_task(&h, message(nested(MAX), metadata(MAX))).await;
     let stored = model::to_value(&get(&h, &task.id).await.unwrap());
-    assert_eq!(stored["history"][0]["parts"][0]["data"], nested(64));
-    assert_eq!(stored["history"][0]["metadata"], metadata(64));
+    assert_eq!(stored["history"][0]["parts"][0]["data"], nested(MAX));
+    assert_eq!(stored["history"][0]["metadata"], metadata(MAX));
     let listed = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
     assert_eq!(listed["tasks"][0]["id"], task.id.as_str());
 
@@ -557,10 +559,10 @@ async fn values_nest_at_most_64_deep_and_what_is_accepted_reads_back_from_sqlite
         let params = json!({"message": model::to_value(&message(data, meta))});
         A2ARequest::from_params(a2a_native::request::Method::SendMessage, params, "")
     };
-    assert!(read(nested(64), metadata(64)).is_ok());
+    assert!(read(nested(MAX), metadata(MAX)).is_ok());
     for (data, meta, field) in [
-        (nested(65), metadata(2), "message.parts[0].data"),
-        (nested(2), metadata(65), "message.metadata"),
+        (nested(MAX + 1), metadata(2), "message.parts[0].data"),
+        (nested(2), metadata(MAX + 1), "message.metadata"),
         (nested(123), metadata(2), "message.parts[0].data"),
     ] {
         let e = read(data, meta).unwrap_err();
