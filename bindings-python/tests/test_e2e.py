@@ -715,3 +715,30 @@ async def test_the_loop_and_the_runtime_go_idle_between_requests() -> None:
         # Spinning for the whole second would cost about 1 s of CPU; idle costs next to none.
         assert spent < 0.2, f"an idle server used {spent:.3f} s of CPU in 1 s"
         assert (await client.send("after"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+@run
+async def test_a_client_closes_and_then_refuses_calls() -> None:
+    async with AgentServer(CARD, Echo()) as server:
+        async with await Client.connect(server.url) as client:
+            assert (await client.send("hi"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        with pytest.raises(RuntimeError, match="closed"):
+            await client.send("again")
+        await client.close()  # twice is fine
+
+
+def test_an_executor_that_is_none_or_a_class_is_refused_when_the_server_is_made() -> None:
+    for bad in (None, object(), Echo):
+        with pytest.raises(TypeError, match="executor"):
+            AgentServer(CARD, bad)  # type: ignore[arg-type]
+    with pytest.raises(errors.InvalidParamsError, match="strictV1Card"):
+        AgentServer(CARD, Echo(), strict_v1_card="yes")  # type: ignore[arg-type]
+
+
+@run
+async def test_an_extended_card_given_is_declared_and_served() -> None:
+    extended = {**CARD, "name": "py-test-agent (extended)"}
+    async with AgentServer(CARD, Echo(), extended_card=extended, bearer_tokens=["t"]) as server:
+        client = await Client.connect(server.url, bearer_token="t")
+        assert client.card["capabilities"]["extendedAgentCard"] is True
+        assert (await client.get_extended_card())["name"] == "py-test-agent (extended)"

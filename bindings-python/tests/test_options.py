@@ -4,6 +4,7 @@ retries, the task pager, and loud failures for options that do not exist."""
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import contextvars
 import http.client
@@ -312,6 +313,10 @@ def test_import_star_does_not_shadow_the_builtin_timeout_error() -> None:
     assert scope["A2ATimeoutError"] is errors.A2ATimeoutError
     assert errors.A2ATimeoutError.name == "TimeoutError" and errors.A2ATimeoutError.code == -31504
     assert errors.TimeoutError is errors.A2ATimeoutError  # the spec's name, as an alias
+    # ... and the built-in too, as InvalidParamsError is a ValueError: `except TimeoutError`
+    # catches an A2A timeout as it catches asyncio's.
+    assert issubclass(errors.A2ATimeoutError, builtins.TimeoutError)
+    assert isinstance(errors.A2ATimeoutError("slow"), errors.A2AError)
 
 
 @run

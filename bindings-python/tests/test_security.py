@@ -47,6 +47,17 @@ def answer(reply: Any) -> str:
 
 
 @run
+async def test_a_bearer_token_and_an_api_key_given_together_are_both_sent() -> None:
+    async with AgentServer(CARD, WhoAmI(), bearer_tokens={"tok": "ada"}) as server:
+        client = await Client.connect(server.url, bearer_token="tok", api_key=("X-API-Key", "k"))
+        assert answer(await client.send("hi")) == "ada"
+    security: Any = {"api_keys": {"k": "bob"}}
+    async with AgentServer(CARD, WhoAmI(), security=security) as server:
+        client = await Client.connect(server.url, bearer_token="tok", api_key=("X-API-Key", "k"))
+        assert answer(await client.send("hi")) == "bob"
+
+
+@run
 async def test_api_keys_and_their_card_scheme() -> None:
     security: Any = {"api_keys": {"k-1": "service-one"}, "api_key_location": ("query", "key")}
     async with AgentServer(CARD, WhoAmI(), security=security) as server:

@@ -178,6 +178,7 @@ def render_errors(rows) -> str:
         "",
         "from __future__ import annotations",
         "",
+        "import builtins",
         "from typing import Any, ClassVar",
         "",
         "",
@@ -214,8 +215,15 @@ def render_errors(rows) -> str:
         # `from a2a_native import *` never shadows the built-in.
         cls = f"A2A{name}" if hasattr(builtins, name) else name
         names.append((name, cls))
-        # Bad arguments are also what Python code catches as ValueError (options included).
-        bases = "A2AError, ValueError" if name == "InvalidParamsError" else "A2AError"
+        # Bad arguments are also what Python code catches as ValueError (options included), and
+        # a prefixed one is also the built-in it is named after (`except TimeoutError` catches
+        # an A2A timeout as it catches asyncio's).
+        if name == "InvalidParamsError":
+            bases = "A2AError, ValueError"
+        elif cls != name:
+            bases = f"A2AError, builtins.{name}"
+        else:
+            bases = "A2AError"
         out += [
             "",
             f"class {cls}({bases}):",

@@ -373,3 +373,22 @@ class Client:
 
     async def get_extended_card(self) -> AgentCard:
         return cast(AgentCard, await self._native.call("GetExtendedAgentCard", {}, _trace()))
+
+    async def close(self) -> None:
+        """Lets go of this client's connections (streams already open go on); a call made
+        later raises ``RuntimeError``. Closing is optional: a client dropped lets go of them
+        too. Also ``async with client:``."""
+        self._native = cast(_native.Client, _Closed())
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+
+class _Closed:
+    """What a closed client calls into."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError("this a2a_native Client is closed")

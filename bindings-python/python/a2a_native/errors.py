@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, ClassVar
 
 
@@ -213,7 +214,7 @@ class TransportError(A2AError):
     default_message: ClassVar[str] = "The agent could not be reached"
 
 
-class A2ATimeoutError(A2AError):
+class A2ATimeoutError(A2AError, builtins.TimeoutError):
     """The agent did not answer in time (-31504, TIMEOUT)."""
 
     code: ClassVar[int] = -31504

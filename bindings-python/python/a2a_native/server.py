@@ -149,8 +149,8 @@ class AgentServer:
     database). With ``bearer_tokens``, every request must carry one of them: a mapping names
     the principal each token authenticates (a list: all are the principal ``"bearer-token"``).
     A task belongs to the principal that created it: other principals get TaskNotFound.
-    ``extended_card`` is served by GetExtendedAgentCard (set
-    ``capabilities.extendedAgentCard`` in ``card``). ``limits`` overrides the core's limits,
+    ``extended_card`` is served by GetExtendedAgentCard (``card`` then declares
+    ``capabilities.extendedAgentCard``, unless it says ``false``: refused). ``limits`` overrides the core's limits,
     each answered with the spec's error when exceeded: ``max_body_bytes``,
     ``max_body_bytes_in_flight`` (bytes large bodies may hold at once, server-wide; 503 beyond it),
     ``max_parts_per_message``, ``max_history_length``, ``max_task_bytes`` (bytes of the client's
@@ -199,6 +199,9 @@ class AgentServer:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        if isinstance(executor, type) or not callable(getattr(executor, "execute", None)):
+            what = f"the class {executor.__name__}, not an instance" if isinstance(executor, type) else repr(executor)
+            raise TypeError(f"executor must be an AgentExecutor (an object with async execute): got {what}")
         # Core's ServerOptions JSON; core reads it strictly (InvalidParamsError, a ValueError).
         options: dict[str, Any] = {"store": store}
         if bearer_tokens is not None:
@@ -209,8 +212,8 @@ class AgentServer:
             options["limits"] = dict(limits)
         if security is not None:
             options["security"] = _security(security)
-        if strict_v1_card:
-            options["strictV1Card"] = True
+        if strict_v1_card is not False:
+            options["strictV1Card"] = strict_v1_card  # core refuses what is not a bool
         if max_tasks is not None:
             options["maxTasks"] = max_tasks
         if task_retention is not None:

@@ -143,3 +143,54 @@ impl CredentialProvider for ApiKey {
         })
     }
 }
+
+/// Several providers given to one client, all sent: each one's headers and query parameters in
+/// the order given, a later header replacing an earlier one of the same name (two
+/// `Authorization` headers are ambiguous). So a bearer token and an API key both go.
+pub(crate) struct AllOf(pub(crate) Vec<std::sync::Arc<dyn CredentialProvider>>);
+
+#[async_trait]
+impl CredentialProvider for AllOf {
+    async fn headers(&self, ctx: &CredentialContext<'_>) -> Result<Vec<(HeaderName, HeaderValue)>> {
+        let mut all: Vec<(HeaderName, HeaderValue)> = Vec::new();
+        for provider in &self.0 {
+            let found = provider.headers(ctx).await?;
+            all.retain(|(name, _)| !found.iter().any(|(n, _)| n == name));
+            all.extend(found);
+        }
+        Ok(all)
+    }
+
+    async fn query(&self, ctx: &CredentialContext<'_>) -> Result<Vec<(String, String)>> {
+        let mut all = Vec::new();
+        for provider in &self.0 {
+            all.extend(provider.query(ctx).await?);
+        }
+        Ok(all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[tokio::test]
+    async fn several_providers_are_all_sent_and_a_later_header_wins() {
+        let card: crate::model::AgentCard = serde_json::from_value(serde_json::json!({
+            "name": "a", "description": "d", "version": "1", "supportedInterfaces": [], "capabilities": {},
+            "defaultInputModes": [], "defaultOutputModes": [], "skills": []}))
+        .unwrap();
+        let ctx = CredentialContext { url: "http://x/", method: "SendMessage", card: &card };
+        let all = AllOf(vec![
+            Arc::new(StaticBearer::new("t1")),
+            Arc::new(ApiKey::header("X-API-Key", "k")),
+            Arc::new(ApiKey::query("key", "q")),
+            Arc::new(StaticBearer::new("t2")),
+        ]);
+        let headers = all.headers(&ctx).await.unwrap();
+        let names: Vec<_> = headers.iter().map(|(n, v)| (n.as_str(), v.to_str().unwrap())).collect();
+        assert_eq!(names, [("x-api-key", "k"), ("authorization", "Bearer t2")]);
+        assert_eq!(all.query(&ctx).await.unwrap(), [("key".to_owned(), "q".to_owned())]);
+    }
+}

@@ -230,9 +230,13 @@ impl ClientBuilder {
         self
     }
 
-    /// Credentials for every call (not for the public card).
+    /// Credentials for every call (not for the public card). Given more than once, all are sent
+    /// (a later provider's header replaces an earlier one's of the same name).
     pub fn credentials(mut self, provider: Arc<dyn CredentialProvider>) -> Self {
-        self.config.credentials = Some(provider);
+        self.config.credentials = Some(match self.config.credentials.take() {
+            None => provider,
+            Some(earlier) => Arc::new(credentials::AllOf(vec![earlier, provider])),
+        });
         self
     }
 

@@ -17,6 +17,38 @@ use std::sync::Arc;
 /// `at` names the option it came from in errors (`extendedCard`; empty for the card itself).
 pub fn card(card: &Value, base: &str, at: &str) -> Result<AgentCard> {
     let mut card = card.clone();
+    declare_interfaces(&mut card, base);
+    crate::model::parse_value_at(card, at)
+}
+
+/// The public card of a server that serves `extended` (when given): one whose capabilities
+/// leave `extendedAgentCard` out declare it, since an extended card would otherwise never be
+/// served; one that says `false` contradicts the option and is refused.
+fn public_card(card: &Value, base: &str, extended: Option<&Value>) -> Result<AgentCard> {
+    let mut card = card.clone();
+    if extended.is_some() {
+        let capabilities = card.get_mut("capabilities").and_then(Value::as_object_mut);
+        match capabilities.as_ref().and_then(|c| c.get("extendedAgentCard")) {
+            Some(Value::Bool(false)) => {
+                return Err(crate::error::A2AError::invalid_field(
+                    "extendedCard",
+                    "the card's capabilities.extendedAgentCard is false, so it would never be served",
+                ));
+            }
+            Some(_) => {}
+            None => {
+                if let Some(c) = capabilities {
+                    c.insert("extendedAgentCard".into(), Value::Bool(true));
+                }
+            }
+        }
+    }
+    self::card(&card, base, "")
+}
+
+/// Fills in the server's interfaces when the card declares none (JSON-RPC at `{base}/`,
+/// HTTP+JSON at `{base}`, gRPC at its `host:port`, A2A 1.0).
+fn declare_interfaces(card: &mut Value, base: &str) {
     let empty = card.get("supportedInterfaces").and_then(Value::as_array).is_none_or(Vec::is_empty);
     if empty && let Some(obj) = card.as_object_mut() {
         obj.insert(
@@ -28,11 +60,9 @@ pub fn card(card: &Value, base: &str, at: &str) -> Result<AgentCard> {
             ]),
         );
     }
-    crate::model::parse_value_at(card, at)
 }
 
-fn secured(card_json: &Value, base: &str, security: &SecurityConfig, at: &str) -> Result<AgentCard> {
-    let mut card = card(card_json, base, at)?;
+fn secured(mut card: AgentCard, security: &SecurityConfig) -> Result<AgentCard> {
     security.apply_to_card(&mut card)?;
     Ok(card)
 }
@@ -41,11 +71,11 @@ fn secured(card_json: &Value, base: &str, security: &SecurityConfig, at: &str) -
 pub fn check(card: &Value, extended: Option<&Value>, security: &SecuritySpec, server: &ServerConfig) -> Result<()> {
     let base = "http://127.0.0.1:0";
     let config = security.build(base)?;
-    let card = secured(card, base, &config, "")?;
+    let card = secured(public_card(card, base, extended)?, &config)?;
     crate::methods::check(&server.methods, &card)?;
     crate::methods::check_profiles(&server.profile_checks, &card)?;
     if let Some(extended) = extended {
-        secured(extended, base, &config, "extendedCard")?;
+        secured(self::card(extended, base, "extendedCard")?, &config)?;
     }
     Ok(())
 }
@@ -69,16 +99,40 @@ pub fn server(
     let base = base_url(addr, security);
     let security = security.build(&base)?;
     security.configure(&mut config);
-    let card = secured(card, &base, &security, "")?;
+    let card = secured(public_card(card, &base, extended)?, &security)?;
     crate::methods::check(&config.methods, &card)?;
     crate::methods::check_profiles(&config.profile_checks, &card)?;
     let mut handler = RequestHandler::new(agent, card, stores, config);
     if let Some(extended) = extended {
-        handler = handler.with_extended_card(secured(extended, &base, &security, "extendedCard")?);
+        handler = handler.with_extended_card(secured(self::card(extended, &base, "extendedCard")?, &security)?);
     }
     let mut server = Server::new(Arc::new(security.secure(handler)));
     if let Some(tls) = security.tls_config()? {
         server = server.tls(tls);
     }
     Ok(server)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_server_given_an_extended_card_declares_it_unless_its_card_says_no() {
+        let card = |capabilities: Value| {
+            json!({"name": "a", "description": "d", "version": "1", "capabilities": capabilities,
+                "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+                "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]})
+        };
+        let extended = card(json!({}));
+        let base = "http://127.0.0.1:1";
+        let declared =
+            |c: &Value, e: Option<&Value>| public_card(c, base, e).map(|c| c.capabilities.extended_agent_card);
+        assert_eq!(declared(&card(json!({"streaming": true})), Some(&extended)).unwrap(), Some(true));
+        assert_eq!(declared(&card(json!({})), None).unwrap(), None, "nothing to serve: left alone");
+        assert_eq!(declared(&card(json!({"extendedAgentCard": true})), Some(&extended)).unwrap(), Some(true));
+        let refused = declared(&card(json!({"extendedAgentCard": false})), Some(&extended)).unwrap_err();
+        assert_eq!(refused.violations[0].field, "extendedCard");
+    }
 }

@@ -138,6 +138,9 @@ impl ServerOptions {
         if tokens.is_empty() && value_given {
             return Err(A2AError::invalid_field("bearerTokens", super::security::NO_CREDENTIALS));
         }
+        if tokens.iter().any(|(token, _)| token.is_empty()) {
+            return Err(A2AError::invalid_field("bearerTokens", super::security::EMPTY_CREDENTIAL));
+        }
         options.security.bearer_tokens.extend(tokens);
         options.config()?;
         Ok(options)
@@ -162,7 +165,12 @@ impl ServerOptions {
             ..Default::default()
         };
         let (l, s) = (&mut config.limits, &self.limits);
-        l.max_body_bytes = s.max_body_bytes.unwrap_or(l.max_body_bytes);
+        if let Some(n) = s.max_body_bytes {
+            if n == 0 {
+                return Err(A2AError::invalid_field("limits.maxBodyBytes", "at least 1 byte: every call has a body"));
+            }
+            l.max_body_bytes = n;
+        }
         if let Some(n) = s.max_body_bytes_in_flight {
             if n < l.max_body_bytes {
                 let why =

@@ -209,11 +209,17 @@ pub struct SecuritySpec {
 pub(super) const NO_CREDENTIALS: &str =
     "names no credential: give at least one, or leave the option out to serve without it";
 
-/// A map of credentials that is absent (no such scheme) or names at least one.
+/// An empty token or key, which no caller can send and any mistake could produce.
+pub(super) const EMPTY_CREDENTIAL: &str = "holds an empty token or key";
+
+/// A map of credentials that is absent (no such scheme) or names at least one, none empty.
 fn some_credentials<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<BTreeMap<String, String>, D::Error> {
     let map = BTreeMap::<String, String>::deserialize(d)?;
     if map.is_empty() {
         return Err(serde::de::Error::custom(NO_CREDENTIALS));
+    }
+    if map.contains_key("") {
+        return Err(serde::de::Error::custom(EMPTY_CREDENTIAL));
     }
     Ok(map)
 }
