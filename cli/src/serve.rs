@@ -78,6 +78,17 @@ pub struct ServeArgs {
     /// the agent's output does not count (default 67108864).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_task_bytes: Option<u64>,
+    /// Most parts in one message: InvalidParams beyond it (default 256).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_parts_per_message: Option<u64>,
+    /// Most history messages any read returns; a larger or absent historyLength is capped
+    /// (default 1000).
+    #[arg(long, value_name = "N")]
+    max_history_length: Option<u64>,
+    /// Most streams open at once on one task (SendStreamingMessage and SubscribeToTask): the
+    /// next is refused with Unavailable, 503 (default 64).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_streams_per_task: Option<u64>,
     /// Largest request head (request line and headers) accepted, in bytes: 431 beyond it
     /// (default 65536, at least 8192).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(8192..))]
@@ -166,6 +177,15 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     }
     if let Some(n) = args.max_header_bytes {
         config.limits.max_header_bytes = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    if let Some(n) = args.max_parts_per_message {
+        config.limits.max_parts_per_message = bytes(n);
+    }
+    if let Some(n) = args.max_history_length {
+        config.limits.max_history_length = bytes(n);
+    }
+    if let Some(n) = args.max_streams_per_task {
+        config.limits.max_streams_per_task = bytes(n);
     }
     let seconds = |secs, flag| a2a_native::server::host::positive_seconds(secs, flag).map_err(|e| e.message);
     if let Some(secs) = args.header_read_timeout {

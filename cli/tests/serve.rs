@@ -254,6 +254,32 @@ fn a_bad_store_is_refused_with_a_message() {
 // ---- The client commands (`a2a card/send/get/list`) against `a2a serve`.
 
 /// Runs the `a2a` CLI; returns (exit code, stdout, stderr).
+#[test]
+fn the_message_and_stream_limits_from_the_command_line() {
+    let server = serve(&["--store", "memory", "--max-parts-per-message", "2", "--max-history-length", "1"]);
+    let parts = |n: usize| (0..n).map(|i| json!({"text": i.to_string()})).collect::<Vec<_>>();
+    let send = |n| {
+        server.rpc(
+            "SendMessage",
+            json!({"message": {"messageId": format!("m{n}"), "role": "ROLE_USER", "parts": parts(n)}}),
+        )
+    };
+    assert!(send(2).get("result").is_some());
+    let refused = send(3);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // The echo task's history holds the message and the agent's reply: one is returned.
+    let task = &send(1)["result"]["task"];
+    let got = server.rpc("GetTask", json!({"id": task["id"]}));
+    assert_eq!(got["result"]["history"].as_array().map(Vec::len), Some(1), "{got}");
+    assert!(server.stop().success());
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--max-streams-per-task", "0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-streams-per-task"));
+}
+
 fn a2a(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(args).env_remove("A2A_BEARER").output().unwrap();
     (
