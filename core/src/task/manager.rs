@@ -1732,7 +1732,14 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
         _ => None,
     };
     if let Some(e) = refused {
-        tracing::warn!(task_id, error = %e, "agent event refused");
+        // The state it already has: an executor's `cancel` reporting CANCELED after the
+        // server wrote it (a race every cancel may run), not a mistake worth a warning.
+        let again = matches!(&event, StreamResponse::StatusUpdate(u) if u.status.state == from);
+        if again {
+            tracing::debug!(task_id, error = %e, "agent event refused: the task is in that state already");
+        } else {
+            tracing::warn!(task_id, error = %e, "agent event refused");
+        }
         return None;
     }
     let change = Change::Event(event);
