@@ -144,7 +144,7 @@ async def test_https_mutual_tls_and_a_signed_card() -> None:
         # Without a client certificate, or without trusting the CA, nothing gets through.
         with pytest.raises(errors.A2AError):
             await (await Client.connect(server.url, ca_cert_file=fixture("tls-ca.pem"))).send("hi")
-        with pytest.raises(errors.TransportError):  # (the card itself may come from the cache)
+        with pytest.raises(errors.TransportError):  # the CA is not trusted: connect fails
             await (await Client.connect(server.url)).send("hi")
 
 

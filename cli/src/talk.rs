@@ -140,8 +140,10 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
     }
     // Core's one description of a client's options, as every binding uses it.
     let options = ClientOptions {
-        bearer_token: conn.bearer.clone(),
-        api_key: conn.api_key.clone().filter(|_| conn.bearer.is_none()).map(|k| (conn.api_key_header.clone(), k)),
+        // Both go when both are given (the agent accepts whichever it declares); an empty one
+        // (an unset variable) is none.
+        bearer_token: conn.bearer.clone().filter(|t| !t.is_empty()),
+        api_key: conn.api_key.clone().filter(|k| !k.is_empty()).map(|k| (conn.api_key_header.clone(), k)),
         headers: Some(Headers::Pairs(headers)),
         timeout: Some(conn.timeout.max(0.001)),
         binding: Some(

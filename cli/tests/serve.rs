@@ -253,7 +253,6 @@ fn a_bad_store_is_refused_with_a_message() {
 
 // ---- The client commands (`a2a card/send/get/list`) against `a2a serve`.
 
-/// Runs the `a2a` CLI; returns (exit code, stdout, stderr).
 #[test]
 fn the_message_and_stream_limits_from_the_command_line() {
     let server = serve(&["--store", "memory", "--max-parts-per-message", "2", "--max-history-length", "1"]);
@@ -272,6 +271,32 @@ fn the_message_and_stream_limits_from_the_command_line() {
     let got = server.rpc("GetTask", json!({"id": task["id"]}));
     assert_eq!(got["result"]["history"].as_array().map(Vec::len), Some(1), "{got}");
     assert!(server.stop().success());
+    // One stream on a waiting task holds the only slot: a second subscriber is refused.
+    let server = serve(&["--conformance", "--store", "memory", "--max-streams-per-task", "1"]);
+    let message = json!({"messageId": "tck-input-required-1", "role": "ROLE_USER", "parts": [{"text": "x"}]});
+    let task_id = server.rpc("SendMessage", json!({"message": message}))["result"]["task"]["id"].clone();
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let mut first = TcpStream::connect(&host).unwrap();
+    first.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let subscribe =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": task_id}}).to_string();
+    write!(
+        first,
+        "POST / HTTP/1.1\r\nHost: {host}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: {}\r\n\r\n{subscribe}",
+        subscribe.len()
+    )
+    .unwrap();
+    let mut head = String::new();
+    let mut reader = BufReader::new(first);
+    while !head.ends_with("\r\n\r\n") {
+        assert!(reader.read_line(&mut head).unwrap() > 0, "closed early: {head}");
+    }
+    assert!(head.starts_with("HTTP/1.1 200 "), "{head}");
+    let (_, second) = server.request("POST", "/", Some(serde_json::from_str(&subscribe).unwrap()));
+    assert_eq!(second["error"]["code"], -32603, "{second}");
+    assert!(second["error"]["message"].as_str().unwrap().contains("maxStreamsPerTask 1"), "{second}");
+    drop(reader);
+    assert!(server.stop().success());
     let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
         .args(["serve", "--max-streams-per-task", "0", "--port", "0"])
         .output()
@@ -280,6 +305,7 @@ fn the_message_and_stream_limits_from_the_command_line() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--max-streams-per-task"));
 }
 
+/// Runs the `a2a` CLI; returns (exit code, stdout, stderr).
 fn a2a(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(args).env_remove("A2A_BEARER").output().unwrap();
     (
@@ -492,6 +518,11 @@ fn several_api_keys_each_a_caller_and_memory_bounds_from_the_command_line() {
     let mut list = vec!["list", url];
     list.extend_from_slice(&as_bob);
     assert_eq!(a2a_json(&list)["tasks"].as_array().map(Vec::len), Some(0));
+    // A bearer token given beside the key does not hold the key back.
+    assert_eq!(
+        a2a_json(&["list", url, "--bearer", "not-this-one", "--api-key", "k-bob"])["tasks"].as_array().map(Vec::len),
+        Some(0)
+    );
     let (code, _, err) = a2a(&["list", url, "--api-key", "k-eve"]);
     assert_eq!(code, 1);
     assert!(err.contains("UnauthenticatedError"), "{err}");

@@ -400,11 +400,16 @@ fn fill_missing_id(value: &mut serde_json::Value, name: &str, alias: &str) {
     fill_missing(value, name, alias, || crate::model::wire::id_text(uuid::Uuid::new_v4()));
 }
 
-/// Sets a host's object's string member `name` (or its snake_case `alias`) when it is absent
-/// or empty.
+/// Sets a host's object's string member `name` (or its snake_case `alias`) when it is absent,
+/// null or empty (a value of another type is left for the reader to refuse).
 fn fill_missing(value: &mut serde_json::Value, name: &str, alias: &str, text: impl FnOnce() -> String) {
+    let missing = |v: Option<&serde_json::Value>| match v {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    };
     if let Some(obj) = value.as_object_mut()
-        && obj.get(name).and_then(serde_json::Value::as_str).is_none_or(str::is_empty)
+        && missing(obj.get(name))
         && !obj.contains_key(alias)
     {
         obj.insert(name.into(), text().into());

@@ -376,7 +376,7 @@ class Client:
 
     async def close(self) -> None:
         """Lets go of this client's connections (streams already open go on); a call made
-        later raises ``RuntimeError``. Closing is optional: a client dropped lets go of them
+        later, or a read of ``card``, ``url`` and the like, raises ``RuntimeError``. Closing is optional: a client dropped lets go of them
         too. Also ``async with client:``."""
         self._native = cast(_native.Client, _Closed())
 

@@ -1,11 +1,13 @@
 //! One client connection: served by hyper until it ends, the server closes it (graceful
 //! shutdown), or it has stayed quiet for `limits.idleTimeout`:
-//! - idle: no request in flight (an open stream counts as one until its body ends) and none
-//!   begun. Without that bound, an HTTP/2 client that sent its preface, a TLS client that
+//! - idle: no request in flight (an open stream counts as one until its body ends), none
+//!   begun, and no byte written (hyper may still be writing out an answer whose body it has
+//!   finished reading). Without that bound, an HTTP/2 client that sent its preface, a TLS client that
 //!   finished its handshake, or an HTTP/1 keep-alive client would hold a descriptor for as
 //!   long as it liked while asking nothing. Closed gracefully (HTTP/2: GOAWAY);
 //! - stalled: a write to the socket has waited that long for the client to read, or a
-//!   response body gave hyper data and has not been asked for more since, with no body on
+//!   response body is owed by hyper (its head is out and it was never polled, or it gave a
+//!   frame and has been neither asked for more nor dropped since), with no body on
 //!   the connection asked for anything and no byte written meanwhile (HTTP/2: the client
 //!   keeps its flow-control windows shut; a client that reads slowly still gets bytes). A
 //!   client that stops reading a stream or a large answer would otherwise hold the
@@ -106,8 +108,9 @@ struct Activity {
     blocked: AtomicBool,
     /// How many times a blocked write went through.
     unblocked: AtomicU64,
-    /// Response bodies whose last poll gave data: hyper owes them a poll (it asks for more
-    /// as soon as it can send what it has).
+    /// Response bodies hyper owes a poll or their end: not yet polled since their head went
+    /// out, or their last poll gave a frame (hyper asks for more, or drops a finished body, as
+    /// soon as it has sent what it has).
     owed: AtomicU64,
     /// How many times hyper polled a response body of this connection.
     body_polls: AtomicU64,
@@ -164,7 +167,7 @@ impl Activity {
             if write_stalled || body_starved {
                 return Quiet::Stalled;
             }
-            if now.requests == last.requests && now.requests & IN_FLIGHT == 0 {
+            if now.requests == last.requests && now.requests & IN_FLIGHT == 0 && now.written == last.written {
                 return Quiet::Idle;
             }
             last = now;

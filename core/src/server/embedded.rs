@@ -28,7 +28,10 @@ fn public_card(card: &Value, base: &str, extended: Option<&Value>) -> Result<Age
     let mut card = card.clone();
     if extended.is_some() {
         let capabilities = card.get_mut("capabilities").and_then(Value::as_object_mut);
-        match capabilities.as_ref().and_then(|c| c.get("extendedAgentCard")) {
+        let given = |c: &serde_json::Map<String, Value>| {
+            c.get("extendedAgentCard").or_else(|| c.get("extended_agent_card")).cloned()
+        };
+        match capabilities.as_ref().and_then(|c| given(c)) {
             Some(Value::Bool(false)) => {
                 return Err(crate::error::A2AError::invalid_field(
                     "extendedCard",
@@ -132,7 +135,10 @@ mod tests {
         assert_eq!(declared(&card(json!({"streaming": true})), Some(&extended)).unwrap(), Some(true));
         assert_eq!(declared(&card(json!({})), None).unwrap(), None, "nothing to serve: left alone");
         assert_eq!(declared(&card(json!({"extendedAgentCard": true})), Some(&extended)).unwrap(), Some(true));
-        let refused = declared(&card(json!({"extendedAgentCard": false})), Some(&extended)).unwrap_err();
-        assert_eq!(refused.violations[0].field, "extendedCard");
+        assert_eq!(declared(&card(json!({"extended_agent_card": true})), Some(&extended)).unwrap(), Some(true));
+        for no in [json!({"extendedAgentCard": false}), json!({"extended_agent_card": false})] {
+            let refused = declared(&card(no), Some(&extended)).unwrap_err();
+            assert_eq!(refused.violations[0].field, "extendedCard");
+        }
     }
 }
