@@ -204,12 +204,7 @@ fn one_task_holds_at_most_max_task_bytes() {
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap().contains("limits.maxTaskBytes 4000"), "{refused}");
     assert!(server.stop().success());
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--max-task-bytes", "0", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-task-bytes"));
+    serve_refuses(&["--max-task-bytes", "0"], "--max-task-bytes");
 }
 
 #[test]
@@ -242,13 +237,7 @@ fn the_echo_card_carries_the_0_3_fields_unless_strict_v1_is_asked() {
 
 #[test]
 fn a_bad_store_is_refused_with_a_message() {
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "redis://x", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown store"), "{err}");
+    serve_refuses(&["--store", "redis://x"], "unknown store");
 }
 
 // ---- The client commands (`a2a card/send/get/list`) against `a2a serve`.
@@ -297,12 +286,15 @@ fn the_message_and_stream_limits_from_the_command_line() {
     assert!(second["error"]["message"].as_str().unwrap().contains("maxStreamsPerTask 1"), "{second}");
     drop(reader);
     assert!(server.stop().success());
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--max-streams-per-task", "0", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-streams-per-task"));
+    serve_refuses(&["--max-streams-per-task", "0"], "--max-streams-per-task");
+}
+
+/// `a2a serve` with `args` (on any port) exits at once with an error that says `says`.
+fn serve_refuses(args: &[&str], says: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a")).arg("serve").args(args).args(["--port", "0"]).output().unwrap();
+    assert!(!out.status.success(), "a2a serve {args:?} started");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(says), "a2a serve {args:?}: {err}");
 }
 
 /// Runs the `a2a` CLI; returns (exit code, stdout, stderr).
@@ -484,13 +476,7 @@ fn private_webhooks_all_or_an_allow_list() {
     }
     assert!(listed.stop().success());
 
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "memory", "--port", "0", "--allow-private-webhooks=10.0.0.0/99"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("10.0.0.0/99"), "{err}");
+    serve_refuses(&["--store", "memory", "--allow-private-webhooks=10.0.0.0/99"], "10.0.0.0/99");
 }
 
 #[test]
@@ -528,12 +514,7 @@ fn several_api_keys_each_a_caller_and_memory_bounds_from_the_command_line() {
     assert!(err.contains("UnauthenticatedError"), "{err}");
     assert!(server.stop().success());
     // The bounds apply to the memory store only.
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--store", "sqlite::memory:", "--max-tasks", "5", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("memory store only"));
+    serve_refuses(&["--store", "sqlite::memory:", "--max-tasks", "5"], "memory store only");
 }
 
 #[test]
@@ -575,9 +556,7 @@ fn the_listener_timeouts_from_the_command_line() {
     assert!(server.stop().success());
     // Zero is refused, naming the flag.
     for flag in ["--idle-timeout", "--body-read-timeout", "--header-read-timeout"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_a2a")).args(["serve", flag, "0", "--port", "0"]).output().unwrap();
-        assert!(!out.status.success());
-        assert!(String::from_utf8_lossy(&out.stderr).contains(flag), "{flag}");
+        serve_refuses(&[flag, "0"], flag);
     }
 }
 
@@ -612,12 +591,7 @@ fn the_body_limits_from_the_command_line() {
     drop(first);
     assert!(server.stop().success());
     // A budget below the largest body is refused, naming the flag.
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--max-body-bytes", "100000", "--max-body-bytes-in-flight", "99999", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-body-bytes-in-flight"));
+    serve_refuses(&["--max-body-bytes", "100000", "--max-body-bytes-in-flight", "99999"], "--max-body-bytes-in-flight");
 }
 
 #[test]
@@ -643,12 +617,7 @@ fn the_connection_cap_from_the_command_line() {
     assert!(status_line(&second).unwrap().starts_with("HTTP/1.1 200 "));
     drop(second);
     assert!(server.stop().success());
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .args(["serve", "--max-connections", "0", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-connections"));
+    serve_refuses(&["--max-connections", "0"], "--max-connections");
 }
 
 /// `a2a serve` raises its open file limit to the hard one: a descriptor per connection, and a
