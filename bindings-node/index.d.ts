@@ -227,6 +227,9 @@ export interface AgentServerOptions {
    * listener of its own: requests by binding, method and outcome with their latency, open
    * streams, task states, events applied, push outcomes, store latency. */
   metricsAddress?: string;
+  /** The http(s) URL clients reach the server at (behind a proxy or in a container), which the
+   * card's interfaces name; by default the bound address. */
+  publicUrl?: string;
 }
 
 /** An A2A server for one agent: JSON-RPC, HTTP+JSON and gRPC on one port, SSE streams. */

@@ -742,3 +742,14 @@ async def test_an_extended_card_given_is_declared_and_served() -> None:
         client = await Client.connect(server.url, bearer_token="t")
         assert client.card["capabilities"]["extendedAgentCard"] is True
         assert (await client.get_extended_card())["name"] == "py-test-agent (extended)"
+
+
+@run
+async def test_the_card_names_the_public_url_and_the_server_url_stays_the_bound_one() -> None:
+    async with AgentServer(CARD, Echo(), public_url="https://agent.example.com/a2a") as server:
+        assert server.url == f"http://127.0.0.1:{server.port}"
+        client = await Client.connect(server.url)
+        urls = [i["url"] for i in client.card["supportedInterfaces"]]
+        assert urls == ["https://agent.example.com/a2a/", "https://agent.example.com/a2a", "agent.example.com"], urls
+    with pytest.raises(errors.InvalidParamsError, match="publicUrl"):
+        AgentServer(CARD, Echo(), public_url="agent.example.com")

@@ -58,6 +58,10 @@ pub struct ServerOptions {
     /// listener of its own (see `metricsUrl`).
     #[uniffi(default)]
     pub metrics_address: Option<String>,
+    /// The http(s) URL clients reach the server at (behind a proxy or in a container), which
+    /// the card's interfaces name; by default the bound address.
+    #[uniffi(default)]
+    pub public_url: Option<String>,
     /// Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
     /// `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
     #[uniffi(default)]
@@ -162,6 +166,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         "security": security,
         "strictV1Card": options.strict_v1_card,
         "metricsAddress": options.metrics_address,
+        "publicUrl": options.public_url,
         "methods": methods,
         "profileChecks": profiles,
     });

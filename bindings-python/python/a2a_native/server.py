@@ -171,7 +171,9 @@ class AgentServer:
     fields (0.3 requests are still answered). ``metrics_address`` (``"host:port"``; port 0:
     any) serves Prometheus/OpenMetrics text at ``/metrics`` on a listener of its own (see
     ``server.metrics_url``): requests by binding, method and outcome with their latency, open
-    streams, task states, events applied, push outcomes, store latency.
+    streams, task states, events applied, push outcomes, store latency. ``public_url`` is the
+    http(s) URL clients reach the server at (behind a proxy or in a container), which the card's
+    interfaces name; by default the bound address (``server.url`` is always that).
 
     An a2a-sdk (1.x) ``AgentExecutor`` and ``AgentCard`` are accepted as they are and run
     unchanged (:mod:`a2a_native.compat`).
@@ -196,6 +198,7 @@ class AgentServer:
         task_retention: float | None = None,
         max_store_bytes: int | None = None,
         metrics_address: str | None = None,
+        public_url: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -222,6 +225,8 @@ class AgentServer:
             options["maxStoreBytes"] = max_store_bytes
         if metrics_address is not None:
             options["metricsAddress"] = metrics_address
+        if public_url is not None:
+            options["publicUrl"] = public_url
         methods = [spec for spec, _ in _methods(executor).values()]
         if methods:
             options["methods"] = methods

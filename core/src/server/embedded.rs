@@ -88,7 +88,8 @@ pub fn base_url(addr: SocketAddr, security: &SecuritySpec) -> String {
     format!("{}://{addr}", if security.tls_on() { "https" } else { "http" })
 }
 
-/// The server for `agent` bound at `addr`: cards with interfaces and security declared,
+/// The server for `agent` serving at `base` (its bound address, or the public URL it is reached
+/// at): cards with interfaces and security declared,
 /// authentication, scopes, push signing, task visibility and TLS as `security` says.
 pub fn server(
     agent: Arc<dyn AgentExecutor>,
@@ -97,9 +98,9 @@ pub fn server(
     stores: Stores,
     mut config: ServerConfig,
     security: &SecuritySpec,
-    addr: SocketAddr,
+    base: &str,
 ) -> Result<Server> {
-    let base = base_url(addr, security);
+    let base = base.to_owned();
     let security = security.build(&base)?;
     security.configure(&mut config);
     let card = secured(public_card(card, &base, extended)?, &security)?;

@@ -64,6 +64,11 @@ pub struct ServerOptions {
     /// by accident. Absent: metrics are recorded but not served.
     #[serde(default, alias = "metrics_address")]
     pub metrics_address: Option<String>,
+    /// The URL clients reach the server at (behind a proxy, in a container: an http(s) URL,
+    /// perhaps with a path), which the card's interfaces name, and push notification tokens
+    /// as their issuer. Absent: the bound address.
+    #[serde(default, alias = "public_url")]
+    pub public_url: Option<String>,
     /// Extension methods the agent's executor answers (`call_method`), each tied to an
     /// extension the card declares.
     #[serde(default)]
@@ -143,7 +148,23 @@ impl ServerOptions {
         }
         options.security.bearer_tokens.extend(tokens);
         options.config()?;
+        options.public_base()?;
         Ok(options)
+    }
+
+    /// `publicUrl` without a trailing slash, checked: an absolute http(s) URL with no query or
+    /// fragment. `None` when not given.
+    pub fn public_base(&self) -> Result<Option<String>> {
+        let Some(given) = &self.public_url else { return Ok(None) };
+        let bad = |why: &str| A2AError::invalid_field("publicUrl", format!("{given:?} {why}"));
+        let url: http::Uri = given.parse().map_err(|e| bad(&format!("is not a URL: {e}")))?;
+        if !matches!(url.scheme_str(), Some("http" | "https")) || url.host().is_none_or(str::is_empty) {
+            return Err(bad("is not an http(s) URL with a host"));
+        }
+        if url.query().is_some() || given.contains('#') {
+            return Err(bad("has a query or fragment"));
+        }
+        Ok(Some(given.trim_end_matches('/').to_owned()))
     }
 
     /// The store spec (`memory` when none was given).
@@ -324,6 +345,7 @@ impl HostedServer {
         options.memory_limits()?;
         // Options built in code, not read by `from_value`, are checked here too.
         options.config()?;
+        options.public_base()?;
         embedded::check(&card, options.extended_card.as_ref(), &options.security, &options.config()?)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }
@@ -368,8 +390,17 @@ impl HostedServer {
             .map_err(|e| A2AError::new(ErrorKind::Transport, format!("cannot listen on {host}:{port}: {e}")))?;
         let addr = listener.local_addr().map_err(|e| A2AError::new(ErrorKind::Transport, e.to_string()))?;
         let o = &self.options;
+        let base = match o.public_base()? {
+            Some(public) => public,
+            None => {
+                if addr.ip().is_unspecified() {
+                    tracing::warn!(%addr, "listening on every address without publicUrl: the card names {addr}, which other machines cannot reach; set publicUrl");
+                }
+                embedded::base_url(addr, &o.security)
+            }
+        };
         let server =
-            embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, addr)?
+            embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, &base)?
                 .strict_v1_card(o.strict_v1_card);
         let (stop, stopped) = oneshot::channel::<()>();
         let stopped = futures_util::FutureExt::shared(async move {
@@ -450,6 +481,43 @@ mod tests {
             let e = ServerOptions::from_value(options.clone()).unwrap_err();
             assert_eq!(e.kind, ErrorKind::InvalidParams, "{options}");
             assert!(e.message.contains(field), "{options}: {}", e.message);
+        }
+    }
+
+    struct Quiet;
+
+    #[async_trait::async_trait]
+    impl AgentExecutor for Quiet {
+        async fn execute(
+            &self,
+            _: crate::executor::RequestContext,
+            _: crate::executor::EventSink,
+        ) -> std::result::Result<(), crate::executor::ExecutorError> {
+            Ok(())
+        }
+    }
+
+    fn a_card() -> Value {
+        json!({"name": "a", "description": "b", "version": "1", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}]})
+    }
+
+    /// Behind a proxy the card names the public URL, not the bound address; a URL that is not
+    /// an absolute http(s) one is refused naming the option.
+    #[cfg(feature = "client")]
+    #[tokio::test]
+    async fn the_card_names_the_public_url_when_one_is_given() {
+        let options = ServerOptions::from_value(json!({"publicUrl": "https://agent.example.com/a2a/"})).unwrap();
+        let server = HostedServer::new(a_card(), options).unwrap();
+        server.start(Arc::new(Quiet), "127.0.0.1", 0).await.unwrap();
+        let card = crate::client::Client::connect(&server.url().unwrap()).await.unwrap().card().clone();
+        let urls: Vec<_> = card.supported_interfaces.iter().map(|i| i.url.as_str()).collect();
+        assert_eq!(urls, ["https://agent.example.com/a2a/", "https://agent.example.com/a2a", "agent.example.com"]);
+        server.stop().await.unwrap();
+        for bad in ["agent.example.com", "ftp://x/", "https://x/?a=1", "https://x/#f", "/a2a"] {
+            let e = ServerOptions::from_value(json!({"public_url": bad})).unwrap_err();
+            assert_eq!(e.violations[0].field, "publicUrl", "{bad}: {e}");
         }
     }
 

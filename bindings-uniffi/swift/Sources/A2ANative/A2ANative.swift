@@ -6933,6 +6933,11 @@ public struct ServerOptions {
      */
     public var metricsAddress: String?
     /**
+     * The http(s) URL clients reach the server at (behind a proxy or in a container), which
+     * the card's interfaces name; by default the bound address.
+     */
+    public var publicUrl: String?
+    /**
      * Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
      * `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
      */
@@ -6987,6 +6992,10 @@ public struct ServerOptions {
          * listener of its own (see `metricsUrl`).
          */metricsAddress: String? = nil, 
         /**
+         * The http(s) URL clients reach the server at (behind a proxy or in a container), which
+         * the card's interfaces name; by default the bound address.
+         */publicUrl: String? = nil, 
+        /**
          * Extension methods the agent serves beside the core ones (JSON-RPC, and HTTP+JSON at
          * `POST {base}/{name}` or the method's `path`), each tied to an extension the card declares.
          */methods: [ExtensionMethod] = [], 
@@ -7004,6 +7013,7 @@ public struct ServerOptions {
         self.security = security
         self.strictV1Card = strictV1Card
         self.metricsAddress = metricsAddress
+        self.publicUrl = publicUrl
         self.methods = methods
         self.profileChecks = profileChecks
     }
@@ -7035,6 +7045,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 security: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf), 
                 metricsAddress: FfiConverterOptionString.read(from: &buf), 
+                publicUrl: FfiConverterOptionString.read(from: &buf), 
                 methods: FfiConverterSequenceTypeExtensionMethod.read(from: &buf), 
                 profileChecks: FfiConverterSequenceTypeExtensionProfile.read(from: &buf)
         )
@@ -7052,6 +7063,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.security, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
         FfiConverterOptionString.write(value.metricsAddress, into: &buf)
+        FfiConverterOptionString.write(value.publicUrl, into: &buf)
         FfiConverterSequenceTypeExtensionMethod.write(value.methods, into: &buf)
         FfiConverterSequenceTypeExtensionProfile.write(value.profileChecks, into: &buf)
     }

@@ -374,6 +374,7 @@ class VectorsTest {
                 "taskRetention" -> o.copy(taskRetention = seconds(v))
                 "maxStoreBytes" -> o.copy(maxStoreBytes = count(v).toULong())
                 "metricsAddress" -> o.copy(metricsAddress = str(v))
+                "publicUrl" -> o.copy(publicUrl = str(v))
                 "strictV1Card" -> o.copy(strictV1Card = bool(v))
                 // Core reads the security JSON as it reads it from every language.
                 "security" -> o.copy(security = (v as? JSONObject ?: throw Inexpressible()).toString())
