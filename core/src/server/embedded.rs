@@ -100,15 +100,14 @@ pub fn server(
     security: &SecuritySpec,
     base: &str,
 ) -> Result<Server> {
-    let base = base.to_owned();
-    let security = security.build(&base)?;
+    let security = security.build(base)?;
     security.configure(&mut config);
-    let card = secured(public_card(card, &base, extended)?, &security)?;
+    let card = secured(public_card(card, base, extended)?, &security)?;
     crate::methods::check(&config.methods, &card)?;
     crate::methods::check_profiles(&config.profile_checks, &card)?;
     let mut handler = RequestHandler::new(agent, card, stores, config);
     if let Some(extended) = extended {
-        handler = handler.with_extended_card(secured(self::card(extended, &base, "extendedCard")?, &security)?);
+        handler = handler.with_extended_card(secured(self::card(extended, base, "extendedCard")?, &security)?);
     }
     let mut server = Server::new(Arc::new(security.secure(handler)));
     if let Some(tls) = security.tls_config()? {

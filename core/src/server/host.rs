@@ -140,11 +140,8 @@ impl ServerOptions {
             Some(BearerTokens::Pairs(p)) => p,
             Some(BearerTokens::Tokens(t)) => t.into_iter().map(|t| (t, "bearer-token".to_owned())).collect(),
         };
-        if tokens.is_empty() && value_given {
-            return Err(A2AError::invalid_field("bearerTokens", super::security::NO_CREDENTIALS));
-        }
-        if tokens.iter().any(|(token, _)| token.is_empty()) {
-            return Err(A2AError::invalid_field("bearerTokens", super::security::EMPTY_CREDENTIAL));
+        if value_given && let Some(why) = super::security::credentials_problem(tokens.iter().map(|(t, _)| t.as_str())) {
+            return Err(A2AError::invalid_field("bearerTokens", why));
         }
         options.security.bearer_tokens.extend(tokens);
         options.config()?;

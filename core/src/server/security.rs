@@ -204,24 +204,27 @@ pub struct SecuritySpec {
     pub allow_private_webhooks: PrivateTargets,
 }
 
-/// Why an empty list of tokens or keys is refused: read from an unset setting, it would serve
-/// every caller while the author believes the server is closed.
-pub(super) const NO_CREDENTIALS: &str =
-    "names no credential: give at least one, or leave the option out to serve without it";
-
-/// An empty token or key, which no caller can send and any mistake could produce.
-pub(super) const EMPTY_CREDENTIAL: &str = "holds an empty token or key";
+/// What is wrong with a list of tokens or keys that was given, if anything. An empty list,
+/// read from an unset setting, would serve every caller while its author believes the server
+/// closed; an empty token or key no caller can send, and any mistake could produce.
+pub(super) fn credentials_problem<'a>(given: impl Iterator<Item = &'a str>) -> Option<&'static str> {
+    let mut any = false;
+    for credential in given {
+        if credential.is_empty() {
+            return Some("holds an empty token or key");
+        }
+        any = true;
+    }
+    (!any).then_some("names no credential: give at least one, or leave the option out to serve without it")
+}
 
 /// A map of credentials that is absent (no such scheme) or names at least one, none empty.
 fn some_credentials<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<BTreeMap<String, String>, D::Error> {
     let map = BTreeMap::<String, String>::deserialize(d)?;
-    if map.is_empty() {
-        return Err(serde::de::Error::custom(NO_CREDENTIALS));
+    match credentials_problem(map.keys().map(String::as_str)) {
+        Some(why) => Err(serde::de::Error::custom(why)),
+        None => Ok(map),
     }
-    if map.contains_key("") {
-        return Err(serde::de::Error::custom(EMPTY_CREDENTIAL));
-    }
-    Ok(map)
 }
 
 #[derive(Debug, Clone, Deserialize)]
