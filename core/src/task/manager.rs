@@ -69,6 +69,9 @@ struct Inner {
     live: Registry,
     /// Fired at shutdown: open streams end cleanly.
     shutdown: CancellationToken,
+    /// The tasks forwarding the bus to client streams: shutdown waits for them to hand over
+    /// what was published before it (a final FAILED), before the server ends the bodies.
+    streams: tokio_util::task::TaskTracker,
     /// This instance, as task leases name it.
     instance: String,
     lease: Duration,
@@ -100,6 +103,7 @@ impl TaskManager {
             push,
             live: Registry::default(),
             shutdown: CancellationToken::new(),
+            streams: tokio_util::task::TaskTracker::new(),
             instance: crate::model::wire::id_text(uuid::Uuid::new_v4()),
             lease: config.lease,
             outbox,
@@ -406,15 +410,19 @@ impl TaskManager {
             guard.cancel();
             let mut slot = guard.slot.lock().await;
             let text = "the server shut down before the task finished".to_owned();
+            // `write_end` reads the task first when the entry holds none (a send's entry may
+            // have forgotten it), and writes nothing to a task that has ended.
             let active = |t: &Task| t.status.state.is_active();
-            if slot.task.as_ref().is_some_and(active)
-                && let Err(e) = self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await
-            {
+            if let Err(e) = self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
                 tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown");
             }
         }
         let _ = self.inner.push_deadline.set(tokio::time::Instant::now() + deadline);
         self.inner.shutdown.cancel();
+        // Each stream now queues what it still has and its end; only one whose client has
+        // stopped reading (its queue full) can take longer, and is not waited for.
+        self.inner.streams.close();
+        let _ = tokio::time::timeout(STREAMS_HANDOVER, self.inner.streams.wait()).await;
         if let Some(push) = &self.inner.push {
             push.shutdown(deadline).await;
         }
@@ -435,6 +443,9 @@ pub(crate) fn server_shutting_down() -> A2AError {
         "the server is shutting down before the task ended: subscribe to the task again to follow it",
     )
 }
+
+/// How long shutdown waits for open streams to queue their last events.
+const STREAMS_HANDOVER: Duration = Duration::from_millis(500);
 
 /// How many times ending a task (cancel, shutdown) is tried when other writers keep moving it.
 const MAX_END_WRITES: usize = 32;
@@ -1583,7 +1594,8 @@ impl Inner {
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
         // A SendStreamingMessage's opening snapshot comes before its executor's events.
         let lead = if execution.is_some() { first.len() } else { 0 };
-        tokio::spawn(async move {
+        let streams = self.streams.clone();
+        streams.spawn(async move {
             let _open = open;
             let mut seen = seen;
             for (i, first) in first.into_iter().enumerate() {

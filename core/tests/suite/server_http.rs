@@ -1322,6 +1322,32 @@ async fn graceful_shutdown_ends_open_streams() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_shutdown_a_streaming_send_still_running_gets_its_failed_status() {
+    // Executions that outlive the grace: the server ends their tasks FAILED, and the streams
+    // that started them (one per binding) receive that status as their last event, not the
+    // retryable error of a stream whose task goes on. The stream of the task ended last raced
+    // the end of the bodies.
+    let s = start(Opts::default()).await;
+    let send = |path: &str, body: Value| {
+        s.client
+            .post(s.url(path))
+            .header("A2A-Version", "1.0")
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+    };
+    let rpc = json!({"jsonrpc": "2.0", "id": 3, "method": "SendStreamingMessage", "params": {"message": msg("wait")}});
+    let rpc = tokio::spawn(read_sse(send("/", rpc).await.unwrap()));
+    let rest = tokio::spawn(read_sse(send("/message:stream", json!({"message": msg("wait")})).await.unwrap()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    s.stop().await;
+    let (rpc, rest) = (rpc.await.unwrap().2, rest.await.unwrap().2);
+    for (events, last) in [(&rpc, rpc.last().map(|e| &e["result"])), (&rest, rest.last())] {
+        assert_eq!(last.unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_FAILED", "{events:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_shutdown_a_stream_whose_task_goes_on_ends_with_a_retryable_error() {
     // A clean end would tell the client the stream is over; the task is not (another instance,
     // or a later turn, may move it): UnavailableError, on both bindings, so a client subscribes

@@ -1007,6 +1007,23 @@ async fn graceful_shutdown_ends_what_is_still_running_failed() {
 }
 
 #[tokio::test]
+async fn graceful_shutdown_ends_a_streaming_send_still_running_failed() {
+    // The stream that started the execution (which runs beside it) gets the FAILED status too,
+    // not the retryable error of a stream whose task goes on.
+    let agent = agent();
+    let config = ServerConfig { shutdown_grace: Duration::from_millis(100), ..Default::default() };
+    let h = RequestHandler::new(agent, card(true, false), Stores::memory(), config);
+    let mut sub = stream_send(&h, msg("hang")).await;
+    let first = sub.next().await.unwrap();
+    let StreamResponse::Task(task) = first else { panic!("{first:?}") };
+    h.shutdown().await;
+    let events = collect(sub).await;
+    let last = events.last().unwrap();
+    assert!(matches!(last, StreamResponse::StatusUpdate(e) if e.status.state == TaskState::Failed), "{events:?}");
+    assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Failed);
+}
+
+#[tokio::test]
 async fn an_executor_that_never_returns_is_stopped_at_the_executor_timeout() {
     let limits = Limits { executor_timeout: Some(Duration::from_millis(200)), ..Limits::default() };
     let (h, agent) = handler_with(limits, true);
