@@ -15,6 +15,7 @@ pub mod binding {
 
 /// What an agent is, where it listens and what it can do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCard {
     pub name: String,
@@ -46,6 +47,7 @@ pub struct AgentCard {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInterface {
     pub url: String,
@@ -60,6 +62,7 @@ pub struct AgentInterface {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentProvider {
     pub url: String,
@@ -67,6 +70,7 @@ pub struct AgentProvider {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,6 +84,7 @@ pub struct AgentCapabilities {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentExtension {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -93,6 +98,7 @@ pub struct AgentExtension {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentSkill {
     pub id: String,
@@ -112,6 +118,7 @@ pub struct AgentSkill {
 
 /// A JWS (JSON serialisation, detached payload) over the canonical card.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCardSignature {
     /// base64url of the protected header.
@@ -124,6 +131,7 @@ pub struct AgentCardSignature {
 
 /// `{"list": [...]}`: the scopes one scheme needs.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct StringList {
     #[serde(default)]
     pub list: Vec<String>,
@@ -174,6 +182,7 @@ proto_oneof! {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKeySecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -184,6 +193,7 @@ pub struct ApiKeySecurityScheme {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct HttpAuthSecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -195,6 +205,7 @@ pub struct HttpAuthSecurityScheme {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct OAuth2SecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -205,6 +216,7 @@ pub struct OAuth2SecurityScheme {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct OpenIdConnectSecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -214,6 +226,7 @@ pub struct OpenIdConnectSecurityScheme {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct MutualTlsSecurityScheme {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -238,6 +251,7 @@ impl Eq for SecurityScheme {}
 pub type Scopes = BTreeMap<String, String>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorizationCodeOAuthFlow {
     #[serde(alias = "authorization_url")]
@@ -252,6 +266,7 @@ pub struct AuthorizationCodeOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCredentialsOAuthFlow {
     #[serde(alias = "token_url")]
@@ -262,6 +277,7 @@ pub struct ClientCredentialsOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
     #[serde(alias = "authorization_url", default, skip_serializing_if = "String::is_empty")]
@@ -273,6 +289,7 @@ pub struct ImplicitOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordOAuthFlow {
     #[serde(alias = "token_url", default, skip_serializing_if = "String::is_empty")]
@@ -284,6 +301,7 @@ pub struct PasswordOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceCodeOAuthFlow {
     #[serde(alias = "device_authorization_url")]
@@ -294,3 +312,25 @@ pub struct DeviceCodeOAuthFlow {
     pub refresh_url: String,
     pub scopes: Scopes,
 }
+
+crate::model::wire::json_objects!(
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentCapabilities,
+    AgentExtension,
+    AgentSkill,
+    AgentCardSignature,
+    StringList,
+    ApiKeySecurityScheme,
+    HttpAuthSecurityScheme,
+    OAuth2SecurityScheme,
+    OpenIdConnectSecurityScheme,
+    MutualTlsSecurityScheme,
+    AuthorizationCodeOAuthFlow,
+    ClientCredentialsOAuthFlow,
+    ImplicitOAuthFlow,
+    PasswordOAuthFlow,
+    DeviceCodeOAuthFlow
+);
+crate::model::wire::json_objects!(serialize: AgentCard, AgentInterface, AgentProvider, AgentCapabilities, AgentExtension, AgentSkill, AgentCardSignature, StringList, ApiKeySecurityScheme, HttpAuthSecurityScheme, OAuth2SecurityScheme, OpenIdConnectSecurityScheme, MutualTlsSecurityScheme, AuthorizationCodeOAuthFlow, ClientCredentialsOAuthFlow, ImplicitOAuthFlow, PasswordOAuthFlow, DeviceCodeOAuthFlow);

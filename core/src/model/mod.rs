@@ -187,6 +187,47 @@ mod tests {
     }
 
     #[test]
+    fn messages_are_json_objects_never_arrays() {
+        // serde's derive reads a struct from an array, member by member in order: each of these
+        // used to pass for a valid request.
+        let message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]});
+        let cases = [
+            (json!({"message": message, "configuration": []}), "configuration"),
+            (json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [["x"]]}}), "message.parts[0]"),
+            (json!({"message": ["m", "c", "t", "ROLE_USER", [{"text": "x"}]]}), "message"),
+            (
+                json!({"message": message, "configuration": {"taskPushNotificationConfig": ["u"]}}),
+                "configuration.taskPushNotificationConfig",
+            ),
+        ];
+        for (request, field) in cases {
+            let text = request.to_string();
+            for err in [
+                parse_value::<SendMessageRequest>(request).unwrap_err(),
+                parse::<SendMessageRequest>(text.as_bytes()).unwrap_err(),
+            ] {
+                assert_eq!(
+                    (err.kind, err.violations[0].field.as_str()),
+                    (crate::ErrorKind::InvalidParams, field),
+                    "{text}: {err}"
+                );
+                assert!(err.violations[0].description.contains("expected a JSON object"), "{err}");
+            }
+        }
+        let task = json!({"id": "t", "contextId": "c", "status": ["TASK_STATE_WORKING"]});
+        assert_eq!(parse_value::<Task>(task).unwrap_err().violations[0].field, "status");
+        // 0.3 messages too.
+        let params = json!({"message": {"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "x"}]}, "configuration": []});
+        assert!(serde_json::from_value::<v03::MessageSendParams>(params).is_err());
+        // Objects read as before, on both paths.
+        let ok = json!({"message": message, "configuration": {"returnImmediately": true}});
+        assert!(
+            parse::<SendMessageRequest>(ok.to_string().as_bytes()).unwrap().configuration.unwrap().return_immediately
+        );
+        assert_eq!(to_value(&parse_value::<SendMessageRequest>(ok.clone()).unwrap()), ok);
+    }
+
+    #[test]
     fn syntax_errors_are_parse_errors() {
         use crate::ErrorKind::*;
         assert_eq!(parse::<Task>(b"{\"id\":").unwrap_err().kind, JsonParse);

@@ -11,6 +11,7 @@ fn state_filter<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TaskState>, D:
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -36,6 +37,7 @@ impl SendMessageRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageConfiguration {
     #[serde(alias = "accepted_output_modes", default, skip_serializing_if = "Vec::is_empty")]
@@ -49,6 +51,7 @@ pub struct SendMessageConfiguration {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct GetTaskRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -59,6 +62,7 @@ pub struct GetTaskRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ListTasksRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -96,6 +100,7 @@ impl ListTasksRequest {
 /// All four members are REQUIRED on the wire, so they are always written, even when empty.
 /// Reading is lenient because ProtoJSON encoders leave default values out.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ListTasksResponse {
     #[serde(default)]
@@ -109,6 +114,7 @@ pub struct ListTasksResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct CancelTaskRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -119,6 +125,7 @@ pub struct CancelTaskRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct SubscribeToTaskRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -128,6 +135,7 @@ pub struct SubscribeToTaskRequest {
 
 /// Where and how to deliver push notifications for a task. Also the create request.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskPushNotificationConfig {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -144,6 +152,7 @@ pub struct TaskPushNotificationConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AuthenticationInfo {
     /// One IANA HTTP auth scheme (`Bearer`, `Basic`, …), matched case-insensitively.
@@ -154,6 +163,7 @@ pub struct AuthenticationInfo {
 
 /// Get and Delete of a push config take the same fields.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskPushNotificationConfigRef {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -167,6 +177,7 @@ pub type GetTaskPushNotificationConfigRequest = TaskPushNotificationConfigRef;
 pub type DeleteTaskPushNotificationConfigRequest = TaskPushNotificationConfigRef;
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ListTaskPushNotificationConfigsRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -184,6 +195,7 @@ fn is_zero(n: &i32) -> bool {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ListTaskPushNotificationConfigsResponse {
     #[serde(default)]
@@ -193,8 +205,26 @@ pub struct ListTaskPushNotificationConfigsResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct GetExtendedAgentCardRequest {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tenant: String,
 }
+
+crate::model::wire::json_objects!(
+    SendMessageRequest,
+    SendMessageConfiguration,
+    GetTaskRequest,
+    ListTasksRequest,
+    ListTasksResponse,
+    CancelTaskRequest,
+    SubscribeToTaskRequest,
+    TaskPushNotificationConfig,
+    AuthenticationInfo,
+    TaskPushNotificationConfigRef,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    GetExtendedAgentCardRequest
+);
+crate::model::wire::json_objects!(serialize: SendMessageRequest, SendMessageConfiguration, GetTaskRequest, ListTasksRequest, ListTasksResponse, CancelTaskRequest, SubscribeToTaskRequest, TaskPushNotificationConfig, AuthenticationInfo, TaskPushNotificationConfigRef, ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, GetExtendedAgentCardRequest);

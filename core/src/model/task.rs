@@ -52,6 +52,7 @@ proto_enum! {
 
 /// A unit of work, identified by a server-generated id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub id: String,
@@ -67,6 +68,7 @@ pub struct Task {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskStatus {
     pub state: TaskState,
@@ -85,6 +87,7 @@ impl TaskStatus {
 
 /// One turn of communication between a client and an agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     #[serde(alias = "message_id")]
@@ -165,6 +168,7 @@ impl Part {
 
 /// The wire shape of a Part when reading: every member optional, the oneof checked after.
 #[derive(Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 struct PartWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,7 +227,7 @@ impl Serialize for Part {
 impl<'de> Deserialize<'de> for Part {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let wire = PartWire::deserialize(d)?;
+        let wire = <PartWire as Deserialize>::deserialize(d)?;
         let mut set = Vec::with_capacity(1);
         if let Some(t) = wire.text {
             set.push(PartContent::Text(t));
@@ -254,6 +258,7 @@ impl<'de> Deserialize<'de> for Part {
 
 /// An output of a task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct Artifact {
     #[serde(alias = "artifact_id")]
@@ -271,6 +276,7 @@ pub struct Artifact {
 
 /// A change of a task's status, streamed to subscribers and push receivers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskStatusUpdateEvent {
     #[serde(alias = "task_id")]
@@ -284,6 +290,7 @@ pub struct TaskStatusUpdateEvent {
 
 /// A new or extended artifact of a task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskArtifactUpdateEvent {
     #[serde(alias = "task_id")]
@@ -329,3 +336,14 @@ impl StreamResponse {
         (!id.is_empty()).then_some(id.as_str())
     }
 }
+
+crate::model::wire::json_objects!(
+    Task,
+    TaskStatus,
+    Message,
+    Artifact,
+    TaskStatusUpdateEvent,
+    TaskArtifactUpdateEvent,
+    PartWire
+);
+crate::model::wire::json_objects!(serialize: Task, TaskStatus, Message, Artifact, TaskStatusUpdateEvent, TaskArtifactUpdateEvent);

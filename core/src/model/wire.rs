@@ -308,6 +308,53 @@ macro_rules! proto_oneof {
 }
 pub(crate) use proto_oneof;
 
+/// Reads a proto message, which on the wire is always a JSON object. serde's derive also reads
+/// a struct from a JSON array, field by field in order, so `"configuration": []` or a part
+/// written `["hi"]` would pass for valid. Each message struct derives with
+/// `#[serde(remote = "Self")]` (the derive then makes inherent functions) and is listed in
+/// [`json_objects!`], whose `Deserialize` accepts a map only and hands it to the derived reader.
+pub(crate) struct ObjectOnly<T>(pub std::marker::PhantomData<T>);
+
+/// The derived reader of a [`json_objects!`] struct.
+pub(crate) trait DerivedFields<'de>: Sized {
+    fn derived<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+}
+
+impl<'de, T: DerivedFields<'de>> de::Visitor<'de> for ObjectOnly<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::derived(de::value::MapAccessDeserializer::new(map))
+    }
+}
+
+/// `Deserialize` (a JSON object only, see [`ObjectOnly`]) for structs derived with
+/// `#[serde(remote = "Self")]`; `serialize: ...` also forwards `Serialize` to the derived writer.
+macro_rules! json_objects {
+    (serialize: $($t:ident),* $(,)?) => {
+        $(impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $t::serialize(self, s)
+            }
+        })*
+    };
+    ($($t:ident),* $(,)?) => {
+        $(impl<'de> $crate::model::wire::DerivedFields<'de> for $t {
+            fn derived<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $t::deserialize(d)
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_map($crate::model::wire::ObjectOnly(std::marker::PhantomData))
+            }
+        })*
+    };
+}
+pub(crate) use json_objects;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 /// The 0.3 agent card. `provider` and `signatures` have the same shape as in 1.0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCard {
     pub protocol_version: String,
@@ -51,6 +52,7 @@ pub struct AgentCard {
 pub type SecurityRequirement = BTreeMap<String, Vec<String>>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInterface {
     pub url: String,
@@ -59,6 +61,7 @@ pub struct AgentInterface {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,6 +76,7 @@ pub struct AgentCapabilities {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentExtension {
     pub uri: String,
@@ -85,6 +89,7 @@ pub struct AgentExtension {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentSkill {
     pub id: String,
@@ -166,6 +171,7 @@ pub struct MutualTlsSecurityScheme {
 
 /// Any number of flows at once (OpenAPI); 1.0 allows exactly one.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthFlows {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,6 +185,7 @@ pub struct OAuthFlows {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorizationCodeOAuthFlow {
     pub authorization_url: String,
@@ -189,6 +196,7 @@ pub struct AuthorizationCodeOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCredentialsOAuthFlow {
     pub token_url: String,
@@ -198,6 +206,7 @@ pub struct ClientCredentialsOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ImplicitOAuthFlow {
     pub authorization_url: String,
@@ -207,6 +216,7 @@ pub struct ImplicitOAuthFlow {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordOAuthFlow {
     pub token_url: String,
@@ -217,6 +227,7 @@ pub struct PasswordOAuthFlow {
 
 /// Every member optional; which ones are required depends on `type`, checked after reading.
 #[derive(Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 struct SecuritySchemeWire {
     #[serde(default, rename = "type")]
@@ -242,7 +253,7 @@ struct SecuritySchemeWire {
 impl<'de> Deserialize<'de> for SecurityScheme {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use de::Error;
-        let w = SecuritySchemeWire::deserialize(d)?;
+        let w = <SecuritySchemeWire as Deserialize>::deserialize(d)?;
         let missing = |name: &str| D::Error::custom(format!("missing field `{name}`"));
         let description = w.description;
         Ok(match w.kind.as_deref() {
@@ -346,3 +357,18 @@ impl Validate for SecurityScheme {
         }
     }
 }
+
+crate::model::wire::json_objects!(
+    AgentCard,
+    AgentInterface,
+    AgentCapabilities,
+    AgentExtension,
+    AgentSkill,
+    OAuthFlows,
+    AuthorizationCodeOAuthFlow,
+    ClientCredentialsOAuthFlow,
+    ImplicitOAuthFlow,
+    PasswordOAuthFlow,
+    SecuritySchemeWire
+);
+crate::model::wire::json_objects!(serialize: AgentCard, AgentInterface, AgentCapabilities, AgentExtension, AgentSkill, OAuthFlows, AuthorizationCodeOAuthFlow, ClientCredentialsOAuthFlow, ImplicitOAuthFlow, PasswordOAuthFlow);

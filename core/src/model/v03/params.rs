@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSendParams {
     pub message: Message,
@@ -23,6 +24,7 @@ pub struct MessageSendParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSendConfiguration {
     #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
@@ -37,6 +39,7 @@ pub struct MessageSendConfiguration {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskQueryParams {
     pub id: String,
@@ -47,6 +50,7 @@ pub struct TaskQueryParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskIdParams {
     pub id: String,
@@ -55,6 +59,7 @@ pub struct TaskIdParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct PushNotificationConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +72,7 @@ pub struct PushNotificationConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct PushNotificationAuthenticationInfo {
     pub schemes: Vec<String>,
@@ -76,6 +82,7 @@ pub struct PushNotificationAuthenticationInfo {
 
 /// The params of `tasks/pushNotificationConfig/set` and the result of set and get.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskPushNotificationConfig {
     pub task_id: String,
@@ -84,6 +91,7 @@ pub struct TaskPushNotificationConfig {
 
 /// Also reads the plain `TaskIdParams` form the schema allows (no config id).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct GetTaskPushNotificationConfigParams {
     pub id: String,
@@ -94,6 +102,7 @@ pub struct GetTaskPushNotificationConfigParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct ListTaskPushNotificationConfigParams {
     pub id: String,
@@ -102,6 +111,7 @@ pub struct ListTaskPushNotificationConfigParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct DeleteTaskPushNotificationConfigParams {
     pub id: String,
@@ -179,3 +189,17 @@ impl Validate for DeleteTaskPushNotificationConfigParams {
         required(at, "pushNotificationConfigId", &self.push_notification_config_id)
     }
 }
+
+crate::model::wire::json_objects!(
+    MessageSendParams,
+    MessageSendConfiguration,
+    TaskQueryParams,
+    TaskIdParams,
+    PushNotificationConfig,
+    PushNotificationAuthenticationInfo,
+    TaskPushNotificationConfig,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    DeleteTaskPushNotificationConfigParams
+);
+crate::model::wire::json_objects!(serialize: MessageSendParams, MessageSendConfiguration, TaskQueryParams, TaskIdParams, PushNotificationConfig, PushNotificationAuthenticationInfo, TaskPushNotificationConfig, GetTaskPushNotificationConfigParams, ListTaskPushNotificationConfigParams, DeleteTaskPushNotificationConfigParams);

@@ -79,6 +79,7 @@ pub struct FileWithUri {
 /// Every member optional: which ones a part needs depends on `kind`, checked after reading.
 /// Derived, so errors inside (e.g. `file.bytes`) keep their path.
 #[derive(Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 struct PartWire {
     #[serde(default)]
@@ -96,7 +97,7 @@ struct PartWire {
 impl<'de> Deserialize<'de> for Part {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use de::Error;
-        let w = PartWire::deserialize(d)?;
+        let w = <PartWire as Deserialize>::deserialize(d)?;
         let missing = |name: &str| D::Error::custom(format!("missing field `{name}`"));
         // No kind: implied by the one content member present (as the 0.3 Python SDK reads it).
         let implied = match (&w.text, &w.file, &w.data) {
@@ -122,6 +123,7 @@ impl<'de> Deserialize<'de> for Part {
 }
 
 #[derive(Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 struct FileWire {
     #[serde(default)]
@@ -137,7 +139,7 @@ struct FileWire {
 impl<'de> Deserialize<'de> for FileContent {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use de::Error;
-        let w = FileWire::deserialize(d)?;
+        let w = <FileWire as Deserialize>::deserialize(d)?;
         match (w.bytes, w.uri) {
             (Some(B64(bytes)), None) => {
                 Ok(FileContent::Bytes(FileWithBytes { bytes, mime_type: w.mime_type, name: w.name }))
@@ -161,3 +163,5 @@ impl Validate for Part {
         Ok(())
     }
 }
+
+crate::model::wire::json_objects!(PartWire, FileWire);

@@ -37,6 +37,7 @@ pub enum Role {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     #[serde(default)]
@@ -54,6 +55,7 @@ pub struct Task {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskStatus {
     pub state: TaskState,
@@ -64,6 +66,7 @@ pub struct TaskStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     #[serde(default)]
@@ -84,6 +87,7 @@ pub struct Message {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct Artifact {
     pub artifact_id: String,
@@ -99,6 +103,7 @@ pub struct Artifact {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskStatusUpdateEvent {
     #[serde(default)]
@@ -113,6 +118,7 @@ pub struct TaskStatusUpdateEvent {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct TaskArtifactUpdateEvent {
     #[serde(default)]
@@ -257,3 +263,6 @@ impl Validate for StreamResult {
         }
     }
 }
+
+crate::model::wire::json_objects!(Task, TaskStatus, Message, Artifact, TaskStatusUpdateEvent, TaskArtifactUpdateEvent);
+crate::model::wire::json_objects!(serialize: Task, TaskStatus, Message, Artifact, TaskStatusUpdateEvent, TaskArtifactUpdateEvent);
