@@ -74,10 +74,21 @@ pub mod timestamp {
         }
     }
 
+    /// Any RFC 3339 offset; at most nanoseconds (9 fraction digits; more would be cut
+    /// silently), and within protobuf's range, years 0001 to 9999 in UTC (what every binding
+    /// and the gRPC form can carry).
     pub fn parse(text: &str) -> Result<Timestamp, String> {
-        DateTime::parse_from_rfc3339(text)
+        let ts = DateTime::parse_from_rfc3339(text)
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| format!("invalid RFC 3339 timestamp {text:?}: {e}"))
+            .map_err(|e| format!("invalid RFC 3339 timestamp {text:?}: {e}"))?;
+        let fraction = text.find('.').map_or(0, |dot| text[dot + 1..].bytes().take_while(u8::is_ascii_digit).count());
+        if fraction > 9 {
+            return Err(format!("invalid timestamp {text:?}: more than 9 fraction digits (nanoseconds)"));
+        }
+        if !(1..=9999).contains(&ts.year()) {
+            return Err(format!("invalid timestamp {text:?}: outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z"));
+        }
+        Ok(ts)
     }
 
     pub fn serialize<S: Serializer>(ts: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
@@ -360,6 +371,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn timestamps_outside_protobuf_are_refused() {
+        for bad in ["0000-06-01T00:00:00Z", "0001-01-01T00:30:00+01:00", "2025-07-30T10:00:00.1234567891Z"] {
+            assert!(timestamp::parse(bad).is_err(), "{bad}");
+        }
+        for good in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "2025-07-30T10:00:00.123456789+02:00"] {
+            assert!(timestamp::parse(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
     fn timestamps_are_utc_z_and_lossless() {
         let t = timestamp::parse("2025-07-30T12:00:00.123+02:00").unwrap();
         assert_eq!(timestamp::format(&t), "2025-07-30T10:00:00.123Z");
@@ -386,7 +407,8 @@ mod tests {
             "2025-06-30T23:59:60.250Z",
         ];
         for text in texts {
-            let t = timestamp::parse(text).unwrap();
+            // Read by chrono: `parse` refuses year 0000, which a value built in code may hold.
+            let t = DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc);
             let nanos = t.timestamp_subsec_nanos();
             let precision = match nanos {
                 n if n % 1_000_000 == 0 => SecondsFormat::Millis,
