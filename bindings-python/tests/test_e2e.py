@@ -24,6 +24,7 @@ from a2a_native import (
     validate,
 )
 from a2a_native import _native
+from a2a_native.models import StreamResponse
 from conftest import CARD, Echo, run
 
 
@@ -753,3 +754,37 @@ async def test_the_card_names_the_public_url_and_the_server_url_stays_the_bound_
         assert urls == ["https://agent.example.com/a2a/", "https://agent.example.com/a2a", "agent.example.com"], urls
     with pytest.raises(errors.InvalidParamsError, match="publicUrl"):
         AgentServer(CARD, Echo(), public_url="agent.example.com")
+
+
+@run
+async def test_a_stream_open_when_the_server_stops_ends_with_the_failed_status() -> None:
+    """An executor that never returns is stopped at shutdown (after the grace) and its task
+    ends FAILED: the client's stream receives that status as its last event, on both HTTP
+    bindings, rather than retrying a stopped server and raising TransportError."""
+
+    class Forever(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            await events.working("on it")
+            await asyncio.Event().wait()
+
+    for binding in ("JSONRPC", "HTTP+JSON"):
+        server = AgentServer(CARD, Forever())
+        await server.start()
+        client = await Client.connect(server.url, binding=binding)
+        events: list[StreamResponse] = []
+
+        async def read() -> None:
+            async for event in client.stream("hi"):
+                events.append(event)
+
+        reading = asyncio.ensure_future(read())
+        for _ in range(500):  # the task and WORKING, within 10 s
+            if len(events) >= 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(events) == 2, events
+        await server.stop()
+        await asyncio.wait_for(reading, 20)
+        last = events[-1].get("statusUpdate")
+        assert last and last["status"]["state"] == "TASK_STATE_FAILED", (binding, events)
+        assert "shut down" in str(last["status"].get("message"))
