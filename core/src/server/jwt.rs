@@ -134,15 +134,20 @@ impl JwtBearer {
         let mut v = Validation::new(alg);
         v.leeway = self.config.leeway.as_secs();
         v.validate_nbf = true;
-        v.set_required_spec_claims(&["exp"]);
+        // jsonwebtoken checks `iss` and `aud` only when the token has them: a configured one
+        // is required too, or a token that leaves it out would pass for any issuer or audience.
+        let mut required = vec!["exp"];
         if !self.config.issuers.is_empty() {
             v.set_issuer(&self.config.issuers);
+            required.push("iss");
         }
         if self.config.audiences.is_empty() {
             v.validate_aud = false;
         } else {
             v.set_audience(&self.config.audiences);
+            required.push("aud");
         }
+        v.set_required_spec_claims(&required);
         v
     }
 }
@@ -156,11 +161,23 @@ impl Authenticator for JwtBearer {
         if !self.config.algorithms.contains(&header.alg) {
             return Err(unauthenticated("the token's signature algorithm is not accepted"));
         }
+        // RFC 7515 §4.1.11: a token whose `crit` names extensions must be refused by a reader
+        // that does not implement them, and this one implements none.
+        if header.crit.as_ref().is_some_and(|c| !c.is_empty()) {
+            return Err(unauthenticated(
+                "the token's header has critical extensions (crit) this server does not implement",
+            ));
+        }
         let jwk = self.key(header.kid.as_deref()).await?;
         let key = DecodingKey::from_jwk(&jwk).map_err(|_| unauthenticated("the token's signing key is unusable"))?;
         let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &self.validation(header.alg))
             .map_err(|e| unauthenticated(&format!("the token is not valid: {}", reason(&e))))?
             .claims;
+        // RFC 7519 §4.1.1: `iss` is one string (jsonwebtoken would also take a list holding
+        // an accepted issuer).
+        if claims.get("iss").is_some_and(|iss| !iss.is_string()) {
+            return Err(unauthenticated("the token's `iss` claim is not a string"));
+        }
         let name = claims
             .get(&self.config.principal_claim)
             .and_then(Value::as_str)

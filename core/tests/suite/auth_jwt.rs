@@ -161,6 +161,21 @@ async fn bad_tokens_are_refused() {
     assert!(refused(with(&|c| c["aud"] = json!("someone-else")), "audience").await.contains("audience"));
     refused(with(&|c| _ = c.as_object_mut().unwrap().remove("exp")), "no exp").await;
     refused(with(&|c| _ = c.as_object_mut().unwrap().remove("sub")), "no sub").await;
+    // A configured issuer or audience must be in the token: left out, null or another type,
+    // the token is refused (jsonwebtoken alone checks them only when present).
+    for claim in ["iss", "aud"] {
+        refused(with(&|c| _ = c.as_object_mut().unwrap().remove(claim)), "no iss or aud").await;
+        refused(with(&|c| c[claim] = Value::Null), "null iss or aud").await;
+        refused(with(&|c| c[claim] = json!(5)), "a number as iss or aud").await;
+    }
+    // `iss` is one string, not a list that happens to hold the accepted one.
+    refused(with(&|c| c["iss"] = json!(["https://evil.test", ISS])), "iss as a list").await;
+    // A `crit` header names extensions the reader must understand; this one knows none.
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some("ec".into());
+    header.crit = Some(vec!["exp".into()]);
+    let crit = jsonwebtoken::encode(&header, &claims("alice", ""), &ec).unwrap();
+    assert!(refused(crit, "crit").await.contains("crit"));
     // Within the leeway is fine.
     let skewed = with(&|c| c["exp"] = json!(now() - 10));
     assert!(auth.authenticate(&bearer(&skewed)).await.is_ok());
