@@ -21,12 +21,12 @@ pub struct SecurityArgs {
     /// Accept bearer JWTs signed by a key of this JWKS URL (the issuer's `jwks_uri`).
     #[arg(long, value_name = "URL")]
     pub jwt_jwks: Option<String>,
-    /// With --jwt-jwks: the required `iss`.
+    /// With --jwt-jwks: the required `iss` (repeat it to accept several issuers).
     #[arg(long, value_name = "ISS", requires = "jwt_jwks")]
-    pub jwt_issuer: Option<String>,
-    /// With --jwt-jwks: the required `aud`.
+    pub jwt_issuer: Vec<String>,
+    /// With --jwt-jwks: the required `aud` (repeat it to accept several audiences).
     #[arg(long, value_name = "AUD", requires = "jwt_jwks")]
-    pub jwt_audience: Option<String>,
+    pub jwt_audience: Vec<String>,
     /// Serve HTTPS with this PEM certificate chain (and --tls-key); HSTS is sent.
     #[arg(long, value_name = "PEM", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -52,13 +52,15 @@ pub struct SecurityArgs {
 }
 
 /// `NAME=KEY` → (KEY, NAME) when NAME is a plain name; anything else is a key of `api-key`.
+/// A base64 key ends in `=` padding: `S2V5MQ==` is that key, not the key `=` of a caller
+/// `S2V5MQ` (which anyone could then send), so a KEY of nothing but `=` does not split.
 fn named_key(given: &str) -> (&str, &str) {
     let plain = |n: &str| {
         n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && n.chars().all(|c| c.is_ascii_alphanumeric() || "_.-@".contains(c))
     };
     match given.split_once('=') {
-        Some((name, key)) if plain(name) && !key.is_empty() => (key, name),
+        Some((name, key)) if plain(name) && !key.bytes().all(|b| b == b'=') => (key, name),
         _ => (given, "api-key"),
     }
 }
@@ -93,6 +95,12 @@ impl SecurityArgs {
         }
         if let Some(url) = &self.jwt_jwks {
             spec["jwt"] = json!({"jwksUrl": url, "issuers": self.jwt_issuer, "audiences": self.jwt_audience});
+            if self.jwt_issuer.is_empty() || self.jwt_audience.is_empty() {
+                // Any issuer's token for any audience, as long as the JWKS holds its key.
+                tracing::warn!(
+                    "--jwt-jwks without --jwt-issuer and --jwt-audience: the token's iss or aud is not checked"
+                );
+            }
         }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             spec["tls"] = json!({"cert": cert, "key": key, "clientCa": self.tls_client_ca});
@@ -139,5 +147,9 @@ mod tests {
         assert_eq!(named_key("=k"), ("=k", "api-key"));
         assert_eq!(named_key("9x=k"), ("9x=k", "api-key"));
         assert_eq!(named_key("alice="), ("alice=", "api-key"));
+        // Base64 keys with their padding are whole keys; a named one keeps its padding.
+        assert_eq!(named_key("MDEyMzQ1Njc4OWFiY2RlZg=="), ("MDEyMzQ1Njc4OWFiY2RlZg==", "api-key"));
+        assert_eq!(named_key("S2V5MQ==="), ("S2V5MQ===", "api-key"));
+        assert_eq!(named_key("alice=S2V5MQ=="), ("S2V5MQ==", "alice"));
     }
 }

@@ -392,6 +392,70 @@ fn jwks_file(dir: &std::path::Path, key: &str, kid: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Serves `body` as JSON to every request on a loopback port, from a thread; its URL.
+fn json_server(body: Vec<u8>) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut head = [0u8; 4096];
+            let _ = stream.read(&mut head);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+        }
+    });
+    url
+}
+
+#[test]
+fn jwt_bearer_tokens_from_a_jwks_with_issuer_and_audience() {
+    let dir = std::env::temp_dir().join(format!("a2a-cli-jwt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let jwks = json_server(std::fs::read(jwks_file(&dir, "jwt-ec.pem", "idp-1")).unwrap());
+    let (iss, aud) = ("https://idp.test", "a2a://agent");
+    let server = serve(&["--store", "memory", "--jwt-jwks", &jwks, "--jwt-issuer", iss, "--jwt-audience", aud]);
+    let url = server.base.as_str();
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(&std::fs::read(fixture("jwt-ec.pem")).unwrap()).unwrap();
+    let exp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 300;
+    let token = |claims: Value| {
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        header.kid = Some("idp-1".into());
+        jsonwebtoken::encode(&header, &claims, &key).unwrap()
+    };
+    let good = token(json!({"iss": iss, "aud": aud, "sub": "alice", "exp": exp}));
+    let reply = a2a_json(&["send", url, "hi", "--bearer", &good]);
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
+    for claims in [
+        json!({"iss": "https://evil.test", "aud": aud, "sub": "alice", "exp": exp}),
+        json!({"aud": aud, "sub": "alice", "exp": exp}),
+        json!({"iss": iss, "sub": "alice", "exp": exp}),
+    ] {
+        let (code, _, err) = a2a(&["send", url, "hi", "--bearer", &token(claims.clone())]);
+        assert_eq!(code, 1, "{claims}: {err}");
+        assert!(err.contains("UnauthenticatedError"), "{claims}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(server.stop().success());
+}
+
+#[test]
+fn a_base64_api_key_with_padding_is_the_key_not_a_named_one() {
+    // Split at its first `=`, it had become the caller "MDEyMzQ1Njc4OWFiY2RlZg" with the key "=".
+    let server = serve(&["--store", "memory", "--api-key", "MDEyMzQ1Njc4OWFiY2RlZg=="]);
+    let url = server.base.as_str();
+    for wrong in ["=", "MDEyMzQ1Njc4OWFiY2RlZg"] {
+        let (code, _, err) = a2a(&["send", url, "hi", "--api-key", wrong]);
+        assert_eq!(code, 1, "{wrong}: {err}");
+    }
+    let reply = a2a_json(&["send", url, "hi", "--api-key", "MDEyMzQ1Njc4OWFiY2RlZg=="]);
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
+    assert!(server.stop().success());
+}
+
 #[test]
 fn https_a_signed_card_and_an_api_key() {
     let (cert, key, ca, card_key) =

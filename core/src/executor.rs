@@ -787,7 +787,7 @@ mod tests {
             configuration: None,
             metadata: None,
             tenant: "acme".into(),
-            principal: Some(crate::auth::Principal { name: "ada".into(), scopes: vec!["read".into()] }),
+            principal: Some(crate::auth::Principal::named("ada", vec!["read".into()])),
             extensions: vec!["https://ext".into()],
             skills: vec!["echo".into()],
             trace: crate::trace_context::TraceParent { traceparent: Some("00-ab-cd-01".into()), ..Default::default() },

@@ -9,10 +9,22 @@ pub use jwks::{fetch_jwks, fetch_jwks_with};
 pub use keys::{KeyRefusal, KeySet};
 
 /// An authenticated caller, as the executor and the stores see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Principal {
     /// A stable name for the caller (user, client id, key name).
     pub name: String,
     /// Scopes or roles granted to the caller.
     pub scopes: Vec<String>,
+    /// Who named the caller, when not this agent's operator: a JWT's issuer (`jwt <iss>`).
+    /// Empty for the names the operator gives (bearer tokens, API keys) and for client
+    /// certificates (named `cert:<sha256>`). Tasks are kept per realm and name, so a user
+    /// `alice` of an identity provider never reaches the tasks of the API key named `alice`.
+    pub realm: String,
+}
+
+impl Principal {
+    /// A caller named by this agent's operator.
+    pub fn named(name: impl Into<String>, scopes: Vec<String>) -> Self {
+        Self { name: name.into(), scopes, realm: String::new() }
+    }
 }

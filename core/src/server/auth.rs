@@ -379,7 +379,7 @@ mod tests {
     }
 
     fn who(name: &str, scopes: &[&str]) -> Principal {
-        Principal { name: name.into(), scopes: scopes.iter().map(|s| (*s).to_owned()).collect() }
+        Principal::named(name, scopes.iter().map(|s| (*s).to_owned()).collect())
     }
 
     #[tokio::test]
@@ -499,7 +499,7 @@ mod tests {
 
     #[tokio::test]
     async fn bearer_tokens() {
-        let alice = Principal { name: "alice".into(), scopes: vec![] };
+        let alice = Principal::named("alice", vec![]);
         let auth = BearerTokens::new().with_token("s3cret", alice.clone());
         assert_eq!(auth.authenticate(&headers(Some("Bearer s3cret"))).await.unwrap(), Some(alice.clone()));
         assert_eq!(auth.authenticate(&headers(Some("bearer  s3cret"))).await.unwrap(), Some(alice));

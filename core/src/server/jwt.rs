@@ -183,7 +183,15 @@ impl Authenticator for JwtBearer {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .ok_or_else(|| unauthenticated(&format!("the token has no `{}` claim", self.config.principal_claim)))?;
-        Ok(Some(Principal { name: name.to_owned(), scopes: scopes(&claims) }))
+        let issuer = claims.get("iss").and_then(Value::as_str).unwrap_or_default();
+        // The two name the caller's tasks, with U+001F between the parts: no control characters.
+        if name.chars().chain(issuer.chars()).any(char::is_control) {
+            return Err(unauthenticated("the token's principal or issuer holds control characters"));
+        }
+        // The identity provider names this caller, not the operator: its tasks are kept apart
+        // from those of a bearer token or API key given the same name.
+        let realm = format!("jwt {issuer}");
+        Ok(Some(Principal { name: name.to_owned(), scopes: scopes(&claims), realm }))
     }
 
     fn challenge(&self) -> &str {

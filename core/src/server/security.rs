@@ -120,7 +120,7 @@ impl SecurityConfig {
 
     /// The authenticator for the configured schemes (`None` without any).
     pub fn authenticator(&self) -> Option<Arc<dyn Authenticator>> {
-        let who = |name: &str| Principal { name: name.into(), scopes: Vec::new() };
+        let who = |name: &str| Principal::named(name, Vec::new());
         let mut schemes: Vec<Arc<dyn Authenticator>> = Vec::new();
         if !self.bearer_tokens.is_empty() {
             let tokens =

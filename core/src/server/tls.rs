@@ -126,7 +126,7 @@ impl Authenticator for MutualTls {
             return Ok(Some(p.clone()));
         }
         if self.any_verified {
-            return Ok(Some(Principal { name: format!("cert:{fingerprint}"), scopes: Vec::new() }));
+            return Ok(Some(Principal::named(format!("cert:{fingerprint}"), Vec::new())));
         }
         Err(super::auth::unauthenticated("the client certificate is not one this agent knows"))
     }

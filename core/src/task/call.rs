@@ -34,7 +34,12 @@ impl CallContext {
     /// (spec §7: never reveal that it exists). Anonymous calls share the tenant's partition.
     pub fn partition(&self, tenant: &str, visibility: super::config::TaskVisibility) -> String {
         match (&self.principal, visibility) {
-            (Some(p), super::config::TaskVisibility::PerPrincipal) => format!("{tenant}\u{1f}{}", p.name),
+            (Some(p), super::config::TaskVisibility::PerPrincipal) if p.realm.is_empty() => {
+                format!("{tenant}\u{1f}{}", p.name)
+            }
+            (Some(p), super::config::TaskVisibility::PerPrincipal) => {
+                format!("{tenant}\u{1f}{}\u{1f}{}", p.realm, p.name)
+            }
             _ => tenant.to_owned(),
         }
     }

@@ -368,3 +368,72 @@ async fn over_http_401_without_a_valid_token_and_403_without_the_scope() {
     let _ = stop.send(());
     serving.await.unwrap().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwt_subject_never_reaches_the_tasks_of_an_api_key_of_the_same_name() {
+    // The identity provider names its users; the operator names the API keys. An IdP user
+    // `alice` is not the key `alice`, and each issuer's `alice` is someone else again.
+    use a2a_native::server::{AnyOf, ApiKeys, KeyLocation};
+    let ec = key("jwt-ec.pem", Algorithm::ES256);
+    let set = JwkSet { keys: vec![jwk(&ec, Algorithm::ES256, "k1")] };
+    let config = JwtConfig { issuers: vec![ISS.into(), "https://other-idp.test".into()], ..config() };
+    let keys = ApiKeys::new(KeyLocation::Header("X-API-Key".into()))
+        .with_key("k-alice", a2a_native::auth::Principal::named("alice", vec![]));
+    let auth = AnyOf::new(vec![Arc::new(JwtBearer::new(config, KeySource::Static(set.into()))), Arc::new(keys)]);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let card = model::parse_value(json!({
+        "name": "two schemes", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+        "securitySchemes": {
+            "oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": format!("{ISS}/.well-known/openid-configuration")}},
+            "apiKey": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}
+        },
+        "securityRequirements": [{"schemes": {"oidc": {"list": []}}}, {"schemes": {"apiKey": {"list": []}}}]
+    }))
+    .unwrap();
+    let agent = TestAgent::new().otherwise([Step::status(TaskState::Completed, "{principal}")]);
+    let handler = RequestHandler::new(Arc::new(agent), card, Stores::memory(), ServerConfig::default())
+        .with_authenticator(Arc::new(auth));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let http = reqwest::Client::new();
+    let call = |method: &str, params: Value, credential: (&'static str, String)| {
+        let req = http
+            .post(format!("{base}/"))
+            .header("A2A-Version", "1.0")
+            .header("content-type", "application/json")
+            .header(credential.0, credential.1)
+            .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string());
+        async move { serde_json::from_slice::<Value>(&req.send().await.unwrap().bytes().await.unwrap()).unwrap() }
+    };
+    let jwt = |iss: &str| {
+        let claims = json!({"iss": iss, "aud": AUD, "sub": "alice", "exp": now() + 300});
+        ("authorization", format!("Bearer {}", sign(&ec, Algorithm::ES256, Some("k1"), &claims)))
+    };
+    let key_alice = || ("x-api-key", "k-alice".to_owned());
+    let send = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}});
+    let by_key = call("SendMessage", send.clone(), key_alice()).await;
+    let task = by_key["result"]["task"]["id"].as_str().unwrap_or_else(|| panic!("{by_key}")).to_owned();
+    // The executor sees the same name either way.
+    assert_eq!(by_key["result"]["task"]["status"]["message"]["parts"][0]["text"], "alice");
+    for iss in [ISS, "https://other-idp.test"] {
+        let got = call("GetTask", json!({"id": task}), jwt(iss)).await;
+        assert_eq!(got["error"]["code"], -32001, "{iss}: {got}");
+        let listed = call("ListTasks", json!({}), jwt(iss)).await;
+        assert_eq!(listed["result"]["tasks"], json!([]), "{iss}: {listed}");
+    }
+    // The IdP's alice has tasks of her own, which neither the key nor another issuer's alice sees.
+    let by_jwt = call("SendMessage", send, jwt(ISS)).await;
+    let hers = by_jwt["result"]["task"]["id"].as_str().unwrap_or_else(|| panic!("{by_jwt}")).to_owned();
+    assert_eq!(call("GetTask", json!({"id": hers}), jwt(ISS)).await["result"]["id"], hers.as_str());
+    assert_eq!(call("GetTask", json!({"id": hers}), key_alice()).await["error"]["code"], -32001);
+    assert_eq!(call("GetTask", json!({"id": hers}), jwt("https://other-idp.test")).await["error"]["code"], -32001);
+    assert_eq!(call("GetTask", json!({"id": task}), key_alice()).await["result"]["id"], task.as_str());
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+}

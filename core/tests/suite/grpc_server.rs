@@ -390,7 +390,7 @@ async fn a_refused_caller_holding_its_body_open_is_answered_at_once() {
     use a2a_native::server::{BearerTokens, Principal};
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let bearer = BearerTokens::new().with_token("secret", Principal { name: "alice".into(), scopes: Vec::new() });
+    let bearer = BearerTokens::new().with_token("secret", Principal::named("alice", Vec::new()));
     let handler = RequestHandler::new(
         Arc::new(TestAgent::standard()),
         card(&base, true, false),

@@ -64,7 +64,7 @@ async fn start(bearer: bool) -> Srv {
         config,
     );
     if bearer {
-        let who = Principal { name: "tester".into(), scopes: vec![] };
+        let who = Principal::named("tester", vec![]);
         handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token("s3cret", who)));
     }
     let (stop, stopped) = oneshot::channel::<()>();

@@ -25,9 +25,7 @@ async fn start() -> Running {
     let base = format!("http://{}", listener.local_addr().unwrap());
     let card = test_card(&base, &Opts::default());
     let handler = RequestHandler::new(Arc::new(TestAgent::standard()), card, Stores::memory(), ServerConfig::default())
-        .with_authenticator(Arc::new(
-            BearerTokens::new().with_token("good", Principal { name: "tester".into(), scopes: vec![] }),
-        ));
+        .with_authenticator(Arc::new(BearerTokens::new().with_token("good", Principal::named("tester", vec![]))));
     let server = Server::new(Arc::new(handler));
     let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let metrics_url = format!("http://{}/metrics", metrics_listener.local_addr().unwrap());

@@ -98,8 +98,8 @@ async fn start(opts: Opts) -> TestServer {
     let mut handler = RequestHandler::new(Arc::new(TestAgent::standard()), card, Stores::memory(), config)
         .with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
-        let principal = Principal { name: "tester".into(), scopes: vec![] };
-        let other = Principal { name: "other".into(), scopes: vec![] };
+        let principal = Principal::named("tester", vec![]);
+        let other = Principal::named("other", vec![]);
         let tokens = BearerTokens::new().with_token(token, principal).with_token(OTHER_TOKEN, other);
         handler = handler.with_authenticator(Arc::new(tokens));
     }
@@ -1549,8 +1549,8 @@ async fn shared_visibility_lets_every_caller_see_the_tasks() {
     let config =
         ServerConfig { task_visibility: a2a_native::server::TaskVisibility::Shared, ..ServerConfig::default() };
     let tokens = BearerTokens::new()
-        .with_token("t0ken", Principal { name: "a".into(), scopes: vec![] })
-        .with_token(OTHER_TOKEN, Principal { name: "b".into(), scopes: vec![] });
+        .with_token("t0ken", Principal::named("a", vec![]))
+        .with_token(OTHER_TOKEN, Principal::named("b", vec![]));
     let handler = RequestHandler::new(Arc::new(TestAgent::standard()), card(&base, &opts), Stores::memory(), config)
         .with_authenticator(Arc::new(tokens));
     let (stop, stopped) = oneshot::channel::<()>();

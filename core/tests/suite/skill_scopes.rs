@@ -42,10 +42,7 @@ fn card(base: &str, skills: Value, requirements: Value) -> AgentCard {
 }
 
 fn tokens() -> BearerTokens {
-    let who = |name: &str, scopes: &[&str]| Principal {
-        name: name.into(),
-        scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
-    };
+    let who = |name: &str, scopes: &[&str]| Principal::named(name, scopes.iter().map(|s| (*s).to_owned()).collect());
     BearerTokens::new()
         .with_token("t-translate", who("translator", &["translate"]))
         .with_token("t-admin", who("admin", &["admin"]))

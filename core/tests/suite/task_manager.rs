@@ -480,10 +480,8 @@ async fn a_lagging_subscriber_gets_the_final_task_after_a_blocking_send_took_it(
 #[tokio::test]
 async fn a_tenant_with_a_control_character_is_refused_so_no_partition_can_be_named() {
     let h = handler();
-    let alice = CallContext {
-        principal: Some(a2a_native::auth::Principal { name: "alice".into(), scopes: vec![] }),
-        ..Default::default()
-    };
+    let alice =
+        CallContext { principal: Some(a2a_native::auth::Principal::named("alice", vec![])), ..Default::default() };
     let reply = h.handle(&alice, A2ARequest::SendMessage(SendMessageRequest::new(msg("complete")))).await.unwrap();
     let Reply::Value(v) = reply else { panic!("a blocking send answers a value") };
     let id = v.to_value()["task"]["id"].as_str().unwrap().to_owned();

@@ -86,7 +86,7 @@ fn card(base: &str, auth: bool) -> AgentCard {
 }
 
 fn who(name: &str, scopes: &[&str]) -> Principal {
-    Principal { name: name.into(), scopes: scopes.iter().map(|s| (*s).to_owned()).collect() }
+    Principal::named(name, scopes.iter().map(|s| (*s).to_owned()).collect())
 }
 
 /// Bearer `t-alice` (scope `a2a`), `t-bob` (no scope); API key `k-alice` (alice again).

@@ -33,8 +33,7 @@ async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
     let ca = client_ca.then(|| fixture("tls-ca.pem"));
     if client_ca {
         let fingerprint = "3d357e08807a6221e147b3057b1dd9a956e0f785b7d5b159880cbf79506df2e0";
-        let mtls =
-            MutualTls::new().with_certificate(fingerprint, Principal { name: "client-one".into(), scopes: vec![] });
+        let mtls = MutualTls::new().with_certificate(fingerprint, Principal::named("client-one", vec![]));
         handler = handler.with_authenticator(Arc::new(mtls));
     }
     let tls = server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), ca.as_deref()).unwrap();

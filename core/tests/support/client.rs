@@ -99,7 +99,7 @@ pub async fn start(opts: Opts) -> TestServer {
     let mut handler = RequestHandler::new(Arc::new(TestAgent::standard()), card.clone(), Stores::memory(), config)
         .with_extended_card(extended);
     if let Some((token, _)) = opts.bearer {
-        let principal = Principal { name: "tester".into(), scopes: vec![] };
+        let principal = Principal::named("tester", vec![]);
         handler = handler.with_authenticator(Arc::new(BearerTokens::new().with_token(token, principal)));
     }
     let server = Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(2));
