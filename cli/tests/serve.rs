@@ -501,6 +501,39 @@ fn https_a_signed_card_and_an_api_key() {
 }
 
 #[test]
+fn mutual_tls_beside_an_api_key_admits_either() {
+    // The card offers the two as alternatives; the handshake used to demand a certificate of
+    // everyone, locking out key holders and the public card.
+    let (cert, key, ca) = (fixture("tls-server.pem"), fixture("tls-server.key"), fixture("tls-ca.pem"));
+    let (client_cert, client_key) = (fixture("tls-client.pem"), fixture("tls-client.key"));
+    let server = serve(&[
+        "--store",
+        "memory",
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--tls-client-ca",
+        &ca,
+        "--api-key",
+        "k3y",
+    ]);
+    let url = server.base.as_str();
+    let card = a2a_json(&["card", url, "--ca-cert", &ca]);
+    assert!(card["securitySchemes"]["mtls"].is_object() && card["securitySchemes"]["apiKey"].is_object(), "{card}");
+    let (code, _, err) = a2a(&["send", url, "hi", "--ca-cert", &ca]);
+    assert_eq!(code, 1, "neither scheme: {err}");
+    assert!(err.contains("UnauthenticatedError"), "{err}");
+    for with in [vec!["--api-key", "k3y"], vec!["--client-cert", &client_cert, "--client-key", &client_key]] {
+        let mut args = vec!["send", url, "hi", "--ca-cert", &ca];
+        args.extend(with.iter().copied());
+        let reply = a2a_json(&args);
+        assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{with:?}: {reply}");
+    }
+    assert!(server.stop().success());
+}
+
+#[test]
 fn private_webhooks_all_or_an_allow_list() {
     // A push config for `url` on a fresh task: true when created, false when refused.
     let accepts = |server: &Served, url: &str| {

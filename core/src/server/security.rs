@@ -147,7 +147,16 @@ impl SecurityConfig {
 
     /// The TLS config, when TLS is on.
     pub fn tls_config(&self) -> Result<Option<Arc<rustls::ServerConfig>>> {
-        self.tls.as_ref().map(|t| super::tls::server_config(&t.cert, &t.key, t.client_ca.as_deref())).transpose()
+        use super::tls::ClientCertificate;
+        // With another scheme besides mutual TLS, the card offers them as alternatives: a
+        // caller with a key or a token needs no certificate, and the card stays readable. Its
+        // requirements refuse a caller no scheme admits.
+        let others = !self.bearer_tokens.is_empty() || self.jwt.is_some() || !self.api_keys.is_empty();
+        let client = if others { ClientCertificate::Optional } else { ClientCertificate::Required };
+        self.tls
+            .as_ref()
+            .map(|t| super::tls::server_config(&t.cert, &t.key, t.client_ca.as_deref(), client))
+            .transpose()
     }
 
     /// `handler` with this authenticator, these required scopes and the card signer.

@@ -16,9 +16,27 @@ fn config_error(what: &str, e: impl std::fmt::Display) -> A2AError {
     A2AError::new(ErrorKind::InvalidParams, format!("TLS {what}: {e}"))
 }
 
+/// Whether a client must present a certificate of the client CA (mutual TLS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientCertificate {
+    /// No certificate is asked for.
+    None,
+    /// The handshake fails without one: the only way in.
+    Required,
+    /// Asked for, and one from another CA fails the handshake, but a client may come without
+    /// one: when another scheme (an API key, a token) may admit it instead. The authenticator
+    /// and the card's requirements then decide, as they do without TLS.
+    Optional,
+}
+
 /// A server config from a PEM certificate chain and private key. With `client_ca`, clients
-/// must present a certificate issued by one of its certificates (mutual TLS).
-pub fn server_config(cert: &Path, key: &Path, client_ca: Option<&Path>) -> Result<Arc<rustls::ServerConfig>> {
+/// present a certificate issued by one of its certificates (mutual TLS), as `client` says.
+pub fn server_config(
+    cert: &Path,
+    key: &Path,
+    client_ca: Option<&Path>,
+    client: ClientCertificate,
+) -> Result<Arc<rustls::ServerConfig>> {
     let chain = CertificateDer::pem_file_iter(cert)
         .and_then(|certs| certs.collect::<std::result::Result<Vec<_>, _>>())
         .map_err(|e| config_error("certificate", e))?;
@@ -30,16 +48,18 @@ pub fn server_config(cert: &Path, key: &Path, client_ca: Option<&Path>) -> Resul
     let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| config_error("protocols", e))?;
-    let builder = match client_ca {
+    let builder = match client_ca.filter(|_| client != ClientCertificate::None) {
         None => builder.with_no_client_auth(),
         Some(ca) => {
             let mut roots = rustls::RootCertStore::empty();
             for c in CertificateDer::pem_file_iter(ca).map_err(|e| config_error("client CA", e))? {
                 roots.add(c.map_err(|e| config_error("client CA", e))?).map_err(|e| config_error("client CA", e))?;
             }
-            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .map_err(|e| config_error("client CA", e))?;
+            let mut verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
+            if client == ClientCertificate::Optional {
+                verifier = verifier.allow_unauthenticated();
+            }
+            let verifier = verifier.build().map_err(|e| config_error("client CA", e))?;
             builder.with_client_cert_verifier(verifier)
         }
     };

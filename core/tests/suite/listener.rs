@@ -518,8 +518,13 @@ async fn start_tls(config: ServerConfig) -> Srv {
         Stores::memory(),
         config,
     );
-    let tls =
-        a2a_native::server::tls::server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), None).unwrap();
+    let tls = a2a_native::server::tls::server_config(
+        &fixture("tls-server.pem"),
+        &fixture("tls-server.key"),
+        None,
+        a2a_native::server::tls::ClientCertificate::None,
+    )
+    .unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(Server::new(Arc::new(handler)).tls(tls).serve(listener, async {
         let _ = stopped.await;

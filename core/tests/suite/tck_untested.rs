@@ -26,7 +26,7 @@ use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestConte
 use a2a_native::grpc;
 use a2a_native::model::{self, AgentCard, GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState};
 use a2a_native::request::{A2ARequest, Method};
-use a2a_native::server::tls::server_config;
+use a2a_native::server::tls::{ClientCertificate, server_config};
 use a2a_native::server::{
     AnyOf, ApiKeys, BearerTokens, KeyLocation, Principal, RequestHandler, RequiredScopes, Server, ServerConfig, Stores,
 };
@@ -683,7 +683,7 @@ fn card_sign_004_expired_keys_do_not_verify() {
 // ------------------------------------------------------------------------------------------
 
 fn tls_config() -> Arc<rustls::ServerConfig> {
-    server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), None).unwrap()
+    server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), None, ClientCertificate::None).unwrap()
 }
 
 fn echo_agent() -> Arc<TestAgent> {

@@ -5,8 +5,10 @@
 use crate::support;
 
 use a2a_native::model::{self, TaskState};
-use a2a_native::server::tls::server_config;
-use a2a_native::server::{MutualTls, Principal, RequestHandler, Server, ServerConfig, Stores};
+use a2a_native::server::tls::{ClientCertificate, server_config};
+use a2a_native::server::{
+    AnyOf, ApiKeys, KeyLocation, MutualTls, Principal, RequestHandler, Server, ServerConfig, Stores,
+};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,13 +20,28 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
+    start_with(client_ca, false).await
+}
+
+/// With `api_key`, the key `k-1` (the caller `keyholder`) also admits a caller.
+async fn start_with(client_ca: bool, api_key: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("https://localhost:{}", listener.local_addr().unwrap().port());
     let card = model::parse_value(json!({
         "name": "tls agent", "description": "d", "version": "1",
         "supportedInterfaces": [{"url": format!("{base}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
         "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+        "securitySchemes": if api_key {
+            json!({"mtls": {"mtlsSecurityScheme": {}}, "apiKey": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}})
+        } else {
+            json!({})
+        },
+        "securityRequirements": if api_key {
+            json!([{"schemes": {"mtls": {"list": []}}}, {"schemes": {"apiKey": {"list": []}}}])
+        } else {
+            json!([])
+        }
     }))
     .unwrap();
     // The agent completes with the caller's name ("anonymous" without one).
@@ -34,9 +51,18 @@ async fn start(client_ca: bool) -> (String, tokio::sync::oneshot::Sender<()>) {
     if client_ca {
         let fingerprint = "3d357e08807a6221e147b3057b1dd9a956e0f785b7d5b159880cbf79506df2e0";
         let mtls = MutualTls::new().with_certificate(fingerprint, Principal::named("client-one", vec![]));
-        handler = handler.with_authenticator(Arc::new(mtls));
+        handler = if api_key {
+            let keys = ApiKeys::new(KeyLocation::Header("X-API-Key".into()))
+                .with_key("k-1", Principal::named("keyholder", vec![]));
+            handler.with_authenticator(Arc::new(AnyOf::new(vec![Arc::new(mtls), Arc::new(keys)])))
+        } else {
+            handler.with_authenticator(Arc::new(mtls))
+        };
     }
-    let tls = server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), ca.as_deref()).unwrap();
+    // With another scheme, a certificate is optional at the handshake; the card's requirement
+    // (either scheme) refuses a caller neither admits.
+    let client = if api_key { ClientCertificate::Optional } else { ClientCertificate::Required };
+    let tls = server_config(&fixture("tls-server.pem"), &fixture("tls-server.key"), ca.as_deref(), client).unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(Server::new(Arc::new(handler)).tls(tls).serve(listener, async {
         let _ = stopped.await;
@@ -95,7 +121,31 @@ async fn mutual_tls_names_the_caller_by_its_certificate() {
     let (base, stop) = start(true).await;
     let (_, body) = send(&client(true), &base).await.unwrap();
     assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "client-one", "{body}");
-    // Without a client certificate the handshake (or the first request) fails.
+    // The only scheme: without a client certificate the handshake (or the first request) fails.
     assert!(send(&client(false), &base).await.is_err());
+    let _ = stop.send(());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_mutual_tls_and_an_api_key_either_admits_a_caller() {
+    // The card offers the two as alternatives: a caller with a key and no certificate must get
+    // through the handshake (it was refused there, as was everyone reading the public card).
+    let (base, stop) = start_with(true, true).await;
+    let (_, body) = send(&client(true), &base).await.unwrap();
+    assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "client-one", "{body}");
+    let anonymous = client(false);
+    let card = anonymous.get(format!("{base}/.well-known/agent-card.json")).send().await.unwrap();
+    assert_eq!(card.status(), 200);
+    let (_, body) = send(&anonymous, &base).await.unwrap();
+    assert_eq!(body["error"]["code"], -31401, "{body}");
+    let with_key = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(&std::fs::read(fixture("tls-ca.pem")).unwrap()).unwrap())
+        .default_headers(
+            [(http::HeaderName::from_static("x-api-key"), http::HeaderValue::from_static("k-1"))].into_iter().collect(),
+        )
+        .build()
+        .unwrap();
+    let (_, body) = send(&with_key, &base).await.unwrap();
+    assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "keyholder", "{body}");
     let _ = stop.send(());
 }
