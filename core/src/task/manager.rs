@@ -543,6 +543,11 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
     for timer in [&mut renew, &mut reap] {
         timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     }
+    // When this instance last failed to renew: the store was out of its reach, and most
+    // likely out of every instance's (a database restart, a failover). Leases ran out meanwhile
+    // though their owners live; reaping resumes only a lease after that, once every owner
+    // that came through has renewed (each renews every third of a lease).
+    let mut unreachable: Option<tokio::time::Instant> = None;
     loop {
         let renewing = tokio::select! {
             _ = renew.tick() => true,
@@ -555,8 +560,9 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
             let running: Vec<(String, String)> = inner.live.running().iter().map(|g| g.key.clone()).collect();
             if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease, &running).await {
                 tracing::warn!(error = %e, "could not renew task leases");
+                unreachable = Some(tokio::time::Instant::now());
             }
-        } else {
+        } else if unreachable.is_none_or(|at| at.elapsed() >= lease) {
             inner.reap().await;
         }
     }

@@ -647,3 +647,52 @@ async fn a_message_dropped_after_its_turn_was_stored_gives_the_lease_back() {
     let done = task_of(call(&b.handler, send(&tenant, next, false)).await);
     assert_eq!(done.status.state, TaskState::Completed, "B took it at once");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_outage_longer_than_a_lease_fails_no_task_whose_instance_lives() {
+    // Both instances lose the database for several leases; the leases run out by its clock
+    // though every owner lives. B's reaper used to end A's running task FAILED ("instance
+    // lost") the moment the database came back, before A could renew.
+    use support::store::Faulty;
+    if std::env::var("A2A_TEST_POSTGRES_URL").map_or(true, |u| u.is_empty()) {
+        let _ = instance().await; // says SKIPPED, or fails when PostgreSQL is required
+        return;
+    }
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let fast = ServerConfig {
+        lease: Duration::from_millis(600),
+        reap_interval: Duration::from_millis(50),
+        ..Default::default()
+    };
+    let mut faulty = Vec::new();
+    let mut handlers = Vec::new();
+    for _ in 0..2 {
+        let pg = a2a_native::store::PostgresStore::connect(&url).await.unwrap();
+        let store = Arc::new(Faulty::new(Arc::new(pg.clone())));
+        let stores = Stores { tasks: store.clone(), push: Arc::new(pg) };
+        handlers.push(RequestHandler::new(agent(), card(), stores, fast.clone()));
+        faulty.push(store);
+    }
+    let (a, b) = (&handlers[0], &handlers[1]);
+    let tenant = tenant();
+    let task = task_of(call(a, send(&tenant, msg("hold"), true)).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for store in &faulty {
+        Faulty::set(&store.leases_down, true);
+    }
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    for store in &faulty {
+        Faulty::set(&store.leases_down, false);
+    }
+    // Past a lease and many reaps after the database came back: A renewed in time.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let get = |h| {
+        let req =
+            a2a_native::model::GetTaskRequest { tenant: tenant.clone(), id: task.id.clone(), history_length: None };
+        call(h, A2ARequest::GetTask(req))
+    };
+    let read: Task = serde_json::from_value(get(b).await).unwrap();
+    assert_eq!(read.status.state, TaskState::Working, "{read:?}");
+    let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+    call(b, A2ARequest::CancelTask(cancel)).await;
+}

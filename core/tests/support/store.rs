@@ -25,6 +25,9 @@ pub struct Faulty {
     /// The next commit carrying an artifact panics (a bug in the server's own code, as the
     /// task manager sees it); the switch then turns itself off.
     pub panic_on_artifact: AtomicBool,
+    /// Renewing leases and looking for orphans fail (Unavailable): the database is out of reach
+    /// for the instances' lease keepers.
+    pub leases_down: AtomicBool,
 }
 
 impl Faulty {
@@ -35,6 +38,7 @@ impl Faulty {
             slow_messages: AtomicBool::new(false),
             slow_after_messages: AtomicBool::new(false),
             panic_on_artifact: AtomicBool::new(false),
+            leases_down: AtomicBool::new(false),
         }
     }
 
@@ -96,12 +100,18 @@ impl TaskStore for Faulty {
         self.inner.leases()
     }
     async fn renew_leases(&self, owner: &str, lease: Duration, tasks: &[(String, String)]) -> Result<()> {
+        if self.leases_down.load(Ordering::SeqCst) {
+            return Err(A2AError::new(ErrorKind::Unavailable, "the database is down"));
+        }
         self.inner.renew_leases(owner, lease, tasks).await
     }
     async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> Result<()> {
         self.inner.release_lease(tenant, id, owner).await
     }
     async fn orphaned_tasks(&self, limit: usize) -> Result<Vec<(String, String)>> {
+        if self.leases_down.load(Ordering::SeqCst) {
+            return Err(A2AError::new(ErrorKind::Unavailable, "the database is down"));
+        }
         self.inner.orphaned_tasks(limit).await
     }
     fn outbox(&self) -> bool {
