@@ -11,7 +11,8 @@ mod talk;
 mod telemetry;
 
 use a2a_native::model::dynamic;
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// The server's allocator: a request allocates and frees many small objects across threads
@@ -74,8 +75,50 @@ enum Command {
     },
 }
 
+/// The client's options (global, so they may follow any command) that mean nothing to
+/// `a2a serve`: given to it, they are refused rather than ignored (`--bearer` there used to
+/// start an open server whose author believed it guarded).
+const CLIENT_ONLY: [(&str, &str); 11] = [
+    ("bearer", "--bearer (the server's is --bearer-token)"),
+    ("api_key_header", "--api-key-header"),
+    ("headers", "--header"),
+    ("a2a_version", "--a2a-version"),
+    ("transport", "--transport"),
+    ("timeout", "--timeout"),
+    ("extensions", "--extension (the server's is --require-extension)"),
+    ("json", "--json (the server's is --log-format json)"),
+    ("ca_cert", "--ca-cert"),
+    ("client_cert", "--client-cert"),
+    ("client_key", "--client-key"),
+];
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let (Some(("serve", given)), Command::Serve(args)) = (matches.subcommand(), &mut cli.command) {
+        for (id, flag) in CLIENT_ONLY {
+            if given.value_source(id) == Some(ValueSource::CommandLine) {
+                eprintln!("error: {flag} is an option of the client commands, not of a2a serve");
+                return ExitCode::from(2);
+            }
+        }
+        // The client's A2A_API_KEY reaches `serve --api-key` (one argument for both): a key
+        // exported for talking to other agents would lock this server with it. The server
+        // reads A2A_SERVE_API_KEY only.
+        if given.value_source("api_key") == Some(ValueSource::EnvVariable) {
+            args.security.api_key = std::env::var("A2A_SERVE_API_KEY").into_iter().collect();
+        }
+    }
+    if !matches!(cli.command, Command::Serve(_) | Command::Bench(_)) {
+        // A client command's output piped into `head` that closes early: end quietly, as
+        // other command-line tools do, not with a panic (Rust ignores SIGPIPE, so every
+        // print after the close failed). Not for serve and bench, whose sockets would then
+        // kill the process when a peer hangs up.
+        // SAFETY: setting a signal's disposition to the default, before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let conn = cli.conn;
     match cli.command {
         Command::Serve(args) => {

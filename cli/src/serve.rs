@@ -121,7 +121,7 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t)]
     pub log_format: crate::telemetry::LogFormat,
     #[command(flatten)]
-    security: SecurityArgs,
+    pub security: SecurityArgs,
 }
 
 /// Lets the process hold as many descriptors as its hard limit allows, as Go's runtime and most

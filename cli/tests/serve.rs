@@ -501,6 +501,31 @@ fn https_a_signed_card_and_an_api_key() {
 }
 
 #[test]
+fn the_client_options_do_not_configure_the_server() {
+    // `--bearer` is what a client sends: given to serve it used to be ignored, starting an open
+    // server; now it is refused, as is every client-only option.
+    serve_refuses(&["--store", "memory", "--bearer", "secret"], "--bearer-token");
+    serve_refuses(&["--store", "memory", "--api-key", "k", "--api-key-header", "X-Foo"], "--api-key-header");
+    // The client's A2A_API_KEY, exported for talking to other agents, no longer locks this
+    // server with it: the server reads A2A_SERVE_API_KEY only.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["serve", "--store", "memory", "--port", "0"])
+        .env("A2A_API_KEY", "client-key")
+        .env_remove("A2A_SERVE_API_KEY")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let announce = BufReader::new(child.stderr.take().unwrap()).lines().next().unwrap().unwrap();
+    let url = announce.split_whitespace().find(|w| w.starts_with("http://")).unwrap().trim_end_matches('/').to_owned();
+    let reply = a2a_json(&["send", &url, "hi"]);
+    assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED", "an open server: {reply}");
+    let card = a2a_json(&["card", &url]);
+    assert!(card.get("securitySchemes").is_none_or(|s| s.as_object().is_some_and(|o| o.is_empty())), "{card}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
 fn mutual_tls_beside_an_api_key_admits_either() {
     // The card offers the two as alternatives; the handshake used to demand a certificate of
     // everyone, locking out key holders and the public card.
