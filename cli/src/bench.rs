@@ -25,7 +25,7 @@ pub struct BenchArgs {
     #[arg(long)]
     url: String,
     /// Concurrent connections, each sending one request at a time.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     connections: usize,
     /// Measured time, in seconds (after the warm-up).
     #[arg(long, default_value_t = 10.0)]
@@ -129,6 +129,10 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     }
     let elapsed = if args.requests.is_some() { start.elapsed() } else { end.saturating_duration_since(warmup_end) };
     report(&args, &mut all, elapsed);
+    // Nothing measured: a wrong URL or not an A2A server, which a script must not take for a run.
+    if all.micros.is_empty() && all.errors > 0 {
+        return Err(format!("every request failed ({} errors)", all.errors));
+    }
     Ok(())
 }
 

@@ -95,6 +95,15 @@ const CLIENT_ONLY: [(&str, &str); 11] = [
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some(("bench", given)) = matches.subcommand() {
+        // bench takes --json; the others are the client commands' (it sends raw requests).
+        for (id, flag) in CLIENT_ONLY.iter().filter(|(id, _)| *id != "json") {
+            if given.value_source(id) == Some(ValueSource::CommandLine) {
+                eprintln!("error: {flag} is an option of the client commands, not of a2a bench");
+                return ExitCode::from(2);
+            }
+        }
+    }
     if let (Some(("serve", given)), Command::Serve(args)) = (matches.subcommand(), &mut cli.command) {
         for (id, flag) in CLIENT_ONLY {
             if given.value_source(id) == Some(ValueSource::CommandLine) {

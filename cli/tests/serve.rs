@@ -526,6 +526,23 @@ fn the_client_options_do_not_configure_the_server() {
 }
 
 #[test]
+fn bench_fails_when_nothing_was_measured_and_refuses_what_it_does_not_do() {
+    let server = serve(&["--store", "memory"]);
+    let wrong = format!("{}/nope", server.base);
+    let (code, _, err) = a2a(&["bench", "--url", &wrong, "--requests", "5", "--connections", "1"]);
+    assert_eq!(code, 1, "every request failed: {err}");
+    assert!(err.contains("every request failed"), "{err}");
+    let url = format!("{}/", server.base);
+    for (flag, value) in [("--timeout", "1"), ("--transport", "http-json"), ("--connections", "0")] {
+        let (code, _, err) = a2a(&["bench", "--url", &url, "--requests", "5", flag, value]);
+        assert_eq!(code, 2, "{flag}: {err}");
+    }
+    let (code, _, err) = a2a(&["bench", "--url", &url, "--requests", "5", "--connections", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(server.stop().success());
+}
+
+#[test]
 fn mutual_tls_beside_an_api_key_admits_either() {
     // The card offers the two as alternatives; the handshake used to demand a certificate of
     // everyone, locking out key holders and the public card.
