@@ -145,7 +145,8 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
         bearer_token: conn.bearer.clone().filter(|t| !t.is_empty()),
         api_key: conn.api_key.clone().filter(|k| !k.is_empty()).map(|k| (conn.api_key_header.clone(), k)),
         headers: Some(Headers::Pairs(headers)),
-        timeout: Some(conn.timeout.max(0.001)),
+        // Core refuses what is not a positive, finite number of seconds.
+        timeout: Some(conn.timeout),
         binding: Some(
             match conn.transport.as_str() {
                 "http-json" => "HTTP+JSON",

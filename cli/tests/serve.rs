@@ -539,6 +539,13 @@ fn bench_fails_when_nothing_was_measured_and_refuses_what_it_does_not_do() {
     }
     let (code, _, err) = a2a(&["bench", "--url", &url, "--requests", "5", "--connections", "1"]);
     assert_eq!(code, 0, "{err}");
+    // A client's timeout that is no positive, finite number of seconds is refused (it was
+    // quietly 1 ms).
+    for timeout in ["0", "nan", "inf"] {
+        let (code, _, err) = a2a(&["card", &url, "--timeout", timeout]);
+        assert_eq!(code, 1, "--timeout {timeout}: {err}");
+        assert!(err.contains("InvalidParamsError") && err.contains("timeout"), "{err}");
+    }
     assert!(server.stop().success());
 }
 
