@@ -545,8 +545,9 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
     }
     // When this instance last failed to renew: the store was out of its reach, and most
     // likely out of every instance's (a database restart, a failover). Leases ran out meanwhile
-    // though their owners live; reaping resumes only a lease after that, once every owner
-    // that came through has renewed (each renews every third of a lease).
+    // though their owners live; reaping resumes only two leases after that, once every owner
+    // that came through has renewed (each renews every third of a lease; the rest is margin
+    // for an owner slow to reconnect).
     let mut unreachable: Option<tokio::time::Instant> = None;
     loop {
         let renewing = tokio::select! {
@@ -562,7 +563,7 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
                 tracing::warn!(error = %e, "could not renew task leases");
                 unreachable = Some(tokio::time::Instant::now());
             }
-        } else if unreachable.is_none_or(|at| at.elapsed() >= lease) {
+        } else if unreachable.is_none_or(|at| at.elapsed() >= 2 * lease) {
             inner.reap().await;
         }
     }

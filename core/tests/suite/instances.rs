@@ -658,9 +658,15 @@ async fn a_database_outage_longer_than_a_lease_fails_no_task_whose_instance_live
         let _ = instance().await; // says SKIPPED, or fails when PostgreSQL is required
         return;
     }
-    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    // A database of its own: the reapers of other tests' instances (which the simulated outage
+    // does not reach) would rightly end a task whose lease they see run out.
+    let shared = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    let admin = sqlx::PgPool::connect(&shared).await.unwrap();
+    let name = format!("a2a_outage_{}", uuid::Uuid::new_v4().simple());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&admin).await.unwrap();
+    let url = format!("{}/{name}", shared.rsplit_once('/').unwrap().0);
     let fast = ServerConfig {
-        lease: Duration::from_millis(600),
+        lease: Duration::from_millis(1000),
         reap_interval: Duration::from_millis(50),
         ..Default::default()
     };
@@ -680,12 +686,12 @@ async fn a_database_outage_longer_than_a_lease_fails_no_task_whose_instance_live
     for store in &faulty {
         Faulty::set(&store.leases_down, true);
     }
-    tokio::time::sleep(Duration::from_millis(2000)).await;
+    tokio::time::sleep(Duration::from_millis(3500)).await;
     for store in &faulty {
         Faulty::set(&store.leases_down, false);
     }
-    // Past a lease and many reaps after the database came back: A renewed in time.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Past the hold-off (two leases) and many reaps after the database came back: A renewed.
+    tokio::time::sleep(Duration::from_millis(3000)).await;
     let get = |h| {
         let req =
             a2a_native::model::GetTaskRequest { tenant: tenant.clone(), id: task.id.clone(), history_length: None };
@@ -695,4 +701,6 @@ async fn a_database_outage_longer_than_a_lease_fails_no_task_whose_instance_live
     assert_eq!(read.status.state, TaskState::Working, "{read:?}");
     let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
     call(b, A2ARequest::CancelTask(cancel)).await;
+    drop(handlers);
+    let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE {name} WITH (FORCE)"))).execute(&admin).await;
 }
