@@ -31,7 +31,10 @@ section() { echo "== $* [$(date +%T), +$((SECONDS / 60))m$((SECONDS % 60))s]"; }
 
 section "cargo test (workspace)"
 # The fuzz targets' bodies are built and run here too (core/tests/suite/fuzz_bodies.rs).
-cargo test --workspace --locked 2>&1 | tee target/test-output.txt
+# A hung test (libtest names it: "has been running for over 60 seconds") fails the run at 40
+# minutes instead of holding CI to its limit; the build and the suites take about 10.
+timeout --kill-after=30 2400 cargo test --workspace --locked 2>&1 | tee target/test-output.txt \
+  || { rc=$?; [ "$rc" -ne 124 ] || echo "cargo test did not finish within 40 minutes: a test hung"; exit "$rc"; }
 
 section "style, lints, and the server-only and client-only builds of core"
 if cargo fmt --version >/dev/null 2>&1; then

@@ -70,9 +70,20 @@ async fn start_with(client_ca: bool, api_key: bool) -> (String, tokio::sync::one
     (base, stop)
 }
 
-fn client(identity: bool) -> reqwest::Client {
+/// A client of the server at `base` (`https://localhost:PORT`). It resolves `localhost` itself
+/// and gives up after 20 s: a blocking name lookup or a connection nobody answers would
+/// otherwise hang the test (and the test runtime's shutdown) instead of failing it.
+fn plain_client(base: &str) -> reqwest::ClientBuilder {
+    let port = base.rsplit(':').next().unwrap().trim_end_matches('/').parse::<u16>().unwrap();
+    reqwest::Client::builder()
+        .resolve("localhost", std::net::SocketAddr::from(([127, 0, 0, 1], port)))
+        .timeout(std::time::Duration::from_secs(20))
+}
+
+/// [`plain_client`] trusting the test CA, with the client certificate when `identity`.
+fn client(base: &str, identity: bool) -> reqwest::Client {
     let ca = reqwest::Certificate::from_pem(&std::fs::read(fixture("tls-ca.pem")).unwrap()).unwrap();
-    let mut b = reqwest::Client::builder().add_root_certificate(ca);
+    let mut b = plain_client(base).add_root_certificate(ca);
     if identity {
         let mut pem = std::fs::read(fixture("tls-client.pem")).unwrap();
         pem.extend(std::fs::read(fixture("tls-client.key")).unwrap());
@@ -99,7 +110,7 @@ async fn send(http: &reqwest::Client, base: &str) -> reqwest::Result<(http::Head
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_with_h2_and_hsts_and_no_plain_http() {
     let (base, stop) = start(false).await;
-    let http = client(false);
+    let http = client(&base, false);
     let card = http.get(format!("{base}/.well-known/agent-card.json")).send().await.unwrap();
     assert_eq!(card.status(), 200);
     assert_eq!(card.version(), http::Version::HTTP_2, "ALPN picks h2");
@@ -108,21 +119,27 @@ async fn https_with_h2_and_hsts_and_no_plain_http() {
     assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "anonymous", "{body}");
     assert!(headers.contains_key("strict-transport-security"));
     // Plain HTTP to the TLS port gets no HTTP answer.
-    let plain =
-        reqwest::Client::new().get(base.replace("https://", "http://") + "/.well-known/agent-card.json").send().await;
+    let plain = plain_client(&base)
+        .build()
+        .unwrap()
+        .get(base.replace("https://", "http://") + "/.well-known/agent-card.json")
+        .send()
+        .await;
     assert!(plain.is_err() || !plain.unwrap().status().is_success());
     // A client that does not trust the CA refuses the server.
-    assert!(reqwest::Client::new().get(format!("{base}/.well-known/agent-card.json")).send().await.is_err());
+    assert!(
+        plain_client(&base).build().unwrap().get(format!("{base}/.well-known/agent-card.json")).send().await.is_err()
+    );
     let _ = stop.send(());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mutual_tls_names_the_caller_by_its_certificate() {
     let (base, stop) = start(true).await;
-    let (_, body) = send(&client(true), &base).await.unwrap();
+    let (_, body) = send(&client(&base, true), &base).await.unwrap();
     assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "client-one", "{body}");
     // The only scheme: without a client certificate the handshake (or the first request) fails.
-    assert!(send(&client(false), &base).await.is_err());
+    assert!(send(&client(&base, false), &base).await.is_err());
     let _ = stop.send(());
 }
 
@@ -131,14 +148,14 @@ async fn with_mutual_tls_and_an_api_key_either_admits_a_caller() {
     // The card offers the two as alternatives: a caller with a key and no certificate must get
     // through the handshake (it was refused there, as was everyone reading the public card).
     let (base, stop) = start_with(true, true).await;
-    let (_, body) = send(&client(true), &base).await.unwrap();
+    let (_, body) = send(&client(&base, true), &base).await.unwrap();
     assert_eq!(body["result"]["task"]["status"]["message"]["parts"][0]["text"], "client-one", "{body}");
-    let anonymous = client(false);
+    let anonymous = client(&base, false);
     let card = anonymous.get(format!("{base}/.well-known/agent-card.json")).send().await.unwrap();
     assert_eq!(card.status(), 200);
     let (_, body) = send(&anonymous, &base).await.unwrap();
     assert_eq!(body["error"]["code"], -31401, "{body}");
-    let with_key = reqwest::Client::builder()
+    let with_key = plain_client(&base)
         .add_root_certificate(reqwest::Certificate::from_pem(&std::fs::read(fixture("tls-ca.pem")).unwrap()).unwrap())
         .default_headers(
             [(http::HeaderName::from_static("x-api-key"), http::HeaderValue::from_static("k-1"))].into_iter().collect(),
