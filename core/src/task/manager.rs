@@ -1605,12 +1605,16 @@ impl Inner {
         streams.spawn(async move {
             let _open = open;
             let mut seen = seen;
+            let last = first.len().saturating_sub(1);
             for (i, first) in first.into_iter().enumerate() {
                 // An opening Task snapshot of a task waiting for input does not end the stream
-                // (its next turn is what the stream is for); a terminal one, or any replayed event, may.
+                // (its next turn is what the stream is for); a terminal one may. A replayed
+                // INPUT_REQUIRED ends it only as the latest state: one of an earlier turn, with
+                // a later turn replayed after it, is history (a client resuming from before it
+                // follows the task on, not back to a question already answered).
                 let done = match &first {
                     StreamItem::Event { event: StreamResponse::Task(t), .. } if i == 0 => t.status.state.is_terminal(),
-                    StreamItem::Event { event, .. } => ends_stream(event),
+                    StreamItem::Event { event, .. } => ends_stream(event) && (i == last || ends_task(event)),
                     StreamItem::Error(_) => false,
                 };
                 if tx.send(first).await.is_err() || done {
@@ -1824,6 +1828,15 @@ fn ends_stream(event: &StreamResponse) -> bool {
         _ => return false,
     };
     state.is_terminal() || state == TaskState::InputRequired
+}
+
+/// Whether `event` puts its task in a terminal state: nothing follows it.
+fn ends_task(event: &StreamResponse) -> bool {
+    match event {
+        StreamResponse::Task(t) => t.status.state.is_terminal(),
+        StreamResponse::StatusUpdate(e) => e.status.state.is_terminal(),
+        _ => false,
+    }
 }
 
 /// Stamps the task's ids on an agent event; an event for another task is refused.

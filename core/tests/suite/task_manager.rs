@@ -1158,3 +1158,23 @@ async fn after_a_cancel_that_could_not_be_stored_the_next_message_runs() {
     assert_eq!(task.status.state, TaskState::Completed);
     settled(&h).await;
 }
+
+/// A client resuming with the id of an event of an earlier turn, while a later turn runs, gets
+/// the events since, the earlier INPUT_REQUIRED among them, and follows the task on to its end:
+/// an interrupted state that is not the task's latest does not end the stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_from_an_earlier_turn_follows_the_task_past_its_old_input_required() {
+    let h = handler();
+    let first = send_task(&h, msg("linger")).await;
+    assert_eq!(first.status.state, TaskState::InputRequired);
+    let mut next = SendMessageRequest::new(Message { task_id: first.id.clone(), ..msg("go on") });
+    next.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    call(&h, A2ARequest::SendMessage(next)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let call = CallContext { last_event_id: Some(1), ..CallContext::default() };
+    let sub = A2ARequest::SubscribeToTask(SubscribeToTaskRequest { id: first.id.clone(), ..Default::default() });
+    let Reply::Stream(stream) = h.handle(&call, sub).await.unwrap() else { panic!("expected a stream") };
+    let seen = kinds(&collect(stream).await);
+    assert!(seen.contains(&"status:TASK_STATE_INPUT_REQUIRED".to_owned()), "{seen:?}");
+    assert_eq!(seen.last().map(String::as_str), Some("status:TASK_STATE_COMPLETED"), "{seen:?}");
+}
