@@ -248,6 +248,14 @@ impl A2AError {
         let id = echoed(task_id);
         Self::new(ErrorKind::TaskNotFound, format!("Task not found: {id}")).with_meta("taskId", id)
     }
+    /// TaskNotFound for a config its task (which exists) does not have: the spec has no error
+    /// of its own for it.
+    pub fn push_config_not_found(task_id: &str, config_id: &str) -> Self {
+        let (task, config) = (echoed(task_id), echoed(config_id));
+        Self::new(ErrorKind::TaskNotFound, format!("Task {task} has no push notification config {config}"))
+            .with_meta("taskId", task)
+            .with_meta("pushNotificationConfigId", config)
+    }
     pub fn task_not_cancelable(task_id: &str, state: &str) -> Self {
         let id = echoed(task_id);
         Self::new(ErrorKind::TaskNotCancelable, format!("Task {id} cannot be canceled in state {state}"))

@@ -169,17 +169,39 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
     }
     let body = transport::read_body(&mut resp, http.config.max_response_bytes, http.config.timeout).await?;
     if !(200..300).contains(&status) {
-        let mut err = A2AError::from_http(status, &body);
-        err.message = format!("cannot read the agent card at {url}: HTTP {status}: {}", err.message);
-        if status == 404 {
-            err = err.with_meta("cardNotFound", url);
-        }
-        return Err(err.with_meta("url", url));
+        return Err(card_refused(status, &body, url));
     }
     let card = parse_card(&body, url)?;
     let entry = etag.filter(|_| storable).map(|etag| Entry { card: card.clone(), etag });
     cache.put(url, entry);
     Ok(card)
+}
+
+/// The error for a card request answered with `status`. A 404 (or any status but the auth and
+/// overload ones) means no agent card is served there: InvalidAgentResponse, not the
+/// TaskNotFound a 404 means from an A2A operation. The body is quoted only when it is short
+/// text, not a web page.
+fn card_refused(status: u16, body: &[u8], url: &str) -> A2AError {
+    let structured = A2AError::from_http(status, body);
+    let kind = match structured.kind {
+        ErrorKind::Unauthenticated | ErrorKind::PermissionDenied | ErrorKind::Unavailable => structured.kind,
+        _ if status == 429 => ErrorKind::Unavailable,
+        _ => ErrorKind::InvalidAgentResponse,
+    };
+    let reason = http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("");
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    let quoted = if text.is_empty() || text.starts_with('<') || text.len() > 200 {
+        format!("({} bytes)", body.len())
+    } else {
+        format!("({text:?})")
+    };
+    let mut err = A2AError::new(kind, format!("cannot read the agent card at {url}: HTTP {status} {reason} {quoted}"));
+    err.metadata = structured.metadata;
+    if status == 404 {
+        err = err.with_meta("cardNotFound", url);
+    }
+    err.with_meta("url", url).with_meta("httpStatus", status.to_string())
 }
 
 /// A card read from `bytes` (1.0, or 0.3 converted to 1.0). `url` is only for messages.

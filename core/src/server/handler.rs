@@ -300,9 +300,13 @@ impl RequestHandler {
             A2ARequest::GetTaskPushNotificationConfig(r) => {
                 self.manager.push_sender().ok_or_else(push_not_supported)?;
                 let config = self.stores.push.get(&tenant, &r.task_id, &r.id).await?;
-                let config = config.ok_or_else(|| {
-                    A2AError::task_not_found(&r.task_id).with_meta("pushNotificationConfigId", r.id.as_str())
-                })?;
+                let Some(config) = config else {
+                    // The spec has no error of its own for a missing config: TaskNotFound, whose
+                    // message says which is missing, the task or (of a task the caller may
+                    // see) its config.
+                    self.require_task(&tenant, &r.task_id).await?;
+                    return Err(A2AError::push_config_not_found(&r.task_id, &r.id));
+                };
                 Ok(Reply::Value(Payload::PushConfig(read_back(config))))
             }
             A2ARequest::ListTaskPushNotificationConfigs(r) => {

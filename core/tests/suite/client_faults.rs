@@ -640,11 +640,20 @@ async fn the_0_2_card_path_is_tried_after_404() {
     let paths: Vec<String> = server.requests().iter().map(|r| r.path().to_owned()).collect();
     assert_eq!(paths, [CARD, "/.well-known/agent.json"]);
 
-    // Neither path: the error says where it looked.
-    let server = raw_server(|_, _| Action::text(404, "nothing")).await;
+    // Neither path: the error says where it looked, and that no card is served there (not the
+    // TaskNotFound a 404 means from an operation), without quoting a web page.
+    let page = format!("<!doctype html><html><body>{}</body></html>", "Not Found ".repeat(40));
+    let server = raw_server(move |_, _| Action::text(404, &page)).await;
     let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
     assert!(err.message.contains("/.well-known/agent.json"), "{err}");
+    assert!(err.message.contains("HTTP 404 Not Found") && !err.message.contains("<html"), "{err}");
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
     assert_eq!(server.requests().len(), 2);
+    // A short text answer is quoted; a 401 stays Unauthenticated.
+    let server = raw_server(|_, _| Action::text(401, "sign in first")).await;
+    let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Unauthenticated, "{err}");
+    assert!(err.message.contains("HTTP 401 Unauthorized (\"sign in first\")"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -445,6 +445,13 @@ async fn every_operation_over_both_bindings() {
     assert_eq!(s.rest_ok("DELETE", &format!("/tasks/{id}/pushNotificationConfigs/p2"), None).await, json!({}));
     let list = s.rpc_ok("ListTaskPushNotificationConfigs", json!({"taskId": id})).await;
     assert!(list["configs"].as_array().is_none_or(Vec::is_empty), "{list}");
+    // A config that is gone: TaskNotFound (the spec has no error of its own), saying it is the
+    // config that is missing; of a task that does not exist, that the task is.
+    let gone = s.rpc("GetTaskPushNotificationConfig", json!({"taskId": id, "id": "p1"})).await.body;
+    assert_eq!(gone["error"]["code"], -32001, "{gone}");
+    assert_eq!(gone["error"]["message"], format!("Task {id} has no push notification config p1"), "{gone}");
+    let gone = s.rpc("GetTaskPushNotificationConfig", json!({"taskId": "nope", "id": "p1"})).await.body;
+    assert_eq!(gone["error"]["message"], "Task not found: nope", "{gone}");
 
     // GetExtendedAgentCard: params may be left out in JSON-RPC.
     let r = s.rpc_at("/", "GetExtendedAgentCard", Value::Null, &[("A2A-Version", "1.0")]).await;
