@@ -47,6 +47,10 @@ pub struct BenchArgs {
     /// measure the client's overhead). With `client`, --url is the agent's base URL.
     #[arg(long, value_enum, default_value_t = Via::Raw)]
     via: Via,
+    /// Seconds a request (and a connect) may take; one that takes longer counts as an error
+    /// and its connection is given up, so a server that never answers cannot hang the run.
+    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
+    request_timeout: f64,
     /// Print one JSON object instead of a line of text (the global --json sets it).
     #[arg(skip)]
     pub json: bool,
@@ -74,6 +78,13 @@ enum Mode {
 enum Via {
     Raw,
     Client,
+}
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err("seconds, more than 0 and at most 86400".into()),
+    }
 }
 
 /// What one connection measured.
@@ -104,13 +115,22 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     let client = match args.via {
         Via::Raw => None,
         Via::Client => {
-            let builder = a2a_native::client::Client::builder().allow_v03(args.protocol == Protocol::V03);
+            let builder = a2a_native::client::Client::builder()
+                .allow_v03(args.protocol == Protocol::V03)
+                .timeout(Duration::from_secs_f64(args.request_timeout));
             Some(builder.connect(&args.url).await.map_err(|e| format!("cannot resolve the agent: {e}"))?)
         }
     };
     let mut workers = Vec::new();
     for worker in 0..args.connections.max(1) {
-        let target = Target { host: host.clone(), port, path: path.clone(), protocol: args.protocol, mode: args.mode };
+        let target = Target {
+            host: host.clone(),
+            port,
+            path: path.clone(),
+            protocol: args.protocol,
+            mode: args.mode,
+            timeout: Duration::from_secs_f64(args.request_timeout),
+        };
         let budget = budget.clone();
         let client = client.clone();
         workers.push(tokio::spawn(async move {
@@ -142,6 +162,7 @@ struct Target {
     path: String,
     protocol: Protocol,
     mode: Mode,
+    timeout: Duration,
 }
 
 /// One worker's connection: HTTP/1.1 for JSON-RPC, HTTP/2 for gRPC.
@@ -170,8 +191,9 @@ impl Target {
         end: Instant,
         budget: Option<Arc<AtomicU64>>,
     ) -> Result<Tally, String> {
-        let tcp = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
+        let tcp = tokio::time::timeout(self.timeout, tokio::net::TcpStream::connect((self.host.as_str(), self.port)))
             .await
+            .map_err(|_| format!("connect {}:{}: no connection within {:?}", self.host, self.port, self.timeout))?
             .map_err(|e| format!("connect {}:{}: {e}", self.host, self.port))?;
         tcp.set_nodelay(true).map_err(|e| e.to_string())?;
         let mut conn = if self.protocol == Protocol::Grpc {
@@ -193,9 +215,17 @@ impl Target {
                 break;
             }
             let began = Instant::now();
-            let outcome = match &mut conn {
-                Conn::H1(sender) => self.one(sender, worker, seq).await,
-                Conn::H2(sender) => self.one_grpc(sender, worker, seq).await,
+            let call = async {
+                match &mut conn {
+                    Conn::H1(sender) => self.one(sender, worker, seq).await,
+                    Conn::H2(sender) => self.one_grpc(sender, worker, seq).await,
+                }
+            };
+            let Ok(outcome) = tokio::time::timeout(self.timeout, call).await else {
+                // The connection is mid-request: given up, with this worker.
+                tally.errors += 1;
+                tally.first_error.get_or_insert(format!("no answer within {:?}", self.timeout));
+                break;
             };
             let latency = began.elapsed();
             if budget.is_none() && began < warmup_end {

@@ -539,6 +539,18 @@ fn bench_fails_when_nothing_was_measured_and_refuses_what_it_does_not_do() {
     }
     let (code, _, err) = a2a(&["bench", "--url", &url, "--requests", "5", "--connections", "1"]);
     assert_eq!(code, 0, "{err}");
+    // A server that takes the connection and never answers: each request gives up at
+    // --request-timeout, and the run ends (it hung).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}/", silent.local_addr().unwrap());
+    let began = std::time::Instant::now();
+    let (code, _, err) =
+        a2a(&["bench", "--url", &silent_url, "--requests", "2", "--connections", "2", "--request-timeout", "0.5"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("every request failed") && began.elapsed() < Duration::from_secs(20), "{err}");
+    let (code, _, err) = a2a(&["bench", "--url", &url, "--requests", "1", "--request-timeout", "0"]);
+    assert_eq!(code, 2, "{err}");
+    drop(silent);
     // A client's timeout that is no positive, finite number of seconds is refused (it was
     // quietly 1 ms).
     for timeout in ["0", "nan", "inf"] {
