@@ -5,14 +5,14 @@
 //! Errors print the spec error's name, code and message and exit non-zero.
 
 use crate::print;
-use a2a_native::A2AError;
 use a2a_native::client::options::Headers;
-use a2a_native::client::{Client, ClientOptions};
+use a2a_native::client::{Client, ClientOptions, ProtocolVersion};
 use a2a_native::model::{
     self, CancelTaskRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTasksRequest, Message, Part, Role, SendMessageConfiguration,
     SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig, TaskState,
 };
+use a2a_native::{A2AError, ErrorKind};
 use clap::{Args, Subcommand};
 use futures_util::StreamExt;
 
@@ -30,7 +30,8 @@ pub struct Connection {
     pub api_key: Option<String>,
     #[arg(long, global = true, default_value = "X-API-Key", value_name = "NAME")]
     pub api_key_header: String,
-    /// Protocol version to speak: 1.0, or 0.3; by default 1.0 when the agent declares it, else 0.3.
+    /// Protocol version to speak: 1.0, or 0.3 (an agent that does not declare it is refused);
+    /// by default 1.0 when the agent declares it, else 0.3.
     #[arg(long = "a2a-version", global = true, value_parser = ["1.0", "0.3"])]
     pub a2a_version: Option<String>,
     /// Preferred binding when the agent declares several (gRPC: only when asked for, or when it
@@ -162,10 +163,19 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
         ..Default::default()
     };
     let mut builder = options.builder()?;
-    if conn.a2a_version.as_deref() == Some("0.3") {
+    let want_v03 = conn.a2a_version.as_deref() == Some("0.3");
+    if want_v03 {
         builder = builder.prefer_v03(true);
     }
-    builder.connect(url).await
+    let client = builder.connect(url).await?;
+    // Asked for by name, 0.3 is not a preference to fall back from quietly.
+    if want_v03 && client.protocol_version() != ProtocolVersion::V03 {
+        return Err(A2AError::new(
+            ErrorKind::VersionNotSupported,
+            format!("the agent at {url} declares no A2A 0.3 interface (--a2a-version 0.3)"),
+        ));
+    }
+    Ok(client)
 }
 
 pub async fn card(url: &str, extended: bool, verify: Option<&str>, conn: &Connection) -> Outcome {
@@ -361,5 +371,5 @@ fn parse_state(name: &str) -> Result<TaskState, A2AError> {
 }
 
 fn invalid(message: impl Into<String>) -> A2AError {
-    A2AError::new(a2a_native::ErrorKind::InvalidParams, message)
+    A2AError::new(ErrorKind::InvalidParams, message)
 }

@@ -177,6 +177,11 @@ fn conformance_agent_is_scripted_by_message_id() {
     let extended = &extended["result"];
     assert_eq!(extended["url"], format!("{}/", server.base), "{extended}");
     assert_eq!(extended["preferredTransport"], "JSONRPC", "{extended}");
+    // Asked for by name, 0.3 is refused by a card without it (the client spoke 1.0 quietly).
+    let url = format!("{}/", server.base);
+    let (code, _, err) = a2a(&["send", &url, "hi", "--a2a-version", "0.3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("VersionNotSupportedError") && err.contains("no A2A 0.3 interface"), "{err}");
     assert!(server.stop().success());
 }
 
