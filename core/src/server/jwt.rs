@@ -209,17 +209,18 @@ fn find(keys: &KeySet, kid: Option<&str>) -> Option<Jwk> {
 }
 
 /// Why a token failed, in words that help the caller and reveal nothing about keys.
-fn reason(e: &jsonwebtoken::errors::Error) -> &'static str {
+fn reason(e: &jsonwebtoken::errors::Error) -> String {
     use jsonwebtoken::errors::ErrorKind as K;
     match e.kind() {
-        K::ExpiredSignature => "expired",
-        K::ImmatureSignature => "not yet valid (nbf)",
-        K::InvalidIssuer => "wrong issuer",
-        K::InvalidAudience => "wrong audience",
-        K::InvalidSignature => "bad signature",
-        K::MissingRequiredClaim(_) => "a required claim is missing",
-        K::InvalidAlgorithm => "algorithm does not match the key",
-        _ => "malformed",
+        K::ExpiredSignature => "expired".into(),
+        K::ImmatureSignature => "not yet valid (nbf)".into(),
+        K::InvalidIssuer => "wrong issuer".into(),
+        K::InvalidAudience => "wrong audience".into(),
+        K::InvalidSignature => "bad signature".into(),
+        // jsonwebtoken also reports a claim of the wrong type (`"exp": "soon"`) as missing.
+        K::MissingRequiredClaim(claim) => format!("the required claim `{claim}` is missing or not of its type"),
+        K::InvalidAlgorithm => "algorithm does not match the key".into(),
+        _ => "malformed".into(),
     }
 }
 

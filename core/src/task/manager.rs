@@ -413,8 +413,10 @@ impl TaskManager {
             // `write_end` reads the task first when the entry holds none (a send's entry may
             // have forgotten it), and writes nothing to a task that has ended.
             let active = |t: &Task| t.status.state.is_active();
-            if let Err(e) = self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
-                tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown");
+            match self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
+                // An execution that stored no task yet (or answers with a message only): nothing to end.
+                Ok(()) | Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {}
+                Err(e) => tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown"),
             }
         }
         let _ = self.inner.push_deadline.set(tokio::time::Instant::now() + deadline);

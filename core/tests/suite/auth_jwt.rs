@@ -159,7 +159,10 @@ async fn bad_tokens_are_refused() {
     assert!(refused(with(&|c| c["nbf"] = json!(now() + 120)), "early").await.contains("nbf"));
     assert!(refused(with(&|c| c["iss"] = json!("https://evil.test")), "issuer").await.contains("issuer"));
     assert!(refused(with(&|c| c["aud"] = json!("someone-else")), "audience").await.contains("audience"));
-    refused(with(&|c| _ = c.as_object_mut().unwrap().remove("exp")), "no exp").await;
+    assert!(refused(with(&|c| _ = c.as_object_mut().unwrap().remove("exp")), "no exp").await.contains("`exp`"));
+    // An `exp` of another type is named as such (it read "a required claim is missing").
+    let message = refused(with(&|c| c["exp"] = json!("tomorrow")), "a string exp").await;
+    assert!(message.contains("`exp`") && message.contains("not of its type"), "{message}");
     refused(with(&|c| _ = c.as_object_mut().unwrap().remove("sub")), "no sub").await;
     // A configured issuer or audience must be in the token: left out, null or another type,
     // the token is refused (jsonwebtoken alone checks them only when present).
