@@ -79,13 +79,48 @@ public func userMessage(_ text: String, taskId: String = "", contextId: String =
 }
 
 /// A card for an embedded agent; the server fills in its interfaces when none are given.
-public func agentCard(name: String, description: String, version: String = "1.0.0", streaming: Bool = true) -> AgentCard {
+/// `skills` defaults to one skill named after the agent (every skill needs tags).
+public func agentCard(
+    name: String, description: String, version: String = "1.0.0", streaming: Bool = true,
+    skills: [AgentSkill]? = nil
+) -> AgentCard {
     AgentCard(
         name: name, description: description, supportedInterfaces: [], version: version,
         capabilities: AgentCapabilities(streaming: streaming),
         defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
-        skills: [AgentSkill(id: "main", name: name, description: description, tags: ["main"])]
+        skills: skills ?? [AgentSkill(id: "main", name: name, description: description, tags: ["main"])]
     )
+}
+
+/// An extension method served by a Swift async closure: `params` and the returned result are
+/// JSON text. Throw an `A2aException` to answer with that spec error; anything else is
+/// InternalError. Give it in `ServerOptions(methods: [...])`. (Kotlin's `extensionMethod`.)
+public func extensionMethod(
+    name: String, `extension`: String, path: String? = nil,
+    _ handler: @escaping @Sendable (_ params: String, _ context: MethodContext) async throws -> String
+) -> ExtensionMethod {
+    ExtensionMethod(name: name, extension: `extension`, path: path, handler: ClosureMethodHandler(handler))
+}
+
+/// A profile extension's rules: `check` returns `nil` when a message follows them, else the rule
+/// it breaks (sent as InvalidParamsError naming the extension). Give it in
+/// `ServerOptions(profileChecks: [...])`. (Kotlin's `profileCheck`.)
+public func profileCheck(
+    `extension`: String, _ check: @escaping @Sendable (_ message: Message) async throws -> String?
+) -> ExtensionProfile {
+    ExtensionProfile(extension: `extension`, check: ClosureProfileCheck(check))
+}
+
+private final class ClosureMethodHandler: MethodHandler, @unchecked Sendable {
+    let body: @Sendable (String, MethodContext) async throws -> String
+    init(_ body: @escaping @Sendable (String, MethodContext) async throws -> String) { self.body = body }
+    func call(params: String, context: MethodContext) async throws -> String { try await body(params, context) }
+}
+
+private final class ClosureProfileCheck: ProfileCheck, @unchecked Sendable {
+    let body: @Sendable (Message) async throws -> String?
+    init(_ body: @escaping @Sendable (Message) async throws -> String?) { self.body = body }
+    func check(message: Message) async throws -> String? { try await body(message) }
 }
 
 public extension SendMessageResponse {
