@@ -92,24 +92,30 @@ const CLIENT_ONLY: [(&str, &str); 11] = [
     ("client_key", "--client-key"),
 ];
 
+/// Exit code 2 (said on stderr) when one of [`CLIENT_ONLY`] but `taken` was given to `command`
+/// on the command line.
+fn refuse_client_options(given: &clap::ArgMatches, command: &str, taken: &[&str]) -> Result<(), ExitCode> {
+    for (id, flag) in CLIENT_ONLY.iter().filter(|(id, _)| !taken.contains(id)) {
+        if given.value_source(id) == Some(ValueSource::CommandLine) {
+            eprintln!("error: {flag} is an option of the client commands, not of a2a {command}");
+            return Err(ExitCode::from(2));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    if let Some(("bench", given)) = matches.subcommand() {
-        // bench takes --json; the others are the client commands' (it sends raw requests).
-        for (id, flag) in CLIENT_ONLY.iter().filter(|(id, _)| *id != "json") {
-            if given.value_source(id) == Some(ValueSource::CommandLine) {
-                eprintln!("error: {flag} is an option of the client commands, not of a2a bench");
-                return ExitCode::from(2);
-            }
-        }
+    // bench takes --json; the others are the client commands' (it sends raw requests).
+    if let Some(("bench", given)) = matches.subcommand()
+        && let Err(code) = refuse_client_options(given, "bench", &["json"])
+    {
+        return code;
     }
     if let (Some(("serve", given)), Command::Serve(args)) = (matches.subcommand(), &mut cli.command) {
-        for (id, flag) in CLIENT_ONLY {
-            if given.value_source(id) == Some(ValueSource::CommandLine) {
-                eprintln!("error: {flag} is an option of the client commands, not of a2a serve");
-                return ExitCode::from(2);
-            }
+        if let Err(code) = refuse_client_options(given, "serve", &[]) {
+            return code;
         }
         // The client's A2A_API_KEY reaches `serve --api-key` (one argument for both): a key
         // exported for talking to other agents would lock this server with it. The server
