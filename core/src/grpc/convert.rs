@@ -159,9 +159,14 @@ pub fn encode_params(method: Method, mut params: Value) -> Result<Bytes> {
     with_types!(method, |Req, _Resp| encode::<Req>(&params))
 }
 
-/// A unary result (typed, or its ProtoJSON value) as the method's response message.
+/// A unary result (typed, or its ProtoJSON value) as the method's response message. Integers
+/// in its `Struct`s (task metadata, data parts) beyond ±2^53 go as doubles, as on a stream and
+/// in GetTask: pbjson refuses them, which failed a whole ListTasks page.
 pub fn encode_result(method: Method, result: &impl Serialize) -> Result<Bytes> {
-    with_types!(method, |_Req, Resp| encode::<Resp>(result))
+    let mut value =
+        serde_json::to_value(result).map_err(|e| A2AError::internal(format!("cannot write the message: {e}")))?;
+    as_doubles(&mut value);
+    with_types!(method, |_Req, Resp| encode::<Resp>(&value))
 }
 
 /// A unary response message as ProtoJSON (what the JSON bindings' results are).
@@ -204,14 +209,14 @@ pub fn encode_value(value: &Value) -> Result<Bytes> {
     encode::<::pbjson_types::Value>(&value)
 }
 
-/// Integers beyond ±2^53 as the nearest double, as a `google.protobuf.Value` carries them
-/// (pbjson refuses them as they are). The proto's own number fields are int32, which the model
-/// bounds before a request is encoded.
+/// Integers of ±2^53 and beyond as the nearest double, as a `google.protobuf.Value` carries
+/// them (pbjson refuses them as they are: it takes integers of at most 2^53 − 1). The proto's
+/// own number fields are int32, which the model bounds before a request is encoded.
 fn as_doubles(value: &mut Value) {
     const EXACT: u64 = 1 << 53;
     match value {
         Value::Number(n)
-            if n.as_u64().is_some_and(|u| u > EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() > EXACT) =>
+            if n.as_u64().is_some_and(|u| u >= EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() >= EXACT) =>
         {
             if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
                 *n = f;
@@ -394,6 +399,23 @@ mod tests {
         let metadata = request.message.metadata.unwrap();
         assert_eq!(metadata["big"].as_f64(), Some(9223372036854775807.0));
         assert_eq!(metadata["low"].as_f64(), Some(-1152921504606846976.0));
+    }
+
+    #[test]
+    fn integers_from_2_53_in_a_result_go_as_doubles() {
+        // A ListTasks page whose tasks hold such integers failed whole (INTERNAL) over gRPC.
+        for n in [json!(9007199254740992u64), json!(-9007199254740992i64), json!(u64::MAX), json!(i64::MIN)] {
+            let page = json!({"tasks": [{"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"},
+                "metadata": {"n": n}, "artifacts": [{"artifactId": "a", "parts": [{"data": {"n": n}}]}]}],
+                "nextPageToken": "", "pageSize": 1, "totalSize": 1});
+            let back = decode_result(Method::ListTasks, &encode_result(Method::ListTasks, &page).unwrap()).unwrap();
+            assert_eq!(back["tasks"][0]["metadata"]["n"].as_f64(), n.as_f64(), "{n}");
+            assert_eq!(back["tasks"][0]["artifacts"][0]["parts"][0]["data"]["n"].as_f64(), n.as_f64(), "{n}");
+        }
+        let exact = json!({"tasks": [{"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"},
+            "metadata": {"n": 9007199254740991u64}}]});
+        let back = decode_result(Method::ListTasks, &encode_result(Method::ListTasks, &exact).unwrap()).unwrap();
+        assert_eq!(back["tasks"][0]["metadata"]["n"], 9007199254740991u64, "below 2^53 an integer stays exact");
     }
 
     #[test]

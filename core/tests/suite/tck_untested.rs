@@ -1340,6 +1340,15 @@ async fn bind_equiv_002_results_are_equivalent_across_bindings() {
     let c = result(Binding::Grpc, &s.grpc("ListTasks", json!({"contextId": ctx}), None).await);
     assert_eq!(a, b);
     assert_eq!(a, c);
+    // A task holding an integer from 2^53 (a nanosecond timestamp) lists over gRPC too, as the
+    // double a protobuf Value carries: its whole page failed (INTERNAL) though the other
+    // bindings and GetTask served it.
+    let mut big = msg("hello");
+    big["metadata"] = json!({"ns": 1764358000000000000u64});
+    let t = task_of(Binding::JsonRpc, &send_over(&s, Binding::JsonRpc, big, None).await);
+    let ctx = t["contextId"].as_str().unwrap();
+    let listed = result(Binding::Grpc, &s.grpc("ListTasks", json!({"contextId": ctx}), None).await);
+    assert_eq!(listed["tasks"][0]["history"][0]["metadata"]["ns"].as_f64(), Some(1764358000000000000.0), "{listed}");
     // A direct reply: a message either way.
     let a = result(Binding::JsonRpc, &send_over(&s, Binding::JsonRpc, msg("direct"), None).await);
     let b = result(Binding::HttpJson, &send_over(&s, Binding::HttpJson, msg("direct"), None).await);
