@@ -201,6 +201,20 @@ export interface ServerLimits {
   maxConnections?: number;
 }
 
+/** How push notifications are delivered. A delivery that fails (a connection error, a timeout,
+ * a 5xx or 429) is retried after about `initialBackoff` seconds, each wait doubling up to
+ * `maxBackoff`, until `maxAttempts` attempts were made: by default 4 over about 3.5 s. */
+export interface PushOptions {
+  /** Attempts per notification, the first included (default 4; 1: no retry). */
+  maxAttempts?: number;
+  /** Seconds one attempt may take, connecting included (default 10). */
+  timeout?: number;
+  /** Seconds before the first retry (default 0.5). */
+  initialBackoff?: number;
+  /** Longest wait between two attempts, in seconds (default 8). */
+  maxBackoff?: number;
+}
+
 /** Read by core, strictly: an unknown or mistyped option is refused (InvalidParamsError naming it). */
 export interface AgentServerOptions {
   /** "memory" (default), "sqlite:PATH" or a PostgreSQL URL. */
@@ -212,6 +226,8 @@ export interface AgentServerOptions {
   /** The card GetExtendedAgentCard returns to authenticated callers. */
   extendedCard?: Omit<AgentCard, 'supportedInterfaces'> & Partial<Pick<AgentCard, 'supportedInterfaces'>>;
   limits?: ServerLimits;
+  /** How often and how long a failing webhook is retried. */
+  push?: PushOptions;
   security?: SecurityOptions;
   /** Serve the card in strict A2A 1.0 form: without the 0.3 fields a declared 0.3 interface
    * adds beside the 1.0 ones (for 1.0 clients that refuse unknown fields). */

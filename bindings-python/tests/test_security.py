@@ -251,3 +251,53 @@ def test_signed_push_notifications_verify_at_the_webhook() -> None:
 
     go()
     httpd.shutdown()
+
+
+def test_push_options_set_how_often_a_failing_webhook_is_tried() -> None:
+    """``push=`` reaches core's sender: each notification is tried ``max_attempts`` times."""
+    posts: list[str] = []
+
+    class Down(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            posts.append(self.path)
+            self.send_response(503)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = HTTPServer(("127.0.0.1", 0), Down)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    hook = f"http://127.0.0.1:{httpd.server_address[1]}/hook"
+    card = {**CARD, "capabilities": {"pushNotifications": True}}
+
+    async def deliveries(attempts: int) -> int:
+        posts.clear()
+        push: Any = {"max_attempts": attempts, "initial_backoff": 0.02, "max_backoff": 0.02}
+        async with AgentServer(card, Echo(), push=push, security={"allow_private_webhooks": True}) as server:
+            client = await Client.connect(server.url)
+            await client.send("hi", configuration={"taskPushNotificationConfig": {"url": hook}})
+            # Settled once no attempt came for 0.8 s (retries wait 20 ms).
+            seen, quiet, waited = -1, 0.0, 0.0
+            while quiet < 0.8 and waited < 15:
+                waited += 0.05
+                await asyncio.sleep(0.05)
+                quiet = quiet + 0.05 if len(posts) == seen and seen > 0 else 0.0
+                seen = len(posts)
+        return seen
+
+    @run
+    async def go() -> None:
+        once = await deliveries(1)
+        assert once > 0
+        assert await deliveries(3) == 3 * once
+        with pytest.raises(errors.InvalidParamsError, match="push.maxAttempts"):
+            AgentServer(card, Echo(), push={"max_attempts": 0})
+        with pytest.raises(errors.InvalidParamsError, match="push.retries"):
+            bad: Any = {"retries": 3}
+            AgentServer(card, Echo(), push=bad)
+
+    go()
+    httpd.shutdown()

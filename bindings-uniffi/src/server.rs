@@ -34,6 +34,9 @@ pub struct ServerOptions {
     /// Limits on what one client can make the server hold (core's `limits`).
     #[uniffi(default)]
     pub limits: Option<ServerLimits>,
+    /// How often and how long a failing webhook is retried (core's `push`).
+    #[uniffi(default)]
+    pub push: Option<PushOptions>,
     /// The memory store's cap on tasks (default 10,000).
     #[uniffi(default)]
     pub max_tasks: Option<u64>,
@@ -126,6 +129,29 @@ pub struct ServerLimits {
     pub max_connections: Option<u64>,
 }
 
+/// core's `push`: how push notifications are delivered. A delivery that fails (a connection
+/// error, a timeout, a 5xx or 429) is retried after about `initialBackoff`, each wait doubling
+/// up to `maxBackoff`, until `maxAttempts` attempts were made (default: 4 over about 3.5 s).
+#[derive(uniffi::Record, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PushOptions {
+    /// Attempts per notification, the first included (default 4; 1: no retry).
+    #[uniffi(default)]
+    pub max_attempts: Option<u32>,
+    /// How long one attempt may take, connecting included (default 10 s).
+    #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
+    pub timeout: Option<Duration>,
+    /// The wait before the first retry (default 0.5 s).
+    #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
+    pub initial_backoff: Option<Duration>,
+    /// The longest wait between two attempts (default 8 s).
+    #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
+    pub max_backoff: Option<Duration>,
+}
+
 /// A duration as core's options read it: seconds.
 fn seconds<S: serde::Serializer>(d: &Option<Duration>, s: S) -> std::result::Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&d.map(|d| d.as_secs_f64()), s)
@@ -160,6 +186,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         "bearerTokens": tokens,
         "extendedCard": extended,
         "limits": options.limits.as_ref().unwrap_or(&ServerLimits::default()),
+        "push": options.push.as_ref().unwrap_or(&PushOptions::default()),
         "maxTasks": options.max_tasks,
         "taskRetention": options.task_retention.map(|d| d.as_secs_f64()),
         "maxStoreBytes": options.max_store_bytes,

@@ -111,6 +111,22 @@ pub struct ServeArgs {
     /// closes, and new clients wait in the listen backlog (default 4096).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_connections: Option<u64>,
+    /// Attempts per push notification, the first included: a delivery that fails (a connection
+    /// error, a timeout, a 5xx or 429) is retried until this many were made (default 4; 1: no
+    /// retry).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    push_max_attempts: Option<u32>,
+    /// Seconds one push delivery attempt may take, connecting included (default 10).
+    #[arg(long, value_name = "SECS")]
+    push_timeout: Option<f64>,
+    /// Seconds before the first push retry (default 0.5); each wait doubles up to
+    /// --push-max-backoff (default 8). The defaults retry for about 3.5 s in all: raise them for
+    /// webhooks that may be down longer, e.g. --push-max-attempts 10 retries for about 45 s.
+    #[arg(long, value_name = "SECS")]
+    push_initial_backoff: Option<f64>,
+    /// Longest wait between two push attempts, in seconds (default 8).
+    #[arg(long, value_name = "SECS")]
+    push_max_backoff: Option<f64>,
     /// Serve Prometheus/OpenMetrics text at http://ADDR/metrics (e.g. 127.0.0.1:9464): request
     /// counts and latency by binding, method and outcome, open streams, task states, events
     /// applied, push outcomes, store latency. Its own address, so it is never public by accident.
@@ -200,6 +216,22 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(n) = args.max_connections {
         config.limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
     }
+    let push = a2a_native::server::host::PushSpec {
+        max_attempts: args.push_max_attempts,
+        timeout: args.push_timeout,
+        initial_backoff: args.push_initial_backoff,
+        max_backoff: args.push_max_backoff,
+    };
+    // Named as the flags: `maxBackoff` is `--push-max-backoff`.
+    let flag = |name: &str| {
+        let kebab: String = name
+            .chars()
+            .flat_map(|c| [(c.is_uppercase()).then_some('-'), Some(c.to_ascii_lowercase())])
+            .flatten()
+            .collect();
+        format!("--push-{kebab}")
+    };
+    push.apply(&mut config.push, flag).map_err(|e| e.message)?;
     raise_descriptor_limit();
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))

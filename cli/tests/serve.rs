@@ -819,3 +819,71 @@ fn the_open_file_limit_is_raised_to_the_hard_one() {
     assert_eq!(soft, hard, "soft open file limit not raised");
     assert_ne!(soft, "64");
 }
+
+/// A webhook on loopback that answers every delivery 503; counts the deliveries it saw.
+fn failing_webhook() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let hits = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = hits.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(conn) = conn else { return };
+            conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut reader = BufReader::new(conn);
+            let (mut line, mut length) = (String::new(), 0usize);
+            // The head, then the body its Content-Length announces.
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+                line.clear();
+            }
+            let mut body = vec![0; length];
+            if reader.read_exact(&mut body).is_ok() {
+                seen.fetch_add(1, Ordering::SeqCst);
+            }
+            let _ = reader
+                .get_mut()
+                .write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    (url, hits)
+}
+
+/// `--push-max-attempts` and the backoff flags decide how often a failing webhook is tried.
+#[test]
+fn push_retries_follow_the_push_flags() {
+    use std::sync::atomic::Ordering;
+    let deliveries = |flags: &[&str]| {
+        let (hook, hits) = failing_webhook();
+        let mut args = vec!["--store", "memory", "--allow-private-webhooks=127.0.0.1"];
+        args.extend_from_slice(flags);
+        let server = serve(&args);
+        let message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]});
+        let configuration = json!({"taskPushNotificationConfig": {"url": hook}});
+        let sent = server.rpc("SendMessage", json!({"message": message, "configuration": configuration}));
+        assert!(sent.get("result").is_some(), "{sent}");
+        // Done when no attempt came for 800 ms (the retries wait 20 ms), or after 15 s.
+        let (mut last, mut quiet_since) = (0, std::time::Instant::now());
+        let start = std::time::Instant::now();
+        while quiet_since.elapsed() < Duration::from_millis(800) && start.elapsed() < Duration::from_secs(15) {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = hits.load(Ordering::SeqCst);
+            if now != last || now == 0 {
+                (last, quiet_since) = (now, std::time::Instant::now());
+            }
+        }
+        assert!(server.stop().success());
+        hits.load(Ordering::SeqCst)
+    };
+    let fast = ["--push-initial-backoff", "0.02", "--push-max-backoff", "0.02"];
+    // Each of the echo task's notifications tried once, then 6 times.
+    let once = deliveries(&[&fast[..], &["--push-max-attempts", "1"]].concat());
+    assert!(once > 0);
+    assert_eq!(deliveries(&[&fast[..], &["--push-max-attempts", "6"]].concat()), 6 * once);
+    serve_refuses(&["--push-max-attempts", "0"], "--push-max-attempts");
+    serve_refuses(&["--push-timeout", "0"], "--push-timeout");
+    serve_refuses(&["--push-initial-backoff", "2", "--push-max-backoff", "1"], "--push-max-backoff");
+}

@@ -27,7 +27,7 @@ from .executor import (
     profile_check,
 )
 from .push import PushVerifier
-from .server import AgentServer, JwtOptions, SecurityOptions, ServerLimits, TlsOptions
+from .server import AgentServer, JwtOptions, PushOptions, SecurityOptions, ServerLimits, TlsOptions
 
 __all__ = [
     "AgentExecutor",
@@ -42,6 +42,7 @@ __all__ = [
     "PushVerifier",
     "RequestContext",
     "SecurityOptions",
+    "PushOptions",
     "ServerLimits",
     "TlsOptions",
     "__version__",

@@ -64,6 +64,22 @@ class SecurityOptions(TypedDict, total=False):
     allow_private_webhooks: bool | list[str]
 
 
+class PushOptions(TypedDict, total=False):
+    """How push notifications are delivered (absent keys keep the defaults). A delivery that
+    fails (a connection error, a timeout, a 5xx or 429) is retried after about
+    ``initial_backoff`` seconds, each wait doubling up to ``max_backoff``, until ``max_attempts``
+    attempts were made: by default 4 attempts over about 3.5 s."""
+
+    #: Attempts per notification, the first included (default 4; 1: no retry).
+    max_attempts: int
+    #: Seconds one attempt may take, connecting included (default 10).
+    timeout: float
+    #: Seconds before the first retry (default 0.5).
+    initial_backoff: float
+    #: Longest wait between two attempts, in seconds (default 8).
+    max_backoff: float
+
+
 class ServerLimits(TypedDict, total=False):
     """What one client can make the server hold (absent keys keep the defaults)."""
 
@@ -160,7 +176,8 @@ class AgentServer:
     and its body; 408 beyond them), ``idle_timeout`` (seconds a connection
     may stay open with nothing in flight), ``executor_timeout`` (seconds
     ``execute`` may run before its task ends FAILED; no limit by default), ``max_connections``
-    (connections served at once; at the cap accepting waits; default 4096). The ``memory`` store keeps at
+    (connections served at once; at the cap accepting waits; default 4096). ``push``
+    (:class:`PushOptions`) sets how often and how long a failing webhook is retried. The ``memory`` store keeps at
     most ``max_tasks`` tasks (default 10,000) and about ``max_store_bytes`` of their contents
     (default 256 MiB; the oldest finished tasks make room), and a finished task
     ``task_retention`` seconds (default 3600). ``security`` adds API keys,
@@ -192,6 +209,7 @@ class AgentServer:
         bearer_tokens: Sequence[str] | Mapping[str, str] | None = None,
         extended_card: AgentCard | Mapping[str, Any] | SdkAgentCard | None = None,
         limits: ServerLimits | None = None,
+        push: PushOptions | None = None,
         security: SecurityOptions | None = None,
         strict_v1_card: bool = False,
         max_tasks: int | None = None,
@@ -213,6 +231,8 @@ class AgentServer:
             options["extendedCard"] = _card(extended_card)
         if limits is not None:
             options["limits"] = dict(limits)
+        if push is not None:
+            options["push"] = dict(push)
         if security is not None:
             options["security"] = _security(security)
         if strict_v1_card is not False:

@@ -10,6 +10,7 @@
 //!  "limits": {"maxBodyBytes": 8388608, "maxPartsPerMessage": 256, "maxHistoryLength": 1000,
 //!             "maxStreamsPerTask": 64, "blockingTimeout": 600},
 //!  "security": {... see SecuritySpec ...},
+//!  "push": {"maxAttempts": 8, "timeout": 10, "initialBackoff": 0.5, "maxBackoff": 8},
 //!  "metricsAddress": "127.0.0.1:9464"}
 //! ```
 //! `bearerTokens` may also be a list of `[token, principal]` pairs, or of tokens (each then
@@ -43,6 +44,9 @@ pub struct ServerOptions {
     pub limits: LimitsSpec,
     #[serde(default)]
     pub security: SecuritySpec,
+    /// How push notifications are delivered: attempts and their timing.
+    #[serde(default)]
+    pub push: PushSpec,
     /// Serve the card in strict A2A 1.0 form, without the 0.3 fields (a 1.0-only client that
     /// refuses unknown fields can read it; an old 0.3 client cannot).
     #[serde(default, alias = "strict_v1_card")]
@@ -126,6 +130,55 @@ pub struct LimitsSpec {
     pub executor_timeout: Option<f64>,
     #[serde(default, alias = "max_connections")]
     pub max_connections: Option<usize>,
+}
+
+/// [`crate::push::PushSenderConfig`]'s delivery settings, every field optional (absent:
+/// core's default). Seconds for durations. A delivery that fails (a connection error, a timeout,
+/// a 5xx or 429) is tried again after about `initialBackoff` (or the answer's `Retry-After`),
+/// each wait doubling up to `maxBackoff`, until `maxAttempts` attempts were made: by default 4
+/// attempts over about 3.5 s. Raise them for webhooks that may be down for longer (a redeploy).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PushSpec {
+    /// Attempts per notification, the first included (default 4; 1: no retry).
+    #[serde(default, alias = "max_attempts")]
+    pub max_attempts: Option<u32>,
+    /// Seconds one attempt may take, connecting included (default 10).
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// Seconds before the first retry (default 0.5).
+    #[serde(default, alias = "initial_backoff")]
+    pub initial_backoff: Option<f64>,
+    /// Longest wait between two attempts, in seconds (default 8).
+    #[serde(default, alias = "max_backoff")]
+    pub max_backoff: Option<f64>,
+}
+
+impl PushSpec {
+    /// Sets the given settings on `push`; InvalidParams when one is out of range, naming it as
+    /// `field` spells a member's name (`push.maxAttempts` in options, a flag in `a2a serve`).
+    pub fn apply(&self, push: &mut crate::push::PushSenderConfig, field: impl Fn(&str) -> String) -> Result<()> {
+        if let Some(n) = self.max_attempts {
+            if n == 0 {
+                return Err(A2AError::invalid_field(field("maxAttempts"), "at least 1: the first attempt counts"));
+            }
+            push.max_attempts = n;
+        }
+        if let Some(secs) = self.timeout {
+            push.timeout = positive_seconds(secs, &field("timeout"))?;
+        }
+        if let Some(secs) = self.initial_backoff {
+            push.initial_backoff = positive_seconds(secs, &field("initialBackoff"))?;
+        }
+        if let Some(secs) = self.max_backoff {
+            push.max_backoff = positive_seconds(secs, &field("maxBackoff"))?;
+        }
+        if push.max_backoff < push.initial_backoff {
+            let why = format!("at least the first retry's wait ({} s)", push.initial_backoff.as_secs_f64());
+            return Err(A2AError::invalid_field(field("maxBackoff"), why));
+        }
+        Ok(())
+    }
 }
 
 impl ServerOptions {
@@ -241,6 +294,7 @@ impl ServerOptions {
             }
             l.max_connections = n;
         }
+        self.push.apply(&mut config.push, |name| format!("push.{name}"))?;
         Ok(config)
     }
 }
@@ -478,6 +532,35 @@ mod tests {
             let e = ServerOptions::from_value(options.clone()).unwrap_err();
             assert_eq!(e.kind, ErrorKind::InvalidParams, "{options}");
             assert!(e.message.contains(field), "{options}: {}", e.message);
+        }
+    }
+
+    /// The push delivery options reach the sender's config; out-of-range ones are refused by
+    /// their path.
+    #[test]
+    fn push_delivery_options_set_the_senders_attempts_and_timing() {
+        let options = ServerOptions::from_value(
+            json!({"push": {"maxAttempts": 9, "timeout": 2.5, "initialBackoff": 0.25, "max_backoff": 30}}),
+        )
+        .unwrap();
+        let push = options.config().unwrap().push;
+        assert_eq!(push.max_attempts, 9);
+        assert_eq!(push.timeout, Duration::from_millis(2500));
+        assert_eq!(push.initial_backoff, Duration::from_millis(250));
+        assert_eq!(push.max_backoff, Duration::from_secs(30));
+        let defaults = ServerOptions::from_value(json!({})).unwrap().config().unwrap().push;
+        assert_eq!(defaults.max_attempts, crate::push::PushSenderConfig::default().max_attempts);
+        for (push, field) in [
+            (json!({"maxAttempts": 0}), "push.maxAttempts"),
+            (json!({"maxAttempts": -1}), "push.maxAttempts"),
+            (json!({"timeout": 0}), "push.timeout"),
+            (json!({"initialBackoff": -1}), "push.initialBackoff"),
+            (json!({"maxBackoff": 0.1}), "push.maxBackoff"),
+            (json!({"retries": 3}), "push.retries"),
+        ] {
+            let e = ServerOptions::from_value(json!({"push": push.clone()})).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::InvalidParams, "{push}");
+            assert_eq!(e.violations[0].field, field, "{push}: {e}");
         }
     }
 

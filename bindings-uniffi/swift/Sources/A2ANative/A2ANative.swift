@@ -6235,6 +6235,97 @@ public func FfiConverterTypePasswordOAuthFlow_lower(_ value: PasswordOAuthFlow) 
 
 
 /**
+ * core's `push`: how push notifications are delivered. A delivery that fails (a connection
+ * error, a timeout, a 5xx or 429) is retried after about `initialBackoff`, each wait doubling
+ * up to `maxBackoff`, until `maxAttempts` attempts were made (default: 4 over about 3.5 s).
+ */
+public struct PushOptions: Equatable, Hashable {
+    /**
+     * Attempts per notification, the first included (default 4; 1: no retry).
+     */
+    public var maxAttempts: UInt32?
+    /**
+     * How long one attempt may take, connecting included (default 10 s).
+     */
+    public var timeout: TimeInterval?
+    /**
+     * The wait before the first retry (default 0.5 s).
+     */
+    public var initialBackoff: TimeInterval?
+    /**
+     * The longest wait between two attempts (default 8 s).
+     */
+    public var maxBackoff: TimeInterval?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Attempts per notification, the first included (default 4; 1: no retry).
+         */maxAttempts: UInt32? = nil, 
+        /**
+         * How long one attempt may take, connecting included (default 10 s).
+         */timeout: TimeInterval? = nil, 
+        /**
+         * The wait before the first retry (default 0.5 s).
+         */initialBackoff: TimeInterval? = nil, 
+        /**
+         * The longest wait between two attempts (default 8 s).
+         */maxBackoff: TimeInterval? = nil) {
+        self.maxAttempts = maxAttempts
+        self.timeout = timeout
+        self.initialBackoff = initialBackoff
+        self.maxBackoff = maxBackoff
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PushOptions: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePushOptions: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PushOptions {
+        return
+            try PushOptions(
+                maxAttempts: FfiConverterOptionUInt32.read(from: &buf), 
+                timeout: FfiConverterOptionDuration.read(from: &buf), 
+                initialBackoff: FfiConverterOptionDuration.read(from: &buf), 
+                maxBackoff: FfiConverterOptionDuration.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PushOptions, into buf: inout [UInt8]) {
+        FfiConverterOptionUInt32.write(value.maxAttempts, into: &buf)
+        FfiConverterOptionDuration.write(value.timeout, into: &buf)
+        FfiConverterOptionDuration.write(value.initialBackoff, into: &buf)
+        FfiConverterOptionDuration.write(value.maxBackoff, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePushOptions_lift(_ buf: RustBuffer) throws -> PushOptions {
+    return try FfiConverterTypePushOptions.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePushOptions_lower(_ value: PushOptions) -> RustBuffer {
+    return FfiConverterTypePushOptions.lower(value)
+}
+
+
+/**
  * What the executor knows about the call it serves.
  */
 public struct RequestContext: Equatable, Hashable {
@@ -6903,6 +6994,10 @@ public struct ServerOptions {
      */
     public var limits: ServerLimits?
     /**
+     * How often and how long a failing webhook is retried (core's `push`).
+     */
+    public var push: PushOptions?
+    /**
      * The memory store's cap on tasks (default 10,000).
      */
     public var maxTasks: UInt64?
@@ -6968,6 +7063,9 @@ public struct ServerOptions {
          * Limits on what one client can make the server hold (core's `limits`).
          */limits: ServerLimits? = nil, 
         /**
+         * How often and how long a failing webhook is retried (core's `push`).
+         */push: PushOptions? = nil, 
+        /**
          * The memory store's cap on tasks (default 10,000).
          */maxTasks: UInt64? = nil, 
         /**
@@ -7007,6 +7105,7 @@ public struct ServerOptions {
         self.bearerTokenPrincipals = bearerTokenPrincipals
         self.extendedCard = extendedCard
         self.limits = limits
+        self.push = push
         self.maxTasks = maxTasks
         self.taskRetention = taskRetention
         self.maxStoreBytes = maxStoreBytes
@@ -7039,6 +7138,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 bearerTokenPrincipals: FfiConverterOptionDictionaryStringString.read(from: &buf), 
                 extendedCard: FfiConverterOptionTypeAgentCard.read(from: &buf), 
                 limits: FfiConverterOptionTypeServerLimits.read(from: &buf), 
+                push: FfiConverterOptionTypePushOptions.read(from: &buf), 
                 maxTasks: FfiConverterOptionUInt64.read(from: &buf), 
                 taskRetention: FfiConverterOptionDuration.read(from: &buf), 
                 maxStoreBytes: FfiConverterOptionUInt64.read(from: &buf), 
@@ -7057,6 +7157,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionDictionaryStringString.write(value.bearerTokenPrincipals, into: &buf)
         FfiConverterOptionTypeAgentCard.write(value.extendedCard, into: &buf)
         FfiConverterOptionTypeServerLimits.write(value.limits, into: &buf)
+        FfiConverterOptionTypePushOptions.write(value.push, into: &buf)
         FfiConverterOptionUInt64.write(value.maxTasks, into: &buf)
         FfiConverterOptionDuration.write(value.taskRetention, into: &buf)
         FfiConverterOptionUInt64.write(value.maxStoreBytes, into: &buf)
@@ -8830,6 +8931,30 @@ fileprivate struct FfiConverterOptionTypeMessage: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeMessage.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypePushOptions: FfiConverterRustBuffer {
+    typealias SwiftType = PushOptions?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypePushOptions.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypePushOptions.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }

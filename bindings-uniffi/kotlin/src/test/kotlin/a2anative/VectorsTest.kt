@@ -370,6 +370,15 @@ class VectorsTest {
                         else -> throw Inexpressible()
                     }
                 })
+                "push" -> o.copy(push = (v as? JSONObject ?: throw Inexpressible()).entries().fold(PushOptions()) { p, (name, n) ->
+                    when (name) {
+                        "maxAttempts", "max_attempts" -> p.copy(maxAttempts = count(n).toUInt())
+                        "timeout" -> p.copy(timeout = seconds(n))
+                        "initialBackoff" -> p.copy(initialBackoff = seconds(n))
+                        "maxBackoff" -> p.copy(maxBackoff = seconds(n))
+                        else -> throw Inexpressible()
+                    }
+                })
                 "maxTasks" -> o.copy(maxTasks = count(v).toULong())
                 "taskRetention" -> o.copy(taskRetention = seconds(v))
                 "maxStoreBytes" -> o.copy(maxStoreBytes = count(v).toULong())
