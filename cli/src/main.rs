@@ -72,6 +72,10 @@ enum Command {
         #[arg(value_parser = clap::builder::PossibleValuesParser::new(dynamic::TYPE_NAMES))]
         type_name: String,
         file: String,
+        /// Fail (exit 1) when the file has members the type does not define; without it they
+        /// are only warned of on stderr (a reader ignores them, as the spec asks).
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -151,7 +155,7 @@ fn main() -> ExitCode {
         Command::List(args) => talk_async(talk::list(args, &conn)),
         Command::Subscribe { url, task_id } => talk_async(talk::subscribe(&url, task_id, &conn)),
         Command::Push(command) => talk_async(talk::push(command, &conn)),
-        Command::Validate { type_name, file } => {
+        Command::Validate { type_name, file, strict } => {
             let bytes = if file == "-" {
                 let mut buf = Vec::new();
                 std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map(|_| buf)
@@ -165,19 +169,36 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let result = serde_json::from_slice(&bytes)
-                .map_err(a2a_native::A2AError::from)
-                .and_then(|v| dynamic::normalize(&type_name, v));
-            match result {
-                Ok(canonical) => {
-                    println!("{}", serde_json::to_string_pretty(&canonical).expect("JSON value"));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("{e}");
-                    ExitCode::FAILURE
-                }
-            }
+            validate(&type_name, &bytes, strict)
+        }
+    }
+}
+
+/// `a2a validate`: the canonical form on stdout. Members the type does not define are named on
+/// stderr (a reader ignores them, so a misspelt field is otherwise lost without a word), beside
+/// a refusal too, where a misspelling is the likely cause; `strict` makes them an error.
+fn validate(type_name: &str, bytes: &[u8], strict: bool) -> ExitCode {
+    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("{}", a2a_native::A2AError::from(e));
+            return ExitCode::FAILURE;
+        }
+    };
+    let unknown = dynamic::unknown_fields(type_name, &value);
+    let level = if strict { "error" } else { "warning" };
+    for path in &unknown {
+        eprintln!("{level}: {type_name} has no field `{path}`; a reader ignores it (a misspelling?)");
+    }
+    match dynamic::normalize(type_name, value) {
+        Ok(_) if strict && !unknown.is_empty() => ExitCode::FAILURE,
+        Ok(canonical) => {
+            println!("{}", serde_json::to_string_pretty(&canonical).expect("JSON value"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -887,3 +887,47 @@ fn push_retries_follow_the_push_flags() {
     serve_refuses(&["--push-timeout", "0"], "--push-timeout");
     serve_refuses(&["--push-initial-backoff", "2", "--push-max-backoff", "1"], "--push-max-backoff");
 }
+
+/// `a2a validate`: the canonical form of a valid document; unknown members warned of (or, with
+/// `--strict`, refused); a document missing a required field refused naming it.
+#[test]
+fn validate_prints_the_canonical_form_and_names_unknown_fields() {
+    let dir = std::env::temp_dir().join(format!("a2a-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, doc: Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, doc.to_string()).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let good = file("good.json", json!({"message_id": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}));
+    let (code, out, err) = a2a(&["validate", "Message", &good]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["messageId"], "m", "{out}");
+    assert!(err.is_empty(), "{err}");
+
+    let typo = file(
+        "typo.json",
+        json!({"messageId": "m", "role": "ROLE_USER", "contxtId": "c", "parts": [{"text": "hi", "mediaTyp": "x"}]}),
+    );
+    let (code, out, err) = a2a(&["validate", "Message", &typo]);
+    assert_eq!(code, 0, "{err}");
+    assert!(serde_json::from_str::<Value>(&out).unwrap().get("contxtId").is_none(), "{out}");
+    assert!(err.contains("warning: Message has no field `contxtId`"), "{err}");
+    assert!(err.contains("`parts.0.mediaTyp`"), "{err}");
+    let (code, out, err) = a2a(&["validate", "Message", &typo, "--strict"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("error: Message has no field `contxtId`"), "{err}");
+
+    let missing = file("missing.json", json!({"role": "ROLE_USER", "parts": []}));
+    let (code, _, err) = a2a(&["validate", "Message", &missing]);
+    assert_eq!(code, 1);
+    assert!(err.contains("messageId"), "{err}");
+    // A refusal whose likely cause is a misspelling names it too.
+    let misspelt = file("misspelt.json", json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"txt": "hi"}]}));
+    let (code, _, err) = a2a(&["validate", "Message", &misspelt]);
+    assert_eq!(code, 1);
+    assert!(err.contains("`parts.0.txt`") && err.contains("exactly one of text"), "{err}");
+    let (code, _, err) = a2a(&["validate", "Message", &dir.join("absent.json").to_string_lossy()]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -5,6 +5,15 @@ use super::*;
 use crate::error::{A2AError, Result};
 use serde_json::Value;
 
+fn ignored<T: serde::de::DeserializeOwned>(json: &Value) -> Vec<String> {
+    let mut paths = Vec::new();
+    // serde_ignored writes `?` for an optional field's `Some`: not part of the JSON's path.
+    let _ = serde_ignored::deserialize::<_, _, T>(json, |path| {
+        paths.push(path.to_string().split('.').filter(|s| *s != "?").collect::<Vec<_>>().join("."))
+    });
+    paths
+}
+
 macro_rules! registry {
     ($( $name:literal => $ty:ty ),* $(,)?) => {
         /// Every 1.0 model type a vector may name.
@@ -16,6 +25,16 @@ macro_rules! registry {
             match type_name {
                 $( $name => parse_value::<$ty>(json).map(|v| to_value(&v)), )*
                 other => Err(A2AError::invalid_field("type", format!("unknown model type {other:?}"))),
+            }
+        }
+
+        /// The paths (`message.parts.0.txt`) of the members of `json` that the named type
+        /// has no field for: [`normalize`] drops them, as the spec asks of a reader, and a
+        /// validator warns of them. Empty for an unknown type or JSON that does not read.
+        pub fn unknown_fields(type_name: &str, json: &Value) -> Vec<String> {
+            match type_name {
+                $( $name => ignored::<$ty>(json), )*
+                _ => Vec::new(),
             }
         }
     };
@@ -50,4 +69,25 @@ registry! {
     "ListTaskPushNotificationConfigsRequest" => ListTaskPushNotificationConfigsRequest,
     "ListTaskPushNotificationConfigsResponse" => ListTaskPushNotificationConfigsResponse,
     "GetExtendedAgentCardRequest" => GetExtendedAgentCardRequest,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_fields_are_named_by_their_path() {
+        let message = json!({"messageId": "m", "role": "ROLE_USER", "partz": [],
+            "parts": [{"text": "hi", "mediaTyp": "text/plain"}], "metadata": {"free": 1}});
+        let mut found = unknown_fields("Message", &message);
+        found.sort();
+        assert_eq!(found, ["parts.0.mediaTyp", "partz"]);
+        let request = json!({"message": message, "configuration": {"blocking": true}});
+        let found = unknown_fields("SendMessageRequest", &request);
+        assert!(found.contains(&"configuration.blocking".to_owned()), "{found:?}");
+        assert!(unknown_fields("Message", &json!({"messageId": "m", "role": "ROLE_USER", "parts": []})).is_empty());
+        // snake_case spellings are the proto's own names, not unknown.
+        assert!(unknown_fields("Message", &json!({"message_id": "m", "role": "ROLE_USER", "parts": []})).is_empty());
+    }
 }
