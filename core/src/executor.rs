@@ -18,6 +18,21 @@ fn closed() -> A2AError {
     A2AError::new(ErrorKind::UnsupportedOperation, "the task no longer accepts events")
 }
 
+/// An event after one that ended the task (a second `complete`): refused, as a2a-sdk's
+/// TaskUpdater refuses it, rather than dropped without a word.
+fn ended() -> A2AError {
+    A2AError::new(ErrorKind::UnsupportedOperation, "the task already ended: it accepts no more events")
+}
+
+/// Whether `event` puts its task in a terminal state.
+fn ends_task(event: &StreamResponse) -> bool {
+    match event {
+        StreamResponse::Task(t) => t.status.state.is_terminal(),
+        StreamResponse::StatusUpdate(e) => e.status.state.is_terminal(),
+        _ => false,
+    }
+}
+
 /// What an executor returns when it cannot go on. The manager turns it into a FAILED status
 /// carrying `message` (as an agent message), unless the task already ended.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -162,11 +177,28 @@ pub struct EventSink {
     task_id: String,
     context_id: String,
     activation: Activation,
+    /// An event that ends the task was sent (shared by the clones).
+    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl EventSink {
     pub(crate) fn new(tx: mpsc::Sender<StreamResponse>, task_id: String, context_id: String) -> Self {
-        Self { tx, task_id, context_id, activation: Default::default() }
+        Self { tx, task_id, context_id, activation: Default::default(), ended: Default::default() }
+    }
+
+    /// Lets `event` through unless an earlier one ended the task; an ending one is noted.
+    fn admit(&self, event: &StreamResponse) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        let already =
+            if ends_task(event) { self.ended.swap(true, Ordering::AcqRel) } else { self.ended.load(Ordering::Acquire) };
+        if already { Err(ended()) } else { Ok(()) }
+    }
+
+    /// Takes back [`EventSink::admit`]'s note for an event that was not sent after all.
+    fn unadmit(&self, event: &StreamResponse) {
+        if ends_task(event) {
+            self.ended.store(false, std::sync::atomic::Ordering::Release);
+        }
     }
 
     pub(crate) fn with_activation(mut self, activation: Activation) -> Self {
@@ -191,6 +223,7 @@ impl EventSink {
 
     /// Sends any event. Ids left empty are filled in with this task's.
     pub async fn send(&self, event: StreamResponse) -> Result<()> {
+        self.admit(&event)?;
         let event = self.fill_ids(event);
         self.tx.send(event).await.map_err(|_| closed())
     }
@@ -199,9 +232,13 @@ impl EventSink {
     /// the sink is full (send that with [`EventSink::send`]). Bindings use it so that a host
     /// language's `await events.…()` crosses back into its event loop only under backpressure.
     pub fn try_send(&self, event: StreamResponse) -> Result<Option<StreamResponse>> {
+        self.admit(&event)?;
         match self.tx.try_send(self.fill_ids(event)) {
             Ok(()) => Ok(None),
-            Err(mpsc::error::TrySendError::Full(event)) => Ok(Some(event)),
+            Err(mpsc::error::TrySendError::Full(event)) => {
+                self.unadmit(&event);
+                Ok(Some(event))
+            }
             Err(mpsc::error::TrySendError::Closed(_)) => Err(closed()),
         }
     }
@@ -513,6 +550,8 @@ impl QueuedSink {
         } else {
             event
         };
+        // Queued events are sent by `flush`, past `EventSink::send`: admitted here, in order.
+        self.sink.admit(&event)?;
         backlog.queue.push_back(event);
         Ok(false)
     }
@@ -598,6 +637,27 @@ mod tests {
     use super::*;
     use serde_json::json;
     use std::sync::Arc;
+
+    /// After the event that ends the task, every way of sending refuses the next one (a second
+    /// `complete`), on every clone; a full sink's `try_send` does not count as sent.
+    #[tokio::test(flavor = "current_thread")]
+    async fn events_after_the_one_that_ends_the_task_are_refused() {
+        let (tx, mut rx) = mpsc::channel(1);
+        let sink = EventSink::new(tx, "t".into(), "c".into());
+        sink.send(sink.status_event(TaskState::Working, None)).await.unwrap();
+        // Full: the ending event is handed back, not admitted; sent later, it ends the task.
+        let done = sink.status_event(TaskState::Completed, None);
+        let back = sink.try_send(done).unwrap().expect("the sink is full");
+        rx.recv().await.unwrap();
+        sink.clone().send(back).await.unwrap();
+        for again in [sink.status_event(TaskState::Completed, None), sink.status_event(TaskState::Working, None)] {
+            let e = sink.send(again.clone()).await.unwrap_err();
+            assert_eq!(e.kind, ErrorKind::UnsupportedOperation);
+            assert!(e.message.contains("already ended"), "{e}");
+            assert!(sink.clone().try_send(again.clone()).is_err());
+            assert!(QueuedSink::new(sink.clone()).deliver(again).is_err());
+        }
+    }
 
     #[tokio::test(flavor = "current_thread")]
     async fn spin_then_await_gets_an_answer_given_before_during_or_after_the_spin() {
