@@ -158,3 +158,22 @@ test('listAllTasks stops when a server hands back the page token it was given', 
     stuck.close();
   }
 });
+
+test("a request's misspelt member, a message of the wrong type and options beside a whole request are refused", async () => {
+  await withServer(new Echo(), async (server) => {
+    const client = await Client.connect(server.url);
+    await client.send('one');
+    // Sent on, `contextID` would list every task: core refuses it, naming it.
+    await assert.rejects(client.listTasks({ contextID: 'c' }), (e) => e instanceof InvalidParamsError && /contextID/.test(e.message));
+    await assert.rejects(
+      async () => client.send('x', { configuration: { returnImmediatly: true } }),
+      (e) => e instanceof InvalidParamsError && /configuration\.returnImmediatly/.test(e.message),
+    );
+    for (const bad of [42, null, undefined, ['x']]) {
+      await assert.rejects(async () => client.send(bad), (e) => e instanceof TypeError && /message must be/.test(e.message), String(bad));
+    }
+    const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } };
+    await assert.rejects(async () => client.send(request, { metadata: { k: 1 } }), (e) => e instanceof TypeError && /metadata given beside it/.test(e.message));
+    assert.equal((await client.send(request)).task.status.state, 'TASK_STATE_COMPLETED');
+  });
+});

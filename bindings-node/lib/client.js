@@ -23,8 +23,14 @@ function sendRequest(message, options = {}) {
   }
   const { taskId, contextId, configuration, metadata } = options ?? {};
   if (typeof message === 'string') message = userMessage(message, { taskId, contextId });
-  else if (message && typeof message === 'object' && 'message' in message) return message; // a SendMessageRequest
-  else {
+  else if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+    throw new TypeError(`message must be a string, a Message or a SendMessageRequest object, got ${message === null ? 'null' : Array.isArray(message) ? 'an array' : typeof message}`);
+  } else if ('message' in message) {
+    // A whole SendMessageRequest carries its own options: given twice, one would be lost.
+    const given = Object.keys(options ?? {}).filter((k) => options[k] !== undefined);
+    if (given.length) throw new TypeError(`a SendMessageRequest carries its own options; ${given.join(', ')} given beside it`);
+    return message;
+  } else {
     message = { ...message };
     if (taskId) message.taskId = taskId;
     if (contextId) message.contextId = contextId;

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import os
 import time
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -788,3 +788,46 @@ async def test_a_stream_open_when_the_server_stops_ends_with_the_failed_status()
         last = events[-1].get("statusUpdate")
         assert last and last["status"]["state"] == "TASK_STATE_FAILED", (binding, events)
         assert "shut down" in str(last["status"].get("message"))
+
+
+@run
+async def test_a_misspelt_member_a_wrong_message_and_options_beside_a_request_are_refused() -> None:
+    async with AgentServer(CARD, Echo()) as server:
+        client = await Client.connect(server.url)
+        await client.send("one")
+        bad: Any = {"contextID": "c"}  # sent on, it would list every task
+        with pytest.raises(errors.InvalidParamsError, match="contextID"):
+            await client.list_tasks(bad)
+        config: Any = {"returnImmediatly": True}
+        with pytest.raises(errors.InvalidParamsError, match=r"configuration\.returnImmediatly"):
+            await client.send("x", configuration=config)
+        with pytest.raises(errors.InvalidParamsError, match="expected a JSON object"):
+            await client.list_tasks(cast(Any, "abc"))
+        for wrong in (42, None, ["x"]):
+            with pytest.raises(TypeError, match="message must be"):
+                await client.send(cast(Any, wrong))
+        request: Any = {"message": user_message("x")}
+        with pytest.raises(TypeError, match="metadata given beside it"):
+            await client.send(request, metadata={"k": 1})
+        assert (await client.send(request))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+@run
+async def test_an_event_after_the_one_that_ended_the_task_is_refused() -> None:
+    """A second ``complete`` raises, as a2a-sdk's TaskUpdater does, instead of vanishing."""
+    seen: list[BaseException] = []
+
+    class Twice(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            await events.complete("one")
+            try:
+                await events.complete("two")
+            except errors.UnsupportedOperationError as e:
+                seen.append(e)
+
+    async with AgentServer(CARD, Twice()) as server:
+        client = await Client.connect(server.url)
+        task = (await client.send("hi"))["task"]
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert task["status"]["message"]["parts"] == [{"text": "one"}]
+        assert len(seen) == 1 and "already ended" in str(seen[0])

@@ -4,7 +4,7 @@
 //! dispatches on it without knowing which binding it came from, and the client builds one and
 //! hands it to whichever binding the agent card chose.
 
-use crate::error::Result;
+use crate::error::{A2AError, Result};
 use crate::model::{self, *};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -160,6 +160,14 @@ impl A2ARequest {
         Self::read(method, params, at)
     }
 
+    /// [`A2ARequest::from_params`] for a request a client's caller wrote: a member the request
+    /// type does not define is refused, naming it (`contextID`), where a server ignores it as
+    /// the spec asks of a reader. Sent on, such a typo would change the call without a word
+    /// (ListTasks with `contextID` lists every task).
+    pub fn from_caller_params(method: Method, params: Value) -> Result<Self> {
+        Self::read(method, Strict(params), "")
+    }
+
     /// [`A2ARequest::from_params`] from the parameters' JSON text, with no `Value` between
     /// (see [`model::parse_raw_at`]); same result, same errors.
     pub fn from_raw_params(method: Method, params: &serde_json::value::RawValue, at: &str) -> Result<Self> {
@@ -191,6 +199,19 @@ impl A2ARequest {
 /// Where a request's parameters are read from: a JSON tree, or JSON text.
 trait Params {
     fn parse<T: serde::de::DeserializeOwned + model::Validate>(self, at: &str) -> Result<T>;
+}
+
+/// Parameters whose unknown members are refused (see [`A2ARequest::from_caller_params`]).
+struct Strict(Value);
+
+impl Params for Strict {
+    fn parse<T: serde::de::DeserializeOwned + model::Validate>(self, at: &str) -> Result<T> {
+        if let Some(path) = model::dynamic::ignored::<T>(&self.0).first() {
+            let field = if at.is_empty() { path.clone() } else { format!("{at}.{path}") };
+            return Err(A2AError::invalid_field(field, "no such field in this request (a misspelling?)"));
+        }
+        self.0.parse(at)
+    }
 }
 
 impl Params for Value {

@@ -56,7 +56,16 @@ def _request(
 ) -> SendMessageRequest:
     if isinstance(message, str):
         message = user_message(message, task_id=task_id, context_id=context_id)
-    if "message" in message:  # already a SendMessageRequest
+    elif not isinstance(message, Mapping):
+        raise TypeError(
+            f"message must be a str, a Message or a SendMessageRequest dict, got {type(message).__name__}"
+        )
+    elif "message" in message:  # already a SendMessageRequest, which carries its own options
+        given = [name for name, value in (("task_id", task_id), ("context_id", context_id),
+                                          ("configuration", configuration), ("metadata", metadata))
+                 if value is not None]
+        if given:
+            raise TypeError(f"a SendMessageRequest carries its own options; {', '.join(given)} given beside it")
         return cast(SendMessageRequest, message)
     msg = cast(Message, dict(message))
     if task_id:
@@ -333,12 +342,13 @@ class Client:
         return cast(Task, await self._native.call("GetTask", req, _trace()))
 
     async def list_tasks(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
-        return cast(ListTasksResponse, await self._native.call("ListTasks", dict(request or {}), _trace()))
+        request = {} if request is None else request
+        return cast(ListTasksResponse, await self._native.call("ListTasks", request, _trace()))
 
     async def list_all_tasks(self, request: ListTasksRequest | None = None) -> AsyncIterator[Task]:
         """Every task matching ``request``, following ``nextPageToken`` page by page as the
         iteration goes: ``async for task in client.list_all_tasks({"status": ...})``."""
-        pager = self._native.list_all_tasks(dict(request or {}))
+        pager = self._native.list_all_tasks({} if request is None else request)
         while True:
             task = pager.take()
             if task is None:

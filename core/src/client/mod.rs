@@ -700,7 +700,7 @@ impl Client {
 /// A request by its A2A 1.0 method name, validated.
 fn by_name(method: &str, params: serde_json::Value) -> Result<A2ARequest> {
     let method = crate::request::Method::from_name(method).ok_or_else(|| A2AError::method_not_found(method))?;
-    A2ARequest::from_params(method, params, "")
+    A2ARequest::from_caller_params(method, params)
 }
 
 #[cfg(test)]

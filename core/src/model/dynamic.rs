@@ -5,7 +5,8 @@ use super::*;
 use crate::error::{A2AError, Result};
 use serde_json::Value;
 
-fn ignored<T: serde::de::DeserializeOwned>(json: &Value) -> Vec<String> {
+/// The paths of the members of `json` that `T` has no field for (see [`unknown_fields`]).
+pub(crate) fn ignored<T: serde::de::DeserializeOwned>(json: &Value) -> Vec<String> {
     let mut paths = Vec::new();
     // serde_ignored writes `?` for an optional field's `Some`: not part of the JSON's path.
     let _ = serde_ignored::deserialize::<_, _, T>(json, |path| {

@@ -464,6 +464,34 @@ async fn operations_by_name_validate_and_answer_as_the_typed_ones() {
         assert_eq!(err.kind, ErrorKind::InvalidParams);
         assert_eq!(err.violations[0].field, "id");
         assert_eq!(client.call("GetTasks", json!({})).await.unwrap_err().kind, ErrorKind::MethodNotFound);
+        // A member the request does not define is the caller's typo, refused by its path: sent
+        // on, `contextID` would list every task, and a misspelt configuration would be ignored.
+        for (method, params, field) in [
+            ("ListTasks", json!({"contextID": "c"}), "contextID"),
+            (
+                "SendMessage",
+                json!({"message": message, "configuration": {"returnImmediatly": true}}),
+                "configuration.returnImmediatly",
+            ),
+            (
+                "SendStreamingMessage",
+                json!({"message": message, "configuration": {"pushNotificationConfig": {}}}),
+                "configuration.pushNotificationConfig",
+            ),
+            ("GetTask", json!({"id": id, "history": 1}), "history"),
+        ] {
+            let err = match method {
+                "SendStreamingMessage" => match client.stream(method, params).await {
+                    Ok(_) => panic!("{method} accepted"),
+                    Err(e) => e,
+                },
+                _ => client.call(method, params).await.unwrap_err(),
+            };
+            assert_eq!(err.kind, ErrorKind::InvalidParams, "{method}: {err}");
+            assert_eq!(err.violations[0].field, field, "{method}: {err}");
+        }
+        // The proto's own snake_case names are not typos.
+        assert!(client.call("GetTask", json!({"id": id, "history_length": 1})).await.is_ok());
         let err = client.call("SubscribeToTask", json!({ "id": id })).await.unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidRequest);
         assert_eq!(client.stream("GetTask", json!({ "id": id })).await.unwrap_err().kind, ErrorKind::InvalidRequest);
@@ -473,4 +501,83 @@ async fn operations_by_name_validate_and_answer_as_the_typed_ones() {
             matches!(events.last(), Some(StreamResponse::StatusUpdate(u)) if u.status.state == TaskState::Completed)
         );
     }
+}
+
+/// A stream that carries another task's event is the agent's fault: the client says so, and
+/// that task's end does not end this stream as if it were its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_of_another_task_on_a_stream_is_an_invalid_agent_response() {
+    use serde_json::json;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut conn, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 65536];
+        let _ = conn.read(&mut buf).await.unwrap();
+        let event =
+            |result: serde_json::Value| format!("data: {}\n\n", json!({"jsonrpc": "2.0", "id": 1, "result": result}));
+        let body = event(json!({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}))
+            + &event(json!({"statusUpdate": {"taskId": "OTHER", "contextId": "c9",
+                "status": {"state": "TASK_STATE_COMPLETED"}}}));
+        let head =
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\r\n", body.len());
+        conn.write_all((head + &body).as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    });
+    let card: a2a_native::model::AgentCard = a2a_native::model::parse_value(json!({
+        "name": "a", "description": "d", "version": "1", "capabilities": {"streaming": true},
+        "supportedInterfaces": [{"url": format!("http://{addr}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap();
+    let client = Client::builder().stream_reconnects(0).from_card(card).unwrap();
+    let message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]});
+    let mut stream = client.stream("SendStreamingMessage", json!({ "message": message })).await.unwrap();
+    assert!(matches!(stream.next().await, Some(Ok(StreamResponse::Task(t))) if t.id == "t1"));
+    let err = stream.next().await.expect("an item").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
+    assert!(err.message.contains("\"OTHER\""), "{err}");
+    assert!(stream.next().await.is_none());
+}
+
+/// A read whose connection is closed before any answer (a keep-alive connection the server had
+/// just closed) is repeated on a fresh connection, as idempotent calls are after a connect error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotent_call_lost_with_its_connection_is_retried() {
+    use serde_json::json;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let served = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = served.clone();
+    tokio::spawn(async move {
+        for n in 0.. {
+            let (mut conn, _) = listener.accept().await.unwrap();
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = vec![0u8; 65536];
+            let _ = conn.read(&mut buf).await;
+            if n == 0 {
+                continue; // dropped: closed with no answer
+            }
+            let body = json!({"jsonrpc": "2.0", "id": 1, "result":
+                {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}})
+            .to_string();
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+            conn.write_all((head + &body).as_bytes()).await.unwrap();
+        }
+    });
+    let card: a2a_native::model::AgentCard = a2a_native::model::parse_value(json!({
+        "name": "a", "description": "d", "version": "1", "capabilities": {},
+        "supportedInterfaces": [{"url": format!("http://{addr}/"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    }))
+    .unwrap();
+    let client = Client::builder().from_card(card).unwrap();
+    let task = client.call("GetTask", json!({"id": "t1"})).await.unwrap();
+    assert_eq!(task["id"], "t1");
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 2);
 }
