@@ -459,7 +459,7 @@ fn report(args: &BenchArgs, all: &mut Tally, elapsed: Duration) {
             all.errors
         );
         if let Some(e) = &all.first_error {
-            println!("first error: {e}");
+            println!("first error: {}", crate::print::safe(&e.to_string()));
         }
     }
 }

@@ -215,7 +215,7 @@ fn run_async(what: &str, work: impl std::future::Future<Output = Result<(), Stri
     match runtime.block_on(work) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{what}: {e}");
+            eprintln!("{what}: {}", print::safe(&e));
             ExitCode::FAILURE
         }
     }

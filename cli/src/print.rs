@@ -6,7 +6,26 @@ use a2a_native::model::{
     TaskPushNotificationConfig, TaskState,
 };
 use serde_json::Value;
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
+
+/// `println!` for text that holds what an agent sent (names, messages, parts): see [`safe`].
+macro_rules! say {
+    ($($arg:tt)*) => { println!("{}", safe(&format!($($arg)*))) };
+}
+
+/// `text` made safe for a terminal: control characters (an escape sequence that retitles the
+/// window or clears the screen, a carriage return that overwrites the line) are shown escaped,
+/// as `\u{1b}`; line breaks and tabs stay. An agent's text is not trusted to drive a terminal.
+pub fn safe(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars().map(|c| if unsafe_char(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect(),
+    )
+}
 
 pub fn json(value: &Value) {
     println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
@@ -17,32 +36,32 @@ pub fn json_line(value: &Value) {
 }
 
 pub fn card(card: &AgentCard, url: &str, binding: &str, version: &str) {
-    println!("{} (version {})", card.name, card.version);
-    println!("  {}", card.description);
-    println!("  talking to {url} over {binding} {version}");
+    say!("{} (version {})", card.name, card.version);
+    say!("  {}", card.description);
+    say!("  talking to {url} over {binding} {version}");
     for i in &card.supported_interfaces {
         let tenant = if i.tenant.is_empty() { String::new() } else { format!(" tenant {}", i.tenant) };
-        println!("  interface: {} {} at {}{tenant}", i.protocol_binding, i.protocol_version, i.url);
+        say!("  interface: {} {} at {}{tenant}", i.protocol_binding, i.protocol_version, i.url);
     }
     let c = &card.capabilities;
     let on = |v: Option<bool>| if v == Some(true) { "yes" } else { "no" };
-    println!(
+    say!(
         "  capabilities: streaming {}, push notifications {}, extended card {}",
         on(c.streaming),
         on(c.push_notifications),
         on(c.extended_agent_card)
     );
     for e in &c.extensions {
-        println!("  extension: {}{}", e.uri, if e.required { " (required)" } else { "" });
+        say!("  extension: {}{}", e.uri, if e.required { " (required)" } else { "" });
     }
     for name in card.security_schemes.keys() {
-        println!("  security scheme: {name}");
+        say!("  security scheme: {name}");
     }
-    println!("  input: {}; output: {}", card.default_input_modes.join(", "), card.default_output_modes.join(", "));
+    say!("  input: {}; output: {}", card.default_input_modes.join(", "), card.default_output_modes.join(", "));
     for s in &card.skills {
-        println!("  skill {}: {} ({})", s.id, s.name, s.tags.join(", "));
+        say!("  skill {}: {} ({})", s.id, s.name, s.tags.join(", "));
         if !s.description.is_empty() {
-            println!("    {}", s.description);
+            say!("    {}", s.description);
         }
     }
 }
@@ -56,7 +75,7 @@ pub fn send_reply(reply: &SendMessageResponse) {
 
 /// A task with its status, its artifacts and, when asked for, its history.
 pub fn task(task: &Task) {
-    println!("task {} (context {}): {}", task.id, task.context_id, state(task.status.state));
+    say!("task {} (context {}): {}", task.id, task.context_id, state(task.status.state));
     if let Some(m) = &task.status.message {
         message("  status", m);
     }
@@ -71,16 +90,16 @@ pub fn task(task: &Task) {
 /// One line per task, for lists.
 pub fn task_line(task: &Task) {
     let when = task.status.timestamp.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default();
-    println!("{}  {:<15}  {}  context {}", task.id, state(task.status.state), when, task.context_id);
+    say!("{}  {:<15}  {}  context {}", task.id, state(task.status.state), when, task.context_id);
 }
 
 pub fn event(event: &StreamResponse) {
     match event {
-        StreamResponse::Task(t) => println!("[task] {} (context {}): {}", t.id, t.context_id, state(t.status.state)),
+        StreamResponse::Task(t) => say!("[task] {} (context {}): {}", t.id, t.context_id, state(t.status.state)),
         StreamResponse::Message(m) => message("[message]", m),
         StreamResponse::StatusUpdate(e) => {
             let text = e.status.message.as_ref().map(|m| format!(": {}", parts_text(&m.parts))).unwrap_or_default();
-            println!("[status] {}{text}", state(e.status.state));
+            say!("[status] {}{text}", state(e.status.state));
         }
         StreamResponse::ArtifactUpdate(e) => {
             let how = if e.append { " (appended)" } else { "" };
@@ -92,7 +111,7 @@ pub fn event(event: &StreamResponse) {
 pub fn push_config(config: &TaskPushNotificationConfig) {
     let token = if config.token.is_empty() { "" } else { " (with token)" };
     let auth = config.authentication.as_ref().map(|a| format!(" auth {}", a.scheme)).unwrap_or_default();
-    println!("push config {} for task {}: {}{token}{auth}", config.id, config.task_id, config.url);
+    say!("push config {} for task {}: {}{token}{auth}", config.id, config.task_id, config.url);
 }
 
 fn message(label: &str, m: &Message) {
@@ -101,12 +120,12 @@ fn message(label: &str, m: &Message) {
         "ROLE_USER" => "user",
         other => other,
     };
-    println!("{label} ({role}): {}", parts_text(&m.parts));
+    say!("{label} ({role}): {}", parts_text(&m.parts));
 }
 
 fn artifact(prefix: &str, a: &Artifact) {
     let name = if a.name.is_empty() { a.artifact_id.as_str() } else { a.name.as_str() };
-    println!("{prefix}artifact {name}: {}", parts_text(&a.parts));
+    say!("{prefix}artifact {name}: {}", parts_text(&a.parts));
 }
 
 fn parts_text(parts: &[Part]) -> String {

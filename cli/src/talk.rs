@@ -285,7 +285,12 @@ pub async fn list(args: ListArgs, conn: &Connection) -> Outcome {
         for task in &page.tasks {
             print::task_line(task);
         }
-        println!("{} of {} tasks{}", page.tasks.len(), page.total_size, next_page_hint(&page.next_page_token));
+        println!(
+            "{} of {} tasks{}",
+            page.tasks.len(),
+            page.total_size,
+            print::safe(&next_page_hint(&page.next_page_token))
+        );
     }
     Ok(())
 }
@@ -331,7 +336,7 @@ pub async fn push(command: PushCommand, conn: &Connection) -> Outcome {
                 for config in &page.configs {
                     print::push_config(config);
                 }
-                println!("{} configs{}", page.configs.len(), next_page_hint(&page.next_page_token));
+                println!("{} configs{}", page.configs.len(), print::safe(&next_page_hint(&page.next_page_token)));
             }
         }
         PushCommand::Delete { url, task_id, config_id } => {

@@ -931,3 +931,22 @@ fn validate_prints_the_canonical_form_and_names_unknown_fields() {
     assert_eq!(code, 2, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An agent's text cannot drive the terminal: control characters in what the CLI prints (here
+/// a card's name and description) are shown escaped, never written as they are.
+#[test]
+fn control_characters_from_an_agent_are_printed_escaped() {
+    let card = json!({
+        "name": "\u{1b}]0;PWNED\u{7}\u{1b}[2Jevil", "description": "line1\rOVERWRITE\nline2", "version": "1",
+        "supportedInterfaces": [{"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    });
+    let url = json_server(card.to_string().into_bytes());
+    let base = url.trim_end_matches("/jwks.json");
+    let (code, out, err) = a2a(&["card", base]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\r') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jevil"), "{out}");
+    assert!(out.contains("line1\\u{d}OVERWRITE\n"), "{out}");
+}
