@@ -317,6 +317,15 @@ impl Driver {
                         tracing::debug!(task_id = %task.id, "resubscribed; the snapshot holds nothing new");
                         continue;
                     }
+                    if let (Some(ours), Some(theirs)) = (&self.task_id, event.task_id())
+                        && !theirs.is_empty()
+                        && theirs != ours
+                    {
+                        // Another task's event (its end would end this stream): the agent is wrong.
+                        self.done = true;
+                        let why = format!("the stream of task {ours:?} carried an event of task {theirs:?}");
+                        return Some(Err(A2AError::new(ErrorKind::InvalidAgentResponse, why)));
+                    }
                     self.record(&event);
                     self.saw_task_event |= !matches!(event, StreamResponse::Message(_));
                     self.reconnects = 0;

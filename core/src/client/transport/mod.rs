@@ -123,9 +123,12 @@ impl Http {
                     tracing::debug!(status = resp.status().as_u16(), attempt, ?delay, "retrying");
                     tokio::time::sleep(delay).await;
                 }
-                Err(Some(e)) if can_retry && e.is_connect() => {
+                // Also a request lost before any answer (a pooled keep-alive connection the
+                // server had just closed: reset, or closed before the response): repeating an
+                // idempotent call is safe, and a fresh connection usually answers.
+                Err(Some(e)) if can_retry && (e.is_connect() || (e.is_request() && !e.is_timeout())) => {
                     let delay = policy.delay(attempt, None);
-                    tracing::debug!(error = %e, attempt, ?delay, "retrying after a connect error");
+                    tracing::debug!(error = %e, attempt, ?delay, "retrying after a connection error");
                     tokio::time::sleep(delay).await;
                 }
                 Ok(resp) => return Ok(resp),
