@@ -913,7 +913,7 @@ fn validate_prints_the_canonical_form_and_names_unknown_fields() {
     assert_eq!(code, 0, "{err}");
     assert!(serde_json::from_str::<Value>(&out).unwrap().get("contxtId").is_none(), "{out}");
     assert!(err.contains("warning: Message has no field `contxtId`"), "{err}");
-    assert!(err.contains("`parts.0.mediaTyp`"), "{err}");
+    assert!(err.contains("`parts[0].mediaTyp`"), "{err}");
     let (code, out, err) = a2a(&["validate", "Message", &typo, "--strict"]);
     assert_eq!(code, 1, "{out}");
     assert!(err.contains("error: Message has no field `contxtId`"), "{err}");
@@ -926,7 +926,7 @@ fn validate_prints_the_canonical_form_and_names_unknown_fields() {
     let misspelt = file("misspelt.json", json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"txt": "hi"}]}));
     let (code, _, err) = a2a(&["validate", "Message", &misspelt]);
     assert_eq!(code, 1);
-    assert!(err.contains("`parts.0.txt`") && err.contains("exactly one of text"), "{err}");
+    assert!(err.contains("`parts[0].txt`") && err.contains("exactly one of text"), "{err}");
     let (code, _, err) = a2a(&["validate", "Message", &dir.join("absent.json").to_string_lossy()]);
     assert_eq!(code, 2, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -8,9 +8,21 @@ use serde_json::Value;
 /// The paths of the members of `json` that `T` has no field for (see [`unknown_fields`]).
 pub(crate) fn ignored<T: serde::de::DeserializeOwned>(json: &Value) -> Vec<String> {
     let mut paths = Vec::new();
-    // serde_ignored writes `?` for an optional field's `Some`: not part of the JSON's path.
+    // serde_ignored writes `parts.0.txt`, and `?` for an optional field's `Some`: written as
+    // core's other errors name a field (`parts[0].txt`).
     let _ = serde_ignored::deserialize::<_, _, T>(json, |path| {
-        paths.push(path.to_string().split('.').filter(|s| *s != "?").collect::<Vec<_>>().join("."))
+        let mut field = String::new();
+        for step in path.to_string().split('.').filter(|s| *s != "?") {
+            if step.bytes().all(|b| b.is_ascii_digit()) {
+                field.push_str(&format!("[{step}]"));
+            } else {
+                if !field.is_empty() {
+                    field.push('.');
+                }
+                field.push_str(step);
+            }
+        }
+        paths.push(field)
     });
     paths
 }
@@ -29,7 +41,7 @@ macro_rules! registry {
             }
         }
 
-        /// The paths (`message.parts.0.txt`) of the members of `json` that the named type
+        /// The paths (`message.parts[0].txt`) of the members of `json` that the named type
         /// has no field for: [`normalize`] drops them, as the spec asks of a reader, and a
         /// validator warns of them. Empty for an unknown type or JSON that does not read.
         pub fn unknown_fields(type_name: &str, json: &Value) -> Vec<String> {
@@ -83,7 +95,7 @@ mod tests {
             "parts": [{"text": "hi", "mediaTyp": "text/plain"}], "metadata": {"free": 1}});
         let mut found = unknown_fields("Message", &message);
         found.sort();
-        assert_eq!(found, ["parts.0.mediaTyp", "partz"]);
+        assert_eq!(found, ["parts[0].mediaTyp", "partz"]);
         let request = json!({"message": message, "configuration": {"blocking": true}});
         let found = unknown_fields("SendMessageRequest", &request);
         assert!(found.contains(&"configuration.blocking".to_owned()), "{found:?}");
