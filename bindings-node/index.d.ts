@@ -278,8 +278,12 @@ export interface ClientOptions {
   apiKey?: [string, string];
   /** Extra headers on every request. */
   headers?: Record<string, string> | [string, string][];
-  /** Per-request timeout in seconds (as in every binding). */
+  /** Per-request timeout in seconds (as in every binding); for a stream, its response head. */
   timeout?: number;
+  /** Seconds connecting may take (default 10). */
+  connectTimeout?: number;
+  /** Seconds a stream may stay silent (no event, no keep-alive) before it is resubscribed (default 300). */
+  streamIdleTimeout?: number;
   /** "JSONRPC" (default), "HTTP+JSON", or "GRPC" (when the card declares it). */
   binding?: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
   /** Retries of idempotent calls on connection errors and 502/503/504 (default 2). */

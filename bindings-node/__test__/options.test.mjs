@@ -177,3 +177,29 @@ test("a request's misspelt member, a message of the wrong type and options besid
     assert.equal((await client.send(request)).task.status.state, 'TASK_STATE_COMPLETED');
   });
 });
+
+test('option errors speak of the options, never of Rust types; listTasks takes short state names', async () => {
+  for (const [options, field, says] of [
+    [{ bearerTokens: 'secret' }, 'bearerTokens', /an object of token to principal/],
+    [{ limits: { blocking_timeout: 'soon' } }, 'limits.blockingTimeout', /invalid type/],
+    [{ taskRetention: -1 }, 'taskRetention', /0 or more/],
+    [{ metricsAddress: 'not an address' }, 'metricsAddress', /host:port/],
+    ['JSONRPC', '', /options must be an object/],
+  ]) {
+    assert.throws(
+      () => new AgentServer(CARD, new Echo(), options),
+      (e) => e instanceof InvalidParamsError && e.violations[0].field === field && says.test(e.message) && !/untagged|Duration/.test(e.message),
+      JSON.stringify(options),
+    );
+  }
+  await withServer(new Echo(), async (server) => {
+    await assert.rejects(Client.connect(server.url, 'JSONRPC'), (e) => e instanceof InvalidParamsError && /options must be an object of named options, not a string/.test(e.message));
+    await assert.rejects(Client.connect(server.url, { connectTimeout: 0 }), (e) => e instanceof InvalidParamsError && e.violations[0].field === 'connectTimeout');
+    const client = await Client.connect(server.url, { connectTimeout: 2, streamIdleTimeout: 30 });
+    const { task } = await client.send('one');
+    for (const [status, found] of [['completed', true], ['TASK_STATE_COMPLETED', true], ['canceled', false]]) {
+      const { tasks } = await client.listTasks({ status });
+      assert.equal(tasks.some((t) => t.id === task.id), found, status);
+    }
+  });
+});

@@ -45,6 +45,10 @@ function sendRequest(message, options = {}) {
 // `credentials`, a function JSON cannot carry, goes beside them: `(method, url) => headers`
 // (an object of strings, or a Promise of one), called before each request.
 function nativeOptions(options) {
+  // Not an object (`connect(url, 'JSONRPC')`): core refuses it, saying what options are.
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    return [json(options, 'options')];
+  }
   const { credentials, ...rest } = options ?? {};
   if (credentials === undefined || credentials === null) return [json(rest, 'options')];
   if (typeof credentials !== 'function') throw new TypeError('credentials must be a function (method, url) => headers');

@@ -63,10 +63,14 @@ async def test_metrics_are_served_and_parse() -> None:
         server.metrics_url
 
 
-def test_a_bad_metrics_address_is_refused_at_start() -> None:
+def test_a_bad_metrics_address_is_refused_when_the_server_is_made() -> None:
+    with pytest.raises(errors.InvalidParamsError, match="metricsAddress: \"not an address\" is not host:port"):
+        AgentServer(CARD, Echo(), metrics_address="not an address")
+
     async def start() -> None:
-        async with AgentServer(CARD, Echo(), metrics_address="not an address"):
+        # Well formed but not bindable: refused at start, naming it.
+        async with AgentServer(CARD, Echo(), metrics_address="192.0.2.1:9464"):
             pass
 
-    with pytest.raises(errors.TransportError, match="cannot serve metrics on not an address"):
+    with pytest.raises(errors.TransportError, match="cannot serve metrics on 192.0.2.1:9464"):
         asyncio.run(start())

@@ -43,13 +43,19 @@ def test_bad_options_fail_loudly() -> None:
     # Core reads every option (InvalidParamsError, also a ValueError), naming the bad one.
     with pytest.raises(errors.InvalidParamsError, match="max_partz"):
         AgentServer(CARD, Echo(), limits={"max_partz": 1})  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="max_body_bytes"):
+    # Core names a field in its JSON form, camelCase, whether a type or a range is wrong.
+    with pytest.raises(ValueError, match="maxBodyBytes"):
         AgentServer(CARD, Echo(), limits={"max_body_bytes": "big"})  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="blockingTimeout"):  # core names the JSON form
+    with pytest.raises(ValueError, match="blockingTimeout"):
         AgentServer(CARD, Echo(), limits={"blocking_timeout": -1.0})
+    with pytest.raises(errors.InvalidParamsError, match="taskRetention: a finite number of seconds, 0 or more"):
+        AgentServer(CARD, Echo(), task_retention=-1)
     card = {**CARD, "supportedInterfaces": [{"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
     with pytest.raises(ValueError, match="binding"):
         Client.from_card(card, binding="CARRIER-PIGEON")
+    with pytest.raises(errors.InvalidParamsError, match="connectTimeout: a positive"):
+        Client.from_card(card, connect_timeout=0)
+    assert Client.from_card(card, connect_timeout=2, stream_idle_timeout=30).url == "http://127.0.0.1:9/"
     with pytest.raises(TypeError, match="callable"):
         Client.from_card(card, credentials="not callable")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="caCertFile.*no-such.pem"):
@@ -154,6 +160,12 @@ async def test_list_all_tasks_follows_pages() -> None:
     async with AgentServer(CARD, Echo()) as server:
         client = await Client.connect(server.url)
         made = {(await client.send(f"t{i}"))["task"]["id"] for i in range(7)}
+        # A short state name, as executors' status events take it, filters as the wire name.
+        for status in ("completed", "TASK_STATE_COMPLETED"):
+            assert len((await client.list_tasks({"status": status}))["tasks"]) == 7, status  # type: ignore[arg-type]
+        assert (await client.list_tasks({"status": "input_required"})).get("tasks", []) == []  # type: ignore[arg-type]
+        with pytest.raises(errors.InvalidParamsError, match="status"):
+            await client.list_tasks({"status": "done"})  # type: ignore[arg-type]
         pages = await client.list_tasks({"pageSize": 3})
         assert len(pages["tasks"]) == 3 and pages.get("nextPageToken")
         seen = [t["id"] async for t in client.list_all_tasks({"pageSize": 3})]

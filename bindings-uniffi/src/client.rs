@@ -32,6 +32,12 @@ pub struct ClientOptions {
     /// How long one call may take (Kotlin `java.time.Duration`, Swift `TimeInterval`).
     #[uniffi(default)]
     pub timeout: Option<Duration>,
+    /// How long connecting may take (default 10 s).
+    #[uniffi(default)]
+    pub connect_timeout: Option<Duration>,
+    /// How long a stream may stay silent before it is resubscribed (default 300 s).
+    #[uniffi(default)]
+    pub stream_idle_timeout: Option<Duration>,
     /// `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
     #[uniffi(default)]
     pub binding: Option<String>,
@@ -106,6 +112,8 @@ fn builder(o: Option<ClientOptions>) -> Result<ClientBuilder> {
         api_key: o.api_key.map(|k| (k.header, k.value)),
         headers: (!o.headers.is_empty()).then(|| core::options::Headers::Map(o.headers.into_iter().collect())),
         timeout: o.timeout.map(|d| d.as_secs_f64()),
+        connect_timeout: o.connect_timeout.map(|d| d.as_secs_f64()),
+        stream_idle_timeout: o.stream_idle_timeout.map(|d| d.as_secs_f64()),
         binding: o.binding,
         retries: o.retries,
         stream_reconnects: o.stream_reconnects,

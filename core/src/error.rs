@@ -235,10 +235,23 @@ impl A2AError {
     }
     /// Options (or any settings) read from their JSON form: InvalidParams naming the path of
     /// what is wrong, an unknown key included.
+    /// The path is in camelCase whichever spelling was given, as core's range checks name
+    /// fields (`limits.blockingTimeout` for `limits.blocking_timeout` too).
     pub fn from_options<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+        let kind = match &value {
+            Value::Object(_) | Value::Null => None,
+            Value::Array(_) => Some("a list"),
+            Value::String(_) => Some("a string"),
+            Value::Number(_) => Some("a number"),
+            Value::Bool(_) => Some("a boolean"),
+        };
+        if let Some(kind) = kind {
+            return Err(Self::invalid_field("", format!("options must be an object of named options, not {kind}")));
+        }
         serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
-            Self::invalid_field(if path == "." { "" } else { &path }, e.into_inner().to_string())
+            let path = if path == "." { String::new() } else { camel_path(&path) };
+            Self::invalid_field(path, e.into_inner().to_string())
         })
     }
     pub fn internal(message: impl Into<String>) -> Self {
@@ -390,6 +403,43 @@ impl From<serde_json::Error> for A2AError {
             Self::invalid_field("", err.to_string())
         }
     }
+}
+
+/// `limits.blocking_timeout` as `limits.blockingTimeout`: each member name that is a
+/// snake_case identifier is written in camelCase (other keys, such as a header's, are kept).
+fn camel_path(path: &str) -> String {
+    let snake = |name: &str| {
+        name.contains('_') && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    };
+    let camel = |name: &str| {
+        let mut parts = name.split('_');
+        let first = parts.next().unwrap_or_default().to_owned();
+        parts.fold(first, |mut out, part| {
+            let mut chars = part.chars();
+            if let Some(c) = chars.next() {
+                out.extend(c.to_uppercase());
+                out.push_str(chars.as_str());
+            }
+            out
+        })
+    };
+    path.split('.').map(|name| if snake(name) { camel(name) } else { name.to_owned() }).collect::<Vec<_>>().join(".")
+}
+
+/// A time given in seconds that may be 0; InvalidParams naming `field` when it is negative or
+/// not finite.
+pub fn seconds(secs: f64, field: &str) -> Result<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| A2AError::invalid_field(field, "a finite number of seconds, 0 or more"))
+}
+
+/// A timeout given in seconds that must be positive and finite; InvalidParams naming `field`
+/// otherwise. `a2a serve` reads its flags with it too.
+pub fn positive_seconds(secs: f64, field: &str) -> Result<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| A2AError::invalid_field(field, "a positive, finite number of seconds"))
 }
 
 #[cfg(test)]

@@ -164,7 +164,16 @@ impl A2ARequest {
     /// type does not define is refused, naming it (`contextID`), where a server ignores it as
     /// the spec asks of a reader. Sent on, such a typo would change the call without a word
     /// (ListTasks with `contextID` lists every task).
-    pub fn from_caller_params(method: Method, params: Value) -> Result<Self> {
+    ///
+    /// ListTasks' `status` may also be a short state name (`canceled`, `input-required`), as
+    /// in an executor's status events: core's one table of state names reads it.
+    pub fn from_caller_params(method: Method, mut params: Value) -> Result<Self> {
+        if method == Method::ListTasks
+            && let Some(status) = params.get_mut("status")
+            && let Some(state) = status.as_str().and_then(model::TaskState::from_short_name)
+        {
+            *status = Value::from(state.as_str());
+        }
         Self::read(method, Strict(params), "")
     }
 

@@ -215,6 +215,8 @@ class Client:
         credentials: CredentialProvider | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        connect_timeout: float | None = None,
+        stream_idle_timeout: float | None = None,
         binding: str | None = None,
         retries: int | None = None,
         stream_reconnects: int | None = None,
@@ -231,6 +233,9 @@ class Client:
     ) -> Client:
         """Resolves the agent card at ``url`` and picks an interface.
 
+        ``timeout`` bounds each call (seconds, default 60; for a stream, its response head),
+        ``connect_timeout`` each connection (default 10) and ``stream_idle_timeout`` a stream's
+        silence (no event, no keep-alive; default 300) before it is resubscribed.
         ``api_key`` is ``(header_name, value)``; ``credentials`` is called before each call
         (see :data:`CredentialProvider`); ``binding`` is ``"JSONRPC"`` (default),
         ``"HTTP+JSON"`` or ``"GRPC"`` (used when the card declares it); ``retries`` bounds the retries of idempotent calls on connection
@@ -260,6 +265,8 @@ class Client:
         credentials: CredentialProvider | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        connect_timeout: float | None = None,
+        stream_idle_timeout: float | None = None,
         binding: str | None = None,
         retries: int | None = None,
         stream_reconnects: int | None = None,

@@ -3,12 +3,12 @@
 //!
 //! ```json
 //! {"bearerToken": "…", "apiKey": ["X-API-Key", "…"], "headers": [["x-trace", "1"]],
-//!  "timeout": 30, "binding": "HTTP+JSON", "retries": 2, "streamReconnects": 5,
+//!  "timeout": 30, "connectTimeout": 10, "streamIdleTimeout": 300, "binding": "HTTP+JSON", "retries": 2, "streamReconnects": 5,
 //!  "cardBearerToken": "…", "cardApiKey": "…", "clientCredentials": ["id", "secret"],
 //!  "caCert": "-----BEGIN CERTIFICATE-----…", "clientIdentity": "-----BEGIN …",
 //!  "allowV03": true, "extensions": ["https://example.com/ext/v1"], "maxResponseBytes": 67108864}
 //! ```
-//! `timeout` is in seconds, in every language. `headers` may also be an object. Instead of PEM
+//! `timeout`, `connectTimeout` and `streamIdleTimeout` are in seconds, in every language. `headers` may also be an object. Instead of PEM
 //! text, `caCertFile` and `clientCertFiles` (`[certificate file, key file]`) name PEM files.
 
 use super::{ApiKey, Binding, CardCredentials, Client, ClientBuilder, StaticBearer};
@@ -17,7 +17,6 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// See the module's doc.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -33,6 +32,13 @@ pub struct ClientOptions {
     /// Seconds.
     #[serde(default)]
     pub timeout: Option<f64>,
+    /// Seconds establishing a connection may take (default 10).
+    #[serde(default, alias = "connect_timeout")]
+    pub connect_timeout: Option<f64>,
+    /// Seconds a stream may stay silent (no event, no keep-alive) before it counts as dropped
+    /// and is resubscribed (default 300).
+    #[serde(default, alias = "stream_idle_timeout")]
+    pub stream_idle_timeout: Option<f64>,
     /// `JSONRPC` (default) or `HTTP+JSON`.
     #[serde(default)]
     pub binding: Option<String>,
@@ -76,7 +82,7 @@ fn read_pem(field: &str, path: &Path) -> Result<Vec<u8>> {
 
 /// Extra headers: `[[name, value], …]` or `{name: value}`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "an object of header name to value, or a list of [name, value] pairs")]
 pub enum Headers {
     Pairs(Vec<(String, String)>),
     Map(BTreeMap<String, String>),
@@ -107,12 +113,14 @@ impl ClientOptions {
             b = b.header(name, value);
         }
         if let Some(secs) = self.timeout {
-            let t = Duration::try_from_secs_f64(secs).map_err(|e| A2AError::invalid_field("timeout", e.to_string()))?;
             // Zero would fail every call at once (or let a connect through by chance).
-            if t.is_zero() {
-                return Err(A2AError::invalid_field("timeout", "must be more than 0 seconds"));
-            }
-            b = b.timeout(t);
+            b = b.timeout(crate::error::positive_seconds(secs, "timeout")?);
+        }
+        if let Some(secs) = self.connect_timeout {
+            b = b.connect_timeout(crate::error::positive_seconds(secs, "connectTimeout")?);
+        }
+        if let Some(secs) = self.stream_idle_timeout {
+            b = b.stream_idle_timeout(Some(crate::error::positive_seconds(secs, "streamIdleTimeout")?));
         }
         if let Some(name) = &self.binding {
             let binding = Binding::from_name(name)
@@ -200,7 +208,18 @@ mod tests {
         assert_eq!(o.timeout, Some(1.5));
         assert!(o.builder().is_ok());
         assert!(ClientOptions::from_value(json!({"binding": "CARRIER-PIGEON"})).unwrap().builder().is_err());
-        assert!(ClientOptions::from_value(json!({"timeout": -1})).unwrap().builder().is_err());
+        for (options, field, says) in [
+            (json!({"timeout": -1}), "timeout", "positive"),
+            (json!({"timeout": 0}), "timeout", "positive"),
+            (json!({"connect_timeout": -2}), "connectTimeout", "positive"),
+            (json!({"streamIdleTimeout": 0}), "streamIdleTimeout", "positive"),
+            (json!({"headers": "x-a: 1"}), "headers", "list of [name, value] pairs"),
+            (json!("JSONRPC"), "", "options must be an object"),
+        ] {
+            let e = ClientOptions::from_value(options.clone()).and_then(|o| o.builder().map(drop)).unwrap_err();
+            assert_eq!(e.violations[0].field, field, "{options}: {e}");
+            assert!(e.message.contains(says) && !e.message.contains("untagged"), "{options}: {e}");
+        }
     }
 
     #[test]

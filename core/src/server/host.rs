@@ -26,8 +26,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::oneshot;
+
+pub use crate::error::{positive_seconds, seconds};
 
 /// A hosted server's options (see the module's doc).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -85,7 +86,10 @@ pub struct ServerOptions {
 
 /// The forms `bearerTokens` takes.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "an object of token to principal, a list of [token, principal] pairs, or a list of tokens"
+)]
 pub enum BearerTokens {
     /// token -> principal name.
     Map(BTreeMap<String, String>),
@@ -199,7 +203,25 @@ impl ServerOptions {
         options.security.bearer_tokens.extend(tokens);
         options.config()?;
         options.public_base()?;
+        options.metrics_address()?;
         Ok(options)
+    }
+
+    /// `metricsAddress`, checked as `host:port` (a port number, a host before it): a typo is
+    /// refused when the server is made, not at its start.
+    pub fn metrics_address(&self) -> Result<Option<&str>> {
+        let Some(at) = self.metrics_address.as_deref() else { return Ok(None) };
+        let well_formed = at.rsplit_once(':').is_some_and(|(host, port)| {
+            let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+            !host.is_empty() && !host.contains(['/', ' ']) && port.parse::<u16>().is_ok()
+        });
+        if !well_formed {
+            return Err(A2AError::invalid_field(
+                "metricsAddress",
+                format!("{at:?} is not host:port (e.g. 127.0.0.1:9464)"),
+            ));
+        }
+        Ok(Some(at))
     }
 
     /// `publicUrl` without a trailing slash, checked: an absolute http(s) URL with no query or
@@ -265,9 +287,7 @@ impl ServerOptions {
         }
         l.max_streams_per_task = s.max_streams_per_task.unwrap_or(l.max_streams_per_task);
         if let Some(secs) = s.blocking_timeout {
-            l.blocking_timeout = Duration::try_from_secs_f64(secs).map_err(|_| {
-                A2AError::invalid_field("limits.blockingTimeout", "a finite number of seconds, 0 or more")
-            })?;
+            l.blocking_timeout = seconds(secs, "limits.blockingTimeout")?;
         }
         if let Some(n) = s.max_header_bytes {
             if n < super::MIN_HEADER_BYTES {
@@ -297,15 +317,6 @@ impl ServerOptions {
         self.push.apply(&mut config.push, |name| format!("push.{name}"))?;
         Ok(config)
     }
-}
-
-/// A timeout given in seconds that must be positive and finite; InvalidParams naming `field`
-/// otherwise. `a2a serve` reads its flags with it too.
-pub fn positive_seconds(secs: f64, field: &str) -> Result<Duration> {
-    Duration::try_from_secs_f64(secs)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| A2AError::invalid_field(field, "a positive, finite number of seconds"))
 }
 
 /// The bounds of a `memory` store from its options (maxTasks, taskRetention seconds,
@@ -344,8 +355,7 @@ pub fn memory_limits(
         limits.max_tasks = n;
     }
     if let Some(secs) = retention {
-        limits.terminal_ttl = Duration::try_from_secs_f64(secs)
-            .map_err(|e| A2AError::invalid_field("taskRetention", format!("seconds: {e}")))?;
+        limits.terminal_ttl = seconds(secs, "taskRetention")?;
     }
     Ok(limits)
 }
@@ -397,6 +407,7 @@ impl HostedServer {
         // Options built in code, not read by `from_value`, are checked here too.
         options.config()?;
         options.public_base()?;
+        options.metrics_address()?;
         embedded::check(&card, options.extended_card.as_ref(), &options.security, &options.config()?)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }
@@ -457,7 +468,7 @@ impl HostedServer {
         let stopped = futures_util::FutureExt::shared(async move {
             let _ = stopped.await;
         });
-        let metrics = match &o.metrics_address {
+        let metrics = match o.metrics_address()? {
             Some(at) => Some(super::start_metrics(at, server.metrics(), stopped.clone()).await?),
             None => None,
         };
@@ -520,6 +531,7 @@ impl HostedServer {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::Duration;
 
     #[test]
     fn a_mistyped_option_is_refused_by_name() {
@@ -532,6 +544,34 @@ mod tests {
             let e = ServerOptions::from_value(options.clone()).unwrap_err();
             assert_eq!(e.kind, ErrorKind::InvalidParams, "{options}");
             assert!(e.message.contains(field), "{options}: {}", e.message);
+        }
+    }
+
+    /// What is wrong is said in the options' own terms, never in Rust's (an untagged enum, a
+    /// `Duration` conversion, a stringified object), and fields are named in one spelling.
+    #[test]
+    fn option_errors_name_the_option_in_its_own_terms() {
+        for (options, field, says) in [
+            (json!({"bearerTokens": "secret"}), "bearerTokens", "list of tokens"),
+            (json!({"limits": {"blocking_timeout": "x"}}), "limits.blockingTimeout", "invalid type"),
+            (json!({"limits": {"blocking_timeout": -1}}), "limits.blockingTimeout", "0 or more"),
+            (json!({"taskRetention": -1}), "taskRetention", "0 or more"),
+            (json!({"metricsAddress": "9464"}), "metricsAddress", "host:port"),
+            (json!({"metrics_address": "localhost:http"}), "metricsAddress", "host:port"),
+            (json!("JSONRPC"), "", "options must be an object"),
+            (json!([["t", "a"]]), "", "not a list"),
+        ] {
+            let e = match ServerOptions::from_value(options.clone()) {
+                Ok(o) => o.memory_limits().unwrap_err(),
+                Err(e) => e,
+            };
+            assert_eq!(e.kind, ErrorKind::InvalidParams, "{options}");
+            assert_eq!(e.violations[0].field, field, "{options}: {e}");
+            assert!(e.message.contains(says), "{options}: {e}");
+            assert!(!e.message.contains("untagged") && !e.message.contains("Duration"), "{options}: {e}");
+        }
+        for good in ["127.0.0.1:0", "localhost:9464", "[::1]:9464"] {
+            assert!(ServerOptions::from_value(json!({"metricsAddress": good})).is_ok(), "{good}");
         }
     }
 

@@ -388,7 +388,7 @@ mod tests {
         let e = SecuritySpec::from_value(json!({"apiKeyz": {}})).unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidParams);
         // An empty list of credentials (an unset setting, say) would serve everyone: refused.
-        for (empty, field) in [(json!({"apiKeys": {}}), "apiKeys"), (json!({"bearer_tokens": {}}), "bearer_tokens")] {
+        for (empty, field) in [(json!({"apiKeys": {}}), "apiKeys"), (json!({"bearer_tokens": {}}), "bearerTokens")] {
             let e = SecuritySpec::from_value(empty).unwrap_err();
             assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, field), "{e}");
         }

@@ -453,6 +453,15 @@ async fn operations_by_name_validate_and_answer_as_the_typed_ones() {
         assert_eq!(got, a2a_native::model::to_value(&client.get_task(get(&id)).await.unwrap()));
         let listed = client.call("ListTasks", json!({"pageSize": 1})).await.unwrap();
         assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(1));
+        // A short state name, as executors' status events take, filters as the wire name does;
+        // an unknown one is refused naming the field.
+        for (status, found) in [("completed", true), ("TASK_STATE_COMPLETED", true), ("input-required", false)] {
+            let listed = client.call("ListTasks", json!({"status": status})).await.unwrap();
+            let ids: Vec<_> = listed["tasks"].as_array().unwrap().iter().map(|t| t["id"].clone()).collect();
+            assert_eq!(ids.contains(&json!(id)), found, "{status}: {listed}");
+        }
+        let err = client.call("ListTasks", json!({"status": "done"})).await.unwrap_err();
+        assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "status"), "{err}");
 
         let config = json!({"taskId": id, "id": "c1", "url": "https://push.example/hook"});
         assert_eq!(client.call("CreateTaskPushNotificationConfig", config).await.unwrap()["id"], "c1");

@@ -4491,6 +4491,14 @@ public struct ClientOptions {
      */
     public var timeout: TimeInterval?
     /**
+     * How long connecting may take (default 10 s).
+     */
+    public var connectTimeout: TimeInterval?
+    /**
+     * How long a stream may stay silent before it is resubscribed (default 300 s).
+     */
+    public var streamIdleTimeout: TimeInterval?
+    /**
      * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
      */
     public var binding: String?
@@ -4559,6 +4567,12 @@ public struct ClientOptions {
          * How long one call may take (Kotlin `java.time.Duration`, Swift `TimeInterval`).
          */timeout: TimeInterval? = nil, 
         /**
+         * How long connecting may take (default 10 s).
+         */connectTimeout: TimeInterval? = nil, 
+        /**
+         * How long a stream may stay silent before it is resubscribed (default 300 s).
+         */streamIdleTimeout: TimeInterval? = nil, 
+        /**
          * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
          */binding: String? = nil, retries: UInt32? = nil, streamReconnects: UInt32? = nil, 
         /**
@@ -4599,6 +4613,8 @@ public struct ClientOptions {
         self.credentials = credentials
         self.headers = headers
         self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.streamIdleTimeout = streamIdleTimeout
         self.binding = binding
         self.retries = retries
         self.streamReconnects = streamReconnects
@@ -4635,6 +4651,8 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
                 credentials: FfiConverterOptionTypeCredentialProvider.read(from: &buf), 
                 headers: FfiConverterDictionaryStringString.read(from: &buf), 
                 timeout: FfiConverterOptionDuration.read(from: &buf), 
+                connectTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                streamIdleTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 binding: FfiConverterOptionString.read(from: &buf), 
                 retries: FfiConverterOptionUInt32.read(from: &buf), 
                 streamReconnects: FfiConverterOptionUInt32.read(from: &buf), 
@@ -4657,6 +4675,8 @@ public struct FfiConverterTypeClientOptions: FfiConverterRustBuffer {
         FfiConverterOptionTypeCredentialProvider.write(value.credentials, into: &buf)
         FfiConverterDictionaryStringString.write(value.headers, into: &buf)
         FfiConverterOptionDuration.write(value.timeout, into: &buf)
+        FfiConverterOptionDuration.write(value.connectTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.streamIdleTimeout, into: &buf)
         FfiConverterOptionString.write(value.binding, into: &buf)
         FfiConverterOptionUInt32.write(value.retries, into: &buf)
         FfiConverterOptionUInt32.write(value.streamReconnects, into: &buf)

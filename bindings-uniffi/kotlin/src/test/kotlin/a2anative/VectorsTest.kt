@@ -412,6 +412,8 @@ class VectorsTest {
                     else -> throw Inexpressible()
                 }
                 "timeout" -> o.copy(timeout = seconds(v))
+                "connectTimeout" -> o.copy(connectTimeout = seconds(v))
+                "streamIdleTimeout" -> o.copy(streamIdleTimeout = seconds(v))
                 "binding" -> o.copy(binding = str(v))
                 "retries" -> o.copy(retries = count(v).toUInt())
                 "streamReconnects" -> o.copy(streamReconnects = count(v).toUInt())
