@@ -199,6 +199,7 @@ test('cancel reaches the AbortSignal and the executor; both streams end CANCELED
     assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
     const reason = await within(5000, agent.aborted, 'the abort signal');
     assert.equal(reason.name, 'AbortError');
+    assert.equal(reason.message, 'the task was canceled');
     assert.equal(agent.cancels, 1);
     for (const rest of [await collect(stream), await collect(sub)]) {
       assert.equal(rest.at(-1)?.statusUpdate?.status.state, 'TASK_STATE_CANCELED', JSON.stringify(rest));
@@ -206,6 +207,22 @@ test('cancel reaches the AbortSignal and the executor; both streams end CANCELED
     assert.equal((await client.getTask(taskId)).status.state, 'TASK_STATE_CANCELED');
     await assert.rejects(client.cancel(taskId), (e) => e instanceof TaskNotCancelableError && e.code === -32002);
   });
+});
+
+test("closing the server aborts a running execution, giving the server's close as the reason", async () => {
+  const agent = new Echo();
+  const server = new AgentServer(CARD, agent);
+  await server.listen(0);
+  const client = await Client.connect(server.url);
+  const stream = client.stream('slow');
+  await stream.next();
+  assert.equal((await stream.next()).value.statusUpdate.status.state, 'TASK_STATE_WORKING');
+  const closing = server.close();
+  const reason = await within(5000, agent.aborted, 'the abort signal');
+  assert.equal(reason.name, 'AbortError');
+  assert.equal(reason.message, 'the server closed');
+  await closing;
+  assert.equal(agent.cancels, 0);
 });
 
 test('a synchronous throw and a rejected promise each fail the task; the process survives', () =>

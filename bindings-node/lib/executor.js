@@ -305,7 +305,8 @@ export function dispatcher(executor) {
       return;
     }
     if (method === 'abort') {
-      running.get(callId)?.abort(new DOMException('the task was canceled', 'AbortError'));
+      // The reason is the server's closing, or (none given) the task's cancel.
+      running.get(callId)?.abort(new DOMException(contextJson || 'the task was canceled', 'AbortError'));
       return;
     }
     const cancellation = new Cancellation();

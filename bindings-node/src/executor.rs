@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// `(callId, method, context JSON)`; the context is empty for "abort".
+/// `(callId, method, context JSON)`; for "abort", the reason (empty: the task was canceled).
 pub type DispatchArgs = FnArgs<(u32, String, String)>;
 /// The JS layer's dispatch function; it returns nothing and reports through [`finish_call`].
 pub type Dispatch = ThreadsafeFunction<DispatchArgs, Nothing, DispatchArgs, Status, false>;
@@ -80,6 +80,9 @@ pub struct JsExecutor {
     /// released as soon as the last running call ends: nothing waits for a garbage collector.
     dispatch: RwLock<Option<Arc<Dispatch>>>,
     closed: CancellationToken,
+    /// Set as the server begins to stop: core then stops what still runs, and the AbortSignal
+    /// says the server closed, not that the task was canceled.
+    pub stopping: std::sync::atomic::AtomicBool,
     /// Running calls, so that `close` returns once each has been told to abort.
     calls: TaskTracker,
 }
@@ -89,6 +92,7 @@ impl JsExecutor {
         Self {
             dispatch: RwLock::new(Some(Arc::new(dispatch))),
             closed: CancellationToken::new(),
+            stopping: Default::default(),
             calls: TaskTracker::new(),
         }
     }
@@ -130,7 +134,7 @@ impl JsExecutor {
             }
         };
         let _registered = Registered(id);
-        let mut guard = AbortOnDrop(Some((dispatch.clone(), id)));
+        let mut guard = AbortOnDrop(Some((dispatch.clone(), id)), &self.stopping);
         // With a return-value callback a synchronous throw (or a return value that is not
         // `undefined`) comes back here as an `Err` instead of becoming a fatal exception.
         let status = dispatch.call_with_return_value(
@@ -155,7 +159,8 @@ impl JsExecutor {
             () = self.closed.cancelled() => {
                 // Waits for JavaScript to have run the abort, so `close()` resolves after it.
                 guard.0 = None;
-                let _ = dispatch.call_async_catch((id, "abort".to_owned(), String::new()).into()).await;
+                let why = "the server closed".to_owned();
+                let _ = dispatch.call_async_catch((id, "abort".to_owned(), why).into()).await;
                 return Err(ExecutorError::new("the server closed"));
             }
         };
@@ -264,15 +269,18 @@ impl core::AgentExecutor for JsExecutor {
     }
 }
 
-/// Fires the call's AbortSignal unless it finished (a cancel, or core dropping the work).
-struct AbortOnDrop(Option<(Arc<Dispatch>, u32)>);
+/// Fires the call's AbortSignal unless it finished (a cancel, the server stopping, or core
+/// dropping the work).
+struct AbortOnDrop<'a>(Option<(Arc<Dispatch>, u32)>, &'a std::sync::atomic::AtomicBool);
 
-impl Drop for AbortOnDrop {
+impl Drop for AbortOnDrop<'_> {
     fn drop(&mut self) {
         if let Some((dispatch, id)) = self.0.take() {
+            let stopping = self.1.load(Ordering::Relaxed);
+            let why = if stopping { "the server closed" } else { "" }.to_owned();
             // With a return-value callback a throw is handed to it (and ignored), not raised.
             dispatch.call_with_return_value(
-                (id, "abort".to_owned(), String::new()).into(),
+                (id, "abort".to_owned(), why).into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
                 |_: Result<Nothing>, _| Ok(()),
             );

@@ -52,6 +52,9 @@ impl AgentServer {
     /// to finish. Afterwards nothing of the server keeps Node's event loop alive.
     #[napi]
     pub async fn close(&self) -> Result<()> {
+        if let Some(agent) = &*self.agent.lock().unwrap_or_else(|p| p.into_inner()) {
+            agent.stopping.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let stopped = self.server.stop().await;
         let agent = self.agent.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(agent) = agent {
