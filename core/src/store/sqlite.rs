@@ -518,6 +518,13 @@ fn ids_json(ids: &[i64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A test database's file and the files SQLite and the store keep beside it.
+    fn remove_db(path: &std::path::Path) {
+        for suffix in ["", "-wal", "-shm", ".lock"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
     use crate::ErrorKind;
     use crate::model::{TaskState, TaskStatus};
 
@@ -593,7 +600,7 @@ mod tests {
         sqlx::query("INSERT INTO t VALUES (2)").execute(&mut other).await.unwrap();
         other.close().await.unwrap();
         pool.close().await;
-        let _ = std::fs::remove_file(&path);
+        remove_db(&path);
     }
 
     #[tokio::test]
@@ -611,7 +618,7 @@ mod tests {
                 .unwrap();
         assert_eq!(columns, 1);
         store.close().await;
-        let _ = std::fs::remove_file(&path);
+        remove_db(&path);
     }
 
     /// A claim renewed outlives its first hold; one given back is claimed by another at once;
@@ -661,9 +668,7 @@ mod tests {
             "due after a restart"
         );
         store.close().await;
-        for suffix in ["", "-wal", "-shm", ".lock"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
+        remove_db(&path);
     }
 
     #[tokio::test]
@@ -682,9 +687,7 @@ mod tests {
         assert_eq!(TaskStore::get(&reopened, "t", "kept", None).await.unwrap(), Some(kept));
         assert_eq!(PushConfigStore::get(&reopened, "t", "kept", &config.id).await.unwrap(), Some(config));
         reopened.close().await;
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
+        remove_db(&path);
     }
 
     #[tokio::test]
