@@ -178,7 +178,7 @@ pub type Result<T, E = A2AError> = std::result::Result<T, E>;
 
 /// A caller's id as an error repeats it: its first 256 characters at most, so an 8 MB id
 /// does not come back twice in a 16 MB answer.
-fn echoed(id: &str) -> &str {
+pub(crate) fn echoed(id: &str) -> &str {
     match id.char_indices().nth(256) {
         Some((end, _)) => &id[..end],
         None => id,

@@ -167,11 +167,15 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
         }
         return Ok(entry.card);
     }
+    let headers = resp.headers().clone();
     let body = transport::read_body(&mut resp, http.config.max_response_bytes, http.config.timeout).await?;
     if !(200..300).contains(&status) {
-        return Err(card_refused(status, &body, url));
+        return Err(card_refused(status, &headers, &body, url));
     }
-    let card = parse_card(&body, url)?;
+    let card = parse_card(&body, url).map_err(|e| match transport::unreadable_body(&headers, &body) {
+        Some(why) => invalid_response(format!("the agent card at {url} is not JSON: {why}")).with_meta("url", url),
+        None => e,
+    })?;
     let entry = etag.filter(|_| storable).map(|etag| Entry { card: card.clone(), etag });
     cache.put(url, entry);
     Ok(card)
@@ -181,7 +185,7 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
 /// overload ones) means no agent card is served there: InvalidAgentResponse, not the
 /// TaskNotFound a 404 means from an A2A operation. The body is quoted only when it is short
 /// text, not a web page.
-fn card_refused(status: u16, body: &[u8], url: &str) -> A2AError {
+fn card_refused(status: u16, headers: &HeaderMap, body: &[u8], url: &str) -> A2AError {
     let structured = A2AError::from_http(status, body);
     let kind = match structured.kind {
         ErrorKind::Unauthenticated | ErrorKind::PermissionDenied | ErrorKind::Unavailable => structured.kind,
@@ -196,7 +200,15 @@ fn card_refused(status: u16, body: &[u8], url: &str) -> A2AError {
     } else {
         format!("({text:?})")
     };
-    let mut err = A2AError::new(kind, format!("cannot read the agent card at {url}: HTTP {status} {reason} {quoted}"));
+    let mut message = format!("cannot read the agent card at {url}: HTTP {status} {reason} {quoted}");
+    // A redirect that is the answer is one the client would not follow (see `same_origin_redirects`).
+    if (300..400).contains(&status)
+        && let Some(to) = headers.get(http::header::LOCATION).and_then(|v| v.to_str().ok())
+    {
+        let to = crate::error::echoed(to);
+        message.push_str(&format!(", a redirect to {to:?} not followed (only up to 10, on the same origin)"));
+    }
+    let mut err = A2AError::new(kind, message);
     err.metadata = structured.metadata;
     if status == 404 {
         err = err.with_meta("cardNotFound", url);

@@ -398,6 +398,59 @@ async fn reconnection_is_bounded_and_a_cut_without_a_task_is_an_error() {
     assert_eq!(items[0].as_ref().unwrap_err().kind, ErrorKind::Transport);
 }
 
+/// A body that cannot be JSON for a plain reason says that reason: empty, compressed though
+/// no compression was asked for, a web page; a card redirect that is not followed names where
+/// it led.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_answer_says_why() {
+    let gzip = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    let with = |headers: &[(&str, &str)], body: Vec<u8>| Action::Respond {
+        status: 200,
+        headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        body,
+    };
+    let answers = vec![
+        (with(&[("content-type", "application/json")], Vec::new()), "the body is empty"),
+        (
+            with(&[("content-type", "application/json"), ("content-encoding", "gzip")], gzip.clone()),
+            "compressed (Content-Encoding: gzip)",
+        ),
+        (with(&[("content-type", "application/json")], gzip), "gzip data, with no Content-Encoding"),
+        (with(&[("content-type", "text/html")], b"<html>login</html>".to_vec()), "a web page (text/html)"),
+    ];
+    for (answer, says) in answers {
+        // The card.
+        let card_answer = answer.clone();
+        let server = raw_server(move |_, _| card_answer.clone()).await;
+        let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
+        assert!(err.message.contains(says), "card: {err}");
+        // A JSON-RPC answer (an empty one is no answer), and an HTTP+JSON one.
+        for binding in [Binding::JsonRpc, Binding::HttpJson] {
+            if binding == Binding::HttpJson && says == "the body is empty" {
+                continue; // an empty HTTP+JSON body is `{}`
+            }
+            let answer = answer.clone();
+            let server = raw_server(move |req, _| match op(req).as_str() {
+                "card" => card_for(req, binding),
+                _ => answer.clone(),
+            })
+            .await;
+            let err = connect(&server.base, binding).await.get_task(get("t1")).await.unwrap_err();
+            assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{binding:?}: {err}");
+            assert!(err.message.contains(says), "{binding:?}: {err}");
+        }
+    }
+    let server = raw_server(|req, _| Action::Respond {
+        status: 302,
+        headers: vec![("location".into(), req.path().to_owned())],
+        body: Vec::new(),
+    })
+    .await;
+    let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
+    assert!(err.message.contains(&format!("a redirect to \"{CARD}\" not followed")), "{err}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_json_and_wrong_ids_are_invalid_agent_responses() {
     let server = raw_server(|req, _| match (op(req).as_str(), req.json()["params"]["id"].as_str()) {

@@ -165,6 +165,7 @@ impl Recorded {
 }
 
 /// What the raw server does with a request.
+#[derive(Clone)]
 pub enum Action {
     /// A complete response with Content-Length.
     Respond { status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
