@@ -235,6 +235,21 @@ impl A2AError {
     }
     /// Options (or any settings) read from their JSON form: InvalidParams naming the path of
     /// what is wrong, an unknown key included.
+    /// The same error for settings read as the member `prefix` of larger ones: each violation's
+    /// field (and the message's, which starts with it) gets `prefix.` in front.
+    pub fn under(mut self, prefix: &str) -> Self {
+        for v in &mut self.violations {
+            if v.field == prefix || v.field.starts_with(&format!("{prefix}.")) {
+                continue;
+            }
+            let field = if v.field.is_empty() { prefix.to_owned() } else { format!("{prefix}.{}", v.field) };
+            if let Some(rest) = self.message.strip_prefix(&format!("{}: ", v.field)) {
+                self.message = format!("{field}: {rest}");
+            }
+            v.field = field;
+        }
+        self
+    }
     /// The path is in camelCase whichever spelling was given, as core's range checks name
     /// fields (`limits.blockingTimeout` for `limits.blocking_timeout` too).
     pub fn from_options<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> {
@@ -251,7 +266,7 @@ impl A2AError {
         serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { camel_path(&path) };
-            Self::invalid_field(path, e.into_inner().to_string())
+            Self::invalid_field(path, plain_expectation(&e.into_inner().to_string()))
         })
     }
     pub fn internal(message: impl Into<String>) -> Self {
@@ -403,6 +418,23 @@ impl From<serde_json::Error> for A2AError {
             Self::invalid_field("", err.to_string())
         }
     }
+}
+
+/// serde's "expected ..." in JSON's terms, not Rust's: `expected struct JwtSpec` is
+/// `expected an object`, `expected usize` `expected a whole number, 0 or more`.
+fn plain_expectation(message: &str) -> String {
+    let Some((head, expected)) = message.rsplit_once(", expected ") else { return message.to_owned() };
+    let plain = match expected {
+        e if e.starts_with("struct ") || e == "a map" => "an object",
+        "usize" | "u64" | "u32" | "u16" | "u8" => "a whole number, 0 or more",
+        "isize" | "i64" | "i32" | "i16" | "i8" => "a whole number",
+        "f64" | "f32" => "a number",
+        "path string" => "a string (a file path)",
+        "a sequence" => "a list",
+        e if e.starts_with("a tuple of size ") || e.starts_with("tuple of ") => "a list of two strings",
+        _ => return message.to_owned(),
+    };
+    format!("{head}, expected {plain}")
 }
 
 /// `limits.blocking_timeout` as `limits.blockingTimeout`: each member name that is a

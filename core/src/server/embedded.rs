@@ -73,7 +73,7 @@ fn secured(mut card: AgentCard, security: &SecurityConfig) -> Result<AgentCard> 
 /// Checks the cards, the security and the extension methods before anything is bound.
 pub fn check(card: &Value, extended: Option<&Value>, security: &SecuritySpec, server: &ServerConfig) -> Result<()> {
     let base = "http://127.0.0.1:0";
-    let config = security.build(base)?;
+    let config = security.build(base).map_err(|e| e.under("security"))?;
     let card = secured(public_card(card, base, extended)?, &config)?;
     crate::methods::check(&server.methods, &card)?;
     crate::methods::check_profiles(&server.profile_checks, &card)?;
@@ -100,7 +100,7 @@ pub fn server(
     security: &SecuritySpec,
     base: &str,
 ) -> Result<Server> {
-    let security = security.build(base)?;
+    let security = security.build(base).map_err(|e| e.under("security"))?;
     security.configure(&mut config);
     let card = secured(public_card(card, base, extended)?, &security)?;
     crate::methods::check(&config.methods, &card)?;

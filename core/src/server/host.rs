@@ -560,15 +560,36 @@ mod tests {
             (json!({"metrics_address": "localhost:http"}), "metricsAddress", "host:port"),
             (json!("JSONRPC"), "", "options must be an object"),
             (json!([["t", "a"]]), "", "not a list"),
+            (json!({"limits": {"maxBodyBytes": 1.5}}), "limits.maxBodyBytes", "expected a whole number, 0 or more"),
+            (json!({"push": {"timeout": "10s"}}), "push.timeout", "expected a number"),
+            (json!({"security": {"jwt": "x"}}), "security.jwt", "expected an object"),
+            (
+                json!({"security": {"requiredScopes": {"CancelTask": "admin"}}}),
+                "security.requiredScopes.CancelTask",
+                "expected a list",
+            ),
+            (
+                json!({"security": {"apiKeyLocation": {"in": "body", "name": "k"}}}),
+                "security.apiKeyLocation.in",
+                "header, query or cookie",
+            ),
+            (json!({"security": {"taskVisibility": "public"}}), "security.taskVisibility", "\"shared\""),
+            (
+                json!({"security": {"jwt": {"jwks": {"keys": []}, "leeway": -1}}}),
+                "security.jwt.leeway",
+                "a finite number of seconds, 0 or more",
+            ),
         ] {
-            let e = match ServerOptions::from_value(options.clone()) {
-                Ok(o) => o.memory_limits().unwrap_err(),
-                Err(e) => e,
-            };
+            let e = ServerOptions::from_value(options.clone())
+                .and_then(|o| o.memory_limits().and_then(|_| HostedServer::new(a_card(), o)).map(drop))
+                .unwrap_err();
             assert_eq!(e.kind, ErrorKind::InvalidParams, "{options}");
             assert_eq!(e.violations[0].field, field, "{options}: {e}");
             assert!(e.message.contains(says), "{options}: {e}");
-            assert!(!e.message.contains("untagged") && !e.message.contains("Duration"), "{options}: {e}");
+            for rust in ["untagged", "Duration", "struct ", "usize", "f64"] {
+                assert!(!e.message.contains(rust), "{options}: {e}");
+            }
+            assert!(e.message.starts_with(&format!("{field}: ")) || field.is_empty(), "{options}: {e}");
         }
         for good in ["127.0.0.1:0", "localhost:9464", "[::1]:9464"] {
             assert!(ServerOptions::from_value(json!({"metricsAddress": good})).is_ok(), "{good}");

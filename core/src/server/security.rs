@@ -17,7 +17,6 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// TLS termination: PEM files, and a CA for client certificates (mutual TLS).
 #[derive(Debug, Clone)]
@@ -324,8 +323,7 @@ impl SecuritySpec {
                 let mut config =
                     JwtConfig { issuers: j.issuers.clone(), audiences: j.audiences.clone(), ..JwtConfig::default() };
                 if let Some(secs) = j.leeway {
-                    config.leeway = Duration::try_from_secs_f64(secs)
-                        .map_err(|e| A2AError::invalid_field("jwt.leeway", e.to_string()))?;
+                    config.leeway = crate::error::seconds(secs, "jwt.leeway")?;
                 }
                 if let Some(algs) = &j.algorithms {
                     config.algorithms = algs.clone();
