@@ -438,7 +438,8 @@ fn plain_expectation(message: &str) -> String {
 }
 
 /// `limits.blocking_timeout` as `limits.blockingTimeout`: each member name that is a
-/// snake_case identifier is written in camelCase (other keys, such as a header's, are kept).
+/// snake_case identifier is written in camelCase. Below a member whose keys are the caller's
+/// own (a header's name, a token, a card), nothing is rewritten.
 fn camel_path(path: &str) -> String {
     let snake = |name: &str| {
         name.contains('_') && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
@@ -455,7 +456,14 @@ fn camel_path(path: &str) -> String {
             out
         })
     };
-    path.split('.').map(|name| if snake(name) { camel(name) } else { name.to_owned() }).collect::<Vec<_>>().join(".")
+    const FREE_KEYS: [&str; 6] = ["headers", "bearerTokens", "apiKeys", "requiredScopes", "extendedCard", "jwks"];
+    let mut free = false;
+    let names = path.split('.').map(|name| {
+        let name = if free || !snake(name) { name.to_owned() } else { camel(name) };
+        free = free || FREE_KEYS.contains(&name.as_str());
+        name
+    });
+    names.collect::<Vec<_>>().join(".")
 }
 
 /// A time given in seconds that may be 0; InvalidParams naming `field` when it is negative or

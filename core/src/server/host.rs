@@ -562,6 +562,8 @@ mod tests {
             (json!([["t", "a"]]), "", "not a list"),
             (json!({"limits": {"maxBodyBytes": 1.5}}), "limits.maxBodyBytes", "expected a whole number, 0 or more"),
             (json!({"push": {"timeout": "10s"}}), "push.timeout", "expected a number"),
+            // A key of the caller's own (an API key here) is kept as written, snake_case or not.
+            (json!({"security": {"apiKeys": {"svc_key": 5}}}), "security.apiKeys.svc_key", "expected a string"),
             (json!({"security": {"jwt": "x"}}), "security.jwt", "expected an object"),
             (
                 json!({"security": {"requiredScopes": {"CancelTask": "admin"}}}),
