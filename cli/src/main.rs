@@ -82,13 +82,15 @@ enum Command {
 /// The client's options (global, so they may follow any command) that mean nothing to
 /// `a2a serve`: given to it, they are refused rather than ignored (`--bearer` there used to
 /// start an open server whose author believed it guarded).
-const CLIENT_ONLY: [(&str, &str); 11] = [
+const CLIENT_ONLY: [(&str, &str); 13] = [
     ("bearer", "--bearer (the server's is --bearer-token)"),
     ("api_key_header", "--api-key-header"),
     ("headers", "--header"),
     ("a2a_version", "--a2a-version"),
     ("transport", "--transport"),
     ("timeout", "--timeout"),
+    ("connect_timeout", "--connect-timeout"),
+    ("stream_idle_timeout", "--stream-idle-timeout"),
     ("extensions", "--extension (the server's is --require-extension)"),
     ("json", "--json (the server's is --log-format json)"),
     ("ca_cert", "--ca-cert"),

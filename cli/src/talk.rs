@@ -38,9 +38,16 @@ pub struct Connection {
     /// is all the agent declares).
     #[arg(long, global = true, value_parser = ["jsonrpc", "http-json", "grpc"], default_value = "jsonrpc")]
     pub transport: String,
-    /// Request timeout in seconds.
+    /// Request timeout in seconds (for a stream: until its response head).
     #[arg(long, global = true, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Seconds connecting may take (default 10).
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub connect_timeout: Option<f64>,
+    /// Seconds a stream may stay silent (no event, no keep-alive) before it is resubscribed
+    /// (default 300).
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub stream_idle_timeout: Option<f64>,
     /// Extension URIs to activate (A2A-Extensions), repeatable.
     #[arg(long = "extension", global = true, value_name = "URI")]
     pub extensions: Vec<String>,
@@ -148,6 +155,8 @@ pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
         headers: Some(Headers::Pairs(headers)),
         // Core refuses what is not a positive, finite number of seconds.
         timeout: Some(conn.timeout),
+        connect_timeout: conn.connect_timeout,
+        stream_idle_timeout: conn.stream_idle_timeout,
         binding: Some(
             match conn.transport.as_str() {
                 "http-json" => "HTTP+JSON",

@@ -538,7 +538,9 @@ fn bench_fails_when_nothing_was_measured_and_refuses_what_it_does_not_do() {
     assert_eq!(code, 1, "every request failed: {err}");
     assert!(err.contains("every request failed"), "{err}");
     let url = format!("{}/", server.base);
-    for (flag, value) in [("--timeout", "1"), ("--transport", "http-json"), ("--connections", "0")] {
+    for (flag, value) in
+        [("--timeout", "1"), ("--connect-timeout", "1"), ("--transport", "http-json"), ("--connections", "0")]
+    {
         let (code, _, err) = a2a(&["bench", "--url", &url, "--requests", "5", flag, value]);
         assert_eq!(code, 2, "{flag}: {err}");
     }
@@ -562,6 +564,15 @@ fn bench_fails_when_nothing_was_measured_and_refuses_what_it_does_not_do() {
         let (code, _, err) = a2a(&["card", &url, "--timeout", timeout]);
         assert_eq!(code, 1, "--timeout {timeout}: {err}");
         assert!(err.contains("InvalidParamsError") && err.contains("timeout"), "{err}");
+    }
+    // The connect and stream idle timeouts are core's client options, checked alike.
+    for flag in ["--connect-timeout", "--stream-idle-timeout"] {
+        let (code, _, err) = a2a(&["card", &url, flag, "0"]);
+        assert_eq!(code, 1, "{flag} 0: {err}");
+        assert!(err.contains("InvalidParamsError") && err.contains("a positive, finite number of seconds"), "{err}");
+        let (code, out, err) = a2a(&["card", &url, flag, "5"]);
+        assert_eq!(code, 0, "{flag} 5: {err}");
+        assert!(!out.is_empty());
     }
     assert!(server.stop().success());
 }
