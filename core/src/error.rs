@@ -233,8 +233,6 @@ impl A2AError {
         err.violations.push(FieldViolation { field, description });
         err
     }
-    /// Options (or any settings) read from their JSON form: InvalidParams naming the path of
-    /// what is wrong, an unknown key included.
     /// The same error for settings read as the member `prefix` of larger ones: each violation's
     /// field (and the message's, which starts with it) gets `prefix.` in front.
     pub fn under(mut self, prefix: &str) -> Self {
@@ -250,8 +248,10 @@ impl A2AError {
         }
         self
     }
-    /// The path is in camelCase whichever spelling was given, as core's range checks name
-    /// fields (`limits.blockingTimeout` for `limits.blocking_timeout` too).
+    /// Options (or any settings) read from their JSON form: InvalidParams naming the path of
+    /// what is wrong, an unknown key included. The path is in camelCase whichever spelling was
+    /// given, as core's range checks name fields (`limits.blockingTimeout` for
+    /// `limits.blocking_timeout` too), and what was expected is said in JSON's terms.
     pub fn from_options<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> {
         let kind = match &value {
             Value::Object(_) | Value::Null => None,

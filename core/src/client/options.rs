@@ -3,13 +3,15 @@
 //!
 //! ```json
 //! {"bearerToken": "…", "apiKey": ["X-API-Key", "…"], "headers": [["x-trace", "1"]],
-//!  "timeout": 30, "connectTimeout": 10, "streamIdleTimeout": 300, "binding": "HTTP+JSON", "retries": 2, "streamReconnects": 5,
+//!  "timeout": 30, "connectTimeout": 10, "streamIdleTimeout": 300,
+//!  "binding": "HTTP+JSON", "retries": 2, "streamReconnects": 5,
 //!  "cardBearerToken": "…", "cardApiKey": "…", "clientCredentials": ["id", "secret"],
 //!  "caCert": "-----BEGIN CERTIFICATE-----…", "clientIdentity": "-----BEGIN …",
 //!  "allowV03": true, "extensions": ["https://example.com/ext/v1"], "maxResponseBytes": 67108864}
 //! ```
-//! `timeout`, `connectTimeout` and `streamIdleTimeout` are in seconds, in every language. `headers` may also be an object. Instead of PEM
-//! text, `caCertFile` and `clientCertFiles` (`[certificate file, key file]`) name PEM files.
+//! `timeout`, `connectTimeout` and `streamIdleTimeout` are in seconds, in every language.
+//! `headers` may also be an object. Instead of PEM text, `caCertFile` and `clientCertFiles`
+//! (`[certificate file, key file]`) name PEM files.
 
 use super::{ApiKey, Binding, CardCredentials, Client, ClientBuilder, StaticBearer};
 use crate::error::{A2AError, Result};
