@@ -523,7 +523,11 @@ async fn a_shutdown_gives_back_what_it_could_not_deliver() {
     // Waits out the 5 s push deadline, then gives the claim back.
     a.shutdown().await;
     let got = received(&got, 2, 20).await;
-    assert_eq!(kinds(&got), ["task", "task"], "B sent it again (at least once): {got:?}");
+    let kinds = kinds(&got);
+    assert_eq!(kinds.get(..2), Some(&["task".to_owned(), "task".to_owned()][..]), "B sent it again: {got:?}");
+    // The ghost's task has no instance running it: a reaper may end it FAILED meanwhile, and
+    // that is notified after the task (seen in CI under load).
+    assert!(kinds[2..].iter().all(|k| k == "statusUpdate"), "{got:?}");
     assert!(
         started.elapsed() < Duration::from_millis(8500),
         "B took it when A gave it back, not when A's claim ran out: {:?}",
