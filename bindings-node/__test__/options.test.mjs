@@ -200,6 +200,15 @@ test('option errors speak of the options, never of Rust types; listTasks takes s
     for (const [status, found] of [['completed', true], ['TASK_STATE_COMPLETED', true], ['canceled', false]]) {
       const { tasks } = await client.listTasks({ status });
       assert.equal(tasks.some((t) => t.id === task.id), found, status);
+      // The pager reads its request as listTasks does.
+      const all = [];
+      for await (const t of client.listAllTasks({ status })) all.push(t.id);
+      assert.equal(all.includes(task.id), found, `listAllTasks ${status}`);
     }
+    // A misspelt member would list every task: refused, naming it.
+    await assert.rejects(
+      (async () => { for await (const _ of client.listAllTasks({ contextID: 'c' })); })(),
+      (e) => e instanceof InvalidParamsError && /contextID/.test(e.message),
+    );
   });
 });

@@ -112,7 +112,8 @@ impl Client {
     /// reads them (it stops if a server hands back the token it was given).
     #[napi]
     pub fn list_all_tasks(&self, request: String) -> Result<TaskPager> {
-        let req: a2a_native::model::ListTasksRequest = models::parse(&request)?;
+        let req =
+            a2a_native::request::A2ARequest::list_tasks_from_caller(models::value(&request)?).map_err(errors::to_js)?;
         Ok(TaskPager(core::Feed::new(self.inner.list_all_tasks(req))))
     }
 

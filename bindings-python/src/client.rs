@@ -4,7 +4,7 @@
 use crate::runtime::future_into_py;
 use crate::{credentials, errors, models};
 use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
-use a2a_native::model;
+use a2a_native::request::A2ARequest;
 use a2a_native::trace_context::{TraceParent, with_caller};
 use pyo3::exceptions::PyStopAsyncIteration;
 use pyo3::prelude::*;
@@ -130,7 +130,7 @@ impl Client {
 
     /// Every task matching `request`, page after page, as an async iterator.
     fn list_all_tasks(&self, request: &Bound<'_, PyAny>) -> PyResult<Feed> {
-        let req: model::ListTasksRequest = models::from_py(request)?;
+        let req = A2ARequest::list_tasks_from_caller(models::to_value(request)?).map_err(errors::to_py)?;
         Ok(Feed::new(self.inner.list_all_tasks(req)))
     }
 

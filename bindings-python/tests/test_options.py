@@ -166,6 +166,11 @@ async def test_list_all_tasks_follows_pages() -> None:
         assert (await client.list_tasks({"status": "input_required"})).get("tasks", []) == []  # type: ignore[arg-type]
         with pytest.raises(errors.InvalidParamsError, match="status"):
             await client.list_tasks({"status": "done"})  # type: ignore[arg-type]
+        # The pager reads its request as list_tasks does: a short state name is taken, and a
+        # misspelt member (which would list every task) is refused.
+        assert len([t async for t in client.list_all_tasks({"status": "completed"})]) == 7  # type: ignore[arg-type]
+        with pytest.raises(errors.InvalidParamsError, match="contextID"):
+            [t async for t in client.list_all_tasks({"contextID": "c"})]  # type: ignore[arg-type]
         pages = await client.list_tasks({"pageSize": 3})
         assert len(pages["tasks"]) == 3 and pages.get("nextPageToken")
         seen = [t["id"] async for t in client.list_all_tasks({"pageSize": 3})]

@@ -177,6 +177,16 @@ impl A2ARequest {
         Self::read(method, Strict(params), "")
     }
 
+    /// A ListTasksRequest a client's caller wrote, read as [`A2ARequest::from_caller_params`]
+    /// reads one (unknown members refused, short state names taken): what the bindings' pagers
+    /// (`list_all_tasks`) start from.
+    pub fn list_tasks_from_caller(params: Value) -> Result<model::ListTasksRequest> {
+        match Self::from_caller_params(Method::ListTasks, params)? {
+            A2ARequest::ListTasks(req) => Ok(req),
+            _ => unreachable!("read as ListTasks"),
+        }
+    }
+
     /// [`A2ARequest::from_params`] from the parameters' JSON text, with no `Value` between
     /// (see [`model::parse_raw_at`]); same result, same errors.
     pub fn from_raw_params(method: Method, params: &serde_json::value::RawValue, at: &str) -> Result<Self> {
