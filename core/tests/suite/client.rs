@@ -462,6 +462,12 @@ async fn operations_by_name_validate_and_answer_as_the_typed_ones() {
         }
         let err = client.call("ListTasks", json!({"status": "done"})).await.unwrap_err();
         assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "status"), "{err}");
+        // The bindings' pagers start from the same reading.
+        use a2a_native::request::A2ARequest;
+        let req = A2ARequest::list_tasks_from_caller(json!({"status": "input-required"})).unwrap();
+        assert_eq!(req.status, Some(TaskState::InputRequired));
+        let err = A2ARequest::list_tasks_from_caller(json!({"contextID": "c"})).unwrap_err();
+        assert_eq!(err.violations[0].field, "contextID", "{err}");
 
         let config = json!({"taskId": id, "id": "c1", "url": "https://push.example/hook"});
         assert_eq!(client.call("CreateTaskPushNotificationConfig", config).await.unwrap()["id"], "c1");
