@@ -159,9 +159,8 @@ impl JsExecutor {
             () = self.closed.cancelled() => {
                 // Waits for JavaScript to have run the abort, so `close()` resolves after it.
                 guard.0 = None;
-                let why = "the server closed".to_owned();
-                let _ = dispatch.call_async_catch((id, "abort".to_owned(), why).into()).await;
-                return Err(ExecutorError::new("the server closed"));
+                let _ = dispatch.call_async_catch((id, "abort".to_owned(), SERVER_CLOSED.to_owned()).into()).await;
+                return Err(ExecutorError::new(SERVER_CLOSED));
             }
         };
         guard.0 = None;
@@ -269,6 +268,9 @@ impl core::AgentExecutor for JsExecutor {
     }
 }
 
+/// The abort reason (and failure) of an execution the server's close stops.
+const SERVER_CLOSED: &str = "the server closed";
+
 /// Fires the call's AbortSignal unless it finished (a cancel, the server stopping, or core
 /// dropping the work).
 struct AbortOnDrop<'a>(Option<(Arc<Dispatch>, u32)>, &'a std::sync::atomic::AtomicBool);
@@ -277,7 +279,7 @@ impl Drop for AbortOnDrop<'_> {
     fn drop(&mut self) {
         if let Some((dispatch, id)) = self.0.take() {
             let stopping = self.1.load(Ordering::Relaxed);
-            let why = if stopping { "the server closed" } else { "" }.to_owned();
+            let why = if stopping { SERVER_CLOSED } else { "" }.to_owned();
             // With a return-value callback a throw is handed to it (and ignored), not raised.
             dispatch.call_with_return_value(
                 (id, "abort".to_owned(), why).into(),

@@ -172,7 +172,7 @@ async fn fetch(http: &Http, cache: &CardCache, url: &str) -> Result<AgentCard> {
     if !(200..300).contains(&status) {
         return Err(card_refused(status, &headers, &body, url));
     }
-    let card = parse_card(&body, url).map_err(|e| match transport::unreadable_body(&headers, &body) {
+    let card = parse_card(&body, url).map_err(|e| match transport::BodyForm::of(&headers).unreadable(&body) {
         Some(why) => invalid_response(format!("the agent card at {url} is not JSON: {why}")).with_meta("url", url),
         None => e,
     })?;

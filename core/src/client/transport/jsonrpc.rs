@@ -103,7 +103,7 @@ pub(super) async fn read_response(
     void_result: bool,
 ) -> Result<Value> {
     let status = resp.status().as_u16();
-    let headers = resp.headers().clone();
+    let form = super::BodyForm::of(resp.headers());
     let body = t.read_body(resp).await?;
     let parsed = match serde_json::from_slice::<Value>(&body) {
         Ok(Value::Object(mut obj)) if void_result && !obj.contains_key("result") && !obj.contains_key("error") => {
@@ -119,7 +119,7 @@ pub(super) async fn read_response(
         }
         Err(_) if !(200..300).contains(&status) => Err(A2AError::from_http(status, &body)),
         Err(e) => {
-            let why = super::unreadable_body(&headers, &body).unwrap_or(e.message);
+            let why = form.unreadable(&body).unwrap_or(e.message);
             Err(invalid_response(format!("the answer is not a JSON-RPC response: {why}")))
         }
     }

@@ -197,23 +197,40 @@ pub(crate) async fn read_body(resp: &mut reqwest::Response, limit: usize, timeou
     tokio::time::timeout(timeout, read).await.unwrap_or_else(|_| Err(timed_out(&url, timeout)))
 }
 
-/// Why a body that should be JSON cannot be, when the reason is plain from the response: it is
-/// empty, or compressed though the client asks for no compression (with a Content-Encoding, or
-/// gzip's bytes without one). `None` when it is simply not JSON.
-pub(crate) fn unreadable_body(headers: &HeaderMap, body: &[u8]) -> Option<String> {
-    let coding = headers.get(http::header::CONTENT_ENCODING).and_then(|v| v.to_str().ok());
-    match coding {
-        _ if body.iter().all(u8::is_ascii_whitespace) => Some("the body is empty".into()),
-        Some(c) if !c.trim().eq_ignore_ascii_case("identity") => {
-            Some(format!("the body is compressed (Content-Encoding: {c}), which the client does not ask for"))
+/// What a response says of its body's form (Content-Encoding, Content-Type), kept before the
+/// body is read so that a body that is no JSON can be explained ([`BodyForm::unreadable`])
+/// without copying every header of every answer.
+pub(crate) struct BodyForm {
+    encoding: Option<HeaderValue>,
+    content_type: Option<HeaderValue>,
+}
+
+impl BodyForm {
+    pub(crate) fn of(headers: &HeaderMap) -> Self {
+        Self {
+            encoding: headers.get(http::header::CONTENT_ENCODING).cloned(),
+            content_type: headers.get(CONTENT_TYPE).cloned(),
         }
-        _ if body.starts_with(&[0x1f, 0x8b]) => Some("the body is gzip data, with no Content-Encoding".into()),
-        _ => {
-            let kind = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-            let page = body.trim_ascii_start().starts_with(b"<") && !kind.contains("json");
-            page.then(|| {
-                format!("the body is a web page ({}), not JSON", if kind.is_empty() { "no Content-Type" } else { kind })
-            })
+    }
+
+    /// Why a body that should be JSON cannot be, when the reason is plain from the response:
+    /// it is empty, or compressed though the client asks for no compression (with a
+    /// Content-Encoding, or gzip's bytes without one), or a web page. `None` when it is simply
+    /// not JSON.
+    pub(crate) fn unreadable(&self, body: &[u8]) -> Option<String> {
+        let text = |v: &Option<HeaderValue>| v.as_ref().and_then(|v| v.to_str().ok()).map(str::to_owned);
+        match text(&self.encoding) {
+            _ if body.iter().all(u8::is_ascii_whitespace) => Some("the body is empty".into()),
+            Some(c) if !c.trim().eq_ignore_ascii_case("identity") => {
+                Some(format!("the body is compressed (Content-Encoding: {c}), which the client does not ask for"))
+            }
+            _ if body.starts_with(&[0x1f, 0x8b]) => Some("the body is gzip data, with no Content-Encoding".into()),
+            _ => {
+                let kind = text(&self.content_type).unwrap_or_default();
+                let page = body.trim_ascii_start().starts_with(b"<") && !kind.contains("json");
+                let kind = if kind.is_empty() { "no Content-Type".to_owned() } else { kind };
+                page.then(|| format!("the body is a web page ({kind}), not JSON"))
+            }
         }
     }
 }

@@ -29,12 +29,12 @@ fn url_for(t: &Transport, path: &str) -> String {
 }
 
 /// A 2xx JSON body (`{}` when empty).
-fn json_body(headers: &http::HeaderMap, body: &[u8]) -> Result<Value> {
+fn json_body(form: &super::BodyForm, body: &[u8]) -> Result<Value> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Map::new()));
     }
     serde_json::from_slice(body).map_err(|e| {
-        let why = super::unreadable_body(headers, body).unwrap_or_else(|| e.to_string());
+        let why = form.unreadable(body).unwrap_or_else(|| e.to_string());
         invalid_response(format!("the response body is not JSON: {why}"))
     })
 }
@@ -43,12 +43,12 @@ pub(super) async fn call(t: &Transport, req: &A2ARequest) -> Result<Value> {
     let (name, path, body) = crate::rest::request_for(req);
     let out = t.request(verb(name), url_for(t, &path), req.method(), ACCEPT_JSON, body.map(|b| (A2A_JSON, b))).await?;
     let mut resp = t.send(&out).await?;
-    let (status, headers) = (resp.status().as_u16(), resp.headers().clone());
+    let (status, form) = (resp.status().as_u16(), super::BodyForm::of(resp.headers()));
     let body = t.read_body(&mut resp).await?;
     if !(200..300).contains(&status) {
         return Err(A2AError::from_http(status, &body));
     }
-    json_body(&headers, &body)
+    json_body(&form, &body)
 }
 
 pub(super) async fn open_stream(t: &Transport, req: &A2ARequest, resume: Option<HeaderValue>) -> Result<Source> {
@@ -62,13 +62,13 @@ pub(super) async fn open_stream(t: &Transport, req: &A2ARequest, resume: Option<
     if resp.status().is_success() && is_event_stream(&resp) {
         return Ok(Source::new(resp, Framing::Rest, t.config()));
     }
-    let (status, headers) = (resp.status().as_u16(), resp.headers().clone());
+    let (status, form) = (resp.status().as_u16(), super::BodyForm::of(resp.headers()));
     let body = t.read_body(&mut resp).await?;
     if !(200..300).contains(&status) {
         return Err(A2AError::from_http(status, &body));
     }
     // One JSON result instead of a stream: one event.
-    Ok(Source::single(decode_value(json_body(&headers, &body)?), Framing::Rest))
+    Ok(Source::single(decode_value(json_body(&form, &body)?), Framing::Rest))
 }
 
 /// One SSE event of an HTTP+JSON stream.
