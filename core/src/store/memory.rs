@@ -29,7 +29,8 @@ use foldhash::HashMap;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Bound;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Bounds of a [`MemoryStore`].
@@ -68,6 +69,9 @@ impl Default for MemoryLimits {
 pub struct MemoryStore {
     limits: MemoryLimits,
     inner: Mutex<Inner>,
+    /// `Inner::push_tasks`: while it is 0, listing a task's push configs (done on every
+    /// commit, to notify them) needs no lock, which every request would otherwise contend for.
+    push_tasks: Arc<AtomicUsize>,
 }
 
 /// Internal sizes, for tests that prove memory stays flat.
@@ -93,7 +97,9 @@ struct Inner {
     next_expiry_seq: u64,
     /// tenant → task id → configs.
     push: HashMap<String, HashMap<String, PushList>>,
-    push_tasks: usize,
+    /// How many tasks have push configs. Shared with [`MemoryStore::push_tasks`], which reads
+    /// it without the lock; changed only under it.
+    push_tasks: Arc<AtomicUsize>,
     next_push_seq: i64,
     /// Added to the clock, so tests can move time forward.
     skew: Duration,
@@ -150,7 +156,9 @@ impl Default for MemoryStore {
 impl MemoryStore {
     pub fn new(limits: MemoryLimits) -> Self {
         let limits = MemoryLimits { max_tasks: limits.max_tasks.max(1), ..limits };
-        Self { limits, inner: Mutex::new(Inner::default()) }
+        let inner = Inner::default();
+        let push_tasks = inner.push_tasks.clone();
+        Self { limits, inner: Mutex::new(inner), push_tasks }
     }
 
     pub fn limits(&self) -> &MemoryLimits {
@@ -260,7 +268,7 @@ impl Inner {
     fn remove_push_list(&mut self, tenant: &str, task_id: &str) {
         if let Some(lists) = self.push.get_mut(tenant) {
             if lists.remove(task_id).is_some() {
-                self.push_tasks -= 1;
+                self.push_tasks.fetch_sub(1, Ordering::Release);
             }
             if lists.is_empty() {
                 self.push.remove(tenant);
@@ -294,16 +302,12 @@ impl MemoryStore {
     fn put(&self, tenant: &str, task: &Task, expected: Option<u64>, update: Update<'_>) -> Result<CommitOutcome> {
         let key = sort_key(task);
         let terminal = task.status.state.is_terminal();
-        // Copy before locking: the lock is held only for the map updates.
-        let owned = match update {
-            Update::Whole => Some(task.clone()),
-            Update::Changes { .. } => None,
-        };
-        // Weighed before locking too.
-        let whole_bytes = match update {
-            Update::Whole => Some(weight::task(task)),
-            Update::Changes { .. } => None,
-        };
+        // Copied and weighed before locking, so the lock is held only for the map updates: a
+        // whole save, or the first commit of a new task (expected at version 0), keeps the task
+        // as it is. Under load the lock is contended by every request, so its time is everybody's.
+        let new_task = matches!(update, Update::Whole) || expected == Some(0);
+        let mut owned = new_task.then(|| task.clone());
+        let whole_bytes = new_task.then(|| weight::task(task));
         // Declared before the guard, so evicted tasks are freed after the lock is released.
         let mut evicted = Vec::new();
         let mut guard = self.lock_purged();
@@ -324,21 +328,18 @@ impl MemoryStore {
         let old_task_bytes = inner.tenants.get(tenant).and_then(|t| t.tasks.get(&task.id)).map_or(0, |e| e.task_bytes);
         // One walk of what is new: the whole task when it is new, else the changes (counted
         // twice when they are logged too).
+        let whole = || whole_bytes.unwrap_or_else(|| weight::task(task));
         let (new_task_bytes, growth) = match update {
             Update::Whole => {
-                let whole = whole_bytes.unwrap_or_default();
+                let whole = whole();
                 (whole, whole.saturating_sub(old_task_bytes))
             }
             Update::Changes { entries, log } => {
                 let changes = || entries.iter().map(|e| weight::change(&e.change)).sum::<usize>();
                 match (exists, log) {
-                    (false, false) => {
-                        let whole = weight::task(task);
-                        (whole, whole)
-                    }
-                    (false, true) => {
-                        let whole = weight::task(task);
-                        (whole, whole + changes())
+                    (false, log) => {
+                        let whole = whole();
+                        (whole, whole + if log { changes() } else { 0 })
                     }
                     (true, log) => (0, changes() * if log { 2 } else { 1 }),
                 }
@@ -401,7 +402,7 @@ impl MemoryStore {
                 tasks.order.insert((Reverse(key), Reverse(task.id.clone())));
                 inner.len += 1;
                 let entry = Entry {
-                    task: task.clone(),
+                    task: owned.take().unwrap_or_else(|| task.clone()),
                     key,
                     expiry,
                     version: 0,
@@ -418,7 +419,10 @@ impl MemoryStore {
         }
         match update {
             Update::Whole => {
-                entry.task = owned.unwrap_or_else(|| task.clone());
+                // A new entry took the copy already; an existing one takes it here.
+                if let Some(task) = owned.take() {
+                    entry.task = task;
+                }
                 entry.version += 1;
             }
             Update::Changes { entries, log } => {
@@ -567,7 +571,7 @@ impl PushConfigStore for MemoryStore {
             return Err(super::too_many_push_configs(&config.task_id, limit));
         }
         // Configs of tasks this store no longer (or never) held must not pile up either.
-        if !known_task && inner.push_tasks >= self.limits.max_tasks {
+        if !known_task && inner.push_tasks.load(Ordering::Relaxed) >= self.limits.max_tasks {
             return Err(A2AError::new(ErrorKind::Unavailable, "push config store is full"));
         }
         let list = inner.push.entry(tenant.to_owned()).or_default().entry(config.task_id.clone()).or_default();
@@ -580,7 +584,7 @@ impl PushConfigStore for MemoryStore {
         list.by_id.insert(config.id.clone(), seq);
         list.by_seq.insert(seq, config.clone());
         if !known_task {
-            inner.push_tasks += 1;
+            inner.push_tasks.fetch_add(1, Ordering::Release);
         }
         Ok(config)
     }
@@ -603,8 +607,11 @@ impl PushConfigStore for MemoryStore {
             Some(seq) => Bound::Excluded(seq),
             None => Bound::Unbounded,
         };
-        let inner = self.lock_purged();
         let mut response = ListTaskPushNotificationConfigsResponse::default();
+        if self.push_tasks.load(Ordering::Acquire) == 0 {
+            return Ok(response);
+        }
+        let inner = self.lock_purged();
         let Some(list) = inner.push.get(tenant).and_then(|l| l.get(task_id)) else { return Ok(response) };
         let mut page: Vec<(&i64, &TaskPushNotificationConfig)> =
             list.by_seq.range((start, Bound::Unbounded)).take(page_size + 1).collect();
