@@ -33,6 +33,9 @@ export type StateName =
   | 'rejected'
   | 'auth-required';
 
+/** ListTasks as a client writes it: `status` by either name (`'input-required'`). */
+export type ListTasksQuery = Omit<ListTasksRequest, 'status'> & { status?: StateName };
+
 /** A message from the agent: a string is one text part; ids and role may be left out. */
 export type AgentMessage = string | (Omit<Message, 'messageId' | 'role'> & Partial<Pick<Message, 'messageId' | 'role'>>);
 
@@ -355,9 +358,9 @@ export declare class Client {
   /** SubscribeToTask: the task first, then its live events. */
   subscribe(taskId: string): EventStream;
   getTask(taskId: string, options?: { historyLength?: number }): Promise<Task>;
-  listTasks(request?: ListTasksRequest): Promise<ListTasksResponse>;
+  listTasks(request?: ListTasksQuery): Promise<ListTasksResponse>;
   /** Every task ListTasks finds, page after page. */
-  listAllTasks(request?: ListTasksRequest): AsyncIterable<Task>;
+  listAllTasks(request?: ListTasksQuery): AsyncIterable<Task>;
   cancel(taskId: string, options?: { metadata?: { [key: string]: unknown } }): Promise<Task>;
   createPushConfig(config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
   getPushConfig(taskId: string, configId: string): Promise<TaskPushNotificationConfig>;

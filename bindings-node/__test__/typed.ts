@@ -61,6 +61,11 @@ async function main(): Promise<void> {
       console.log(e.reason, e.httpStatus);
     }
   }
+  // ListTasks takes a state by either name, as the executor's status does.
+  await client.listTasks({ status: 'input-required', pageSize: 5 });
+  for await (const t of client.listAllTasks({ status: 'TASK_STATE_COMPLETED' })) console.log(t.id);
+  // @ts-expect-error not a state
+  await client.listTasks({ status: 'done' });
   console.log(normalize('Message', userMessage('x')));
   await Client.connect('http://x', { binding: 'GRPC' });
   // @ts-expect-error binding names are checked

@@ -163,12 +163,12 @@ async def test_list_all_tasks_follows_pages() -> None:
         # A short state name, as executors' status events take it, filters as the wire name.
         for status in ("completed", "TASK_STATE_COMPLETED"):
             assert len((await client.list_tasks({"status": status}))["tasks"]) == 7, status  # type: ignore[arg-type]
-        assert (await client.list_tasks({"status": "input_required"})).get("tasks", []) == []  # type: ignore[arg-type]
+        assert (await client.list_tasks({"status": "input_required"})).get("tasks", []) == []
         with pytest.raises(errors.InvalidParamsError, match="status"):
             await client.list_tasks({"status": "done"})  # type: ignore[arg-type]
         # The pager reads its request as list_tasks does: a short state name is taken, and a
         # misspelt member (which would list every task) is refused.
-        assert len([t async for t in client.list_all_tasks({"status": "completed"})]) == 7  # type: ignore[arg-type]
+        assert len([t async for t in client.list_all_tasks({"status": "completed"})]) == 7
         with pytest.raises(errors.InvalidParamsError, match="contextID"):
             [t async for t in client.list_all_tasks({"contextID": "c"})]  # type: ignore[arg-type]
         pages = await client.list_tasks({"pageSize": 3})

@@ -153,18 +153,27 @@ def render_models(model: dict[str, Any], source: str) -> str:
         "",
         "__all__ = [",
     ]
-    out += [f'    "{n}",' for n in sorted(list(enums) + list(messages))]
+    out += [f'    "{n}",' for n in sorted(list(enums) + list(messages) + ["TaskStateName"])]
     out += ["]", ""]
     for name, values in enums.items():
         out.append(f"{name}: TypeAlias = Literal[")
         out += [f'    "{v}",' for v in values]
         out += ["]", ""]
+    # The short names core also reads where a caller names a state (its one table of state
+    # spellings: `ctx.status("working")`, `list_tasks({"status": "input_required"})`).
+    short = [v.removeprefix("TASK_STATE_").lower() for v in enums["TaskState"] if not v.endswith("UNSPECIFIED")]
+    out.append('#: A state by its ProtoJSON name or its short form ("working", "input_required").')
+    out.append("TaskStateName: TypeAlias = TaskState | Literal[")
+    out += [f'    "{v}",' for v in short]
+    out += ["]", ""]
     for name, fields in messages.items():
         out += ["", f"class {name}(TypedDict, total=False):"]
         if not fields:
             out.append("    pass")
         for field, f in fields.items():
             t = pytype(f["type"])
+            # A request is what a caller writes; the client reads its states by either name.
+            t = "TaskStateName" if t == "TaskState" and name.endswith("Request") else t
             t = f"dict[str, {t}]" if f["map"] else f"list[{t}]" if f["repeated"] else t
             out.append(f"    {field}: Required[{t}]" if f["required"] else f"    {field}: {t}")
         out.append("")

@@ -11,10 +11,10 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from . import _native
-from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskState
+from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskStateName
 
 __all__ = [
     "AgentExecutor",
@@ -33,9 +33,7 @@ class Principal(TypedDict):
     name: str
     scopes: list[str]
 
-StateName = TaskState | Literal[
-    "submitted", "working", "completed", "failed", "canceled", "input_required", "rejected", "auth_required"
-]
+StateName = TaskStateName
 
 
 @dataclass(frozen=True)

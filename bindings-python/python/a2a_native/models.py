@@ -50,6 +50,7 @@ __all__ = [
     "TaskArtifactUpdateEvent",
     "TaskPushNotificationConfig",
     "TaskState",
+    "TaskStateName",
     "TaskStatus",
     "TaskStatusUpdateEvent",
 ]
@@ -70,6 +71,18 @@ Role: TypeAlias = Literal[
     "ROLE_UNSPECIFIED",
     "ROLE_USER",
     "ROLE_AGENT",
+]
+
+#: A state by its ProtoJSON name or its short form ("working", "input_required").
+TaskStateName: TypeAlias = TaskState | Literal[
+    "submitted",
+    "working",
+    "completed",
+    "failed",
+    "canceled",
+    "input_required",
+    "rejected",
+    "auth_required",
 ]
 
 
@@ -315,7 +328,7 @@ class GetTaskRequest(TypedDict, total=False):
 class ListTasksRequest(TypedDict, total=False):
     tenant: str
     contextId: str
-    status: TaskState
+    status: TaskStateName
     pageSize: int
     pageToken: str
     historyLength: int
