@@ -31,8 +31,9 @@ pub struct AgentCard {
     pub capabilities: AgentCapabilities,
     #[serde(alias = "security_schemes", default, skip_serializing_if = "BTreeMap::is_empty")]
     pub security_schemes: BTreeMap<String, SecurityScheme>,
-    /// Also read from the 0.3-style `security` key that the spec's own sample card uses.
-    #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
+    /// Also read from the 0.3-style `security` key that the spec's own sample card uses
+    /// ([`SecurityAlias`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[serde(alias = "security_requirements")]
     pub security_requirements: Vec<SecurityRequirement>,
     #[serde(alias = "default_input_modes")]
@@ -111,7 +112,8 @@ pub struct AgentSkill {
     pub input_modes: Vec<String>,
     #[serde(alias = "output_modes", default, skip_serializing_if = "Vec::is_empty")]
     pub output_modes: Vec<String>,
-    #[serde(default, alias = "security", skip_serializing_if = "Vec::is_empty")]
+    /// Also read from the 0.3-style `security` key ([`SecurityAlias`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[serde(alias = "security_requirements")]
     pub security_requirements: Vec<SecurityRequirement>,
 }
@@ -313,13 +315,78 @@ pub struct DeviceCodeOAuthFlow {
     pub scopes: Scopes,
 }
 
+/// Reads a card's or skill's 0.3-style `security` list as `securityRequirements` when that is
+/// absent, and ignores it when both are present: a card served to 0.3 and 1.0 clients alike
+/// carries both (the official Python SDK's and ours), while the spec's own sample card has only
+/// `security`. (A serde alias would refuse the pair as a duplicate field.) The object's members
+/// pass through as they come; only `security`'s value is held until the end of the object.
+struct SecurityAlias<A> {
+    inner: A,
+    held: Option<serde_json::Value>,
+    seen_v1: bool,
+    /// The held value, once handed out as `securityRequirements`.
+    pending: Option<serde_json::Value>,
+}
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for SecurityAlias<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        use serde::de::value::StrDeserializer;
+        loop {
+            let Some(key) = self.inner.next_key::<std::borrow::Cow<'de, str>>()? else {
+                return match self.held.take().filter(|_| !self.seen_v1) {
+                    Some(v) => {
+                        self.pending = Some(v);
+                        seed.deserialize(StrDeserializer::<A::Error>::new("securityRequirements")).map(Some)
+                    }
+                    None => Ok(None),
+                };
+            };
+            if key == "security" {
+                self.held = Some(self.inner.next_value()?);
+                continue;
+            }
+            self.seen_v1 |= key == "securityRequirements" || key == "security_requirements";
+            return seed.deserialize(StrDeserializer::<A::Error>::new(&key)).map(Some);
+        }
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        match self.pending.take() {
+            Some(v) => seed.deserialize(v).map_err(|e| serde::de::Error::custom(format!("security: {e}"))),
+            None => self.inner.next_value_seed(seed),
+        }
+    }
+}
+
+macro_rules! with_security_alias {
+    ($($t:ident),*) => {
+        $(impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Visit;
+                impl<'de> serde::de::Visitor<'de> for Visit {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<$t, A::Error> {
+                        let map = SecurityAlias { inner: map, held: None, seen_v1: false, pending: None };
+                        $t::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+                d.deserialize_map(Visit)
+            }
+        })*
+    };
+}
+with_security_alias!(AgentCard, AgentSkill);
+
 crate::model::wire::json_objects!(
-    AgentCard,
     AgentInterface,
     AgentProvider,
     AgentCapabilities,
     AgentExtension,
-    AgentSkill,
     AgentCardSignature,
     StringList,
     ApiKeySecurityScheme,
@@ -334,3 +401,44 @@ crate::model::wire::json_objects!(
     DeviceCodeOAuthFlow
 );
 crate::model::wire::json_objects!(serialize: AgentCard, AgentInterface, AgentProvider, AgentCapabilities, AgentExtension, AgentSkill, AgentCardSignature, StringList, ApiKeySecurityScheme, HttpAuthSecurityScheme, OAuth2SecurityScheme, OpenIdConnectSecurityScheme, MutualTlsSecurityScheme, AuthorizationCodeOAuthFlow, ClientCredentialsOAuthFlow, ImplicitOAuthFlow, PasswordOAuthFlow, DeviceCodeOAuthFlow);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn card_with(extra: serde_json::Value) -> Result<AgentCard, serde_json::Error> {
+        let mut card = json!({
+            "name": "n", "description": "d", "version": "1",
+            "supportedInterfaces": [{"url": "http://h/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [],
+            "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"], "security": [{"k": ["x"]}]}]
+        });
+        card.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(card)
+    }
+
+    fn names(reqs: &[SecurityRequirement]) -> Vec<&str> {
+        reqs.iter().flat_map(|r| r.schemes.keys()).map(String::as_str).collect()
+    }
+
+    #[test]
+    fn the_03_security_list_is_read_alone_and_yields_to_security_requirements() {
+        // Alone (the spec's sample card): read as the requirements, on the card and its skills.
+        let card = card_with(json!({"security": [{"b": []}]})).unwrap();
+        assert_eq!(names(&card.security_requirements), ["b"]);
+        assert_eq!(names(&card.skills[0].security_requirements), ["k"]);
+        // Both, in either order (a card served to 0.3 and 1.0 clients): the 1.0 member wins.
+        for extra in [
+            json!({"security": [{"old": []}], "securityRequirements": [{"schemes": {"new": {"list": []}}}]}),
+            json!({"securityRequirements": [{"schemes": {"new": {"list": []}}}], "security": [{"old": []}]}),
+        ] {
+            assert_eq!(names(&card_with(extra).unwrap().security_requirements), ["new"]);
+        }
+        // A bad 0.3 list is still an error, named.
+        let err = card_with(json!({"security": "b"})).unwrap_err().to_string();
+        assert!(err.contains("security"), "{err}");
+        // Not an object at all.
+        assert!(serde_json::from_value::<AgentCard>(json!(["n"])).is_err());
+    }
+}

@@ -10,14 +10,13 @@
 //! element (so skills and security schemes gain their 0.3 members too); a false
 //! `supportsAuthenticatedExtendedCard` is left out. The result carries `url`,
 //! `preferredTransport`, `protocolVersion` ("0.3.0"), `additionalInterfaces` (when there are
-//! several 0.3 interfaces), `supportsAuthenticatedExtendedCard`, and the 0.3 security-scheme
-//! members next to the 1.0 ones. One deliberate difference from the Python SDK: the 0.3
-//! `security` list is left out wherever the 1.0 `securityRequirements` is present (card and
-//! skills), because 1.0 readers that accept `security` as an alias of `securityRequirements`
-//! (ours does, for the spec's own sample card) would reject the document as having a duplicate
-//! field. A card without a 0.3 interface is served as is, and so is every card when the server
-//! is set to serve a strict 1.0 card (`HttpOptions::strict_v1_card`; 0.3 requests are still
-//! answered).
+//! several 0.3 interfaces), `supportsAuthenticatedExtendedCard`, the 0.3 security-scheme
+//! members next to the 1.0 ones, and the 0.3 `security` list next to `securityRequirements`
+//! (card and skills): a 0.3 client sends credentials only for what `security` names (a2a-sdk
+//! 0.3's `AuthInterceptor` sends none without it). Our reader takes `securityRequirements` when
+//! both are present (`model::card`'s `SecurityAlias`). A card without a 0.3 interface is
+//! served as is, and so is every card when the server is set to serve a strict 1.0 card
+//! (`HttpOptions::strict_v1_card`; 0.3 requests are still answered).
 
 use super::body::ResponseBody;
 use crate::model::{self, AgentCard, v03};
@@ -53,11 +52,6 @@ fn merge_under(base: &mut Value, extra: Value) {
     match (base, extra) {
         (Value::Object(b), Value::Object(e)) => {
             for (k, v) in e {
-                // Our 1.0 reader (and any that, like it, accept the spec sample's `security`
-                // as an alias) would see a duplicate field: the 1.0 member wins alone.
-                if k == "security" && b.contains_key("securityRequirements") {
-                    continue;
-                }
                 match b.get_mut(&k) {
                     Some(have) => merge_under(have, v),
                     None => {
@@ -212,10 +206,12 @@ mod tests {
         // Both security forms side by side.
         assert_eq!(mixed["securitySchemes"]["b"]["httpAuthSecurityScheme"]["scheme"], "Bearer");
         assert_eq!(mixed["securitySchemes"]["b"]["type"], "http");
-        assert!(mixed.get("security").is_none(), "securityRequirements stands alone");
+        assert_eq!(mixed["security"], json!([{"b": []}]), "the 0.3 list, for 0.3 clients");
         assert!(mixed["securityRequirements"].is_array());
-        // Still a valid 1.0 card and a valid 0.3 card.
-        model::parse_value::<AgentCard>(mixed.clone()).unwrap();
+        // Still a valid 1.0 card (read back as it was: `securityRequirements` wins) and a
+        // valid 0.3 card.
+        let back = model::parse_value::<AgentCard>(mixed.clone()).unwrap();
+        assert_eq!(back, card(&["1.0", "0.3"]));
         model::parse_value::<v03::AgentCard>(mixed).unwrap();
     }
 

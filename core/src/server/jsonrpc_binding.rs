@@ -177,8 +177,15 @@ async fn serve_v03(
 ) -> Response<ResponseBody> {
     let notification = envelope.is_notification();
     let id = envelope.id.clone().unwrap_or(Id::Null);
-    let fail =
-        |err: A2AError| if notification { no_content() } else { rpc_error(handler_error_status(&err), &id, &err) };
+    // A 0.3 streaming call is refused inside a stream: the official 0.3 clients read its answer
+    // as SSE only (a plain JSON answer fails them with a content-type error, the A2A error
+    // lost), and the official 0.3 server answers so. (1.0 refuses with a plain response, above.)
+    let streaming = matches!(method, v03::Method::MessageStream | v03::Method::TasksResubscribe);
+    let fail = |err: A2AError| match handler_error_status(&err) {
+        _ if notification => no_content(),
+        StatusCode::OK if streaming => sse_error(&id, &err),
+        status => rpc_error(status, &id, &err),
+    };
     let request = match super::v03::request_from_v03(method, envelope.params_value()) {
         Ok(r) => r,
         Err(e) => return fail(e),
@@ -233,6 +240,15 @@ fn handler_error_status(err: &A2AError) -> StatusCode {
 fn rpc_error(status: StatusCode, id: &Id, err: &A2AError) -> Response<ResponseBody> {
     crate::metrics::outcome(err.kind.spec().reason);
     bytes_response(status, headers::JSON, jsonrpc::error(id, err))
+}
+
+/// A stream of one event: the JSON-RPC error (a 0.3 streaming call refused).
+fn sse_error(id: &Id, err: &A2AError) -> Response<ResponseBody> {
+    crate::metrics::outcome(err.kind.spec().reason);
+    let event = crate::sse::SseEvent::data(String::from_utf8_lossy(&jsonrpc::error(id, err)).into_owned());
+    let mut resp = bytes_response(StatusCode::OK, "text/event-stream", crate::sse::encode(&event).into_bytes());
+    resp.headers_mut().insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-cache"));
+    resp
 }
 
 /// The answer to a request that failed before the handler: nothing for a notification.

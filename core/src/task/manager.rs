@@ -229,6 +229,11 @@ impl TaskManager {
 
         if let Some(mut config) = push_config {
             config.task_id = task_id.clone();
+            // Named by its task when the sender gave no id, as the official SDKs' servers do: a
+            // 0.3 client reads it back with `tasks/pushNotificationConfig/get {id: taskId}`.
+            if config.id.is_empty() {
+                config.id = task_id.clone();
+            }
             if let Err(e) = inner.stores.push.create(&tenant, config).await {
                 // No execution will run this turn: free it for the next message (the claim
                 // does it if this request is dropped before).

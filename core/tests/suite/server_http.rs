@@ -749,6 +749,22 @@ async fn v03_calls_get_0_3_shapes() {
         s.rpc03_ok("tasks/pushNotificationConfig/delete", json!({"id": id, "pushNotificationConfigId": "p"})).await;
     assert_eq!(deleted, Value::Null);
 
+    // A config sent with the message and no id is named by its task, as the official SDKs'
+    // servers name it: a 0.3 client reads it back by the task's id alone.
+    let sent = s
+        .rpc03_ok(
+            "message/send",
+            json!({"message": msg03("hello"), "configuration": {"pushNotificationConfig": {"url": "http://127.0.0.1:9/h"}}}),
+        )
+        .await;
+    let sent_id = sent["id"].as_str().unwrap();
+    let got = s.rpc03_ok("tasks/pushNotificationConfig/get", json!({"id": sent_id})).await;
+    assert_eq!(
+        (got["pushNotificationConfig"]["id"].as_str(), got["pushNotificationConfig"]["url"].as_str()),
+        (Some(sent_id), Some("http://127.0.0.1:9/h")),
+        "{got}"
+    );
+
     let card = s.rpc03_ok("agent/getAuthenticatedExtendedCard", Value::Null).await;
     assert_eq!(
         (card["protocolVersion"].as_str(), card["description"].as_str()),
@@ -834,6 +850,37 @@ async fn v03_stream_marks_the_last_status_final() {
     if last["kind"] == "status-update" {
         assert_eq!(last["final"], true);
     }
+
+    // A refused 0.3 streaming call is a stream of one event, the JSON-RPC error: the official
+    // 0.3 clients read SSE only. Resubscribing to the canceled task, or to an unknown one, and a
+    // stream whose params do not read.
+    for (method, params, code) in [
+        ("tasks/resubscribe", json!({"id": id}), -32004),
+        ("tasks/resubscribe", json!({"id": "nope"}), -32001),
+        ("message/stream", json!({"message": {"parts": "x"}}), -32602),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": "e", "method": method, "params": params});
+        let resp = s
+            .client
+            .post(s.url("/"))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let (status, headers, events) = read_sse(resp).await;
+        assert_eq!(status, StatusCode::OK, "{method}");
+        assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"), "{method}");
+        assert_eq!(events.len(), 1, "{method}: {events:?}");
+        assert_eq!(
+            (events[0]["error"]["code"].as_i64(), events[0]["id"].as_str()),
+            (Some(code), Some("e")),
+            "{events:?}"
+        );
+    }
+    // A 1.0 streaming call is still refused with a plain JSON-RPC response (STREAM-SUB-003).
+    let r = s.rpc("SubscribeToTask", json!({"id": "nope"})).await;
+    assert_eq!(r.body["error"]["code"], -32001, "{}", r.body);
     s.stop().await;
 }
 
