@@ -143,7 +143,7 @@ fn main() -> ExitCode {
     let conn = cli.conn;
     match cli.command {
         Command::Serve(args) => {
-            let _telemetry = telemetry::init("warn,a2a_native=info", args.log_format);
+            let _telemetry = telemetry::init(a2a_native::log_forward::DEFAULT_FILTER, args.log_format);
             run_async("a2a serve", serve::run(*args))
         }
         Command::Bench(mut args) => {

@@ -18,6 +18,16 @@ pub trait LogSink: Send + Sync + 'static {
     fn log(&self, logger: String, level: Level, text: String);
 }
 
+/// The default log filter of a process serving A2A (`RUST_LOG`'s syntax). h2's warnings are
+/// left out: each tells of a peer's protocol error (a PING ack never asked for, ...), so a
+/// client could flood the log with them at a line per frame, while h2 answers the error itself.
+pub const DEFAULT_FILTER: &str = "warn,a2a_native=info,h2=error";
+
+/// Whether an event of `target` at `level` is one of those peer-made warnings.
+fn peer_noise(target: &str, level: &Level) -> bool {
+    rank(level) > rank(&Level::ERROR) && (target == "h2" || target.starts_with("h2::"))
+}
+
 /// The most verbose level forwarded: 0 = none, 1 = ERROR ... 5 = TRACE.
 static MAX_LEVEL: AtomicU8 = AtomicU8::new(0);
 
@@ -55,7 +65,9 @@ pub fn install(sink: impl LogSink, default_service: &str) {
 fn forwarding<S: LogSink, R: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>>(
     sink: S,
 ) -> impl Layer<R> {
-    Forward(sink).with_filter(filter_fn(|meta| rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed)))
+    Forward(sink).with_filter(filter_fn(|meta| {
+        rank(meta.level()) <= MAX_LEVEL.load(Ordering::Relaxed) && !peer_noise(meta.target(), meta.level())
+    }))
 }
 
 struct Forward<S>(S);
@@ -113,13 +125,20 @@ mod tests {
             set_max_level(Some(Level::INFO));
             tracing::debug!(target: "a2a_native::server::service", "too verbose");
             tracing::warn!(target: "a2a_native::server::service", task = "t-1", code = 7, "slow {}", "store");
+            // A peer's protocol error, as h2 warns of it (a client could send one per frame),
+            // is left out; h2's errors are not.
+            tracing::warn!(target: "h2::proto::ping_pong", "recv PING ack that we never sent");
+            tracing::error!(target: "h2::proto::connection", "kept");
             set_max_level(None);
             tracing::error!("not forwarded");
         });
         let lines = lines.0.lock().unwrap();
         assert_eq!(
             *lines,
-            vec![("a2a_native.server.service".to_owned(), Level::WARN, "slow store task=t-1 code=7".to_owned())]
+            vec![
+                ("a2a_native.server.service".to_owned(), Level::WARN, "slow store task=t-1 code=7".to_owned()),
+                ("h2.proto.connection".to_owned(), Level::ERROR, "kept".to_owned()),
+            ]
         );
     }
 }

@@ -9,6 +9,7 @@
 //! is not over; a backstop, as the request handler ends its streams that way first). Dropping
 //! the body (client gone) drops the subscription, which never cancels the task.
 
+use super::budget::{BodyBudget, BodyShare};
 use crate::error::A2AError;
 use crate::jsonrpc::{self, Id};
 use crate::model::v03;
@@ -29,6 +30,24 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 /// while streaming is written into the stream as an error event, never a broken body.
 pub struct ResponseBody {
     kind: Kind,
+    /// The buffered answer's share of the server's budget of bodies in flight, held until the
+    /// body is dropped (sent, or its connection gone): answers a client does not read must not
+    /// pile up without bound ([`ResponseBody::hold`]).
+    share: Option<BodyShare>,
+}
+
+/// Buffered answers go out in frames of at most this size. hyper asks for the next frame only
+/// once it has sent the last (HTTP/2: once the client's window took it), so the connection's
+/// watchdog sees whether a client reads a large answer, and at most one frame per stream sits
+/// in the connection's buffers beyond the budget.
+pub(crate) const MAX_FRAME: usize = 16 * 1024;
+
+/// The next frame of `bytes`, leaving the rest.
+fn next_frame(bytes: &mut Option<Bytes>) -> Option<Bytes> {
+    match bytes {
+        Some(b) if b.len() > MAX_FRAME => Some(b.split_to(MAX_FRAME)),
+        _ => bytes.take(),
+    }
 }
 
 enum Kind {
@@ -39,12 +58,27 @@ enum Kind {
 
 impl ResponseBody {
     pub fn empty() -> Self {
-        Self { kind: Kind::Full(None) }
+        Self { kind: Kind::Full(None), share: None }
     }
 
     pub fn full(bytes: impl Into<Bytes>) -> Self {
         let bytes = bytes.into();
-        Self { kind: Kind::Full((!bytes.is_empty()).then_some(bytes)) }
+        Self { kind: Kind::Full((!bytes.is_empty()).then_some(bytes)), share: None }
+    }
+
+    /// Takes the buffered answer's size from `budget` until the body is dropped; Unavailable
+    /// when the budget cannot cover it now. Streams hold nothing: each event waits for the
+    /// last to be taken.
+    pub(crate) fn hold(&mut self, budget: &BodyBudget) -> Result<(), A2AError> {
+        let len = match &self.kind {
+            Kind::Full(bytes) => bytes.as_ref().map_or(0, Bytes::len),
+            Kind::Grpc(body) if body.events.is_none() => body.message.as_ref().map_or(0, Bytes::len),
+            _ => 0,
+        };
+        if len == 0 {
+            return Ok(());
+        }
+        budget.cover_answer(self.share.get_or_insert_with(BodyShare::default), len)
     }
 
     pub(crate) fn sse(events: EventStream, framing: Framing, options: SseOptions) -> Self {
@@ -62,6 +96,7 @@ impl ResponseBody {
                 span: options.span,
                 done: false,
             })),
+            share: None,
         }
     }
 }
@@ -78,6 +113,7 @@ impl ResponseBody {
                 shutdown: None,
                 span: tracing::Span::none(),
             })),
+            share: None,
         }
     }
 
@@ -94,6 +130,7 @@ impl ResponseBody {
                 shutdown: options.shutdown.map(|t| Box::pin(t.cancelled_owned())),
                 span: options.span,
             })),
+            share: None,
         }
     }
 }
@@ -254,7 +291,7 @@ impl GrpcBody {
     fn next_piece(&mut self) -> Option<Bytes> {
         let len = self.message.as_ref()?.len();
         if !(H2_CHAIN_THRESHOLD..=COALESCE_MAX).contains(&len) {
-            return self.message.take();
+            return next_frame(&mut self.message);
         }
         self.message.as_mut().map(|m| m.split_to(H2_CHAIN_THRESHOLD - 1))
     }
@@ -309,7 +346,7 @@ impl Body for ResponseBody {
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match &mut self.kind {
-            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Full(bytes) => Poll::Ready(next_frame(bytes).map(|b| Ok(Frame::data(b)))),
             Kind::Sse(body) => body.poll_frame(cx),
             Kind::Grpc(body) => body.poll_frame(cx),
         }

@@ -1,4 +1,7 @@
-//! The server-wide budgets of request bodies in flight (`Limits::max_body_bytes_in_flight`).
+//! The server-wide budgets of bodies in flight (`Limits::max_body_bytes_in_flight`): request
+//! bodies while they are read, and buffered answers until they are sent (`ResponseBody::hold`),
+//! since an answer a client never reads would otherwise stay in memory for as long as the
+//! connection lives.
 //!
 //! One request is bounded by `max_body_bytes`, but nothing bounded how many arrive at once,
 //! and a body grows when it is parsed: 8 MiB of `[0,0,…]` is about 190 MB of `serde_json`
@@ -77,6 +80,13 @@ impl BodyBudget {
         Ok(())
     }
 
+    /// Makes `share` cover an answer of `len` bytes waiting to be sent. An answer may be larger
+    /// than any request (a task's history and artifacts): one larger than the whole budget takes
+    /// all of it, so an idle server still sends it.
+    pub fn cover_answer(&self, share: &mut BodyShare, len: usize) -> Result<(), A2AError> {
+        self.cover(share, len.min(self.bytes))
+    }
+
     fn take(&self, pool: &Arc<Semaphore>, units: usize, large: bool) -> Result<OwnedSemaphorePermit, A2AError> {
         u32::try_from(units)
             .ok()
@@ -89,8 +99,8 @@ impl BodyBudget {
         A2AError::new(
             ErrorKind::Unavailable,
             format!(
-                "the server is reading as many {which} request bodies as it holds at once ({} bytes, \
-                 limits.maxBodyBytesInFlight); try again shortly",
+                "the server holds as many {which} bodies in flight as it may at once (requests being read and \
+                 answers not yet sent: {} bytes, limits.maxBodyBytesInFlight); try again shortly",
                 self.bytes
             ),
         )

@@ -1,16 +1,16 @@
 //! One client connection: served by hyper until it ends, the server closes it (graceful
 //! shutdown), or it has stayed quiet for `limits.idleTimeout`:
 //! - idle: no request in flight (an open stream counts as one until its body ends), none
-//!   begun, and no byte written (hyper may still be writing out an answer whose body it has
-//!   finished reading). Without that bound, an HTTP/2 client that sent its preface, a TLS client that
-//!   finished its handshake, or an HTTP/1 keep-alive client would hold a descriptor for as
-//!   long as it liked while asking nothing. Closed gracefully (HTTP/2: GOAWAY);
+//!   begun, and (HTTP/1) no byte written (hyper may still be writing out an answer whose body
+//!   it has finished reading). Without that bound, an HTTP/2 client that sent its preface, a
+//!   TLS client that finished its handshake, or an HTTP/1 keep-alive client would hold a
+//!   descriptor for as long as it liked while asking nothing. Closed gracefully (HTTP/2: GOAWAY);
 //! - stalled: a write to the socket has waited that long for the client to read, or a
 //!   response body is owed by hyper (its head is out and it was never polled, or it gave a
 //!   frame and has been neither asked for more nor dropped since), with no body on
-//!   the connection asked for anything and no byte written meanwhile (HTTP/2: the client
-//!   keeps its flow-control windows shut; a client that reads slowly still gets bytes). A
-//!   client that stops reading a stream or a large answer would otherwise hold the
+//!   the connection asked for anything and (HTTP/1) no byte written meanwhile (HTTP/2: the
+//!   client keeps its flow-control windows shut; a client that reads slowly still asks for
+//!   frames). A client that stops reading a stream or a large answer would otherwise hold the
 //!   connection, its streams' slots and what is buffered for it for ever. Dropped at once:
 //!   nothing more can be sent on it.
 //!
@@ -20,9 +20,10 @@
 //! then cannot tell a timeout from a crash.
 //!
 //! The same bound ends a graceful close that the client does not help finish. A client that
-//! reads one stream of a connection while it starves another, or that keeps sending PINGs
-//! (their answers are writes), keeps the connection; the starved stream is held until the
-//! connection ends.
+//! reads one stream of a connection while it starves another keeps the connection; the starved
+//! stream is held until the connection ends (its answer counts against the server's budget of
+//! bodies in flight). PINGs and other control frames keep nothing: on HTTP/2 only requests and
+//! the answers' progress count (see [`Activity::quiet_for`]).
 
 use http::{Request, Response};
 use hyper::body::Incoming;
@@ -143,8 +144,14 @@ const HTTP1: u8 = 1;
 const HTTP2: u8 = 2;
 
 impl Activity {
-    /// Completes once the connection has been idle or stalled for at least `period` (between
-    /// one and two periods: it looks every period).
+    /// Completes once the connection has been idle or stalled for at least `period` (at most a
+    /// quarter more: it looks every quarter, and each of four looks in a row must agree).
+    ///
+    /// On HTTP/2 the socket's writes do not count as activity: the server writes there of its
+    /// own accord (PING and SETTINGS acknowledgements), so a client that pings every second
+    /// would otherwise hold its connection, its slot and what it never reads for ever. Progress
+    /// there is seen in the body polls instead: answers go out in frames of at most
+    /// `body::MAX_FRAME`, and hyper asks for the next one only once the client's window took the last.
     async fn quiet_for(&self, period: Duration) -> Quiet {
         let look = || Look {
             requests: self.requests.load(Ordering::Acquire),
@@ -155,19 +162,21 @@ impl Activity {
             written: self.written.load(Ordering::Acquire),
         };
         let mut last = look();
+        let (mut stalled, mut idle) = (0, 0);
         loop {
-            tokio::time::sleep(period).await;
+            tokio::time::sleep(period / 4).await;
             let now = look();
+            let wrote = now.written != last.written && self.protocol.load(Ordering::Acquire) != HTTP2;
             let write_stalled = now.blocked && last.blocked && now.unblocked == last.unblocked;
-            // Owed and never asked again, with nothing written meanwhile: a client draining a
-            // large chunk slowly (HTTP/1's write buffer, HTTP/2 windows opened bit by bit)
-            // makes writes, and is kept.
-            let body_starved =
-                now.owed && last.owed && now.body_polls == last.body_polls && now.written == last.written;
-            if write_stalled || body_starved {
+            // Owed and never asked again, with nothing written meanwhile (HTTP/1: a client
+            // draining its write buffer slowly makes writes, and is kept).
+            let body_starved = now.owed && last.owed && now.body_polls == last.body_polls && !wrote;
+            stalled = if write_stalled || body_starved { stalled + 1 } else { 0 };
+            idle = if now.requests == last.requests && now.requests & IN_FLIGHT == 0 && !wrote { idle + 1 } else { 0 };
+            if stalled == 4 {
                 return Quiet::Stalled;
             }
-            if now.requests == last.requests && now.requests & IN_FLIGHT == 0 && now.written == last.written {
+            if idle == 4 {
                 return Quiet::Idle;
             }
             last = now;

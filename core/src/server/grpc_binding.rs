@@ -237,6 +237,11 @@ fn refuse(refusal: Refusal) -> Response<ResponseBody> {
     resp
 }
 
+/// A gRPC call refused with `error` after it was answered (see `service`'s budget of answers).
+pub(super) fn refused(error: A2AError) -> Response<ResponseBody> {
+    refuse(error.into())
+}
+
 /// A gRPC call over HTTP/1: 505, with the status (UNIMPLEMENTED) in the headers too, so that a
 /// client reads why whichever it looks at.
 pub(super) fn requires_http2() -> Response<ResponseBody> {

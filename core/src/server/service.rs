@@ -236,6 +236,21 @@ impl App {
             Some(refusal) => refusal,
             None => self.dispatch_parts(parts, body).await,
         };
+        // An answer holds its size of the budget of bodies in flight until it is sent: a client
+        // that asks for large answers and reads none (h2 lets it ask for 200 at a time per
+        // connection) would otherwise fill memory with them. Past the budget the answer is
+        // dropped and the call refused for now (503, or gRPC UNAVAILABLE), as a request body is.
+        if let Err(e) = resp.body_mut().hold(self.handler.body_budget()) {
+            metrics::outcome(e.kind.spec().reason);
+            let grpc = resp.headers().get(http::header::CONTENT_TYPE).is_some_and(|v| v == "application/grpc");
+            resp = if grpc {
+                super::grpc_binding::refused(e)
+            } else {
+                let mut refusal = json_response(StatusCode::SERVICE_UNAVAILABLE, headers::JSON, &e.to_http_body());
+                refusal.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+                refusal
+            };
+        }
         // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
         // body, a body too large or too slow) says that the connection closes, and it does, so
         // the client does not send its next request into a connection nobody reads. Not a 413

@@ -859,3 +859,100 @@ async fn past_the_connection_cap_a_client_waits_until_a_connection_closes() {
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("\"m7\""), "{answer}");
 }
+
+#[tokio::test]
+async fn an_h2_client_that_only_pings_is_closed_at_the_idle_timeout() {
+    // The server answers each PING (a write of its own); that must not count as activity, or
+    // a client pinging every 100 ms would hold its connection and slot for ever.
+    let s = start_idle(Duration::from_millis(300)).await;
+    let c = TcpStream::connect(s.addr).await.unwrap();
+    let (mut read, mut write) = c.into_split();
+    write.write_all(H2_PREFACE).await.unwrap();
+    let pinging = tokio::spawn(async move {
+        for n in 0u64.. {
+            let mut ping = vec![0, 0, 8, 6, 0, 0, 0, 0, 0];
+            ping.extend_from_slice(&n.to_be_bytes());
+            if write.write_all(&ping).await.is_err() {
+                return n;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        unreachable!()
+    });
+    let mut bytes = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), read.read_to_end(&mut bytes)).await;
+    assert!(closed.is_ok(), "a connection kept alive by PINGs alone stays open");
+    pinging.abort();
+    let mut types = Vec::new();
+    let mut at = 0;
+    while at + 9 <= bytes.len() {
+        let len = usize::from(bytes[at]) << 16 | usize::from(bytes[at + 1]) << 8 | usize::from(bytes[at + 2]);
+        types.push(bytes[at + 3]);
+        at += 9 + len;
+    }
+    assert!(types.contains(&6), "the PINGs were answered: {types:?}");
+    assert!(types.contains(&7), "closed with a GOAWAY: {types:?}");
+}
+
+/// A JSON-RPC GetTask of `id`, over HTTP/2.
+fn h2_get_task(addr: std::net::SocketAddr, id: &str) -> http::Request<http_body_util::Full<bytes::Bytes>> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": id}}).to_string();
+    http::Request::post(format!("http://{addr}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn answers_a_client_does_not_read_hold_the_body_budget_and_the_rest_get_503() {
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 1024 * 1024;
+    config.limits.max_body_bytes_in_flight = 1024 * 1024;
+    let srv = start_with(config).await;
+    // A task whose every answer is about 600 KiB (its message, and the echo of it).
+    let mut c = TcpStream::connect(srv.addr).await.unwrap();
+    let large = large_send_body(1, 300 * 1024);
+    c.write_all(format!("{}{large}", head(large.len(), "")).as_bytes()).await.unwrap();
+    let (status, _, body) = read_response(&mut c).await.expect("an answer");
+    assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+    let task: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let id = task["result"]["task"]["id"].as_str().unwrap().to_owned();
+    assert!(body.len() > 512 * 1024, "{}", body.len());
+
+    // An HTTP/2 client that asks for it again and again and reads nothing (its windows shut):
+    // the first answer holds most of the 1 MiB budget until it is sent, so the next are refused
+    // for now rather than held in memory too.
+    let tcp = TcpStream::connect(srv.addr).await.unwrap();
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .initial_stream_window_size(0)
+        .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let mut held = Vec::new();
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let mut sender = sender.clone();
+        let resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(h2_get_task(srv.addr, &id)))
+            .await
+            .unwrap()
+            .unwrap();
+        statuses.push(resp.status().as_u16());
+        held.push(resp);
+    }
+    assert_eq!(statuses, [200, 503, 503, 503]);
+    // (Their bodies cannot be read through a shut window: the heads say enough.)
+    assert_eq!(held[1].headers()["retry-after"], "1");
+    assert_eq!(held[1].headers()["content-type"], "application/json");
+
+    // The client goes: its unsent answer gives its share back, and the task is served whole.
+    drop((held, sender));
+    conn.abort();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": id}}).to_string();
+    c.write_all(format!("{}{get}", head(get.len(), "")).as_bytes()).await.unwrap();
+    let (status, _, again) = read_response(&mut c).await.expect("an answer");
+    assert_eq!(status, 200);
+    assert!(again.len() > 512 * 1024, "{}", again.len());
+}
