@@ -144,7 +144,7 @@ impl ExtensionPolicy {
         Err(A2AError::new(
             ErrorKind::ExtensionSupportRequired,
             format!(
-                "this agent requires the extension(s) {}; list them in the A2A-Extensions header",
+                "this agent requires the extension(s) {}; list them in the A2A-Extensions header (X-A2A-Extensions in A2A 0.3)",
                 missing.join(", ")
             ),
         )
