@@ -75,14 +75,22 @@ pub fn extension_of_path(path: &str) -> Option<&str> {
     after_service(path, EXTENSION_SERVICE, false)
 }
 
-/// Whether a `content-type` is gRPC's (`application/grpc`, `application/grpc+proto`,
-/// `application/grpc;…`); `application/grpc-web` is a different protocol and is not.
+/// Whether a `content-type` is gRPC's with messages in protobuf (`application/grpc`,
+/// `application/grpc+proto`, `application/grpc;…`): the only codec this implementation reads.
 pub fn is_grpc_content_type(value: &str) -> bool {
+    is_grpc_call(value) && {
+        let rest = value.trim_start()[CONTENT_TYPE.len()..].to_ascii_lowercase();
+        !rest.starts_with('+') || rest.starts_with("+proto")
+    }
+}
+
+/// Whether a `content-type` names a gRPC call, whatever its codec (`application/grpc+json` too);
+/// `application/grpc-web` is a different protocol and is not.
+pub fn is_grpc_call(value: &str) -> bool {
     let value = value.trim_start();
     value.len() >= CONTENT_TYPE.len()
         && value[..CONTENT_TYPE.len()].eq_ignore_ascii_case(CONTENT_TYPE)
         && matches!(value.as_bytes().get(CONTENT_TYPE.len()), None | Some(b'+' | b';' | b' '))
-        && !value[CONTENT_TYPE.len()..].to_ascii_lowercase().starts_with("+json")
 }
 
 /// The `host:port` a gRPC interface is declared with (spec: a gRPC `AgentInterface.url` is
@@ -134,6 +142,8 @@ mod tests {
         assert!(is_grpc_content_type("Application/GRPC; charset=x"));
         assert!(!is_grpc_content_type("application/grpc-web"));
         assert!(!is_grpc_content_type("application/grpc+json"));
+        assert!(is_grpc_call("application/grpc+json") && is_grpc_call("application/grpc"));
+        assert!(!is_grpc_call("application/grpc-web") && !is_grpc_call("application/json"));
         assert!(!is_grpc_content_type("application/json"));
     }
 

@@ -85,6 +85,12 @@ where
     if !app.serves_grpc {
         return Err(unimplemented("this agent's card declares no GRPC interface"));
     }
+    let content_type = parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !grpc::is_grpc_content_type(content_type) {
+        return Err(unimplemented(
+            "this server reads gRPC messages in protobuf only (application/grpc or application/grpc+proto)",
+        ));
+    }
     let target = match grpc::extension_of_path(parts.uri.path()) {
         Some(name) => Target::Extension(
             app.handler.method(name).ok_or_else(|| unimplemented(&format!("unknown extension method {name}")))?,

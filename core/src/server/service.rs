@@ -532,9 +532,10 @@ impl App {
     }
 }
 
-/// Whether the request is a gRPC call (by its content type).
+/// Whether the request is a gRPC call (by its content type, whatever its codec: the gRPC
+/// binding refuses one it does not read with a gRPC status).
 fn is_grpc(headers: &HeaderMap) -> bool {
-    headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(crate::grpc::is_grpc_content_type)
+    headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(crate::grpc::is_grpc_call)
 }
 
 /// The JSON-RPC paths and HTTP+JSON prefixes the card declares.

@@ -100,10 +100,11 @@ impl Answer {
 
 impl Srv {
     async fn raw(&self, path: &str, headers: &[(&str, &str)], body: Bytes) -> http::Response<hyper::body::Incoming> {
+        let content_type = headers.iter().find(|(k, _)| *k == "content-type").map_or("application/grpc", |(_, v)| *v);
         let mut req = http::Request::post(format!("{}{path}", self.base))
-            .header("content-type", "application/grpc")
+            .header("content-type", content_type)
             .header("te", "trailers");
-        for (k, v) in headers {
+        for (k, v) in headers.iter().filter(|(k, _)| *k != "content-type") {
             req = req.header(*k, *v);
         }
         let req = req.body(Full::new(body)).unwrap();
@@ -197,6 +198,16 @@ async fn unknown_methods_and_services_are_unimplemented() {
         let a = s.call(path, &[], frame::encode(&[])).await;
         assert_eq!((a.http, a.code()), (200, "UNIMPLEMENTED"), "{path}: {:?}", a.status);
     }
+    // A codec other than protobuf is a gRPC call all the same: refused with a gRPC status (its
+    // JSON is never read as protobuf), not routed as HTTP+JSON to a 404.
+    let path = grpc::path(Method::GetTask);
+    for content_type in ["application/grpc+json", "application/grpc+cbor"] {
+        let a = s.call(&path, &[("content-type", content_type)], frame::encode(br#"{"id":"x"}"#)).await;
+        assert_eq!((a.http, a.code()), (200, "UNIMPLEMENTED"), "{content_type}: {:?}", a.status);
+        assert!(a.status.message.contains("protobuf"), "{:?}", a.status);
+    }
+    let a = s.call(&path, &[("content-type", "application/grpc+proto")], frame::encode(&[])).await;
+    assert_ne!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
     s.stop().await;
 }
 
