@@ -417,6 +417,11 @@ async fn h2_frames_until_closed(s: &mut TcpStream) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut bytes)).await.ok();
     read?.ok()?;
+    Some(h2_frame_types(&bytes))
+}
+
+/// The types of the HTTP/2 frames in `bytes`, in order.
+fn h2_frame_types(bytes: &[u8]) -> Vec<u8> {
     let mut types = Vec::new();
     let mut at = 0;
     while at + 9 <= bytes.len() {
@@ -424,7 +429,7 @@ async fn h2_frames_until_closed(s: &mut TcpStream) -> Option<Vec<u8>> {
         types.push(bytes[at + 3]);
         at += 9 + len;
     }
-    Some(types)
+    types
 }
 
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
@@ -883,13 +888,7 @@ async fn an_h2_client_that_only_pings_is_closed_at_the_idle_timeout() {
     let closed = tokio::time::timeout(Duration::from_secs(5), read.read_to_end(&mut bytes)).await;
     assert!(closed.is_ok(), "a connection kept alive by PINGs alone stays open");
     pinging.abort();
-    let mut types = Vec::new();
-    let mut at = 0;
-    while at + 9 <= bytes.len() {
-        let len = usize::from(bytes[at]) << 16 | usize::from(bytes[at + 1]) << 8 | usize::from(bytes[at + 2]);
-        types.push(bytes[at + 3]);
-        at += 9 + len;
-    }
+    let types = h2_frame_types(&bytes);
     assert!(types.contains(&6), "the PINGs were answered: {types:?}");
     assert!(types.contains(&7), "closed with a GOAWAY: {types:?}");
 }

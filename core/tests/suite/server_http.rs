@@ -158,6 +158,12 @@ impl TestServer {
         reply(req.send().await.unwrap()).await
     }
 
+    /// `body` POSTed as JSON at `/`, as it is (no A2A-Version): the response, unread.
+    async fn post_json(&self, body: &Value) -> reqwest::Response {
+        let req = self.client.post(self.url("/")).header("content-type", "application/json").body(body.to_string());
+        req.send().await.unwrap()
+    }
+
     /// A 1.0 JSON-RPC call at `/`.
     async fn rpc(&self, method: &str, params: Value) -> Reply {
         let r = self.rpc_at("/", method, params, &[("A2A-Version", "1.0")]).await;
@@ -782,14 +788,7 @@ async fn v03_calls_get_0_3_shapes() {
 async fn v03_stream_marks_the_last_status_final() {
     let s = start(Opts::default()).await;
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "message/stream", "params": {"message": msg03("hello")}});
-    let resp = s
-        .client
-        .post(s.url("/"))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let resp = s.post_json(&body).await;
     let (status, headers, events) = read_sse(resp).await;
     assert_eq!(status, StatusCode::OK);
     assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"));
@@ -806,14 +805,7 @@ async fn v03_stream_marks_the_last_status_final() {
 
     // input-required is final for 0.3 clients too.
     let body = json!({"jsonrpc": "2.0", "id": 4, "method": "message/stream", "params": {"message": msg03("input")}});
-    let resp = s
-        .client
-        .post(s.url("/"))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let resp = s.post_json(&body).await;
     let (_, _, events) = read_sse(resp).await;
     let last = &events.last().unwrap()["result"];
     assert_eq!(
@@ -827,14 +819,7 @@ async fn v03_stream_marks_the_last_status_final() {
         s.rpc03_ok("message/send", json!({"message": msg03("wait"), "configuration": {"blocking": false}})).await;
     let id = task["id"].as_str().unwrap().to_owned();
     let body = json!({"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": id}});
-    let resp = s
-        .client
-        .post(s.url("/"))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let resp = s.post_json(&body).await;
     let reading = tokio::spawn(read_sse(resp));
     tokio::time::sleep(Duration::from_millis(200)).await;
     let canceled = s.rpc03_ok("tasks/cancel", json!({"id": id})).await;
@@ -860,14 +845,7 @@ async fn v03_stream_marks_the_last_status_final() {
         ("message/stream", json!({"message": {"parts": "x"}}), -32602),
     ] {
         let body = json!({"jsonrpc": "2.0", "id": "e", "method": method, "params": params});
-        let resp = s
-            .client
-            .post(s.url("/"))
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
+        let resp = s.post_json(&body).await;
         let (status, headers, events) = read_sse(resp).await;
         assert_eq!(status, StatusCode::OK, "{method}");
         assert!(headers["content-type"].to_str().unwrap().starts_with("text/event-stream"), "{method}");
