@@ -69,9 +69,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_body_bytes: Option<u64>,
     /// Bytes that request bodies larger than 64 KiB may hold at once, server-wide, until their
-    /// requests are answered (a body can grow about 20-fold when parsed), and buffered answers
-    /// until they are sent: beyond it 503 with Retry-After (default 67108864, and never less
-    /// than --max-body-bytes).
+    /// requests are answered (a body can grow about 20-fold when parsed): beyond it 503 with
+    /// Retry-After; buffered answers not yet sent have a budget of the same size, past which a
+    /// read gets 503 (default 67108864, and never less than --max-body-bytes).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     max_body_bytes_in_flight: Option<u64>,
     /// About how many bytes of the client's messages one task may hold: a message that would

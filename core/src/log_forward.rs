@@ -23,9 +23,10 @@ pub trait LogSink: Send + Sync + 'static {
 /// client could flood the log with them at a line per frame, while h2 answers the error itself.
 pub const DEFAULT_FILTER: &str = "warn,a2a_native=info,h2=error";
 
-/// Whether an event of `target` at `level` is one of those peer-made warnings.
+/// Whether an event of `target` at `level` is one of those peer-made warnings (h2's debug and
+/// trace events pass, for whoever turns the level up to look at them).
 fn peer_noise(target: &str, level: &Level) -> bool {
-    rank(level) > rank(&Level::ERROR) && (target == "h2" || target.starts_with("h2::"))
+    *level == Level::WARN && (target == "h2" || target.starts_with("h2::"))
 }
 
 /// The most verbose level forwarded: 0 = none, 1 = ERROR ... 5 = TRACE.
@@ -129,6 +130,7 @@ mod tests {
             // is left out; h2's errors are not.
             tracing::warn!(target: "h2::proto::ping_pong", "recv PING ack that we never sent");
             tracing::error!(target: "h2::proto::connection", "kept");
+            tracing::debug!(target: "h2::codec", "too verbose for the level set");
             set_max_level(None);
             tracing::error!("not forwarded");
         });

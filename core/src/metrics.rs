@@ -297,6 +297,11 @@ pub(crate) fn observe(f: impl FnOnce(&Observed)) {
     let _ = OBSERVED.try_with(f);
 }
 
+/// What `f` reads of the current request's observations (`None` outside a request).
+pub(crate) fn observed<T>(f: impl FnOnce(&Observed) -> T) -> Option<T> {
+    OBSERVED.try_with(f).ok()
+}
+
 /// Whether the current request was refused for the load of the moment.
 pub(crate) fn shed() -> bool {
     OBSERVED.try_with(|o| o.shed.get()).unwrap_or(false)

@@ -79,18 +79,25 @@ pub fn extension_of_path(path: &str) -> Option<&str> {
 /// `application/grpc+proto`, `application/grpc;…`): the only codec this implementation reads.
 pub fn is_grpc_content_type(value: &str) -> bool {
     is_grpc_call(value) && {
-        let rest = value.trim_start()[CONTENT_TYPE.len()..].to_ascii_lowercase();
-        !rest.starts_with('+') || rest.starts_with("+proto")
+        // After `application/grpc`: nothing, parameters, or exactly the `+proto` subtype.
+        let rest = &value.trim_start().as_bytes()[CONTENT_TYPE.len()..];
+        match rest.first() {
+            Some(b'+') => {
+                rest.len() >= 6
+                    && rest[1..6].eq_ignore_ascii_case(b"proto")
+                    && matches!(rest.get(6), None | Some(b';' | b' '))
+            }
+            _ => true,
+        }
     }
 }
 
 /// Whether a `content-type` names a gRPC call, whatever its codec (`application/grpc+json` too);
 /// `application/grpc-web` is a different protocol and is not.
 pub fn is_grpc_call(value: &str) -> bool {
-    let value = value.trim_start();
-    value.len() >= CONTENT_TYPE.len()
-        && value[..CONTENT_TYPE.len()].eq_ignore_ascii_case(CONTENT_TYPE)
-        && matches!(value.as_bytes().get(CONTENT_TYPE.len()), None | Some(b'+' | b';' | b' '))
+    let value = value.trim_start().as_bytes();
+    value.get(..CONTENT_TYPE.len()).is_some_and(|head| head.eq_ignore_ascii_case(CONTENT_TYPE.as_bytes()))
+        && matches!(value.get(CONTENT_TYPE.len()), None | Some(b'+' | b';' | b' '))
 }
 
 /// The `host:port` a gRPC interface is declared with (spec: a gRPC `AgentInterface.url` is
@@ -144,6 +151,9 @@ mod tests {
         assert!(!is_grpc_content_type("application/grpc+json"));
         assert!(is_grpc_call("application/grpc+json") && is_grpc_call("application/grpc"));
         assert!(!is_grpc_call("application/grpc-web") && !is_grpc_call("application/json"));
+        assert!(!is_grpc_content_type("application/grpc+protobuf") && is_grpc_content_type("application/grpc+PROTO"));
+        // Not ASCII where the prefix would end: no panic, not gRPC.
+        assert!(!is_grpc_call("application/grp\u{e9}") && !is_grpc_content_type("application/grpc\u{e9}"));
         assert!(!is_grpc_content_type("application/json"));
     }
 

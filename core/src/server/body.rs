@@ -30,10 +30,20 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 /// while streaming is written into the stream as an error event, never a broken body.
 pub struct ResponseBody {
     kind: Kind,
-    /// The buffered answer's share of the server's budget of bodies in flight, held until the
-    /// body is dropped (sent, or its connection gone): answers a client does not read must not
-    /// pile up without bound ([`ResponseBody::hold`]).
-    share: Option<BodyShare>,
+}
+
+/// A buffered answer's bytes with their share of the budget of unsent answers
+/// ([`ResponseBody::hold`]). Every frame cut from them keeps the share held until the last one
+/// is dropped: h2 may still hold frames (and so the whole buffer) after the body has ended.
+struct Covered {
+    bytes: Bytes,
+    _share: BodyShare,
+}
+
+impl AsRef<[u8]> for Covered {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
 }
 
 /// Buffered answers go out in frames of at most this size. hyper asks for the next frame only
@@ -58,27 +68,32 @@ enum Kind {
 
 impl ResponseBody {
     pub fn empty() -> Self {
-        Self { kind: Kind::Full(None), share: None }
+        Self { kind: Kind::Full(None) }
     }
 
     pub fn full(bytes: impl Into<Bytes>) -> Self {
         let bytes = bytes.into();
-        Self { kind: Kind::Full((!bytes.is_empty()).then_some(bytes)), share: None }
+        Self { kind: Kind::Full((!bytes.is_empty()).then_some(bytes)) }
     }
 
-    /// Takes the buffered answer's size from `budget` until the body is dropped; Unavailable
-    /// when the budget cannot cover it now. Streams hold nothing: each event waits for the
-    /// last to be taken.
+    /// Takes the buffered answer's size from `budget` until its last byte has left (or its
+    /// connection is gone); Unavailable when the budget cannot cover it now, and the answer is
+    /// left as it was. Streams are not covered: the watchdog drops a connection whose client
+    /// stops taking their events.
     pub(crate) fn hold(&mut self, budget: &BodyBudget) -> Result<(), A2AError> {
-        let len = match &self.kind {
-            Kind::Full(bytes) => bytes.as_ref().map_or(0, Bytes::len),
-            Kind::Grpc(body) if body.events.is_none() => body.message.as_ref().map_or(0, Bytes::len),
-            _ => 0,
+        let bytes = match &mut self.kind {
+            Kind::Full(bytes) => bytes,
+            Kind::Grpc(body) if body.events.is_none() => &mut body.message,
+            _ => return Ok(()),
         };
-        if len == 0 {
-            return Ok(());
-        }
-        budget.cover_answer(self.share.get_or_insert_with(BodyShare::default), len)
+        let Some(answer) = bytes.take_if(|b| !b.is_empty()) else { return Ok(()) };
+        let mut share = BodyShare::default();
+        let covered = budget.cover_answer(&mut share, answer.len());
+        *bytes = Some(match covered {
+            Ok(()) => Bytes::from_owner(Covered { bytes: answer, _share: share }),
+            Err(_) => answer,
+        });
+        covered
     }
 
     pub(crate) fn sse(events: EventStream, framing: Framing, options: SseOptions) -> Self {
@@ -96,7 +111,6 @@ impl ResponseBody {
                 span: options.span,
                 done: false,
             })),
-            share: None,
         }
     }
 }
@@ -113,7 +127,6 @@ impl ResponseBody {
                 shutdown: None,
                 span: tracing::Span::none(),
             })),
-            share: None,
         }
     }
 
@@ -130,7 +143,6 @@ impl ResponseBody {
                 shutdown: options.shutdown.map(|t| Box::pin(t.cancelled_owned())),
                 span: options.span,
             })),
-            share: None,
         }
     }
 }
@@ -399,5 +411,36 @@ mod tests {
         let (data, trailers) = frames(message(COALESCE_MAX + 1)).await;
         assert!(trailers);
         assert_eq!(data, vec![message(COALESCE_MAX + 1)], "beyond COALESCE_MAX the message goes whole");
+        // A large one goes in frames of MAX_FRAME, in order.
+        let (data, trailers) = frames(message(2 * MAX_FRAME + 7)).await;
+        assert!(trailers);
+        assert_eq!(data.iter().map(Bytes::len).collect::<Vec<_>>(), [MAX_FRAME, MAX_FRAME, 7]);
+        assert_eq!(data.concat(), message(2 * MAX_FRAME + 7));
+    }
+
+    #[tokio::test]
+    async fn a_held_answer_keeps_its_share_until_its_last_frame_is_dropped() {
+        let budget = BodyBudget::new(100 * 1024);
+        let answer = Bytes::from(vec![7u8; 80 * 1024]);
+        let mut body = ResponseBody::full(answer.clone());
+        body.hold(&budget).unwrap();
+        // A second answer of the same size does not fit beside it, and is left as it was.
+        let mut second = ResponseBody::full(answer.clone());
+        assert_eq!(second.hold(&budget).unwrap_err().kind, crate::ErrorKind::Unavailable);
+        assert_eq!(second.collect().await.unwrap().to_bytes(), answer);
+        // Frames of MAX_FRAME, the whole answer in order; the body ends before its frames do.
+        let mut frames = Vec::new();
+        while let Some(frame) = body.frame().await {
+            frames.push(frame.unwrap().into_data().unwrap());
+        }
+        drop(body);
+        assert_eq!(frames.iter().map(Bytes::len).max(), Some(MAX_FRAME));
+        assert_eq!(frames.concat(), answer);
+        let last = frames.pop().unwrap();
+        drop(frames);
+        // One frame still held (as h2 may hold it): the share is still taken.
+        assert!(ResponseBody::full(answer.clone()).hold(&budget).is_err());
+        drop(last);
+        ResponseBody::full(answer).hold(&budget).expect("the share came back with the last frame");
     }
 }

@@ -1,7 +1,7 @@
-//! The server-wide budgets of bodies in flight (`Limits::max_body_bytes_in_flight`): request
-//! bodies while they are read, and buffered answers until they are sent (`ResponseBody::hold`),
-//! since an answer a client never reads would otherwise stay in memory for as long as the
-//! connection lives.
+//! The server-wide budgets of bodies in flight (`Limits::max_body_bytes_in_flight`): one for
+//! request bodies while they are read, and one of the same size for buffered answers until they
+//! are sent (`ResponseBody::hold`), since an answer a client never reads would otherwise stay in
+//! memory for as long as the connection lives.
 //!
 //! One request is bounded by `max_body_bytes`, but nothing bounded how many arrive at once,
 //! and a body grows when it is parsed: 8 MiB of `[0,0,…]` is about 190 MB of `serde_json`
@@ -80,6 +80,11 @@ impl BodyBudget {
         Ok(())
     }
 
+    /// The budget's size in bytes (each of its two pools).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Makes `share` cover an answer of `len` bytes waiting to be sent. An answer may be larger
     /// than any request (a task's history and artifacts): one larger than the whole budget takes
     /// all of it, so an idle server still sends it.
@@ -99,8 +104,8 @@ impl BodyBudget {
         A2AError::new(
             ErrorKind::Unavailable,
             format!(
-                "the server holds as many {which} bodies in flight as it may at once (requests being read and \
-                 answers not yet sent: {} bytes, limits.maxBodyBytesInFlight); try again shortly",
+                "the server is reading as many {which} request bodies as it holds at once ({} bytes, \
+                 limits.maxBodyBytesInFlight); try again shortly",
                 self.bytes
             ),
         )

@@ -94,6 +94,9 @@ pub struct RequestHandler {
     required_extensions: Vec<String>,
     /// What large request bodies may hold at once, shared by every service made for it.
     bodies: super::budget::BodyBudget,
+    /// What buffered answers not yet sent may hold at once: a budget of the same size, apart,
+    /// so that answers a client is slow to read never stop requests from being read.
+    answers: super::budget::BodyBudget,
 }
 
 impl RequestHandler {
@@ -118,6 +121,7 @@ impl RequestHandler {
             authenticator: None,
             stores,
             bodies: super::budget::BodyBudget::for_limits(&config.limits),
+            answers: super::budget::BodyBudget::for_limits(&config.limits),
             limits: config.limits,
             visibility: config.task_visibility,
             scopes: super::auth::RequiredScopes::default(),
@@ -228,6 +232,10 @@ impl RequestHandler {
 
     pub(crate) fn body_budget(&self) -> &super::budget::BodyBudget {
         &self.bodies
+    }
+
+    pub(crate) fn answer_budget(&self) -> &super::budget::BodyBudget {
+        &self.answers
     }
 
     /// Tasks currently held in memory by running work, streams or waiters.

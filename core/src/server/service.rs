@@ -236,21 +236,6 @@ impl App {
             Some(refusal) => refusal,
             None => self.dispatch_parts(parts, body).await,
         };
-        // An answer holds its size of the budget of bodies in flight until it is sent: a client
-        // that asks for large answers and reads none (h2 lets it ask for 200 at a time per
-        // connection) would otherwise fill memory with them. Past the budget the answer is
-        // dropped and the call refused for now (503, or gRPC UNAVAILABLE), as a request body is.
-        if let Err(e) = resp.body_mut().hold(self.handler.body_budget()) {
-            metrics::outcome(e.kind.spec().reason);
-            let grpc = resp.headers().get(http::header::CONTENT_TYPE).is_some_and(|v| v == "application/grpc");
-            resp = if grpc {
-                super::grpc_binding::refused(e)
-            } else {
-                let mut refusal = json_response(StatusCode::SERVICE_UNAVAILABLE, headers::JSON, &e.to_http_body());
-                refusal.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
-                refusal
-            };
-        }
         // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
         // body, a body too large or too slow) says that the connection closes, and it does, so
         // the client does not send its next request into a connection nobody reads. Not a 413
@@ -269,11 +254,60 @@ impl App {
             }
             *resp.body_mut() = ResponseBody::empty();
         }
+        self.hold_answer(&mut resp);
         // RFC 9110 §12.5.3: a 415 says which content codings would do (only none).
         if resp.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
             resp.headers_mut().insert(http::header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         }
         resp
+    }
+
+    /// An answer holds its size of the budget of unsent answers until it has left: a client
+    /// that asks for large answers and reads none (h2 lets it ask for 200 at a time per
+    /// connection) would otherwise fill memory with them. Past the budget a read (nothing done,
+    /// so safe to retry) is refused for now: 503 with `Retry-After`, or gRPC UNAVAILABLE. An
+    /// answer to a call that changed something goes out all the same, uncovered: refusing it
+    /// would tell the client to send again what was done.
+    fn hold_answer(&self, resp: &mut Response<ResponseBody>) {
+        let budget = self.handler.answer_budget();
+        if resp.body_mut().hold(budget).is_ok() {
+            return;
+        }
+        let (binding, method) = metrics::observed(|o| (o.binding.get(), o.method.get())).unwrap_or_default();
+        let read = matches!(
+            method,
+            "GetTask"
+                | "ListTasks"
+                | "GetTaskPushNotificationConfig"
+                | "ListTaskPushNotificationConfigs"
+                | "GetExtendedAgentCard"
+                | "GetAgentCard"
+        );
+        if !read {
+            return;
+        }
+        let e = A2AError::new(
+            crate::ErrorKind::Unavailable,
+            format!(
+                "the server holds as many answers not yet sent as it may at once ({} bytes, \
+                 limits.maxBodyBytesInFlight); try again shortly",
+                budget.bytes()
+            ),
+        )
+        .with_meta("maxBodyBytesInFlight", budget.bytes().to_string());
+        metrics::observe(|o| o.outcome.set(e.kind.spec().reason));
+        *resp = match binding {
+            "grpc" => super::grpc_binding::refused(e),
+            "jsonrpc" => bytes_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                headers::JSON,
+                crate::jsonrpc::error(&crate::jsonrpc::Id::Null, &e),
+            ),
+            _ => json_response(StatusCode::SERVICE_UNAVAILABLE, headers::JSON, &e.to_http_body()),
+        };
+        if binding != "grpc" {
+            resp.headers_mut().insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
     }
 
     async fn dispatch_parts<B>(&self, parts: http::request::Parts, body: Tracked<B>) -> Response<ResponseBody>

@@ -11,9 +11,10 @@ pub struct Limits {
     /// Most bytes of request bodies larger than 64 KiB held at once, server-wide, from their
     /// arrival until their request is answered (a body grows up to ~20x when parsed): beyond
     /// it such a request gets 503 with `Retry-After`. Bodies of 64 KiB or less share a second
-    /// budget of the same size, so large ones cannot starve them. Buffered answers hold their
-    /// size of the same budgets until sent (one larger than a budget takes all of it). Never
-    /// less than `max_body_bytes`.
+    /// budget of the same size, so large ones cannot starve them. Buffered answers not yet sent
+    /// have budgets of the same size, apart (one larger than a budget takes all of it; past
+    /// them a read is refused with 503, an answer to a write goes out uncovered). Never less
+    /// than `max_body_bytes`.
     pub max_body_bytes_in_flight: usize,
     /// Most parts in one message (InvalidParams beyond it).
     pub max_parts_per_message: usize,

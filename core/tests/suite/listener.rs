@@ -417,19 +417,19 @@ async fn h2_frames_until_closed(s: &mut TcpStream) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(3), s.read_to_end(&mut bytes)).await.ok();
     read?.ok()?;
-    Some(h2_frame_types(&bytes))
+    Some(h2_frames(&bytes).into_iter().map(|(kind, _)| kind).collect())
 }
 
-/// The types of the HTTP/2 frames in `bytes`, in order.
-fn h2_frame_types(bytes: &[u8]) -> Vec<u8> {
-    let mut types = Vec::new();
+/// The (type, flags) of the HTTP/2 frames in `bytes`, in order.
+fn h2_frames(bytes: &[u8]) -> Vec<(u8, u8)> {
+    let mut frames = Vec::new();
     let mut at = 0;
     while at + 9 <= bytes.len() {
         let len = usize::from(bytes[at]) << 16 | usize::from(bytes[at + 1]) << 8 | usize::from(bytes[at + 2]);
-        types.push(bytes[at + 3]);
+        frames.push((bytes[at + 3], bytes[at + 4]));
         at += 9 + len;
     }
-    types
+    frames
 }
 
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
@@ -888,9 +888,11 @@ async fn an_h2_client_that_only_pings_is_closed_at_the_idle_timeout() {
     let closed = tokio::time::timeout(Duration::from_secs(5), read.read_to_end(&mut bytes)).await;
     assert!(closed.is_ok(), "a connection kept alive by PINGs alone stays open");
     pinging.abort();
-    let types = h2_frame_types(&bytes);
-    assert!(types.contains(&6), "the PINGs were answered: {types:?}");
-    assert!(types.contains(&7), "closed with a GOAWAY: {types:?}");
+    let frames = h2_frames(&bytes);
+    assert!(frames.iter().any(|&(kind, _)| kind == 7), "closed with a GOAWAY: {frames:?}");
+    // The client's PINGs were answered (PING frames with the ACK flag), and yet it was closed.
+    let acks = frames.iter().filter(|&&(kind, flags)| kind == 6 && flags & 1 == 1).count();
+    assert!(acks >= 2, "{acks} PING acks: {frames:?}");
 }
 
 /// A JSON-RPC GetTask of `id`, over HTTP/2.
@@ -944,6 +946,15 @@ async fn answers_a_client_does_not_read_hold_the_body_budget_and_the_rest_get_50
     // (Their bodies cannot be read through a shut window: the heads say enough.)
     assert_eq!(held[1].headers()["retry-after"], "1");
     assert_eq!(held[1].headers()["content-type"], "application/json");
+
+    // Meanwhile a call that changes something is answered all the same, though its answer is
+    // as large: refusing it would tell the client to send again what was done. And requests
+    // are still read: answers have a budget of their own.
+    let another = large_send_body(2, 300 * 1024);
+    c.write_all(format!("{}{another}", head(another.len(), "")).as_bytes()).await.unwrap();
+    let (status, _, body) = read_response(&mut c).await.expect("an answer");
+    assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+    assert!(body.len() > 512 * 1024, "{}", body.len());
 
     // The client goes: its unsent answer gives its share back, and the task is served whole.
     drop((held, sender));
