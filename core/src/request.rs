@@ -79,6 +79,18 @@ impl Method {
     pub fn is_streaming(self) -> bool {
         matches!(self, Method::SendStreamingMessage | Method::SubscribeToTask)
     }
+
+    /// Whether the operation only reads (changes nothing), so a client may safely send it again.
+    pub fn is_read(self) -> bool {
+        matches!(
+            self,
+            Method::GetTask
+                | Method::ListTasks
+                | Method::GetTaskPushNotificationConfig
+                | Method::ListTaskPushNotificationConfigs
+                | Method::GetExtendedAgentCard
+        )
+    }
 }
 
 impl fmt::Display for Method {

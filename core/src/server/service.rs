@@ -274,15 +274,8 @@ impl App {
             return;
         }
         let (binding, method) = metrics::observed(|o| (o.binding.get(), o.method.get())).unwrap_or_default();
-        let read = matches!(
-            method,
-            "GetTask"
-                | "ListTasks"
-                | "GetTaskPushNotificationConfig"
-                | "ListTaskPushNotificationConfigs"
-                | "GetExtendedAgentCard"
-                | "GetAgentCard"
-        );
+        // The agent card (public, its own observed method) is a read too.
+        let read = method == "GetAgentCard" || crate::request::Method::from_name(method).is_some_and(|m| m.is_read());
         if !read {
             return;
         }
