@@ -6,7 +6,8 @@
 //! `BASE64URL(protected) "." BASE64URL(payload)`; the card stores only `protected` and
 //! `signature`. The protected header carries `alg`, `kid`, `typ: "JOSE"` and, when given,
 //! `jku`. A card verifies when at least one of its signatures does, with a key of the set and
-//! an algorithm the verifier accepts (several signatures allow key rotation).
+//! an algorithm the verifier accepts (several signatures allow key rotation). A card with a 0.3
+//! form is also signed over what a2a-sdk 0.3 checks (`model::v03::signed_payloads`).
 
 use crate::auth::{KeyRefusal, KeySet};
 use crate::error::{A2AError, ErrorKind, Result};
@@ -105,17 +106,23 @@ impl CardSigner {
         self
     }
 
-    /// Appends a signature over `card` (existing signatures are not covered, and stay).
+    /// Appends a signature over `card` (existing signatures are not covered, and stay); then,
+    /// when the card has a 0.3 form, one over each form a 0.3 verifier checks
+    /// (`v03::signed_payloads`), so a2a-sdk 0.3 clients verify it too.
     pub fn sign(&self, card: &mut AgentCard) -> Result<()> {
         let mut header = json!({"alg": alg_name(self.alg), "kid": self.kid, "typ": "JOSE"});
         if let Some(jku) = &self.jku {
             header["jku"] = json!(jku);
         }
         let protected = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).expect("a JSON object"));
-        let input = signing_input(&protected, &card_payload(card)?);
-        let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &self.key, self.alg)
-            .map_err(|e| A2AError::internal(format!("signing failed: {e}")))?;
-        card.signatures.push(AgentCardSignature { protected, signature, header: None });
+        let mut payloads = vec![card_payload(card)?];
+        payloads.extend(model::v03::signed_payloads(card)?);
+        for payload in payloads {
+            let input = signing_input(&protected, &payload);
+            let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &self.key, self.alg)
+                .map_err(|e| A2AError::internal(format!("signing failed: {e}")))?;
+            card.signatures.push(AgentCardSignature { protected: protected.clone(), signature, header: None });
+        }
         Ok(())
     }
 }

@@ -120,10 +120,12 @@ run_pytest() { # label venv dir
   [ "$rc" -eq 0 ] || failures=$((failures + 1))
 }
 
+# Suites that start servers of their own (compat03's signed card, the client suite) run this CLI.
+export A2A_BIN="${A2A_BIN:-$root/target/debug/a2a}"
 has python && run_pytest python v1 "$here/python"
 has python03 && run_pytest python03 v03 "$here/python/compat03"
 if has client; then
-  export A2A_BIN="${A2A_BIN:-$root/target/debug/a2a}" PEER_JS_DIR="$here/js"
+  export PEER_JS_DIR="$here/js"
   export PEER_V1_PYTHON="$venvs/peers-v1/bin/python" PEER_V03_PYTHON="$venvs/peers-v03/bin/python"
   run_pytest client v1 "$here/client"
 fi

@@ -23,53 +23,12 @@ use crate::model::{self, AgentCard, v03};
 use bytes::Bytes;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH};
 use http::{HeaderMap, Method, Response, StatusCode};
-use serde_json::Value;
 use std::time::Duration;
 
 /// The well-known card path (spec §8.2).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
 /// The 0.2.x path, still fetched by some clients.
 pub const LEGACY_WELL_KNOWN_PATH: &str = "/.well-known/agent.json";
-
-/// The card JSON as served: the 1.0 card, merged with its 0.3 form when it declares a 0.3
-/// interface (see the module docs).
-pub fn served_card_json(card: &AgentCard) -> Value {
-    let mut served = model::to_value(card);
-    if let Ok(compat) = v03::AgentCard::try_from(card.clone()) {
-        let mut compat = model::to_value(&compat);
-        if let Value::Object(obj) = &mut compat
-            && obj.get("supportsAuthenticatedExtendedCard") != Some(&Value::Bool(true))
-        {
-            obj.remove("supportsAuthenticatedExtendedCard");
-        }
-        merge_under(&mut served, compat);
-    }
-    served
-}
-
-/// Adds what `extra` has and `base` lacks; `base` wins on conflicts.
-fn merge_under(base: &mut Value, extra: Value) {
-    match (base, extra) {
-        (Value::Object(b), Value::Object(e)) => {
-            for (k, v) in e {
-                match b.get_mut(&k) {
-                    Some(have) => merge_under(have, v),
-                    None => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (Value::Array(b), Value::Array(e)) => {
-            for (have, v) in b.iter_mut().zip(e) {
-                if have.is_object() && v.is_object() {
-                    merge_under(have, v);
-                }
-            }
-        }
-        _ => {}
-    }
-}
 
 /// The card bytes and their validators, computed once (the card does not change while serving).
 #[derive(Debug, Clone)]
@@ -84,7 +43,7 @@ pub struct ServedCard {
 impl ServedCard {
     /// `strict_v1`: the 1.0 card alone, without the 0.3 fields (see the module docs).
     pub fn new(card: &AgentCard, max_age: Duration, strict_v1: bool) -> Self {
-        let json = if strict_v1 { model::to_value(card) } else { served_card_json(card) };
+        let json = if strict_v1 { model::to_value(card) } else { v03::with_v03_fields(card) };
         let body = Bytes::from(serde_json::to_vec(&json).unwrap_or_default());
         let etag = HeaderValue::from_str(&format!("\"{:016x}{:08x}\"", fnv1a64(&body), body.len() as u32))
             .expect("hex is a valid header value");
@@ -155,7 +114,7 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn card(versions: &[&str]) -> AgentCard {
         let interfaces: Vec<Value> = versions
@@ -192,11 +151,11 @@ mod tests {
 
     #[test]
     fn compat_fields_only_with_a_v03_interface() {
-        let plain = served_card_json(&card(&["1.0"]));
+        let plain = v03::with_v03_fields(&card(&["1.0"]));
         assert!(plain.get("url").is_none());
         assert!(plain.get("protocolVersion").is_none());
 
-        let mixed = served_card_json(&card(&["1.0", "0.3"]));
+        let mixed = v03::with_v03_fields(&card(&["1.0", "0.3"]));
         assert_eq!(mixed["url"], "http://h/");
         assert_eq!(mixed["preferredTransport"], "JSONRPC");
         assert_eq!(mixed["protocolVersion"], "0.3.0");

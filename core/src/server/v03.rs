@@ -46,7 +46,7 @@ pub(crate) fn result_to_v03(method: v03::Method, value: Value) -> Result<Value> 
             .map(|r| model::to_value(&v03::push_configs_to_v03(r))),
         v03::Method::PushConfigDelete => Ok(Value::Null),
         v03::Method::GetAuthenticatedExtendedCard => model::parse_value::<model::AgentCard>(value)
-            .and_then(|card| v03::AgentCard::try_from(as_answered_in_v03(card)))
+            .and_then(|card| v03::answered_in_v03(&card))
             .map(|card| model::to_value(&card)),
         _ => match method.result_type() {
             Some(type_name) => v03::to_v03(type_name, value),
@@ -54,22 +54,6 @@ pub(crate) fn result_to_v03(method: v03::Method, value: Value) -> Result<Value> 
         },
     };
     converted.map_err(|e| A2AError::internal(format!("the result has no A2A 0.3 form: {}", e.message)))
-}
-
-/// The card as a 0.3 client that reached this server can use it. A card that declares no 0.3
-/// interface (a 1.0-only card) still has its JSON-RPC and HTTP+JSON endpoints answer 0.3
-/// calls (see `a2a serve --help`), so they are what its 0.3 form describes; a card that
-/// declares 0.3 interfaces is taken at its word.
-fn as_answered_in_v03(mut card: model::AgentCard) -> model::AgentCard {
-    let declares_v03 = card.supported_interfaces.iter().any(|i| i.protocol_version.starts_with("0.3"));
-    if !declares_v03 {
-        for interface in &mut card.supported_interfaces {
-            if matches!(interface.protocol_binding.as_str(), "JSONRPC" | "HTTP+JSON") {
-                interface.protocol_version = v03::PROTOCOL_VERSION.to_owned();
-            }
-        }
-    }
-    card
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ mod convert_task;
 mod kind;
 mod params;
 mod part;
+mod served_card;
 mod task;
 mod util;
 
@@ -55,6 +56,7 @@ pub use params::{
     TaskIdParams, TaskPushNotificationConfig, TaskQueryParams,
 };
 pub use part::{DataPart, FileContent, FilePart, FileWithBytes, FileWithUri, Part, TextPart};
+pub use served_card::{answered_in_v03, sdk_payload, signed_payloads, with_v03_fields};
 pub use task::{
     Artifact, Message, Role, SendMessageResult, StreamResult, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import subprocess
+import time
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
@@ -33,6 +37,8 @@ from a2a.types import (
 
 BASE_URL = os.environ.get('A2A_INTEROP_URL', '').rstrip('/')
 TIMEOUT = 20.0
+ROOT = Path(__file__).resolve().parents[4]
+A2A = os.environ.get('A2A_BIN', str(ROOT / 'target' / 'debug' / 'a2a'))
 
 pytestmark = pytest.mark.skipif(not BASE_URL, reason='A2A_INTEROP_URL is not set')
 
@@ -153,3 +159,66 @@ async def test_card_resolution_v03(http):
     client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
     [(task, _)] = await collect(client.send_message(user_message('tck-complete-task')))
     assert task.status.state == TaskState.completed
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """Starts `a2a serve ARGS` on a free loopback port; yields its URL. Stopped after the test."""
+    procs = []
+
+    def start(*args: str) -> str:
+        port = free_port()
+        log = open(tmp_path / f'serve-{port}.log', 'w')
+        proc = subprocess.Popen([A2A, 'serve', '--port', str(port), *args], stdout=log, stderr=subprocess.STDOUT)
+        procs.append(proc)
+        url = f'http://127.0.0.1:{port}'
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / f'serve-{port}.log').read_text()
+            try:
+                if httpx.get(f'{url}/.well-known/agent-card.json', timeout=1).status_code == 200:
+                    return url
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        pytest.fail(f'a2a serve did not answer on {port}')
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def test_signed_card_verifies_with_the_0_3_verifier(serve):
+    """a2a-sdk 0.3 verifies a card over its own 0.3 form (canonicalize_agent_card), not over the
+    1.0 card's JCS form: our signed cards carry a signature for each form it checks."""
+    from cryptography.hazmat.primitives import serialization
+    from a2a.utils.signing import InvalidSignaturesError, create_signature_verifier
+
+    pem = ROOT / 'core' / 'tests' / 'fixtures' / 'jwt-ec.pem'
+    public = serialization.load_pem_private_key(pem.read_bytes(), None).public_key()
+    public_pem = public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    verifier = create_signature_verifier(lambda kid, jku: public_pem, ['ES256'])
+    url = serve('--echo', '--card-signing-key', str(pem), '--api-key', 'k-03')
+    async with httpx.AsyncClient(headers={'X-API-Key': 'k-03'}) as http:
+        card = await A2ACardResolver(http, url).get_agent_card(signature_verifier=verifier)
+        assert card.supports_authenticated_extended_card
+        client = await ClientFactory.connect(url, client_config=ClientConfig(httpx_client=http))
+        extended = await client.get_card(signature_verifier=verifier)
+        assert extended.name == card.name
+        # Not a verifier that passes everything: a card changed after signing fails it.
+        tampered = card.model_copy(update={'description': 'changed after signing'})
+        with pytest.raises(InvalidSignaturesError):
+            verifier(tampered)
+        # The credentials the card asks for get through (its 0.3 `security` list names them).
+        answers = await collect(client.send_message(user_message('signed', 'hi')))
+        assert answers, 'no answer to a call with the API key'
