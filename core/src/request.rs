@@ -86,6 +86,7 @@ impl Method {
             self,
             Method::GetTask
                 | Method::ListTasks
+                | Method::SubscribeToTask
                 | Method::GetTaskPushNotificationConfig
                 | Method::ListTaskPushNotificationConfigs
                 | Method::GetExtendedAgentCard

@@ -46,6 +46,41 @@ impl AsRef<[u8]> for Covered {
     }
 }
 
+/// `bytes` holding their size of `budget` until the last frame cut from them is dropped; given
+/// back as they were when the budget cannot cover them now.
+fn cover(budget: &BodyBudget, bytes: Bytes) -> Result<Bytes, Bytes> {
+    let mut share = BodyShare::default();
+    match budget.cover_answer(&mut share, bytes.len()) {
+        Ok(()) => Ok(Bytes::from_owner(Covered { bytes, _share: share })),
+        Err(_) => Err(bytes),
+    }
+}
+
+/// A stream's hold on the budget of unsent answers: each event holds its size until it has
+/// left, so streams a client opens and never reads (h2 lets it open hundreds, each starting
+/// with a snapshot of the task) cannot fill memory. An event the budget cannot cover ends the
+/// stream with Unavailable (the client may subscribe again), except the first of a write's
+/// stream (SendStreamingMessage), which answers what was done and goes out uncovered, as a
+/// unary write's answer does.
+struct StreamBudget {
+    budget: BodyBudget,
+    first_goes_anyway: bool,
+    sent: bool,
+}
+
+impl StreamBudget {
+    /// The event's bytes, covered (or the first of a write's stream); the error that ends the
+    /// stream when they cannot go.
+    fn cover(&mut self, bytes: Bytes) -> Result<Bytes, A2AError> {
+        let first = !std::mem::replace(&mut self.sent, true);
+        match cover(&self.budget, bytes) {
+            Ok(covered) => Ok(covered),
+            Err(bytes) if first && self.first_goes_anyway => Ok(bytes),
+            Err(_) => Err(self.budget.answers_spent()),
+        }
+    }
+}
+
 /// Buffered answers go out in frames of at most this size. hyper asks for the next frame only
 /// once it has sent the last (HTTP/2: once the client's window took it), so the connection's
 /// watchdog sees whether a client reads a large answer, and at most one frame per stream sits
@@ -78,21 +113,28 @@ impl ResponseBody {
 
     /// Takes the buffered answer's size from `budget` until its last byte has left (or its
     /// connection is gone); Unavailable when the budget cannot cover it now, and the answer is
-    /// left as it was. Streams are not covered: the watchdog drops a connection whose client
-    /// stops taking their events.
-    pub(crate) fn hold(&mut self, budget: &BodyBudget) -> Result<(), A2AError> {
+    /// left as it was. A stream takes each event's size as it writes it (see [`StreamBudget`]);
+    /// `read`: the stream changes nothing, so even its first event may be refused.
+    pub(crate) fn hold(&mut self, budget: &BodyBudget, read: bool) -> Result<(), A2AError> {
+        let stream = Some(StreamBudget { budget: budget.clone(), first_goes_anyway: !read, sent: false });
         let bytes = match &mut self.kind {
             Kind::Full(bytes) => bytes,
             Kind::Grpc(body) if body.events.is_none() => &mut body.message,
-            _ => return Ok(()),
+            Kind::Grpc(body) => {
+                body.budget = stream;
+                return Ok(());
+            }
+            Kind::Sse(body) => {
+                body.budget = stream;
+                return Ok(());
+            }
         };
         let Some(answer) = bytes.take_if(|b| !b.is_empty()) else { return Ok(()) };
-        let mut share = BodyShare::default();
-        let covered = budget.cover_answer(&mut share, answer.len());
-        *bytes = Some(match covered {
-            Ok(()) => Bytes::from_owner(Covered { bytes: answer, _share: share }),
-            Err(_) => answer,
-        });
+        let (answer, covered) = match cover(budget, answer) {
+            Ok(covered) => (covered, Ok(())),
+            Err(answer) => (answer, Err(budget.answers_spent())),
+        };
+        *bytes = Some(answer);
         covered
     }
 
@@ -110,6 +152,7 @@ impl ResponseBody {
                 shutdown: options.shutdown.map(|t| Box::pin(t.cancelled_owned())),
                 span: options.span,
                 done: false,
+                budget: None,
             })),
         }
     }
@@ -126,6 +169,7 @@ impl ResponseBody {
                 deadline: None,
                 shutdown: None,
                 span: tracing::Span::none(),
+                budget: None,
             })),
         }
     }
@@ -142,6 +186,7 @@ impl ResponseBody {
                 deadline: deadline.map(|d| Box::pin(tokio::time::sleep(d))),
                 shutdown: options.shutdown.map(|t| Box::pin(t.cancelled_owned())),
                 span: options.span,
+                budget: None,
             })),
         }
     }
@@ -231,6 +276,8 @@ struct SseBody {
     shutdown: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
     span: tracing::Span,
     done: bool,
+    /// Set by [`ResponseBody::hold`].
+    budget: Option<StreamBudget>,
 }
 
 impl SseBody {
@@ -249,7 +296,15 @@ impl SseBody {
                 if let Some(k) = &mut self.keep_alive {
                     k.reset();
                 }
-                return Poll::Ready(Some(Ok(Frame::data(Bytes::from(text)))));
+                let mut bytes = Bytes::from(text);
+                if let Some(budget) = &mut self.budget {
+                    bytes = budget.cover(bytes).unwrap_or_else(|e| {
+                        tracing::warn!("stream ended: {}", e.message);
+                        self.done = true;
+                        Bytes::from(self.framing.encode(StreamItem::Error(e)).0)
+                    });
+                }
+                return Poll::Ready(Some(Ok(Frame::data(bytes))));
             }
             Poll::Ready(None) => {
                 self.done = true;
@@ -286,6 +341,8 @@ struct GrpcBody {
     deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     shutdown: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
     span: tracing::Span,
+    /// A stream's, set by [`ResponseBody::hold`].
+    budget: Option<StreamBudget>,
 }
 
 /// h2 writes a DATA frame of 256 bytes or more straight from the `Bytes` it is given (no copy
@@ -317,9 +374,17 @@ impl GrpcBody {
             let ended = match Pin::new(events).poll_next(cx) {
                 Poll::Ready(Some(StreamItem::Event { event, .. })) => {
                     let encoded = self.span.in_scope(|| convert::encode_event(&event));
-                    match encoded {
-                        Ok(bytes) => {
-                            self.message = Some(frame::encode(&bytes));
+                    let budget = &mut self.budget;
+                    let framed = encoded.and_then(|bytes| {
+                        let framed = frame::encode(&bytes);
+                        match budget {
+                            Some(budget) => budget.cover(framed),
+                            None => Ok(framed),
+                        }
+                    });
+                    match framed {
+                        Ok(framed) => {
+                            self.message = Some(framed);
                             let piece = self.next_piece().unwrap_or_default();
                             return Poll::Ready(Some(Ok(Frame::data(piece))));
                         }
@@ -423,10 +488,10 @@ mod tests {
         let budget = BodyBudget::new(100 * 1024);
         let answer = Bytes::from(vec![7u8; 80 * 1024]);
         let mut body = ResponseBody::full(answer.clone());
-        body.hold(&budget).unwrap();
+        body.hold(&budget, true).unwrap();
         // A second answer of the same size does not fit beside it, and is left as it was.
         let mut second = ResponseBody::full(answer.clone());
-        assert_eq!(second.hold(&budget).unwrap_err().kind, crate::ErrorKind::Unavailable);
+        assert_eq!(second.hold(&budget, true).unwrap_err().kind, crate::ErrorKind::Unavailable);
         assert_eq!(second.collect().await.unwrap().to_bytes(), answer);
         // Frames of MAX_FRAME, the whole answer in order; the body ends before its frames do.
         let mut frames = Vec::new();
@@ -439,8 +504,8 @@ mod tests {
         let last = frames.pop().unwrap();
         drop(frames);
         // One frame still held (as h2 may hold it): the share is still taken.
-        assert!(ResponseBody::full(answer.clone()).hold(&budget).is_err());
+        assert!(ResponseBody::full(answer.clone()).hold(&budget, true).is_err());
         drop(last);
-        ResponseBody::full(answer).hold(&budget).expect("the share came back with the last frame");
+        ResponseBody::full(answer).hold(&budget, true).expect("the share came back with the last frame");
     }
 }

@@ -1,7 +1,7 @@
 //! The server-wide budgets of bodies in flight (`Limits::max_body_bytes_in_flight`): one for
-//! request bodies while they are read, and one of the same size for buffered answers until they
-//! are sent (`ResponseBody::hold`), since an answer a client never reads would otherwise stay in
-//! memory for as long as the connection lives.
+//! request bodies while they are read, and one of the same size for answers (buffered ones, and
+//! each event of a stream) until they are sent (`ResponseBody::hold`), since an answer a client
+//! never reads would otherwise stay in memory for as long as the connection lives.
 //!
 //! One request is bounded by `max_body_bytes`, but nothing bounded how many arrive at once,
 //! and a body grows when it is parsed: 8 MiB of `[0,0,…]` is about 190 MB of `serde_json`
@@ -80,16 +80,24 @@ impl BodyBudget {
         Ok(())
     }
 
-    /// The budget's size in bytes (each of its two pools).
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
     /// Makes `share` cover an answer of `len` bytes waiting to be sent. An answer may be larger
     /// than any request (a task's history and artifacts): one larger than the whole budget takes
     /// all of it, so an idle server still sends it.
     pub fn cover_answer(&self, share: &mut BodyShare, len: usize) -> Result<(), A2AError> {
         self.cover(share, len.min(self.bytes))
+    }
+
+    /// Why an answer (or a stream's event) cannot be sent now: the answers' budget is spent.
+    pub fn answers_spent(&self) -> A2AError {
+        A2AError::new(
+            ErrorKind::Unavailable,
+            format!(
+                "the server holds as many answers not yet sent as it may at once ({} bytes, \
+                 limits.maxBodyBytesInFlight); try again shortly",
+                self.bytes
+            ),
+        )
+        .with_meta("maxBodyBytesInFlight", self.bytes.to_string())
     }
 
     fn take(&self, pool: &Arc<Semaphore>, units: usize, large: bool) -> Result<OwnedSemaphorePermit, A2AError> {

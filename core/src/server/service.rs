@@ -267,27 +267,17 @@ impl App {
     /// connection) would otherwise fill memory with them. Past the budget a read (nothing done,
     /// so safe to retry) is refused for now: 503 with `Retry-After`, or gRPC UNAVAILABLE. An
     /// answer to a call that changed something goes out all the same, uncovered: refusing it
-    /// would tell the client to send again what was done.
+    /// would tell the client to send again what was done. A stream's events are covered one by
+    /// one as they are written (`ResponseBody::hold`).
     fn hold_answer(&self, resp: &mut Response<ResponseBody>) {
         let budget = self.handler.answer_budget();
-        if resp.body_mut().hold(budget).is_ok() {
-            return;
-        }
         let (binding, method) = metrics::observed(|o| (o.binding.get(), o.method.get())).unwrap_or_default();
         // The agent card (public, its own observed method) is a read too.
         let read = method == "GetAgentCard" || crate::request::Method::from_name(method).is_some_and(|m| m.is_read());
-        if !read {
+        if resp.body_mut().hold(budget, read).is_ok() || !read {
             return;
         }
-        let e = A2AError::new(
-            crate::ErrorKind::Unavailable,
-            format!(
-                "the server holds as many answers not yet sent as it may at once ({} bytes, \
-                 limits.maxBodyBytesInFlight); try again shortly",
-                budget.bytes()
-            ),
-        )
-        .with_meta("maxBodyBytesInFlight", budget.bytes().to_string());
+        let e = budget.answers_spent();
         metrics::observe(|o| o.outcome.set(e.kind.spec().reason));
         *resp = match binding {
             "grpc" => super::grpc_binding::refused(e),

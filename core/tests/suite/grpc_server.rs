@@ -453,3 +453,64 @@ async fn large_messages_past_the_body_budget_are_unavailable() {
     assert_eq!(s.send(Method::SendMessage, large("echo"), &[]).await.code(), "OK", "its share came back");
     Arc::into_inner(s).expect("the only holder").stop().await;
 }
+
+#[tokio::test]
+async fn stream_messages_a_client_does_not_read_hold_the_answer_budget() {
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 600_000;
+    config.limits.max_body_bytes_in_flight = 1024 * 1024;
+    let s = start_configured(true, false, config).await;
+    // A task waiting for input whose snapshot, every stream's first message, is about 400 kB.
+    let sent = s.send(Method::SendMessage, msg(&format!("input {}", "x".repeat(400_000))), &[]).await;
+    assert_eq!(sent.code(), "OK", "{:?}", sent.status);
+    let reply = convert::decode_result(Method::SendMessage, &sent.messages[0]).unwrap();
+    let id = reply["task"]["id"].as_str().unwrap().to_owned();
+
+    // A client that subscribes again and again and reads 16 KiB of each stream.
+    let tcp = tokio::net::TcpStream::connect(s.base.trim_start_matches("http://")).await.unwrap();
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .initial_stream_window_size(16 * 1024)
+        .initial_connection_window_size(64 * 1024 * 1024)
+        .handshake::<_, Full<Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let subscribe = || {
+        let mut sender = sender.clone();
+        let body = frame::encode(&convert::encode_params(Method::SubscribeToTask, json!({"id": id})).unwrap());
+        let req = http::Request::post(format!("{}{}", s.base, grpc::path(Method::SubscribeToTask)))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .body(Full::new(body))
+            .unwrap();
+        async move { tokio::time::timeout(Duration::from_secs(5), sender.send_request(req)).await.unwrap().unwrap() }
+    };
+    // Two snapshots take most of the 1 MiB budget while unread; the third stream ends at once,
+    // UNAVAILABLE, with no message.
+    let held = [subscribe().await, subscribe().await];
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let third = tokio::time::timeout(Duration::from_secs(5), subscribe().await.into_body().collect())
+        .await
+        .expect("the stream ends")
+        .unwrap();
+    let trailers = third.trailers().cloned().expect("a status");
+    let status = status::from_headers(&trailers).unwrap();
+    assert_eq!(status::name(status.code), "UNAVAILABLE", "{status:?}");
+    assert!(status.message.contains("maxBodyBytesInFlight"), "{status:?}");
+    assert!(third.to_bytes().is_empty(), "no message");
+    // The client goes: their shares come back, and a new stream gets its snapshot.
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut again = subscribe().await.into_body();
+    let mut decoder = frame::Decoder::new(1 << 20);
+    let first = loop {
+        let data = tokio::time::timeout(Duration::from_secs(5), again.frame()).await.unwrap().unwrap().unwrap();
+        decoder.push(&data.into_data().unwrap());
+        if let Some(m) = decoder.next_message().unwrap() {
+            break m;
+        }
+    };
+    assert!(first.len() > 400_000, "{}", first.len());
+    conn.abort();
+    s.stop().await;
+}

@@ -897,7 +897,15 @@ async fn an_h2_client_that_only_pings_is_closed_at_the_idle_timeout() {
 
 /// A JSON-RPC GetTask of `id`, over HTTP/2.
 fn h2_get_task(addr: std::net::SocketAddr, id: &str) -> http::Request<http_body_util::Full<bytes::Bytes>> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": id}}).to_string();
+    h2_rpc(addr, "GetTask", json!({"id": id}))
+}
+
+fn h2_rpc(
+    addr: std::net::SocketAddr,
+    method: &str,
+    params: serde_json::Value,
+) -> http::Request<http_body_util::Full<bytes::Bytes>> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
     http::Request::post(format!("http://{addr}/"))
         .header("content-type", "application/json")
         .header("a2a-version", "1.0")
@@ -965,4 +973,81 @@ async fn answers_a_client_does_not_read_hold_the_body_budget_and_the_rest_get_50
     let (status, _, again) = read_response(&mut c).await.expect("an answer");
     assert_eq!(status, 200);
     assert!(again.len() > 512 * 1024, "{}", again.len());
+}
+
+#[tokio::test]
+async fn stream_events_a_client_does_not_read_hold_the_answer_budget_and_past_it_the_stream_ends() {
+    use http_body_util::BodyExt;
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 1024 * 1024;
+    config.limits.max_body_bytes_in_flight = 1024 * 1024;
+    let srv = start_with(config).await;
+    // A task waiting for input whose snapshot, the first event of every stream on it, is about
+    // 400 KiB (its first message).
+    let ask = |n: u32| json!({"messageId": format!("m{n}"), "role": "ROLE_USER", "parts": [{"text": format!("input {}", "x".repeat(400 * 1024))}]});
+    let mut c = TcpStream::connect(srv.addr).await.unwrap();
+    let send = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": ask(1)}}).to_string();
+    c.write_all(format!("{}{send}", head(send.len(), "")).as_bytes()).await.unwrap();
+    let (status, _, body) = read_response(&mut c).await.expect("an answer");
+    assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+    let task: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(task["result"]["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+    let id = task["result"]["task"]["id"].as_str().unwrap().to_owned();
+
+    // An HTTP/2 client that subscribes again and again and reads little: 16 KiB of each
+    // stream's window, a connection window that never runs out.
+    let tcp = TcpStream::connect(srv.addr).await.unwrap();
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .initial_stream_window_size(16 * 1024)
+        .initial_connection_window_size(64 * 1024 * 1024)
+        .handshake::<_, http_body_util::Full<bytes::Bytes>>(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(conn);
+    let subscribe = || {
+        let mut sender = sender.clone();
+        let request = h2_rpc(srv.addr, "SubscribeToTask", json!({"id": id}));
+        async move {
+            let resp =
+                tokio::time::timeout(Duration::from_secs(5), sender.send_request(request)).await.unwrap().unwrap();
+            assert_eq!(resp.status(), 200);
+            resp
+        }
+    };
+    // The first two snapshots take most of the 1 MiB budget until they are sent: held, unread.
+    let held = [subscribe().await, subscribe().await];
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The third cannot be covered: its stream ends at once with Unavailable (the client may
+    // subscribe again), instead of being held in memory too.
+    let third = subscribe().await.into_body().collect();
+    let third = tokio::time::timeout(Duration::from_secs(5), third).await.expect("the stream ends").unwrap();
+    let text = String::from_utf8(third.to_bytes().to_vec()).unwrap();
+    assert!(text.len() < 16 * 1024, "{}", &text[..300]);
+    assert!(text.contains("maxBodyBytesInFlight") && text.contains("\"error\""), "{text}");
+
+    // A write's stream still answers what it did, past the budget: its first event (the new
+    // task) goes out uncovered.
+    let mut sender2 = sender.clone();
+    let request = h2_rpc(srv.addr, "SendStreamingMessage", json!({"message": ask(2)}));
+    let resp = tokio::time::timeout(Duration::from_secs(5), sender2.send_request(request)).await.unwrap().unwrap();
+    let mut body = resp.into_body();
+    let mut first = Vec::new();
+    while !first.ends_with(b"\n\n") {
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame()).await.unwrap().unwrap().unwrap();
+        first.extend_from_slice(&frame.into_data().unwrap());
+    }
+    let first = String::from_utf8(first).unwrap();
+    assert!(first.len() > 400 * 1024 && first.contains("\"task\""), "{}", &first[..first.len().min(300)]);
+
+    // The client goes: the held snapshots give their shares back, and a new stream is served.
+    drop((held, body));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut again = subscribe().await.into_body();
+    let mut snapshot = Vec::new();
+    while !snapshot.ends_with(b"\n\n") {
+        let frame = tokio::time::timeout(Duration::from_secs(5), again.frame()).await.unwrap().unwrap().unwrap();
+        snapshot.extend_from_slice(&frame.into_data().unwrap());
+    }
+    assert!(snapshot.len() > 400 * 1024, "{}", String::from_utf8_lossy(&snapshot[..300]));
+    conn.abort();
 }
