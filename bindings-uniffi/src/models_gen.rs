@@ -732,6 +732,7 @@ impl ToCore<model::TaskPushNotificationConfig> for TaskPushNotificationConfig {
             url: self.url.to_core(&p.field("url"))?,
             token: self.token.to_core(&p.field("token"))?,
             authentication: self.authentication.to_core(&p.field("authentication"))?,
+            v03: false,
         })
     }
 }

@@ -59,6 +59,8 @@ CORE_VARIANTS = {
 }
 # Applied to a converted optional member of this type: UNSPECIFIED as a filter
 # (ListTasksRequest.status) means no filter, as core reads it from JSON.
+# Members of core models that are not proto fields (never on the wire), and what a record gives them.
+CORE_ONLY_FIELDS = {"TaskPushNotificationConfig": ["v03: false"]}
 FILTERS = {"TaskState": ".filter(|s: &model::TaskState| *s != model::TaskState::Unspecified)"}
 
 
@@ -245,6 +247,7 @@ class Gen:
                     continue
                 into.append(f"            {f.name}: {self.to_core(f, 'self.' + f.name)},")
                 back.append(f"            {f.name}: {self.to_record(f, 'self.' + f.name)},")
+            into += [f"            {extra}," for extra in CORE_ONLY_FIELDS.get(msg.name, [])]
             into += ["        })"]
             back += ["        }"]
         return out + into + ["    }", "}", ""] + back + ["    }", "}", ""]

@@ -149,6 +149,11 @@ pub struct TaskPushNotificationConfig {
     pub token: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authentication: Option<AuthenticationInfo>,
+    /// Registered over A2A 0.3: its notifications carry the task in its 0.3 form, which is what
+    /// 0.3 servers send and 0.3 receivers read, not a 1.0 StreamResponse. Not a wire field;
+    /// the stores keep it.
+    #[serde(skip)]
+    pub v03: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

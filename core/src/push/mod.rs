@@ -7,5 +7,5 @@ mod sender;
 mod signer;
 
 pub use guard::{AllowedTarget, PrivateTargets};
-pub use sender::{PushSender, PushSenderConfig, PushStats};
+pub use sender::{Payload, PushSender, PushSenderConfig, PushStats};
 pub use signer::{JWKS_PATH, PushSigner, SIGNATURE_HEADER};

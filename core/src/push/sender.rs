@@ -20,7 +20,7 @@
 
 use super::guard::{self, GuardedResolver, PrivateTargets};
 use crate::error::{A2AError, Result};
-use crate::model::{StreamResponse, TaskPushNotificationConfig};
+use crate::model::{StreamResponse, Task, TaskPushNotificationConfig};
 use bytes::Bytes;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
@@ -37,6 +37,36 @@ use tokio_util::task::TaskTracker;
 const A2A_JSON: &str = "application/a2a+json";
 /// The header carrying the config's `token` (0.3's name; 1.0 SDKs still send it).
 const TOKEN_HEADER: HeaderName = HeaderName::from_static("x-a2a-notification-token");
+
+/// What one notification carries.
+#[derive(Debug, Clone, Copy)]
+pub enum Payload<'a> {
+    /// The event, a 1.0 StreamResponse.
+    Event(&'a StreamResponse),
+    /// For a config registered over 0.3 (its `v03`): the task as it stood after the event, in
+    /// its 0.3 form, which 0.3 servers send and 0.3 receivers read.
+    TaskV03(&'a Task),
+}
+
+impl Payload<'_> {
+    fn task_id(&self) -> Option<&str> {
+        match self {
+            Payload::Event(event) => event.task_id(),
+            Payload::TaskV03(task) => Some(&task.id),
+        }
+    }
+
+    fn body(&self) -> std::result::Result<Vec<u8>, String> {
+        let body = match self {
+            Payload::Event(event) => serde_json::to_vec(event),
+            Payload::TaskV03(task) => {
+                let task = crate::model::v03::Task::try_from((*task).clone()).map_err(|e| e.message)?;
+                serde_json::to_vec(&task)
+            }
+        };
+        body.map_err(|e| e.to_string())
+    }
+}
 
 /// How the sender delivers.
 #[derive(Debug, Clone)]
@@ -217,7 +247,7 @@ enum Unsendable {
 impl Job {
     fn new(
         config: &TaskPushNotificationConfig,
-        event: &StreamResponse,
+        payload: Payload<'_>,
         task_id: &str,
         allowed: &PrivateTargets,
     ) -> std::result::Result<Self, Unsendable> {
@@ -237,7 +267,7 @@ impl Job {
             Some(auth) => Some(sensitive(format!("{} {}", auth.scheme, auth.credentials).trim(), "authentication")?),
         };
         let body =
-            serde_json::to_vec(event).map_err(|e| Unsendable::Invalid(format!("event does not serialise: {e}")))?;
+            payload.body().map_err(|e| Unsendable::Invalid(format!("the notification does not serialise: {e}")))?;
         let mut trace = http::HeaderMap::new();
         crate::trace_context::inject_current(&mut trace);
         Ok(Job {
@@ -344,10 +374,10 @@ impl PushSender {
     ///
     /// Must be called inside a tokio runtime (the worker is spawned on it). A notification that
     /// cannot be queued (queue full, shut down, refused target) is logged and dropped.
-    pub fn enqueue(&self, config: &TaskPushNotificationConfig, event: &StreamResponse) {
+    pub fn enqueue(&self, config: &TaskPushNotificationConfig, payload: Payload<'_>) {
         let inner = &self.inner;
-        let task_id = event.task_id().unwrap_or(&config.task_id);
-        let Some(job) = self.job(config, event, task_id) else { return };
+        let task_id = payload.task_id().unwrap_or(&config.task_id);
+        let Some(job) = self.job(config, payload, task_id) else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             inner.settle(&inner.dropped, "dropped");
             let config_id = &config.id;
@@ -393,13 +423,13 @@ impl PushSender {
     pub async fn deliver_now(
         &self,
         config: &TaskPushNotificationConfig,
-        event: &StreamResponse,
+        payload: Payload<'_>,
         trace: Option<crate::trace_context::TraceParent>,
     ) -> bool {
         let inner = &self.inner;
-        let task_id = event.task_id().unwrap_or(&config.task_id);
+        let task_id = payload.task_id().unwrap_or(&config.task_id);
         // A config that can never be delivered to is settled (counted and logged by `job`).
-        let Some(mut job) = self.job(config, event, task_id) else { return true };
+        let Some(mut job) = self.job(config, payload, task_id) else { return true };
         if let Some(trace) = trace {
             job.trace = trace.headers();
         }
@@ -411,9 +441,9 @@ impl PushSender {
 
     /// The notification to send, or `None` (counted and logged) when its config can never be
     /// delivered to: a refused target or an invalid header value.
-    fn job(&self, config: &TaskPushNotificationConfig, event: &StreamResponse, task_id: &str) -> Option<Job> {
+    fn job(&self, config: &TaskPushNotificationConfig, payload: Payload<'_>, task_id: &str) -> Option<Job> {
         let inner = &self.inner;
-        match Job::new(config, event, task_id, &inner.config.allow_private_targets) {
+        match Job::new(config, payload, task_id, &inner.config.allow_private_targets) {
             Ok(job) => Some(job),
             Err(Unsendable::Refused(reason)) => {
                 inner.settle(&inner.refused, "refused");
@@ -852,8 +882,8 @@ mod tests {
         config.token = "tok-123".into();
         config.authentication = Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret-abc".into() });
         let first = event("task-1", 0);
-        sender.enqueue(&config, &first);
-        sender.enqueue(&push_config(&receiver.url, "task-1"), &event("task-1", 1));
+        sender.enqueue(&config, Payload::Event(&first));
+        sender.enqueue(&push_config(&receiver.url, "task-1"), Payload::Event(&event("task-1", 1)));
         sender.shutdown(WAIT).await;
 
         let got = receiver.received();
@@ -890,11 +920,11 @@ mod tests {
         };
         let sender = PushSender::new(config, Default::default());
         for task in ["s1", "s2", "s3"] {
-            sender.enqueue(&push_config(&slow.url, task), &event(task, 0));
+            sender.enqueue(&push_config(&slow.url, task), Payload::Event(&event(task, 0)));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = std::time::Instant::now();
-        sender.enqueue(&push_config(&fast_receiver.url, "f"), &event("f", 0));
+        sender.enqueue(&push_config(&fast_receiver.url, "f"), Payload::Event(&event("f", 0)));
         while fast_receiver.count() == 0 {
             assert!(started.elapsed() < Duration::from_secs(1), "the fast origin waited for the slow one");
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -926,11 +956,11 @@ mod tests {
             ..push_config(url, task)
         };
         for task in ["s1", "s2", "s3"] {
-            sender.enqueue(&owned_by(&slow.url, task, "\u{1f}mallory"), &event(task, 0));
+            sender.enqueue(&owned_by(&slow.url, task, "\u{1f}mallory"), Payload::Event(&event(task, 0)));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = std::time::Instant::now();
-        sender.enqueue(&owned_by(&fast_receiver.url, "f", "\u{1f}alice"), &event("f", 0));
+        sender.enqueue(&owned_by(&fast_receiver.url, "f", "\u{1f}alice"), Payload::Event(&event("f", 0)));
         while fast_receiver.count() == 0 {
             assert!(started.elapsed() < Duration::from_secs(1), "alice's notification waited for mallory's");
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -950,7 +980,7 @@ mod tests {
         let config = PushSenderConfig { max_concurrent_per_partition: 1, timeout: Duration::from_secs(5), ..fast() };
         let sender = PushSender::new(config, Default::default());
         for task in ["a1", "a2", "a3"] {
-            sender.enqueue(&push_config(&slow.url, task), &event(task, 0));
+            sender.enqueue(&push_config(&slow.url, task), Payload::Event(&event(task, 0)));
         }
         sender.shutdown(Duration::from_secs(10)).await;
         assert_eq!(sender.stats().delivered, 3);
@@ -961,7 +991,7 @@ mod tests {
     async fn retries_5xx_and_429_then_succeeds() {
         let receiver = Receiver::start(|n, _| (*[500, 429, 503].get(n).unwrap_or(&200), Duration::ZERO)).await;
         let sender = PushSender::new(fast(), Default::default());
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 0)));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 4);
         assert_eq!(sender.stats(), PushStats { delivered: 1, ..Default::default() });
@@ -971,7 +1001,7 @@ mod tests {
     async fn gives_up_after_max_attempts() {
         let receiver = Receiver::start(|_, _| (503, Duration::ZERO)).await;
         let sender = PushSender::new(PushSenderConfig { max_attempts: 3, ..fast() }, Default::default());
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 0)));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 3);
         assert_eq!(sender.stats(), PushStats { failed: 1, ..Default::default() });
@@ -981,8 +1011,8 @@ mod tests {
     async fn no_retry_on_4xx() {
         let receiver = Receiver::start(|n, _| (if n == 0 { 400 } else { 404 }, Duration::ZERO)).await;
         let sender = PushSender::new(fast(), Default::default());
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 1));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 0)));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 1)));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 2, "one request per notification");
         assert_eq!(sender.stats(), PushStats { failed: 2, ..Default::default() });
@@ -995,7 +1025,7 @@ mod tests {
         let sender =
             PushSender::new(PushSenderConfig { timeout: Duration::from_millis(100), ..fast() }, Default::default());
         let started = Instant::now();
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 0)));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 2);
         assert_eq!(sender.stats(), PushStats { delivered: 1, ..Default::default() });
@@ -1017,7 +1047,7 @@ mod tests {
         let tasks = ["a", "b", "c"];
         for seq in 0..30 {
             for task in tasks {
-                sender.enqueue(&push_config(&receiver.url, task), &event(task, seq));
+                sender.enqueue(&push_config(&receiver.url, task), Payload::Event(&event(task, seq)));
             }
         }
         sender.shutdown(WAIT).await;
@@ -1040,7 +1070,7 @@ mod tests {
         let sender = PushSender::new(PushSenderConfig { queue_capacity: 3, ..fast() }, Default::default());
         for seq in 0..10 {
             let task = ["a", "b"][seq % 2];
-            sender.enqueue(&push_config(&receiver.url, task), &event(task, seq));
+            sender.enqueue(&push_config(&receiver.url, task), Payload::Event(&event(task, seq)));
         }
         assert_eq!(sender.queued(), 3);
         assert_eq!(sender.stats().dropped, 7);
@@ -1057,7 +1087,7 @@ mod tests {
         let enqueue_all = |round: usize| {
             for task in 0..20 {
                 let task = format!("task-{task}");
-                sender.enqueue(&push_config(&receiver.url, &task), &event(&task, round));
+                sender.enqueue(&push_config(&receiver.url, &task), Payload::Event(&event(&task, round)));
             }
         };
         enqueue_all(0);
@@ -1083,7 +1113,7 @@ mod tests {
         let sender =
             PushSender::new(PushSenderConfig { timeout: Duration::from_secs(30), ..fast() }, Default::default());
         for seq in 0..3 {
-            sender.enqueue(&push_config(&receiver.url, "t"), &event("t", seq));
+            sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", seq)));
         }
         let started = Instant::now();
         sender.shutdown(Duration::from_millis(100)).await;
@@ -1091,7 +1121,7 @@ mod tests {
         assert_eq!(sender.queued(), 0);
         assert_eq!(sender.stats(), PushStats { dropped: 3, ..Default::default() });
         // Closed: nothing more is accepted.
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 3));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 3)));
         assert_eq!(sender.stats().dropped, 4);
         assert!(sender.inner.tracker.is_empty());
     }
@@ -1130,7 +1160,7 @@ mod tests {
         ] {
             let config = PushSenderConfig { allow_private_targets: allow_list(&entries), ..fast() };
             let sender = PushSender::with_resolver(config, resolver(), Default::default());
-            sender.enqueue(&push_config(url, "t"), &event("t", 0));
+            sender.enqueue(&push_config(url, "t"), Payload::Event(&event("t", 0)));
             sender.shutdown(WAIT).await;
             let stats = sender.stats();
             assert_eq!(
@@ -1149,7 +1179,7 @@ mod tests {
             PushSenderConfig { allow_private_targets: PrivateTargets::Blocked, ..fast() },
             Default::default(),
         );
-        sender.enqueue(&push_config(&receiver.url, "t"), &event("t", 0));
+        sender.enqueue(&push_config(&receiver.url, "t"), Payload::Event(&event("t", 0)));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 0);
         assert_eq!(sender.stats(), PushStats { refused: 1, ..Default::default() });
@@ -1171,7 +1201,7 @@ mod tests {
         );
         let url = format!("http://rebind.test:{}/hook", receiver.port);
         sender.check_url(&url, "url").expect("a name passes the synchronous check");
-        sender.enqueue(&push_config(&url, "t"), &event("t", 0));
+        sender.enqueue(&push_config(&url, "t"), Payload::Event(&event("t", 0)));
         sender.shutdown(WAIT).await;
         assert_eq!(receiver.count(), 0);
         assert_eq!(sender.stats(), PushStats { refused: 1, ..Default::default() });

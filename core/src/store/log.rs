@@ -135,6 +135,10 @@ pub struct PushDue {
     pub tenant: String,
     pub config: crate::model::TaskPushNotificationConfig,
     pub event: StreamResponse,
+    /// For a config registered over 0.3 (its `v03`): the task as it stood after the event,
+    /// which is what such a config is sent; `None`: nothing to send for this entry (see
+    /// `Tables::task_at`), and it is finished as if delivered.
+    pub task: Option<crate::model::Task>,
     /// The commit's trace context (see [`Commit::trace`]), as JSON.
     pub trace: Option<String>,
 }

@@ -42,15 +42,29 @@ pub fn decode_task(tenant: &str, id: &str, body: &str) -> Result<Task> {
     Ok(task)
 }
 
+/// The member of a stored config's body saying it was registered over 0.3 (the model's `v03`,
+/// which is not a wire field).
+const V03_MEMBER: &str = "a2aNativeV03";
+
 pub fn config_body(config: &TaskPushNotificationConfig) -> Result<String> {
-    serde_json::to_string(config)
-        .map_err(|e| A2AError::internal(format!("push config {}: cannot encode: {e}", config.id)))
+    let encode_error =
+        |e: serde_json::Error| A2AError::internal(format!("push config {}: cannot encode: {e}", config.id));
+    if !config.v03 {
+        return serde_json::to_string(config).map_err(encode_error);
+    }
+    let mut body = serde_json::to_value(config).map_err(encode_error)?;
+    body[V03_MEMBER] = true.into();
+    Ok(body.to_string())
 }
 
 pub fn decode_config(tenant: &str, task_id: &str, id: &str, body: &str) -> Result<TaskPushNotificationConfig> {
-    let mut config: TaskPushNotificationConfig = serde_json::from_str(body).map_err(|e| {
+    let corrupt = |e: serde_json::Error| {
         A2AError::internal(format!("stored push config {id:?} of task {task_id:?} (tenant {tenant:?}) is corrupt: {e}"))
-    })?;
+    };
+    let mut value: serde_json::Value = serde_json::from_str(body).map_err(corrupt)?;
+    let v03 = value.as_object_mut().and_then(|o| o.remove(V03_MEMBER)) == Some(true.into());
+    let mut config: TaskPushNotificationConfig = serde_json::from_value(value).map_err(corrupt)?;
+    config.v03 = v03;
     // The key columns are the truth; the body only carries the rest.
     config.tenant = tenant.to_owned();
     config.task_id = task_id.to_owned();
@@ -376,11 +390,48 @@ where
             let config = configs.get(&tenant, &task_id, &config_id).await?;
             let event = event.map(|b| decode_change(&tenant, &task_id, seq, &b)).transpose()?;
             match (config, event.and_then(|e| e.change.event().cloned())) {
-                (Some(config), Some(event)) => due.push(PushDue { id, tenant, config, event, trace }),
+                (Some(config), Some(event)) => {
+                    let task = if config.v03 { self.task_at(&tenant, &task_id, &config_id, seq).await? } else { None };
+                    due.push(PushDue { id, tenant, config, event, task, trace })
+                }
                 _ => self.finish_push(id).await?,
             }
         }
         Ok(due)
+    }
+
+    /// What a config registered over 0.3 is sent for its outbox row at log entry `seq`: the task
+    /// as it stood after that entry. When the stored body is already past it (the entries were
+    /// committed together), that state is gone: the task as it stands is sent once, for the
+    /// config's last row the body covers, and `None` for the others (nothing new to send).
+    async fn task_at(&self, tenant: &str, id: &str, config_id: &str, seq: i64) -> Result<Option<Task>> {
+        let row: Option<(String, i64, i64)> =
+            sqlx::query_as("SELECT body, body_seq, version FROM a2a_tasks WHERE tenant = $1 AND id = $2")
+                .bind(tenant)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(|e| db_error(&format!("get task {id:?}"), e))?;
+        let Some((body, body_seq, version)) = row else { return Ok(None) };
+        if body_seq > seq {
+            let later: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM a2a_push_outbox WHERE tenant = $1 AND task_id = $2 AND config_id = $3
+                 AND seq > $4 AND seq <= $5",
+            )
+            .bind(tenant)
+            .bind(id)
+            .bind(config_id)
+            .bind(seq)
+            .bind(body_seq)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(|e| db_error("read the push outbox", e))?;
+            if later > 0 {
+                return Ok(None);
+            }
+        }
+        let upto = if body_seq <= seq { seq.min(version) } else { version };
+        Self::current(&self.pool, tenant, id, &body, body_seq, upto).await.map(Some)
     }
 
     pub async fn finish_push(&self, id: i64) -> Result<()> {

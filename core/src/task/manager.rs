@@ -20,7 +20,7 @@ use crate::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use crate::model::{
     self, Message, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Struct, Task, TaskState, TaskStatus,
 };
-use crate::push::PushSender;
+use crate::push::{Payload, PushSender};
 use crate::store::log::{Change, Commit, CommitOutcome, LogEntry, Owner, apply_to};
 use crate::store::{Stores, weight};
 use std::future::Future;
@@ -502,9 +502,16 @@ async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationTok
             let (push, store) = (push.clone(), strong.stores.tasks.clone());
             async move {
                 let trace = due.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
-                if push.deliver_now(&due.config, &due.event, trace).await
-                    && let Err(e) = store.finish_push(due.id).await
-                {
+                let payload = match (&due.task, due.config.v03) {
+                    (Some(task), true) => Some(Payload::TaskV03(task)),
+                    (None, true) => None,
+                    _ => Some(Payload::Event(&due.event)),
+                };
+                let settled = match payload {
+                    Some(payload) => push.deliver_now(&due.config, payload, trace).await,
+                    None => true, // nothing new for a 0.3 receiver (see `PushDue::task`)
+                };
+                if settled && let Err(e) = store.finish_push(due.id).await {
                     tracing::warn!(error = %e, "could not remove a delivered push notification from the outbox");
                 }
             }
@@ -1357,7 +1364,7 @@ impl Inner {
                     slot.turn = None;
                 }
                 if !self.outbox {
-                    self.notify(tenant, &guard.key.1, &entries).await;
+                    self.notify(tenant, &guard.key.1, &entries, slot.task.as_ref()).await;
                 }
                 for entry in entries {
                     guard.publish(BusItem::Entry(Arc::new(entry)));
@@ -1491,8 +1498,9 @@ impl Inner {
     }
 
     /// Queues the events of one commit, in order, for every push config of their task (read
-    /// once per commit, not per event).
-    async fn notify(&self, tenant: &str, task_id: &str, entries: &[LogEntry]) {
+    /// once per commit, not per event). A config registered over 0.3 gets the committed `task`
+    /// once per commit instead (its events are not all the 0.3 receiver's to see).
+    async fn notify(&self, tenant: &str, task_id: &str, entries: &[LogEntry], task: Option<&Task>) {
         let Some(push) = &self.push else { return };
         if !entries.iter().any(|e| matches!(e.change, Change::Event(_))) {
             return;
@@ -1501,8 +1509,13 @@ impl Inner {
             Ok(page) => {
                 for entry in entries {
                     let Change::Event(event) = &entry.change else { continue };
-                    for config in &page.configs {
-                        push.enqueue(config, event);
+                    for config in page.configs.iter().filter(|c| !c.v03) {
+                        push.enqueue(config, Payload::Event(event));
+                    }
+                }
+                for config in page.configs.iter().filter(|c| c.v03) {
+                    if let Some(task) = task {
+                        push.enqueue(config, Payload::TaskV03(task));
                     }
                 }
             }

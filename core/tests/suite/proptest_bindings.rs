@@ -103,6 +103,7 @@ fn request() -> impl Strategy<Value = A2ARequest> {
             url,
             token,
             authentication: auth.map(|(scheme, credentials)| AuthenticationInfo { scheme, credentials }),
+            v03: false,
         });
     prop_oneof![
         send_request().prop_map(A2ARequest::SendMessage),

@@ -784,6 +784,59 @@ async fn v03_calls_get_0_3_shapes() {
     s.stop().await;
 }
 
+/// Waits until a webhook has received a body that `done` accepts; all it received.
+async fn posts_until(
+    got: &std::sync::Mutex<Vec<(http::HeaderMap, Value)>>,
+    done: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
+    for _ in 0..300 {
+        let bodies: Vec<Value> = got.lock().unwrap().iter().map(|(_, b)| b.clone()).collect();
+        if bodies.iter().any(&done) {
+            return bodies;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no such post: {:?}", got.lock().unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v03_webhooks_are_sent_the_0_3_task() {
+    let s = start(Opts::default()).await;
+    // Registered with a 0.3 message/send: the 0.3 Task, as 0.3 servers send it.
+    let (url, got) = support::webhook().await;
+    let sent = s
+        .rpc03_ok("message/send", json!({"message": msg03("hello"), "configuration": {"pushNotificationConfig": {"url": url, "token": "t03"}}}))
+        .await;
+    let posts = posts_until(&got, |b| b["status"]["state"] == "completed").await;
+    for post in &posts {
+        assert_eq!((post["kind"].as_str(), post["id"].as_str()), (Some("task"), sent["id"].as_str()), "{post}");
+    }
+    assert_eq!(got.lock().unwrap()[0].0["x-a2a-notification-token"], "t03");
+
+    // Registered with tasks/pushNotificationConfig/set on a task waiting for input: the later
+    // turn's notifications are 0.3 Tasks too.
+    let asked = s.rpc03_ok("message/send", json!({"message": msg03("input")})).await;
+    assert_eq!(asked["status"]["state"], "input-required", "{asked}");
+    let id = asked["id"].as_str().unwrap();
+    let (url, got) = support::webhook().await;
+    s.rpc03_ok("tasks/pushNotificationConfig/set", json!({"taskId": id, "pushNotificationConfig": {"url": url}})).await;
+    let mut more = msg03("thanks");
+    more["taskId"] = id.into();
+    s.rpc03_ok("message/send", json!({"message": more})).await;
+    let posts = posts_until(&got, |b| b["status"]["state"] == "completed").await;
+    assert!(posts.iter().all(|p| p["kind"] == "task" && p["id"] == id), "{posts:?}");
+
+    // Registered over 1.0: StreamResponses, as before.
+    let (url, got) = support::webhook().await;
+    let send = json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hello"}]},
+                      "configuration": {"taskPushNotificationConfig": {"url": url}}});
+    let r = s.rpc_at("/", "SendMessage", send, &[("A2A-Version", "1.0")]).await;
+    assert!(r.body.get("error").is_none(), "{}", r.body);
+    let posts = posts_until(&got, |b| b["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED").await;
+    assert!(posts.iter().all(|p| p.get("kind").is_none()), "{posts:?}");
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn v03_stream_marks_the_last_status_final() {
     let s = start(Opts::default()).await;

@@ -833,36 +833,6 @@ async fn many_tasks_release_their_live_state() {
     settled(&h).await;
 }
 
-/// A loopback webhook receiver: every POST's headers and JSON body, in arrival order.
-async fn webhook() -> (String, Arc<std::sync::Mutex<Vec<(http::HeaderMap, Value)>>>) {
-    use http_body_util::BodyExt;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    let got = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = got.clone();
-    tokio::spawn(async move {
-        loop {
-            let (tcp, _) = listener.accept().await.unwrap();
-            let sink = sink.clone();
-            let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                let sink = sink.clone();
-                async move {
-                    let (parts, body) = req.into_parts();
-                    let bytes = body.collect().await.unwrap().to_bytes();
-                    sink.lock().unwrap().push((parts.headers, serde_json::from_slice(&bytes).unwrap()));
-                    Ok::<_, std::convert::Infallible>(http::Response::new(http_body_util::Full::new(
-                        bytes::Bytes::new(),
-                    )))
-                }
-            });
-            tokio::spawn(
-                hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(tcp), service),
-            );
-        }
-    });
-    (url, got)
-}
-
 #[tokio::test]
 async fn push_notifications_follow_the_task_in_order_with_token_and_auth() {
     push_follows_the_task(Stores::memory()).await;
@@ -878,12 +848,77 @@ async fn push_notifications_through_the_outbox_follow_the_task_in_order() {
     }
 }
 
+/// A config registered over 0.3 is sent the task in its 0.3 form, as 0.3 servers send and 0.3
+/// receivers read: the task as it stood after each commit (events committed together are one
+/// state), never the same state twice, from the memory store and through the outbox alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_registered_over_v03_is_sent_the_v03_task() {
+    push_to_a_v03_config_sends_the_task(Stores::memory()).await;
+    let path = std::env::temp_dir().join(format!("a2a-outbox-{}.db", uuid::Uuid::new_v4()));
+    push_to_a_v03_config_sends_the_task(Stores::open(&format!("sqlite:{}", path.display())).await.unwrap()).await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+async fn push_to_a_v03_config_sends_the_task(stores: Stores) {
+    let mut config = ServerConfig::default();
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
+    let h = RequestHandler::new(agent(), card(true, true), stores, config);
+    let (url, got) = support::webhook().await;
+    // WORKING, then 300 ms later the artifact and COMPLETED: two commits.
+    let mut req = SendMessageRequest::new(msg("slow"));
+    req.configuration = Some(SendMessageConfiguration {
+        task_push_notification_config: Some(model::TaskPushNotificationConfig {
+            url,
+            token: "tok03".into(),
+            v03: true,
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let v = call(&h, A2ARequest::SendMessage(req)).await.unwrap();
+    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    // The config keeps its origin in the store.
+    let stored = call(
+        &h,
+        A2ARequest::ListTaskPushNotificationConfigs(model::ListTaskPushNotificationConfigsRequest {
+            task_id: id.clone(),
+            ..Default::default()
+        }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(stored["configs"].as_array().unwrap().len(), 1, "{stored}");
+    let completed =
+        |got: &[(http::HeaderMap, Value)]| got.last().is_some_and(|(_, b)| b["status"]["state"] == "completed");
+    for _ in 0..200 {
+        if completed(&got.lock().unwrap()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let got = got.lock().unwrap();
+    assert!(completed(&got), "{got:?}");
+    for (headers, body) in got.iter() {
+        assert_eq!((body["kind"].as_str(), body["id"].as_str()), (Some("task"), Some(id.as_str())), "{body}");
+        assert_eq!(headers["x-a2a-notification-token"], "tok03");
+        a2a_native::model::parse_value::<a2a_native::model::v03::Task>(body.clone()).unwrap();
+    }
+    let states: Vec<&str> = got.iter().map(|(_, b)| b["status"]["state"].as_str().unwrap()).collect();
+    assert_eq!((states.first(), states.last()), (Some(&"working"), Some(&"completed")), "{got:?}");
+    assert!(got.windows(2).all(|w| w[0].1 != w[1].1), "the same state twice: {got:?}");
+    let last = &got.last().unwrap().1;
+    assert_eq!(last["artifacts"][0]["parts"][0]["kind"], "text", "{last}");
+    assert_eq!(last["history"][0]["role"], "user", "{last}");
+}
+
 async fn push_follows_the_task(stores: Stores) {
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     let agent = agent();
     let h = RequestHandler::new(agent, card(true, true), stores, config);
-    let (url, got) = webhook().await;
+    let (url, got) = support::webhook().await;
     let mut req = SendMessageRequest::new(msg("complete"));
     req.configuration = Some(SendMessageConfiguration {
         task_push_notification_config: Some(model::TaskPushNotificationConfig {

@@ -62,6 +62,7 @@ impl From<PushNotificationConfig> for m::TaskPushNotificationConfig {
                 scheme: a.schemes.into_iter().next().unwrap_or_default(),
                 credentials: a.credentials.unwrap_or_default(),
             }),
+            v03: true,
         }
     }
 }

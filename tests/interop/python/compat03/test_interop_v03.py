@@ -161,6 +161,53 @@ async def test_card_resolution_v03(http):
     assert task.status.state == TaskState.completed
 
 
+async def test_webhook_registered_by_the_0_3_client_gets_0_3_tasks(http):
+    """A 0.3 receiver reads each notification as the 0.3 Task (what the official 0.3 server
+    posts), not as a 1.0 StreamResponse."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from a2a.types import MessageSendConfiguration, PushNotificationConfig
+
+    posts: list[tuple[dict, bytes]] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get('content-length', 0)))
+            posts.append(({k.lower(): v for k, v in self.headers.items()}, body))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = ThreadingHTTPServer(('127.0.0.1', 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        client = make_client(http, streaming=False)
+        config = MessageSendConfiguration(
+            push_notification_config=PushNotificationConfig(
+                url=f'http://127.0.0.1:{receiver.server_port}/hook', token='tok-03'
+            )
+        )
+        [(task, _)] = await collect(
+            client.send_message(user_message('tck-complete-task', 'push-03'), configuration=config)
+        )
+        assert task.status.state == TaskState.completed
+        for _ in range(300):
+            if any(Task.model_validate_json(b).status.state == TaskState.completed for _, b in posts):
+                break
+            await asyncio.sleep(0.01)
+        assert posts, 'no notification arrived'
+        for headers, body in posts:
+            got = Task.model_validate_json(body)
+            assert got.id == task.id and got.kind == 'task'
+            assert headers.get('x-a2a-notification-token') == 'tok-03'
+        assert Task.model_validate_json(posts[-1][1]).status.state == TaskState.completed
+    finally:
+        receiver.shutdown()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
