@@ -116,16 +116,16 @@ impl ResponseBody {
     /// left as it was. A stream takes each event's size as it writes it (see [`StreamBudget`]);
     /// `read`: the stream changes nothing, so even its first event may be refused.
     pub(crate) fn hold(&mut self, budget: &BodyBudget, read: bool) -> Result<(), A2AError> {
-        let stream = Some(StreamBudget { budget: budget.clone(), first_goes_anyway: !read, sent: false });
+        let stream = || Some(StreamBudget { budget: budget.clone(), first_goes_anyway: !read, sent: false });
         let bytes = match &mut self.kind {
             Kind::Full(bytes) => bytes,
             Kind::Grpc(body) if body.events.is_none() => &mut body.message,
             Kind::Grpc(body) => {
-                body.budget = stream;
+                body.budget = stream();
                 return Ok(());
             }
             Kind::Sse(body) => {
-                body.budget = stream;
+                body.budget = stream();
                 return Ok(());
             }
         };
