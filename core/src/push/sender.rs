@@ -11,10 +11,11 @@
 //! all tasks: when full, new notifications are dropped and logged, never buffered without limit. A worker exits as soon as
 //! its task's queue is empty, so idle tasks cost nothing.
 //!
-//! Each delivery is a POST of the event's JSON with `Content-Type: application/a2a+json`, the
-//! config's token (`X-A2A-Notification-Token`) and authentication (`Authorization`). Connection
-//! errors, timeouts, 5xx and 429 are retried with jittered exponential backoff; other answers
-//! are final. The SSRF guard (see [`super::guard`]) refuses non-public targets (unless allowed)
+//! Each delivery is a POST of the event's JSON (of the 0.3 task, for a config registered over
+//! 0.3: see [`Payload`]) with `Content-Type: application/a2a+json`, the config's token
+//! (`X-A2A-Notification-Token`) and authentication (`Authorization`, when it has credentials).
+//! Connection errors, timeouts, 5xx and 429 are retried with jittered exponential backoff; other
+//! answers are final. The SSRF guard (see [`super::guard`]) refuses non-public targets (unless allowed)
 //! both by URL and after DNS resolution; redirects are not followed and proxies are not used,
 //! since either would let a request reach an address the guard never saw.
 
@@ -264,6 +265,9 @@ impl Job {
         };
         let authorization = match &config.authentication {
             None => None,
+            // A scheme without credentials says nothing a receiver could check: no header (as
+            // the official SDKs send none).
+            Some(auth) if auth.credentials.is_empty() => None,
             Some(auth) => Some(sensitive(format!("{} {}", auth.scheme, auth.credentials).trim(), "authentication")?),
         };
         let body =
@@ -883,7 +887,9 @@ mod tests {
         config.authentication = Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret-abc".into() });
         let first = event("task-1", 0);
         sender.enqueue(&config, Payload::Event(&first));
-        sender.enqueue(&push_config(&receiver.url, "task-1"), Payload::Event(&event("task-1", 1)));
+        let mut scheme_only = push_config(&receiver.url, "task-1");
+        scheme_only.authentication = Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: String::new() });
+        sender.enqueue(&scheme_only, Payload::Event(&event("task-1", 1)));
         sender.shutdown(WAIT).await;
 
         let got = receiver.received();
@@ -901,7 +907,7 @@ mod tests {
         );
         assert_eq!(without.headers["content-type"], "application/a2a+json");
         assert!(without.headers.get("x-a2a-notification-token").is_none());
-        assert!(without.headers.get("authorization").is_none());
+        assert!(without.headers.get("authorization").is_none(), "a scheme without credentials sends none");
         assert_eq!(sender.stats(), PushStats { delivered: 2, ..Default::default() });
     }
 
