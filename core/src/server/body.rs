@@ -114,9 +114,10 @@ impl ResponseBody {
     /// Takes the buffered answer's size from `budget` until its last byte has left (or its
     /// connection is gone); Unavailable when the budget cannot cover it now, and the answer is
     /// left as it was. A stream takes each event's size as it writes it (see [`StreamBudget`]);
-    /// `read`: the stream changes nothing, so even its first event may be refused.
-    pub(crate) fn hold(&mut self, budget: &BodyBudget, read: bool) -> Result<(), A2AError> {
-        let stream = || Some(StreamBudget { budget: budget.clone(), first_goes_anyway: !read, sent: false });
+    /// `read` (asked only of a stream): the call changes nothing, so even its first event may
+    /// be refused.
+    pub(crate) fn hold(&mut self, budget: &BodyBudget, read: impl FnOnce() -> bool) -> Result<(), A2AError> {
+        let stream = || Some(StreamBudget { budget: budget.clone(), first_goes_anyway: !read(), sent: false });
         let bytes = match &mut self.kind {
             Kind::Full(bytes) => bytes,
             Kind::Grpc(body) if body.events.is_none() => &mut body.message,
@@ -488,10 +489,10 @@ mod tests {
         let budget = BodyBudget::new(100 * 1024);
         let answer = Bytes::from(vec![7u8; 80 * 1024]);
         let mut body = ResponseBody::full(answer.clone());
-        body.hold(&budget, true).unwrap();
+        body.hold(&budget, || true).unwrap();
         // A second answer of the same size does not fit beside it, and is left as it was.
         let mut second = ResponseBody::full(answer.clone());
-        assert_eq!(second.hold(&budget, true).unwrap_err().kind, crate::ErrorKind::Unavailable);
+        assert_eq!(second.hold(&budget, || true).unwrap_err().kind, crate::ErrorKind::Unavailable);
         assert_eq!(second.collect().await.unwrap().to_bytes(), answer);
         // Frames of MAX_FRAME, the whole answer in order; the body ends before its frames do.
         let mut frames = Vec::new();
@@ -504,8 +505,8 @@ mod tests {
         let last = frames.pop().unwrap();
         drop(frames);
         // One frame still held (as h2 may hold it): the share is still taken.
-        assert!(ResponseBody::full(answer.clone()).hold(&budget, true).is_err());
+        assert!(ResponseBody::full(answer.clone()).hold(&budget, || true).is_err());
         drop(last);
-        ResponseBody::full(answer).hold(&budget, true).expect("the share came back with the last frame");
+        ResponseBody::full(answer).hold(&budget, || true).expect("the share came back with the last frame");
     }
 }

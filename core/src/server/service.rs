@@ -271,10 +271,16 @@ impl App {
     /// one as they are written (`ResponseBody::hold`).
     fn hold_answer(&self, resp: &mut Response<ResponseBody>) {
         let budget = self.handler.answer_budget();
-        let (binding, method) = metrics::observed(|o| (o.binding.get(), o.method.get())).unwrap_or_default();
+        let observed = || metrics::observed(|o| (o.binding.get(), o.method.get())).unwrap_or_default();
         // The agent card (public, its own observed method) is a read too.
-        let read = method == "GetAgentCard" || crate::request::Method::from_name(method).is_some_and(|m| m.is_read());
-        if resp.body_mut().hold(budget, read).is_ok() || !read {
+        let is_read = |method: &str| {
+            method == "GetAgentCard" || crate::request::Method::from_name(method).is_some_and(|m| m.is_read())
+        };
+        if resp.body_mut().hold(budget, || is_read(observed().1)).is_ok() {
+            return;
+        }
+        let (binding, method) = observed();
+        if !is_read(method) {
             return;
         }
         let e = budget.answers_spent();
