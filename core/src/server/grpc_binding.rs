@@ -124,7 +124,8 @@ where
             .into());
     }
     span.record("version", "1.0");
-    let deadline = grpc_timeout(&parts.headers)?;
+    // One deadline for the whole call, from its arrival.
+    let deadline = grpc_timeout(&parts.headers)?.map(|d| tokio::time::Instant::now() + d);
     let limit = app.max_body_bytes();
     let read = read_body(
         &parts.headers,
@@ -135,10 +136,7 @@ where
         // The message's length prefix: a message announced over the limit is refused at once.
         Announced::Prefix(frame::PREFIX, |p| u32::from_be_bytes([p[1], p[2], p[3], p[4]]) as usize + frame::PREFIX),
     );
-    let read = match deadline {
-        Some(d) => tokio::time::timeout(d, read).await.map_err(|_| deadline_passed())?,
-        None => read.await,
-    };
+    let read = within(deadline, read).await?;
     // The body's share of the in-flight budget is kept until the answer is made.
     let (bytes, _share) = read.map_err(|e| match e.status {
         // Said with the message's limit (the body's counts the 5-byte frame prefix too).
@@ -173,10 +171,7 @@ where
             activation.force(&spec.extension);
             let ctx = call_context(activation, parts);
             let call = app.call_method(&ctx, spec, params);
-            let result = match deadline {
-                Some(d) => tokio::time::timeout(d, call).await.map_err(|_| deadline_passed())?,
-                None => call.await,
-            }?;
+            let result = within(deadline, call).await??;
             return Ok(grpc_response(ResponseBody::grpc_unary(frame::encode(&convert::encode_value(&result)?))));
         }
     };
@@ -187,14 +182,10 @@ where
     app.extensions.check_required(requested)?;
     let ctx = call_context(activation, parts);
     let call = app.call(&ctx, request);
-    let begun = tokio::time::Instant::now();
-    let reply = match deadline {
-        Some(d) => tokio::time::timeout(d, call).await.map_err(|_| deadline_passed())?,
-        None => call.await,
-    }?;
+    let reply = within(deadline, call).await??;
     // What is left of the call's deadline once the stream is open: the head's wait and the
     // stream both keep to it.
-    let left = || deadline.map(|d| d.saturating_sub(begun.elapsed()));
+    let left = || deadline.map(|at| at.saturating_duration_since(tokio::time::Instant::now()));
     let body = match reply {
         Reply::Value(v) => ResponseBody::grpc_unary(frame::encode(&encode_reply(method, &v)?)),
         Reply::Empty => ResponseBody::grpc_unary(frame::encode(&[])),
@@ -267,6 +258,16 @@ fn unimplemented(what: &str) -> Refusal {
 
 fn deadline_passed() -> Refusal {
     A2AError::new(ErrorKind::Timeout, "the call's deadline (grpc-timeout) passed").into()
+}
+
+/// `work` bounded by the call's deadline: DEADLINE_EXCEEDED once it has passed, even for work
+/// that would finish at once (`grpc-timeout: 0n` is over before the call begins).
+async fn within<F: std::future::Future>(deadline: Option<tokio::time::Instant>, work: F) -> Result<F::Output, Refusal> {
+    match deadline {
+        Some(at) if tokio::time::Instant::now() >= at => Err(deadline_passed()),
+        Some(at) => tokio::time::timeout_at(at, work).await.map_err(|_| deadline_passed()),
+        None => Ok(work.await),
+    }
 }
 
 /// `grpc-timeout`: at most 8 digits and a unit (H, M, S, m, u, n).

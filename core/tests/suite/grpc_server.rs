@@ -276,6 +276,34 @@ async fn an_expired_deadline_is_deadline_exceeded() {
     let a = s.send(Method::SendStreamingMessage, msg("wait"), &[("grpc-timeout", "200m")]).await;
     assert_eq!(a.code(), "DEADLINE_EXCEEDED", "{:?}", a.status);
     assert!(!a.messages.is_empty());
+    // A deadline over before the call begins is exceeded, however quick the call: nothing is
+    // done (the task is not made).
+    for over in ["0n", "0S", "1n"] {
+        let a = s.send(Method::SendMessage, msg("direct"), &[("grpc-timeout", over)]).await;
+        assert_eq!(a.code(), "DEADLINE_EXCEEDED", "{over}: {:?}", a.status);
+        let a = s.send(Method::GetExtendedAgentCard, json!({}), &[("grpc-timeout", over)]).await;
+        assert_eq!(a.code(), "DEADLINE_EXCEEDED", "{over}: {:?}", a.status);
+    }
+    // One deadline for the whole call: its body's wait counts against it too (the body comes
+    // 150 ms late, then the call takes 300 ms: over a deadline of 400 ms).
+    let message = frame::encode(&convert::encode_params(Method::SendMessage, msg("slow")).unwrap());
+    let late = http_body_util::StreamBody::new(Box::pin(futures_util::stream::once(async move {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(message))
+    })));
+    let req = http::Request::post(format!("{}{}", s.base, grpc::path(Method::SendMessage)))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("grpc-timeout", "400m")
+        .body(late)
+        .unwrap();
+    let h2 = Client::builder(TokioExecutor::new()).http2_only(true).build_http();
+    let resp = tokio::time::timeout(Duration::from_secs(5), h2.request(req)).await.unwrap().unwrap();
+    // A refusal is trailers-only: the status is in the head.
+    let (head, body) = resp.into_parts();
+    let trailers = body.collect().await.unwrap().trailers().cloned();
+    let status = status::from_headers(&head.headers).or_else(|| trailers.as_ref().and_then(status::from_headers));
+    assert_eq!(status.map(|s| status::name(s.code)), Some("DEADLINE_EXCEEDED"), "{head:?} {trailers:?}");
     // A malformed timeout is refused.
     let a = s.send(Method::SendMessage, msg("hello"), &[("grpc-timeout", "soon")]).await;
     assert_eq!(a.code(), "INVALID_ARGUMENT", "{:?}", a.status);
