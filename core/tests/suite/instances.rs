@@ -377,6 +377,18 @@ async fn webhook_slow(delay: fn(usize) -> Duration) -> (String, Arc<std::sync::M
     (url, got)
 }
 
+/// A config registered over 0.3 keeps that in PostgreSQL, and the shared outbox sends it the
+/// 0.3 task, as the other stores do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_registered_over_v03_is_sent_the_v03_task_from_the_shared_outbox() {
+    if instance().await.is_none() {
+        return;
+    }
+    let _serial = PUSH_TESTS.lock().await;
+    let url = std::env::var("A2A_TEST_POSTGRES_URL").unwrap();
+    crate::task_manager::push_to_a_v03_config_sends_the_task(Stores::open(&url).await.unwrap()).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_notifications_queued_by_a_lost_instance_are_delivered_by_another() {
     use a2a_native::store::{PostgresStore, TaskStore};

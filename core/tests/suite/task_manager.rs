@@ -861,7 +861,8 @@ async fn a_config_registered_over_v03_is_sent_the_v03_task() {
     }
 }
 
-async fn push_to_a_v03_config_sends_the_task(stores: Stores) {
+/// (Also run on PostgreSQL by `instances.rs`.)
+pub(crate) async fn push_to_a_v03_config_sends_the_task(stores: Stores) {
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
     let h = RequestHandler::new(agent(), card(true, true), stores, config);
