@@ -296,7 +296,15 @@ fn the_message_and_stream_limits_from_the_command_line() {
 
 /// `a2a serve` with `args` (on any port) exits at once with an error that says `says`.
 fn serve_refuses(args: &[&str], says: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a")).arg("serve").args(args).args(["--port", "0"]).output().unwrap();
+    // In the temporary directory: a refusal found after the default store is opened leaves its
+    // file there, not in the source tree.
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .arg("serve")
+        .args(args)
+        .args(["--port", "0"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
     assert!(!out.status.success(), "a2a serve {args:?} started");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(says), "a2a serve {args:?}: {err}");

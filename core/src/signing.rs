@@ -116,7 +116,7 @@ impl CardSigner {
         }
         let protected = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).expect("a JSON object"));
         let mut payloads = vec![card_payload(card)?];
-        payloads.extend(model::v03::signed_payloads(card)?);
+        payloads.extend(model::v03::signed_payloads(card));
         for payload in payloads {
             let input = signing_input(&protected, &payload);
             let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &self.key, self.alg)

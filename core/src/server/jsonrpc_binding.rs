@@ -31,7 +31,7 @@ use crate::error::A2AError;
 use crate::executor::Activation;
 use crate::jsonrpc::{self, Envelope, ErrorResponse, Id};
 use crate::model::v03;
-use crate::request::{A2ARequest, Method};
+use crate::request::Method;
 use crate::task::call::CallContext;
 use bytes::Bytes;
 use http::request::Parts;
@@ -186,20 +186,10 @@ async fn serve_v03(
         StatusCode::OK if streaming => sse_error(&id, &err),
         status => rpc_error(status, &id, &err),
     };
-    let mut request = match super::v03::request_from_v03(method, envelope.params_value()) {
+    let request = match super::v03::request_from_v03(method, envelope.params_value()) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    // A webhook registered over 0.3 is sent what 0.3 receivers read (see the field).
-    match &mut request {
-        A2ARequest::CreateTaskPushNotificationConfig(config) => config.v03 = true,
-        A2ARequest::SendMessage(r) | A2ARequest::SendStreamingMessage(r) => {
-            if let Some(config) = r.configuration.as_mut().and_then(|c| c.task_push_notification_config.as_mut()) {
-                config.v03 = true;
-            }
-        }
-        _ => {}
-    }
     if let Err(e) = app.extensions.check_required(requested) {
         return fail(e);
     }

@@ -20,7 +20,19 @@ pub(crate) fn request_from_v03(method: v03::Method, params: Option<Value>) -> Re
             v03::to_v10(type_name, params).map_err(under_params)?
         }
     };
-    A2ARequest::from_params(v10, value, "params")
+    let mut request = A2ARequest::from_params(v10, value, "params")?;
+    // A webhook registered over 0.3 is sent what 0.3 receivers read (see the field; it does
+    // not travel through the JSON of the conversion above).
+    match &mut request {
+        A2ARequest::CreateTaskPushNotificationConfig(config) => config.v03 = true,
+        A2ARequest::SendMessage(r) | A2ARequest::SendStreamingMessage(r) => {
+            if let Some(config) = r.configuration.as_mut().and_then(|c| c.task_push_notification_config.as_mut()) {
+                config.v03 = true;
+            }
+        }
+        _ => {}
+    }
+    Ok(request)
 }
 
 /// Puts the violations of a params conversion under `params.`.
@@ -78,6 +90,29 @@ mod tests {
         assert_eq!(err.violations[0].field, "params");
         let err = request_from_v03(v03::Method::TasksGet, Some(json!({}))).unwrap_err();
         assert_eq!((err.kind, err.violations[0].field.as_str()), (ErrorKind::InvalidParams, "params.id"));
+    }
+
+    #[test]
+    fn push_configs_of_0_3_calls_are_marked_as_such() {
+        let message =
+            json!({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "hi"}]});
+        let config = json!({"url": "https://h/hook"});
+        let sent = json!({"message": message, "configuration": {"pushNotificationConfig": config}});
+        for method in [v03::Method::MessageSend, v03::Method::MessageStream] {
+            let (A2ARequest::SendMessage(r) | A2ARequest::SendStreamingMessage(r)) =
+                request_from_v03(method, Some(sent.clone())).unwrap()
+            else {
+                panic!("not a send")
+            };
+            assert!(r.configuration.unwrap().task_push_notification_config.unwrap().v03);
+        }
+        let set = json!({"taskId": "t", "pushNotificationConfig": config});
+        let A2ARequest::CreateTaskPushNotificationConfig(c) =
+            request_from_v03(v03::Method::PushConfigSet, Some(set)).unwrap()
+        else {
+            panic!("not a create")
+        };
+        assert!(c.v03);
     }
 
     #[test]

@@ -281,7 +281,8 @@ impl TryFrom<m::AgentCard> for AgentCard {
     /// them (the first included, as the 0.3 schema recommends) are `additionalInterfaces`.
     /// Interfaces of other versions and every `tenant` are dropped; a card with no 0.3
     /// interface is an error. `protocolVersion` is written as [`PROTOCOL_VERSION`].
-    /// `signatures` are copied, though they sign the 1.0 form and will not verify over this one.
+    /// `signatures` are copied: the first signs the 1.0 form; a card signed here also carries
+    /// one over this form (`signing::CardSigner::sign`, `served_card::signed_payloads`).
     fn try_from(c: m::AgentCard) -> Result<Self> {
         let v03: Vec<&m::AgentInterface> =
             c.supported_interfaces.iter().filter(|i| is_v03(&i.protocol_version)).collect();

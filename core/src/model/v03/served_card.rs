@@ -77,17 +77,21 @@ fn declares_v03(card: &AgentCard) -> bool {
 /// The payloads a 0.3 verifier checks for `card`, each once: for a card that declares a 0.3
 /// interface, its public form and its extended form (they differ when the public one leaves
 /// out a false `supportsAuthenticatedExtendedCard`). A 1.0-only card has none: a 0.3 client
-/// cannot read its public form.
-pub fn signed_payloads(card: &AgentCard) -> Result<Vec<Vec<u8>>> {
+/// cannot read its public form. A form that cannot be made (a 0.3 client could not read it
+/// either) is left out: the 1.0 card is signed all the same.
+pub fn signed_payloads(card: &AgentCard) -> Vec<Vec<u8>> {
     if !declares_v03(card) {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let mut payloads = vec![sdk_payload(model::to_value(&answered_in_v03(card)?))?];
-    let public = sdk_payload(with_v03_fields(card))?;
-    if !payloads.contains(&public) {
-        payloads.push(public);
+    let extended = answered_in_v03(card).and_then(|answered| sdk_payload(model::to_value(&answered)));
+    let public = sdk_payload(with_v03_fields(card));
+    let mut payloads = Vec::new();
+    for payload in [extended, public].into_iter().flatten() {
+        if !payloads.contains(&payload) {
+            payloads.push(payload);
+        }
     }
-    Ok(payloads)
+    payloads
 }
 
 /// The bytes a2a-sdk 0.3 signs and verifies for the card JSON `served`
@@ -283,11 +287,11 @@ mod tests {
         assert_eq!(String::from_utf8(extended.clone()).unwrap(), fixture["extended"].as_str().unwrap());
         // Both differ (the public form leaves out a false supportsAuthenticatedExtendedCard),
         // so both are signed.
-        assert_eq!(signed_payloads(&card).unwrap(), [extended, public]);
+        assert_eq!(signed_payloads(&card), [extended, public]);
         // A 1.0-only card has no 0.3 signatures.
         let mut v1 = card.clone();
         v1.supported_interfaces.retain(|i| i.protocol_version == "1.0");
-        assert!(signed_payloads(&v1).unwrap().is_empty());
+        assert!(signed_payloads(&v1).is_empty());
     }
 
     #[test]

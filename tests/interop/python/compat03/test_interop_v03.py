@@ -255,7 +255,7 @@ async def test_signed_card_verifies_with_the_0_3_verifier(serve):
     public = serialization.load_pem_private_key(pem.read_bytes(), None).public_key()
     public_pem = public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     verifier = create_signature_verifier(lambda kid, jku: public_pem, ['ES256'])
-    url = serve('--echo', '--card-signing-key', str(pem), '--api-key', 'k-03')
+    url = serve('--echo', '--store', 'memory', '--card-signing-key', str(pem), '--api-key', 'k-03')
     async with httpx.AsyncClient(headers={'X-API-Key': 'k-03'}) as http:
         card = await A2ACardResolver(http, url).get_agent_card(signature_verifier=verifier)
         assert card.supports_authenticated_extended_card
