@@ -38,7 +38,7 @@ lock=()
 node tools/package.mjs || fail_setup "tools/package.mjs"
 export A2A_REQUIRE_DIST=1
 # The generated models and errors must match the proto and core's error table.
-node tools/generate.mjs --check || fail_setup "generate.mjs --check"
+python3 ../tools/generate.py --check --only node || fail_setup "tools/generate.py --check"
 # The declarations must type-check against a typed usage file (strict).
 npx --no-install tsc -p __test__/tsconfig.json || fail_setup "tsc --noEmit"
 

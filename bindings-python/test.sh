@@ -23,7 +23,7 @@ export PATH="$here/$venv/bin:$PATH"
 # OpenTelemetry SDK records a Python executor's spans.
 "$py" -m pip install --quiet --disable-pip-version-check "a2a-sdk[signing]==1.3.0" "rfc8785==0.1.4" "prometheus-client==0.26.0" "opentelemetry-sdk==1.45.2" "opentelemetry-exporter-otlp-proto-http==1.45.2"
 # The generated models and errors must match the proto and core's error table.
-"$py" tools/generate.py --check
+python3 ../tools/generate.py --check --only python
 # The wheel and sdist (package.sh, checked by auditwheel), in the dev profile: this workspace's
 # [profile.dev] (deps at opt-level 1) builds in a fraction of a release build's time on 2 cores
 # and shares target/ with cargo. Users get release (package.sh with no option). The suite runs

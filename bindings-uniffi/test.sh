@@ -15,7 +15,7 @@ summary() { echo "kotlin binding: $1 passed, $2 failed, $3 skipped"; }
 fail() { echo "$1" >&2; summary 0 1 0; exit 1; }
 
 flock /tmp/a2a-build.lock cargo build -p a2a-native-uniffi -p a2a-native-cli --bins --lib || fail "cargo build failed"
-python3 bindings-uniffi/tools/generate.py --check || fail "src/models_gen.rs is stale: run python3 bindings-uniffi/tools/generate.py"
+python3 tools/generate.py --check --only uniffi || fail "src/models_gen.rs is stale: run python3 tools/generate.py"
 
 # package.sh: the Kotlin sources and the Swift check (gen.sh), the Kotlin suite (mvn install runs
 # it), then the jar with the library inside, installed in the local Maven repository.

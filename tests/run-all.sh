@@ -36,7 +36,7 @@ section "cargo test (workspace)"
 timeout --kill-after=30 2400 cargo test --workspace --locked 2>&1 | tee target/test-output.txt \
   || { rc=$?; [ "$rc" -ne 124 ] || echo "cargo test did not finish within 40 minutes: a test hung"; exit "$rc"; }
 
-section "style, lints, and the server-only and client-only builds of core"
+section "style, lints, generated files, and the server-only and client-only builds of core"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all --check || { echo "cargo fmt --check: run cargo fmt --all"; exit 1; }
 else
@@ -48,6 +48,9 @@ else
   echo "clippy is not installed: lint check skipped"
 fi
 tools/feature-sets.py || { echo "a binding build resolves other features: see tools/workspace-hack"; exit 1; }
+# Every generated file (the bindings' models and errors, core's proto digest) matches the proto
+# and core's error table; each binding's test.sh checks its own again.
+python3 tools/generate.py --check || { echo "generated files are out of date: run python3 tools/generate.py"; exit 1; }
 for features in server client sqlite; do
   cargo check -p a2a-native --no-default-features --features "$features" --locked --quiet \
     || { echo "core does not build with only the $features feature"; exit 1; }

@@ -1,6 +1,6 @@
 //! Core's Rust model against the spec's proto: every message, field and enum value of
-//! `spec/1.0.1/a2a.proto` (as `tests/data/proto-model.json`, which the one proto reader,
-//! bindings-python/tools/generate.py, writes from it) must be read and written back by the
+//! `spec/1.0.1/a2a.proto` (as `tests/data/proto-model.json`, which the one generator,
+//! tools/generate.py, writes from it) must be read and written back by the
 //! model. For each model type, samples with every field set (one per member of each oneof) go
 //! through `normalize` (read, validate, write canonical ProtoJSON); every field given must come
 //! back. A field the model does not know would be dropped, and the test names it.

@@ -1,11 +1,8 @@
-#!/usr/bin/env python3
-"""Generates ``src/models_gen.rs``: the A2A 1.0 models as uniffi records and enums, and their
-conversions to and from core's model types (``ToCore`` / ``ToRecord`` of ``src/convert.rs``), from the spec's proto (``spec/1.0.1/a2a.proto``) as read by its digest,
-``core/tests/data/proto-model.json``, which only ``bindings-python/tools/generate.py`` writes (one
-proto parser for every binding); a digest that no longer matches the proto stops this script.
-
-Kotlin and Swift types are in turn generated from these records by uniffi, so the proto is the
-only hand-kept definition. Mapping (proto -> Rust record field):
+"""uniffi (Kotlin and Swift): ``bindings-uniffi/src/models_gen.rs``, the A2A 1.0 models as uniffi
+records and enums, and their conversions to and from core's model types (``ToCore`` /
+``ToRecord`` of ``src/convert.rs``). Kotlin and Swift types are in turn generated from these
+records by uniffi, so the proto is the only hand-kept definition. Mapping (proto -> Rust record
+field):
 
 - ``string`` / ``bool`` / ``int32``: the Rust scalar; ``bytes``: ``Vec<u8>`` (base64 on the wire).
 - ``optional`` scalars and non-REQUIRED messages and enums: ``Option<T>``; REQUIRED messages and
@@ -17,26 +14,24 @@ only hand-kept definition. Mapping (proto -> Rust record field):
 Conversions go member by member (core's type of each member picks the impl, so JSON text
 becomes a ``Struct`` or a ``Value`` as core declares it); a message that is only a oneof is an
 enum in core, and a oneof with no member set is refused.
-
-Usage: ``python3 tools/generate.py [--check]``; ``--check`` fails (exit 1) when the committed
-file differs from what the proto gives.
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-HERE = Path(__file__).resolve().parent
-CRATE = HERE.parent
-OUT = CRATE / "src" / "models_gen.rs"
-REPO = CRATE.parent
-DIGEST = REPO / "core" / "tests" / "data" / "proto-model.json"
+from .proto import PROTO, REPO
+
+OUT = REPO / "bindings-uniffi" / "src" / "models_gen.rs"
+
+
+def outputs(model: dict[str, Any], errors: list[dict[str, Any]]) -> dict[Path, str]:
+    del errors  # uniffi's errors are core's, through src/errors.rs
+    return {OUT: Gen(messages_of(model), model["enums"]).render(PROTO)}
+
 
 # Foreign-facing renames: Swift's concurrency `Task` would be shadowed by a record named Task.
 RENAMES = {"Task": "A2ATask"}
@@ -57,10 +52,10 @@ CORE_VARIANTS = {
         "mtls_security_scheme": "MutualTls",
     },
 }
-# Applied to a converted optional member of this type: UNSPECIFIED as a filter
-# (ListTasksRequest.status) means no filter, as core reads it from JSON.
 # Members of core models that are not proto fields (never on the wire), and what a record gives them.
 CORE_ONLY_FIELDS = {"TaskPushNotificationConfig": ["v03: false"]}
+# Applied to a converted optional member of this type: UNSPECIFIED as a filter
+# (ListTasksRequest.status) means no filter, as core reads it from JSON.
 FILTERS = {"TaskState": ".filter(|s: &model::TaskState| *s != model::TaskState::Unspecified)"}
 
 
@@ -80,23 +75,14 @@ class Message:
     fields: list[Field] = field(default_factory=list)
 
 
-def read_digest() -> tuple[dict[str, Message], dict[str, list[str]]]:
-    """The proto's messages and enums, in declaration order, from its digest; refused when the
-    proto has changed since the digest was written."""
-    digest = json.loads(DIGEST.read_text())
-    proto = digest["proto"]
-    if hashlib.sha256((REPO / proto["path"]).read_bytes()).hexdigest() != proto["sha256"]:
-        raise SystemExit(
-            f"{DIGEST.relative_to(REPO)} does not match {proto['path']} (the proto changed): "
-            "run bindings-python/tools/generate.py"
-        )
+def messages_of(model: dict[str, Any]) -> dict[str, Message]:
     messages: dict[str, Message] = {}
-    for name, fields in digest["messages"].items():
+    for name, fields in model["messages"].items():
         messages[name] = Message(name)
         for key, f in fields.items():
             label = "map" if f["map"] else "repeated" if f["repeated"] else "optional" if f["optional"] else ""
             messages[name].fields.append(Field(f["name"], key, f["type"], label, f["required"], f["oneof"]))
-    return messages, digest["enums"]
+    return messages
 
 
 def pascal(snake: str) -> str:
@@ -280,24 +266,3 @@ class Gen:
             out.append(f'        "{msg.name}" => through::<{core}, {rust_name(msg.name)}>(value),')
         out += ['        other => Err(invalid(&Path::TOP, &format!("{other:?} is not an A2A message type"))),', "    }", "}"]
         return "\n".join(out) + "\n"
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail when src/models_gen.rs is stale")
-    args = ap.parse_args()
-    messages, enums = read_digest()
-    text = Gen(messages, enums).render("spec/1.0.1/a2a.proto")
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT.relative_to(CRATE)} is stale: run python3 tools/generate.py", file=sys.stderr)
-            return 1
-        print(f"{OUT.relative_to(CRATE)} is up to date ({len(messages)} messages, {len(enums)} enums)")
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT.relative_to(CRATE)} ({len(messages)} messages, {len(enums)} enums)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
