@@ -3,9 +3,9 @@
 //! extensions, unknown methods, a required extension not requested, an unauthenticated caller).
 #![cfg(all(feature = "server", feature = "client"))]
 
+use crate::support::agent::TestAgent;
 use a2a_native::client::{Binding, CardCache, Client};
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::methods::{MethodCall, MethodSpec};
+use a2a_native::methods::MethodSpec;
 use a2a_native::server::host::{HostedServer, ServerOptions};
 use a2a_native::{A2AError, ErrorKind};
 use serde_json::{Value, json};
@@ -15,27 +15,18 @@ const SEARCH: &str = "https://example.com/ext/task-search/v1";
 const AUDIT: &str = "https://example.com/ext/audit/v1";
 
 /// Answers `tasks/search` with what it was given, and `audit/log` with an error of the table.
-struct Agent;
-
-#[async_trait::async_trait]
-impl AgentExecutor for Agent {
-    async fn execute(&self, _: RequestContext, _: EventSink) -> Result<(), ExecutorError> {
-        Ok(())
-    }
-
-    async fn call_method(&self, call: MethodCall) -> a2a_native::Result<Value> {
-        match call.method.as_str() {
-            "tasks/search" => Ok(json!({
-                "query": call.params["query"],
-                "extension": call.extension,
-                "principal": call.principal.map(|p| p.name),
-                "activated": call.extensions,
-                "tenant": call.tenant,
-            })),
-            "audit/log" => Err(A2AError::task_not_found("t-missing")),
-            other => Err(A2AError::method_not_found(other)),
-        }
-    }
+fn agent() -> Arc<TestAgent> {
+    Arc::new(TestAgent::new().otherwise([]).answering(|call| match call.method.as_str() {
+        "tasks/search" => Ok(json!({
+            "query": call.params["query"],
+            "extension": call.extension,
+            "principal": call.principal.map(|p| p.name),
+            "activated": call.extensions,
+            "tenant": call.tenant,
+        })),
+        "audit/log" => Err(A2AError::task_not_found("t-missing")),
+        other => Err(A2AError::method_not_found(other)),
+    }))
 }
 
 fn card(required_audit: bool) -> Value {
@@ -61,7 +52,7 @@ fn methods() -> Vec<MethodSpec> {
 
 async fn serve(options: ServerOptions, required_audit: bool) -> HostedServer {
     let server = HostedServer::new(card(required_audit), ServerOptions { methods: methods(), ..options }).unwrap();
-    server.start(Arc::new(Agent), "127.0.0.1", 0).await.unwrap();
+    server.start(agent(), "127.0.0.1", 0).await.unwrap();
     server
 }
 
@@ -239,31 +230,22 @@ fn declarations_that_cannot_be_served_are_refused_when_the_server_is_made() {
     assert!(e.message.contains("handler"), "{}", e.message);
 }
 
-/// A profile extension's rule, checked by a Rust executor: a message with it carries a data part.
-struct Profiled;
-
-#[async_trait::async_trait]
-impl AgentExecutor for Profiled {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let _ = ctx;
-        events.status(a2a_native::model::TaskState::Completed, None).await?;
-        Ok(())
-    }
-
-    async fn check_message(&self, check: a2a_native::methods::MessageCheck) -> a2a_native::Result<()> {
+/// A profile extension's rule, checked by the executor: a message with it carries a data part.
+fn profiled() -> Arc<TestAgent> {
+    Arc::new(TestAgent::new().checking(|check| {
         if check.message.parts.iter().any(|p| matches!(p.content, a2a_native::model::PartContent::Data(_))) {
             Ok(())
         } else {
             Err(a2a_native::methods::profile_violation(&check.extension, "a message carries a data part"))
         }
-    }
+    }))
 }
 
 #[tokio::test]
 async fn a_profile_check_refuses_a_message_before_any_task_is_made() {
     let options = ServerOptions { profile_checks: vec![SEARCH.into()], ..Default::default() };
     let server = HostedServer::new(card(false), options).unwrap();
-    server.start(Arc::new(Profiled), "127.0.0.1", 0).await.unwrap();
+    server.start(profiled(), "127.0.0.1", 0).await.unwrap();
     let url = server.url().unwrap();
     let send = |parts: Value, extensions: &'static str| {
         let req = reqwest::Client::new()
@@ -306,9 +288,9 @@ async fn a_start_given_up_half_way_leaves_the_server_startable() {
     std::fs::create_dir_all(&dir).unwrap();
     let store = format!("sqlite:{}", dir.join("t.db").display());
     let server = HostedServer::new(card(false), ServerOptions { store: Some(store), ..Default::default() }).unwrap();
-    let given_up = tokio::time::timeout(std::time::Duration::ZERO, server.start(Arc::new(Agent), "127.0.0.1", 0)).await;
+    let given_up = tokio::time::timeout(std::time::Duration::ZERO, server.start(agent(), "127.0.0.1", 0)).await;
     assert!(given_up.is_err(), "the start finished within its first poll: nothing was given up");
-    server.start(Arc::new(Agent), "127.0.0.1", 0).await.unwrap();
+    server.start(agent(), "127.0.0.1", 0).await.unwrap();
     server.stop().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

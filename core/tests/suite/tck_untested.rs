@@ -22,9 +22,9 @@ use crate::support;
 
 use a2a_native::auth::KeySet;
 use a2a_native::client::{Binding, CardCache, Client, ProtocolVersion};
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
+use a2a_native::executor::AgentExecutor;
 use a2a_native::grpc;
-use a2a_native::model::{self, AgentCard, GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState};
+use a2a_native::model::{self, AgentCard, GetTaskRequest, Message, Role, SendMessageRequest, TaskState};
 use a2a_native::request::{A2ARequest, Method};
 use a2a_native::server::tls::{ClientCertificate, server_config};
 use a2a_native::server::{
@@ -32,7 +32,6 @@ use a2a_native::server::{
 };
 use a2a_native::signing::{CardSigner, card_payload, verify_card};
 use a2a_native::sse::SseDecoder;
-use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http_body_util::BodyExt;
@@ -881,34 +880,17 @@ async fn auth_server_002_every_request_is_authenticated() {
 
 const AUTH_TEXT: &str = "authorization needed: sign in at https://idp.example/authorize?task=purchase";
 
-/// Asks for authorization, then waits for it to arrive out of band (the test's signal, as an
-/// OAuth callback to the agent would), then completes with a receipt.
-struct OutOfBandAgent {
-    granted: Arc<Notify>,
-}
-
-#[async_trait]
-impl AgentExecutor for OutOfBandAgent {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        events.auth_required(Some(Message::text(Role::Agent, AUTH_TEXT))).await?;
-        tokio::select! {
-            _ = self.granted.notified() => {}
-            _ = ctx.cancelled.cancelled() => return Ok(()),
-        }
-        events.working().await?;
-        events.artifact_parts("receipt", vec![Part::text("paid")]).await?;
-        events.complete(None).await?;
-        Ok(())
-    }
-
-    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
-        Ok(())
-    }
-}
-
 async fn out_of_band_server() -> (Srv, Arc<Notify>) {
     let granted = Arc::new(Notify::new());
-    let agent = Arc::new(OutOfBandAgent { granted: granted.clone() });
+    // Asks for authorization, then waits for it to arrive out of band (the test's signal, as an
+    // OAuth callback to the agent would), then completes with a receipt.
+    let agent = Arc::new(TestAgent::new().otherwise([
+        Step::status(TaskState::AuthRequired, AUTH_TEXT),
+        Step::UntilSignal(granted.clone()),
+        Step::working(),
+        Step::artifact("receipt", "paid"),
+        Step::complete(),
+    ]));
     (serve(None, |base| handler(base, agent, false)).await, granted)
 }
 

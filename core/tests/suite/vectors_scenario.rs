@@ -3,14 +3,13 @@
 //! the vector gives, turn after turn on the same task where a case continues (`next`). Every
 //! binding runs the same file through its own server and client.
 
+use crate::support::agent::{Step, TestAgent};
 use a2a_native::client::Client;
-use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
 use a2a_native::model::{
-    self, Artifact, CancelTaskRequest, Message, Part, Role, SendMessageConfiguration, SendMessageRequest, TaskState,
+    self, CancelTaskRequest, Message, Role, SendMessageConfiguration, SendMessageRequest, TaskState,
 };
 use a2a_native::server::host::{HostedServer, ServerOptions};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,56 +24,25 @@ fn turns(case: &Value) -> impl Iterator<Item = &Value> {
     std::iter::successors(Some(case), |turn| turn.get("next"))
 }
 
-/// The history of the task a message continues, as the vectors write it (`user:hi|agent:name?`).
-fn history(ctx: &RequestContext) -> String {
-    let role = |m: &Message| if m.role == Role::User { "user" } else { "agent" };
-    let history = ctx.task.iter().flat_map(|t| &t.history);
-    history.map(|m| format!("{}:{}", role(m), m.text_content())).collect::<Vec<_>>().join("|")
-}
-
-/// Plays the steps of the turn the message names (its text is the turn's name).
-struct Scripted(HashMap<String, Vec<Value>>);
-
-#[async_trait::async_trait]
-impl AgentExecutor for Scripted {
-    async fn execute(&self, ctx: RequestContext, events: EventSink) -> Result<(), ExecutorError> {
-        let steps = self.0.get(&ctx.text()).ok_or_else(|| ExecutorError::new("no such scenario"))?;
-        let text = |step: &Value, key: &str| step[key].as_str().map(str::to_owned);
-        for step in steps {
-            let sent = if let Some(state) = text(step, "status") {
-                let state = TaskState::from_short_name(&state).expect("a state name");
-                events.status(state, text(step, "text").map(|t| Message::text(Role::Agent, t))).await
-            } else if let Some(part) = text(step, "artifact").or_else(|| step.get("history").map(|_| history(&ctx))) {
-                let artifact = Artifact {
-                    artifact_id: text(step, "id").unwrap_or_default(),
-                    name: String::new(),
-                    description: String::new(),
-                    parts: vec![Part::text(part)],
-                    metadata: None,
-                    extensions: Vec::new(),
-                };
-                let flag = |key: &str| step[key].as_bool().unwrap_or(false);
-                events.artifact(artifact, flag("append"), flag("lastChunk")).await
-            } else if let Some(reply) = text(step, "message") {
-                events.message(Message::text(Role::Agent, reply)).await
-            } else if let Some(ms) = step["sleepMs"].as_u64() {
-                tokio::time::sleep(Duration::from_millis(ms)).await;
-                Ok(())
-            } else if let Some(failure) = text(step, "raise") {
-                return Err(ExecutorError::new(failure));
-            } else if step.get("waitForCancel").is_some() {
-                ctx.cancelled.cancelled().await;
-                Ok(())
-            } else {
-                panic!("unknown step {step}");
-            };
-            sent.map_err(|e| ExecutorError::new(e.message))?;
-        }
-        Ok(())
-    }
-
-    async fn cancel(&self, _ctx: RequestContext, _events: EventSink) -> Result<(), ExecutorError> {
-        Ok(())
+/// A step as the vectors write it, as the test agent's step.
+fn step(step: &Value) -> Step {
+    let text = |key: &str| step[key].as_str().map(str::to_owned);
+    let flag = |key: &str| step[key].as_bool().unwrap_or(false);
+    if let Some(state) = text("status") {
+        let state = TaskState::from_short_name(&state).expect("a state name");
+        Step::Status(state, text("text"))
+    } else if let Some(part) = text("artifact").or_else(|| step.get("history").map(|_| "{history}".into())) {
+        Step::Chunk { id: text("id"), text: part, append: flag("append"), last: flag("lastChunk") }
+    } else if let Some(reply) = text("message") {
+        Step::Reply(reply)
+    } else if let Some(ms) = step["sleepMs"].as_u64() {
+        Step::sleep(ms)
+    } else if let Some(failure) = text("raise") {
+        Step::Fail(failure)
+    } else if step.get("waitForCancel").is_some() {
+        Step::UntilCanceled
+    } else {
+        panic!("unknown step {step}")
     }
 }
 
@@ -132,17 +100,18 @@ async fn scenario_vectors_through_our_server_and_client() {
 
 async fn play_every_case() {
     let cases = cases();
-    let scripts = cases
-        .iter()
-        .flat_map(turns)
-        .map(|t| (t["name"].as_str().unwrap().to_owned(), t["steps"].as_array().unwrap().clone()));
+    // Each turn's message text is its name, which picks its steps.
+    let agent =
+        cases.iter().flat_map(turns).fold(TestAgent::new().otherwise([Step::fail("no such scenario")]), |a, t| {
+            a.on_text(t["name"].as_str().unwrap(), t["steps"].as_array().unwrap().iter().map(step))
+        });
     let card = json!({
         "name": "scenarios", "description": "Plays tests/vectors/scenario.", "version": "1.0.0",
         "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "play", "name": "Play", "description": "Plays a scenario.", "tags": ["test"]}]
     });
     let server = HostedServer::new(card, ServerOptions::default()).unwrap();
-    server.start(Arc::new(Scripted(scripts.collect())), "127.0.0.1", 0).await.unwrap();
+    server.start(Arc::new(agent), "127.0.0.1", 0).await.unwrap();
     let client = Client::builder()
         .card_cache(std::sync::Arc::new(a2a_native::client::CardCache::new()))
         .connect(&server.url().unwrap())

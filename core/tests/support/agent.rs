@@ -1,11 +1,15 @@
 //! The one test agent of the integration tests: [`TestAgent`], scripted per message.
 //!
-//! A script is a list of [`Step`]s, picked by the first word of the message text: rules added
-//! with [`TestAgent::on`] apply to any turn, [`TestAgent::on_follow_up`] to a message for an
-//! existing task (and wins there); any other word runs [`TestAgent::otherwise`]. Texts are
-//! templates: `{text}` (the message text), `{principal}` (the caller's name, `anonymous`
-//! without one), `{extensions}` and `{skills}` (the activated extension URIs and the skills
-//! the caller may use, comma-separated).
+//! A script is a list of [`Step`]s, picked by the message text: a whole text given to
+//! [`TestAgent::on_text`] first, then its first word: rules added with [`TestAgent::on`] apply to
+//! any turn, [`TestAgent::on_follow_up`] to a message for an existing task (and wins there); any
+//! other text runs [`TestAgent::otherwise`]. Texts are templates: `{text}` (the message text),
+//! `{principal}` (the caller's name, `anonymous` without one), `{extensions}` and `{skills}`
+//! (the activated extension URIs and the skills the caller may use, comma-separated),
+//! `{history}` (the task's earlier turns, `user:hi|agent:name?`).
+//!
+//! Extension methods and profile checks are answered by the closures given to
+//! [`TestAgent::answering`] and [`TestAgent::checking`] (by default as any executor answers).
 //!
 //! ```ignore
 //! let agent = Arc::new(
@@ -22,11 +26,13 @@
 //! [`TestAgent::standard`] is the vocabulary the HTTP server and client tests share.
 
 use a2a_native::executor::{AgentExecutor, EventSink, ExecutorError, RequestContext};
-use a2a_native::model::{Message, Part, Role, StreamResponse, TaskState};
+use a2a_native::methods::{MessageCheck, MethodCall};
+use a2a_native::model::{Artifact, Message, Part, Role, StreamResponse, TaskState};
 use async_trait::async_trait;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::Notify;
 
 /// One thing the agent does; a script runs its steps in order.
 #[derive(Debug, Clone)]
@@ -35,6 +41,14 @@ pub enum Step {
     Status(TaskState, Option<String>),
     /// A whole artifact named `.0`, of one text part `.1` (a template), with a fresh id.
     Artifact(String, String),
+    /// An artifact update of one text part (a template), unnamed: of the artifact `id` (none:
+    /// the sink's default id), appended to it or not, its last chunk or not.
+    Chunk {
+        id: Option<String>,
+        text: String,
+        append: bool,
+        last: bool,
+    },
     /// A direct reply (an agent message of this text, a template) instead of a task.
     Reply(String),
     Sleep(Duration),
@@ -44,6 +58,9 @@ pub enum Step {
     Panic(String),
     /// Waits until the task is canceled, then goes on (and returns).
     UntilCanceled,
+    /// Waits for this signal (as an OAuth callback would reach the agent out of band); when the
+    /// task is canceled first, the run ends there.
+    UntilSignal(Arc<Notify>),
     /// Never returns and ignores cancellation: only dropping the work stops it.
     Hang,
     /// Completes the task from a detached task after this long, whatever happened meanwhile.
@@ -89,14 +106,20 @@ pub struct Run {
     pub ended: bool,
 }
 
+type MethodAnswer = dyn Fn(MethodCall) -> a2a_native::Result<serde_json::Value> + Send + Sync;
+type MessageRule = dyn Fn(MessageCheck) -> a2a_native::Result<()> + Send + Sync;
+
 /// The scriptable agent. Keep an `Arc` of it to read what it saw.
 pub struct TestAgent {
+    texts: HashMap<String, Vec<Step>>,
     rules: HashMap<String, Vec<Step>>,
     follow_ups: HashMap<String, Vec<Step>>,
     otherwise: Vec<Step>,
     cancel_delay: Duration,
     runs: Mutex<Vec<Run>>,
     cancels: Mutex<Vec<RequestContext>>,
+    methods: Option<Box<MethodAnswer>>,
+    checks: Option<Box<MessageRule>>,
 }
 
 impl Default for TestAgent {
@@ -109,12 +132,15 @@ impl TestAgent {
     /// No rules; every message completes the task (no message).
     pub fn new() -> Self {
         Self {
+            texts: HashMap::new(),
             rules: HashMap::new(),
             follow_ups: HashMap::new(),
             otherwise: vec![Step::complete()],
             cancel_delay: Duration::ZERO,
             runs: Mutex::default(),
             cancels: Mutex::default(),
+            methods: None,
+            checks: None,
         }
     }
 
@@ -140,6 +166,12 @@ impl TestAgent {
             ])
     }
 
+    /// Messages of exactly this text run `steps` (before any rule by first word).
+    pub fn on_text(mut self, text: &str, steps: impl IntoIterator<Item = Step>) -> Self {
+        self.texts.insert(text.to_owned(), steps.into_iter().collect());
+        self
+    }
+
     /// Messages whose first word is `word` run `steps` (on any turn).
     pub fn on(mut self, word: &str, steps: impl IntoIterator<Item = Step>) -> Self {
         self.rules.insert(word.to_owned(), steps.into_iter().collect());
@@ -155,6 +187,21 @@ impl TestAgent {
     /// What messages no rule matches run.
     pub fn otherwise(mut self, steps: impl IntoIterator<Item = Step>) -> Self {
         self.otherwise = steps.into_iter().collect();
+        self
+    }
+
+    /// Extension methods are answered by `answer`.
+    pub fn answering(
+        mut self,
+        answer: impl Fn(MethodCall) -> a2a_native::Result<serde_json::Value> + Send + Sync + 'static,
+    ) -> Self {
+        self.methods = Some(Box::new(answer));
+        self
+    }
+
+    /// Messages that activate a profile extension are checked by `rule`.
+    pub fn checking(mut self, rule: impl Fn(MessageCheck) -> a2a_native::Result<()> + Send + Sync + 'static) -> Self {
+        self.checks = Some(Box::new(rule));
         self
     }
 
@@ -181,6 +228,9 @@ impl TestAgent {
 
     fn script(&self, ctx: &RequestContext) -> &[Step] {
         let text = ctx.text();
+        if let Some(steps) = self.texts.get(&text) {
+            return steps;
+        }
         let word = first_word(&text);
         let follow_up = ctx.task.as_ref().and_then(|_| self.follow_ups.get(word));
         follow_up.or_else(|| self.rules.get(word)).unwrap_or(&self.otherwise)
@@ -199,6 +249,14 @@ fn fill(template: &str, ctx: &RequestContext) -> String {
         .replace("{extensions}", &ctx.extensions.join(","))
         .replace("{skills}", &ctx.skills.join(","))
         .replace("{text}", &ctx.text())
+        .replace("{history}", &history(ctx))
+}
+
+/// The task's earlier turns, `role:text` joined by `|`.
+fn history(ctx: &RequestContext) -> String {
+    let role = |m: &Message| if m.role == Role::User { "user" } else { "agent" };
+    let history = ctx.task.iter().flat_map(|t| &t.history);
+    history.map(|m| format!("{}:{}", role(m), m.text_content())).collect::<Vec<_>>().join("|")
 }
 
 /// Marks its run ended when dropped: on return, or when the work is dropped mid-way.
@@ -231,6 +289,17 @@ impl AgentExecutor for TestAgent {
                 Step::Artifact(name, text) => {
                     events.artifact_parts(name.clone(), vec![Part::text(fill(text, &ctx))]).await?
                 }
+                Step::Chunk { id, text, append, last } => {
+                    let artifact = Artifact {
+                        artifact_id: id.clone().unwrap_or_default(),
+                        name: String::new(),
+                        description: String::new(),
+                        parts: vec![Part::text(fill(text, &ctx))],
+                        metadata: None,
+                        extensions: Vec::new(),
+                    };
+                    events.artifact(artifact, *append, *last).await?
+                }
                 Step::Reply(text) => events.message(Message::text(Role::Agent, fill(text, &ctx))).await?,
                 Step::Sleep(d) => tokio::time::sleep(*d).await,
                 Step::WorkingSince(ago) => {
@@ -243,6 +312,10 @@ impl AgentExecutor for TestAgent {
                 Step::Fail(message) => return Err(ExecutorError::new(message.clone())),
                 Step::Panic(message) => panic!("{message}"),
                 Step::UntilCanceled => ctx.cancelled.cancelled().await,
+                Step::UntilSignal(signal) => tokio::select! {
+                    _ = signal.notified() => {}
+                    _ = ctx.cancelled.cancelled() => return Ok(()),
+                },
                 Step::Hang => std::future::pending::<()>().await,
                 Step::CompleteLater(d) => {
                     let (late, d) = (events.clone(), *d);
@@ -262,5 +335,16 @@ impl AgentExecutor for TestAgent {
             tokio::time::sleep(self.cancel_delay).await;
         }
         Ok(())
+    }
+
+    async fn call_method(&self, call: MethodCall) -> a2a_native::Result<serde_json::Value> {
+        match &self.methods {
+            Some(answer) => answer(call),
+            None => Err(a2a_native::A2AError::method_not_found(&call.method)),
+        }
+    }
+
+    async fn check_message(&self, check: MessageCheck) -> a2a_native::Result<()> {
+        self.checks.as_ref().map_or(Ok(()), |rule| rule(check))
     }
 }
