@@ -9,7 +9,8 @@
 //! an algorithm the verifier accepts (several signatures allow key rotation). A card with a 0.3
 //! form is also signed over what a2a-sdk 0.3 checks (`model::v03::signed_payloads`).
 
-use crate::auth::{KeyRefusal, KeySet};
+use crate::auth::{KeyRefusal, KeySet, jose};
+pub use crate::auth::{algorithm_named, private_key};
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::{self, AgentCard, AgentCardSignature};
 use base64::Engine;
@@ -65,25 +66,6 @@ pub fn card_payload(card: &AgentCard) -> Result<Vec<u8>> {
 pub fn body_digest(body: &[u8]) -> String {
     use sha2::Digest;
     URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(body))
-}
-
-/// A PEM private key for an asymmetric signature algorithm (ES256/384, RS256/384/512, PS256,
-/// EdDSA): the keys that sign cards and push notifications. HMAC is refused: a shared secret
-/// cannot be published as a JWKS.
-pub fn private_key(pem: &[u8], alg: Algorithm) -> Result<EncodingKey> {
-    match alg {
-        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
-        Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => EncodingKey::from_rsa_pem(pem),
-        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
-        other => return Err(invalid(format!("{other:?} is not a public-key signature algorithm"))),
-    }
-    .map_err(|e| invalid(format!("the signing key: {e}")))
-}
-
-/// Compares secrets (tokens, keys) in time that does not depend on where they differ.
-pub(crate) fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
-    use subtle::ConstantTimeEq;
-    a.ct_eq(b).into()
 }
 
 /// Signs cards with one private key.
@@ -188,6 +170,9 @@ fn verify_one(
     if !algorithms.contains(&alg) {
         return Err(format!("{} is not an accepted algorithm", alg_name(alg)));
     }
+    if jose::has_critical_extensions(header.get("crit")) {
+        return Err("the protected header has critical extensions (crit) this verifier does not implement".into());
+    }
     let kid = header["kid"].as_str().ok_or("the protected header has no kid")?;
     let jwk = keys.usable(kid).map_err(|why| match why {
         KeyRefusal::Unknown => format!("no key {kid:?}"),
@@ -203,12 +188,6 @@ fn verify_one(
         Ok(false) => Err("bad signature".into()),
         Err(e) => Err(format!("bad signature ({e})")),
     }
-}
-
-/// A JWS algorithm by its name (`ES256`, `RS256`, `EdDSA`, ...); InvalidParams naming
-/// `field` for any other name.
-pub fn algorithm_named(name: &str, field: &str) -> Result<Algorithm> {
-    name.parse().map_err(|_| A2AError::invalid_field(field, format!("unknown algorithm {name:?}")))
 }
 
 /// The bindings' card signing: `card` gets one more signature, made with the PEM private `key`

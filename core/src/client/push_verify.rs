@@ -9,12 +9,12 @@
 //! replayed notification is refused; so is a duplicate delivery, which you may treat as
 //! already handled).
 
-use crate::auth::KeySet;
+use crate::auth::{KeySet, jose};
 use crate::error::{A2AError, ErrorKind, Result};
 use http::HeaderMap;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, Validation};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -149,7 +149,7 @@ impl PushVerifier {
     pub fn verify(&self, headers: &HeaderMap, body: &[u8]) -> Result<VerifiedPush> {
         if let Some(expected) = &self.token {
             let got = headers.get(TOKEN_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
-            if !crate::signing::secrets_equal(got, expected.as_bytes()) {
+            if !crate::auth::secrets_equal(got, expected.as_bytes()) {
                 return Err(refused("the notification token does not match"));
             }
         }
@@ -157,13 +157,10 @@ impl PushVerifier {
             .get(SIGNATURE_HEADER)
             .and_then(|v| v.to_str().ok())
             .ok_or_else(|| refused("the notification is not signed"))?;
-        let header = jsonwebtoken::decode_header(token).map_err(|_| refused("the signature is not a JWT"))?;
-        if !self.algorithms.contains(&header.alg) {
-            return Err(refused("the signature algorithm is not accepted"));
-        }
+        let header =
+            jose::jwt_header(token, &self.algorithms).map_err(|why| refused(format!("the signature: {why}")))?;
         let kid = header.kid.as_deref().ok_or_else(|| refused("the signature names no key (kid)"))?;
         let jwk = self.keys.usable(kid).map_err(|why| refused(format!("signing key {kid:?}: {why}")))?;
-        let key = DecodingKey::from_jwk(jwk).map_err(|_| refused("the signing key is unusable"))?;
         let mut validation = Validation::new(header.alg);
         validation.leeway = self.leeway.as_secs();
         validation.set_audience(&[&self.audience]);
@@ -171,9 +168,8 @@ impl PushVerifier {
         if let Some(iss) = &self.issuer {
             validation.set_issuer(&[iss]);
         }
-        let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
-            .map_err(|e| refused(format!("the signature is not valid: {e}")))?
-            .claims;
+        let claims = jose::jwt_claims(token, jwk, &validation)
+            .map_err(|why| refused(format!("the signature is not valid: {why}")))?;
         let issued_at = claims.get("iat").and_then(Value::as_u64).ok_or_else(|| refused("iat is not a number"))?;
         let now = now();
         if issued_at > now + self.leeway.as_secs() || now.saturating_sub(issued_at) > self.max_age.as_secs() {

@@ -39,10 +39,10 @@ impl std::fmt::Debug for PushSigner {
 }
 
 impl PushSigner {
-    /// `pem`: the private key for `alg` (see [`crate::signing::private_key`]); `issuer`: this agent (its
+    /// `pem`: the private key for `alg` (see [`crate::auth::private_key`]); `issuer`: this agent (its
     /// card URL, say), which receivers expect in `iss`.
     pub fn from_pem(pem: &[u8], alg: Algorithm, kid: impl Into<String>, issuer: impl Into<String>) -> Result<Self> {
-        let key = crate::signing::private_key(pem, alg)?;
+        let key = crate::auth::private_key(pem, alg)?;
         let kid = kid.into();
         let mut public =
             Jwk::from_encoding_key(&key, alg).map_err(|e| A2AError::internal(format!("public key: {e}")))?;

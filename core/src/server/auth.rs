@@ -107,7 +107,7 @@ fn lookup(known: &HashMap<String, Principal>, secret: &str) -> Option<Principal>
         .fold(
             None,
             |found, (k, p)| {
-                if crate::signing::secrets_equal(k.as_bytes(), secret.as_bytes()) { Some(p) } else { found }
+                if crate::auth::secrets_equal(k.as_bytes(), secret.as_bytes()) { Some(p) } else { found }
             },
         )
         .cloned()

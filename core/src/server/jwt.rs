@@ -10,12 +10,12 @@
 //! scopes come from `scope` (space-separated, OAuth2) and `scp` (string or array).
 
 use super::auth::{Authenticator, Principal, bearer_token, unauthenticated};
-use crate::auth::KeySet;
+use crate::auth::{KeySet, jose};
 use crate::error::Result;
 use async_trait::async_trait;
 use http::request::Parts;
 use jsonwebtoken::jwk::Jwk;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, RwLock};
@@ -156,28 +156,11 @@ impl JwtBearer {
 impl Authenticator for JwtBearer {
     async fn authenticate(&self, request: &Parts) -> Result<Option<Principal>> {
         let Some(token) = bearer_token(request)? else { return Ok(None) };
-        let header =
-            jsonwebtoken::decode_header(token).map_err(|_| unauthenticated("the bearer token is not a JWT"))?;
-        if !self.config.algorithms.contains(&header.alg) {
-            return Err(unauthenticated("the token's signature algorithm is not accepted"));
-        }
-        // RFC 7515 §4.1.11: a token whose `crit` names extensions must be refused by a reader
-        // that does not implement them, and this one implements none.
-        if header.crit.as_ref().is_some_and(|c| !c.is_empty()) {
-            return Err(unauthenticated(
-                "the token's header has critical extensions (crit) this server does not implement",
-            ));
-        }
+        let header = jose::jwt_header(token, &self.config.algorithms)
+            .map_err(|why| unauthenticated(&format!("the bearer token: {why}")))?;
         let jwk = self.key(header.kid.as_deref()).await?;
-        let key = DecodingKey::from_jwk(&jwk).map_err(|_| unauthenticated("the token's signing key is unusable"))?;
-        let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &self.validation(header.alg))
-            .map_err(|e| unauthenticated(&format!("the token is not valid: {}", reason(&e))))?
-            .claims;
-        // RFC 7519 §4.1.1: `iss` is one string (jsonwebtoken would also take a list holding
-        // an accepted issuer).
-        if claims.get("iss").is_some_and(|iss| !iss.is_string()) {
-            return Err(unauthenticated("the token's `iss` claim is not a string"));
-        }
+        let claims = jose::jwt_claims(token, &jwk, &self.validation(header.alg))
+            .map_err(|why| unauthenticated(&format!("the token is not valid: {why}")))?;
         let name = claims
             .get(&self.config.principal_claim)
             .and_then(Value::as_str)
@@ -205,22 +188,6 @@ fn find(keys: &KeySet, kid: Option<&str>) -> Option<Jwk> {
     match kid {
         Some(kid) => keys.usable(kid).ok().cloned(),
         None => keys.only().ok().cloned(),
-    }
-}
-
-/// Why a token failed, in words that help the caller and reveal nothing about keys.
-fn reason(e: &jsonwebtoken::errors::Error) -> String {
-    use jsonwebtoken::errors::ErrorKind as K;
-    match e.kind() {
-        K::ExpiredSignature => "expired".into(),
-        K::ImmatureSignature => "not yet valid (nbf)".into(),
-        K::InvalidIssuer => "wrong issuer".into(),
-        K::InvalidAudience => "wrong audience".into(),
-        K::InvalidSignature => "bad signature".into(),
-        // jsonwebtoken also reports a claim of the wrong type (`"exp": "soon"`) as missing.
-        K::MissingRequiredClaim(claim) => format!("the required claim `{claim}` is missing or not of its type"),
-        K::InvalidAlgorithm => "algorithm does not match the key".into(),
-        _ => "malformed".into(),
     }
 }
 

@@ -128,3 +128,27 @@ fn at_most_sixteen_signatures_are_tried() {
         }
     }
 }
+
+/// A signature whose protected header names critical extensions is refused (RFC 7515
+/// §4.1.11), even when it verifies; the same signature without them is accepted.
+#[test]
+fn a_signature_naming_critical_extensions_is_refused() {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let keys = KeySet::from(JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k1")] });
+    let key = EncodingKey::from_ec_pem(&pem("jwt-ec.pem")).unwrap();
+    let payload = b64.encode(card_payload(&card()).unwrap());
+    let signed = |header: serde_json::Value| {
+        let protected = b64.encode(header.to_string());
+        let signature =
+            jsonwebtoken::crypto::sign(format!("{protected}.{payload}").as_bytes(), &key, Algorithm::ES256).unwrap();
+        let mut c = card();
+        c.signatures.push(model::AgentCardSignature { protected, signature, header: None });
+        c
+    };
+    let plain = signed(json!({"alg": "ES256", "kid": "k1", "typ": "JOSE"}));
+    assert_eq!(verify_card(&plain, &keys, &ALL).unwrap().kid, "k1");
+    let critical = signed(json!({"alg": "ES256", "kid": "k1", "typ": "JOSE", "crit": ["urn:x"], "urn:x": 1}));
+    let e = verify_card(&critical, &keys, &ALL).unwrap_err();
+    assert!(e.message.contains("crit"), "{e}");
+}

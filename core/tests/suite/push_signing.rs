@@ -194,3 +194,33 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
     let _ = stop.send(());
     serving.await.unwrap().unwrap();
 }
+
+/// A notification token whose header names critical extensions is refused (RFC 7515 §4.1.11: a
+/// reader refuses those it does not implement), as the server's JWT check refuses such tokens;
+/// the same token without them verifies.
+#[test]
+fn a_signature_naming_critical_extensions_is_refused() {
+    let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(&pem).unwrap();
+    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+    jwk.common.key_id = Some("k1".into());
+    let hook = "http://127.0.0.1:9/hook";
+    let body = br#"{"task":{}}"#;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let delivery = |crit: Option<Vec<String>>, jti: &str| {
+        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+        header.kid = Some("k1".into());
+        header.crit = crit;
+        let claims = json!({"aud": hook, "iat": now, "exp": now + 60, "jti": jti, "taskId": "t1",
+            "bodySha256": a2a_native::signing::body_digest(body)});
+        let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert("a2a-notification-signature", HeaderValue::from_str(&token).unwrap());
+        headers
+    };
+    let verifier = PushVerifier::new(jsonwebtoken::jwk::JwkSet { keys: vec![jwk] }, hook);
+    let refused = verifier.verify(&delivery(Some(vec!["urn:x-unknown".into()]), "j1"), body).unwrap_err();
+    assert_eq!(refused.kind, a2a_native::ErrorKind::Unauthenticated);
+    assert!(refused.message.contains("crit"), "{}", refused.message);
+    assert_eq!(verifier.verify(&delivery(None, "j2"), body).unwrap().task_id, "t1");
+}

@@ -1,0 +1,86 @@
+//! JOSE as every signer and verifier here uses it (card signatures, push notifications, server
+//! JWTs): private keys from PEM, algorithms by name, and the checks every JWT gets before its
+//! claims are read.
+//!
+//! A JWT is read in two steps. [`jwt_header`] refuses, before any key is looked up, a token that
+//! is not a JWT, whose algorithm the reader does not accept, or whose header names critical
+//! extensions (RFC 7515 §4.1.11: a reader must refuse those it does not implement, and these
+//! readers implement none). [`jwt_claims`] then checks the signature with the key the caller
+//! chose and the claims the caller's [`Validation`] requires. Both give the reason in words that
+//! help a caller and reveal nothing about keys; the caller names what was refused.
+
+use crate::error::{A2AError, ErrorKind, Result};
+use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde_json::{Map, Value};
+
+/// A PEM private key for an asymmetric signature algorithm (ES256/384, RS256/384/512, PS256,
+/// EdDSA): the keys that sign cards and push notifications. HMAC is refused: a shared secret
+/// cannot be published as a JWKS.
+pub fn private_key(pem: &[u8], alg: Algorithm) -> Result<EncodingKey> {
+    let invalid = |why: String| A2AError::new(ErrorKind::InvalidParams, why);
+    match alg {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+        Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => EncodingKey::from_rsa_pem(pem),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
+        other => return Err(invalid(format!("{other:?} is not a public-key signature algorithm"))),
+    }
+    .map_err(|e| invalid(format!("the signing key: {e}")))
+}
+
+/// A JWS algorithm by its name (`ES256`, `RS256`, `EdDSA`, ...); InvalidParams naming
+/// `field` for any other name.
+pub fn algorithm_named(name: &str, field: &str) -> Result<Algorithm> {
+    name.parse().map_err(|_| A2AError::invalid_field(field, format!("unknown algorithm {name:?}")))
+}
+
+/// Whether a JOSE header names critical extensions (`crit`, any non-empty value).
+pub(crate) fn has_critical_extensions(crit: Option<&Value>) -> bool {
+    crit.is_some_and(|c| !c.is_null() && c.as_array().is_none_or(|a| !a.is_empty()))
+}
+
+/// The header of `token`, when it is a JWT signed with one of `algorithms` and naming no
+/// critical extension.
+pub(crate) fn jwt_header(token: &str, algorithms: &[Algorithm]) -> std::result::Result<Header, &'static str> {
+    let header = jsonwebtoken::decode_header(token).map_err(|_| "not a JWT")?;
+    if !algorithms.contains(&header.alg) {
+        return Err("its signature algorithm is not accepted");
+    }
+    if header.crit.as_ref().is_some_and(|c| !c.is_empty()) {
+        return Err("its header has critical extensions (crit) this reader does not implement");
+    }
+    Ok(header)
+}
+
+/// The claims of `token` (its header read by [`jwt_header`]), when `jwk` verifies its signature
+/// and the claims meet `validation`.
+pub(crate) fn jwt_claims(
+    token: &str,
+    jwk: &Jwk,
+    validation: &Validation,
+) -> std::result::Result<Map<String, Value>, String> {
+    let key = DecodingKey::from_jwk(jwk).map_err(|_| "its signing key is unusable".to_owned())?;
+    let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key, validation).map_err(|e| reason(&e))?.claims;
+    // RFC 7519 §4.1.1: `iss` is one string (jsonwebtoken would also take a list holding an
+    // accepted issuer).
+    if claims.get("iss").is_some_and(|iss| !iss.is_string()) {
+        return Err("its `iss` claim is not a string".into());
+    }
+    Ok(claims)
+}
+
+/// Why a token failed.
+fn reason(e: &jsonwebtoken::errors::Error) -> String {
+    use jsonwebtoken::errors::ErrorKind as K;
+    match e.kind() {
+        K::ExpiredSignature => "expired".into(),
+        K::ImmatureSignature => "not yet valid (nbf)".into(),
+        K::InvalidIssuer => "wrong issuer".into(),
+        K::InvalidAudience => "wrong audience".into(),
+        K::InvalidSignature => "bad signature".into(),
+        // jsonwebtoken also reports a claim of the wrong type (`"exp": "soon"`) as missing.
+        K::MissingRequiredClaim(claim) => format!("the required claim `{claim}` is missing or not of its type"),
+        K::InvalidAlgorithm => "algorithm does not match the key".into(),
+        _ => "malformed".into(),
+    }
+}
