@@ -32,11 +32,13 @@ TARGETS = {
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description="Generates the bindings' models and errors from the proto and core's error table.")
     ap.add_argument("--check", action="store_true", help="fail when a generated file is out of date")
     ap.add_argument("--only", default=",".join(TARGETS), help="comma-separated targets (default: all)")
     args = ap.parse_args()
     targets = [t.strip() for t in args.only.split(",") if t.strip()]
+    if not targets:
+        ap.error(f"--only names no target: choose from {', '.join(TARGETS)}")
     if unknown := [t for t in targets if t not in TARGETS]:
         ap.error(f"unknown target(s) {', '.join(unknown)}: choose from {', '.join(TARGETS)}")
     model = proto.read()
@@ -44,14 +46,14 @@ def main() -> int:
     outputs: dict[Path, str] = {}
     for t in targets:
         outputs.update(TARGETS[t](model, errors))
-    stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
+    stale = [p for p, text in outputs.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
     name = lambda p: p.relative_to(proto.REPO)  # noqa: E731
     if args.check:
         for p in stale:
             print(f"generate.py: {name(p)} is out of date; run python3 tools/generate.py", file=sys.stderr)
         return 1 if stale else 0
     for p in stale:
-        p.write_text(text := outputs[p])
+        p.write_text(text := outputs[p], encoding="utf-8")
         print(f"wrote {name(p)} ({len(text.splitlines())} lines)")
     return 0
 

@@ -170,8 +170,8 @@ fn verify_one(
     if !algorithms.contains(&alg) {
         return Err(format!("{} is not an accepted algorithm", alg_name(alg)));
     }
-    if jose::has_critical_extensions(header.get("crit")) {
-        return Err("the protected header has critical extensions (crit) this verifier does not implement".into());
+    if jose::has_crit(&header) {
+        return Err(jose::CRITICAL.into());
     }
     let kid = header["kid"].as_str().ok_or("the protected header has no kid")?;
     let jwk = keys.usable(kid).map_err(|why| match why {

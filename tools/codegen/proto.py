@@ -101,7 +101,7 @@ def parse(text: str) -> dict[str, Any]:
 def read() -> dict[str, Any]:
     """The vendored proto, parsed, with its path and SHA-256 under ``proto``: its digest."""
     raw = (REPO / PROTO).read_bytes()
-    return {**parse(raw.decode()), "proto": {"path": PROTO, "sha256": hashlib.sha256(raw).hexdigest()}}
+    return {**parse(raw.decode("utf-8")), "proto": {"path": PROTO, "sha256": hashlib.sha256(raw).hexdigest()}}
 
 
 def render_digest(digest: dict[str, Any]) -> str:
@@ -121,7 +121,7 @@ def error_rows() -> list[dict[str, Any]]:
     """Core's error table (kept current by core's error_table test): one dict per error, with
     ``kind``, ``name``, ``jsonrpcCode``, ``httpStatus``, ``grpcStatus``, ``reason`` and
     ``defaultMessage``."""
-    rows = json.loads(ERROR_TABLE.read_text())
+    rows = json.loads(ERROR_TABLE.read_text(encoding="utf-8"))
     if not rows:
         raise SystemExit(f"generate.py: no error table rows in {ERROR_TABLE.relative_to(REPO)}")
     return rows

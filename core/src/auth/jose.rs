@@ -34,20 +34,23 @@ pub fn algorithm_named(name: &str, field: &str) -> Result<Algorithm> {
     name.parse().map_err(|_| A2AError::invalid_field(field, format!("unknown algorithm {name:?}")))
 }
 
-/// Whether a JOSE header names critical extensions (`crit`, any non-empty value).
-pub(crate) fn has_critical_extensions(crit: Option<&Value>) -> bool {
-    crit.is_some_and(|c| !c.is_null() && c.as_array().is_none_or(|a| !a.is_empty()))
+/// Why a JOSE header with a `crit` member is refused. Any `crit` is: the extensions it names
+/// are ones no reader here implements, and producers must not send an empty list.
+pub(crate) const CRITICAL: &str = "its header names critical extensions (crit), which this reader does not implement";
+
+/// Whether a JOSE header (as JSON) has a `crit` member.
+pub(crate) fn has_crit(header: &Value) -> bool {
+    header.get("crit").is_some_and(|c| !c.is_null())
 }
 
-/// The header of `token`, when it is a JWT signed with one of `algorithms` and naming no
-/// critical extension.
+/// The header of `token`, when it is a JWT signed with one of `algorithms` and has no `crit`.
 pub(crate) fn jwt_header(token: &str, algorithms: &[Algorithm]) -> std::result::Result<Header, &'static str> {
-    let header = jsonwebtoken::decode_header(token).map_err(|_| "not a JWT")?;
+    let header = jsonwebtoken::decode_header(token).map_err(|_| "it is not a JWT")?;
     if !algorithms.contains(&header.alg) {
-        return Err("its signature algorithm is not accepted");
+        return Err("its algorithm is not accepted");
     }
-    if header.crit.as_ref().is_some_and(|c| !c.is_empty()) {
-        return Err("its header has critical extensions (crit) this reader does not implement");
+    if header.crit.is_some() {
+        return Err(CRITICAL);
     }
     Ok(header)
 }

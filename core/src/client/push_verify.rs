@@ -157,8 +157,8 @@ impl PushVerifier {
             .get(SIGNATURE_HEADER)
             .and_then(|v| v.to_str().ok())
             .ok_or_else(|| refused("the notification is not signed"))?;
-        let header =
-            jose::jwt_header(token, &self.algorithms).map_err(|why| refused(format!("the signature: {why}")))?;
+        let header = jose::jwt_header(token, &self.algorithms)
+            .map_err(|why| refused(format!("the signature is refused: {why}")))?;
         let kid = header.kid.as_deref().ok_or_else(|| refused("the signature names no key (kid)"))?;
         let jwk = self.keys.usable(kid).map_err(|why| refused(format!("signing key {kid:?}: {why}")))?;
         let mut validation = Validation::new(header.alg);

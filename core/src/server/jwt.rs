@@ -157,7 +157,7 @@ impl Authenticator for JwtBearer {
     async fn authenticate(&self, request: &Parts) -> Result<Option<Principal>> {
         let Some(token) = bearer_token(request)? else { return Ok(None) };
         let header = jose::jwt_header(token, &self.config.algorithms)
-            .map_err(|why| unauthenticated(&format!("the bearer token: {why}")))?;
+            .map_err(|why| unauthenticated(&format!("the bearer token is refused: {why}")))?;
         let jwk = self.key(header.kid.as_deref()).await?;
         let claims = jose::jwt_claims(token, &jwk, &self.validation(header.alg))
             .map_err(|why| unauthenticated(&format!("the token is not valid: {why}")))?;

@@ -231,8 +231,9 @@ fn declarations_that_cannot_be_served_are_refused_when_the_server_is_made() {
 }
 
 /// A profile extension's rule, checked by the executor: a message with it carries a data part.
+/// Passive, so that only the server can mark the passed profile active.
 fn profiled() -> Arc<TestAgent> {
-    Arc::new(TestAgent::new().checking(|check| {
+    Arc::new(TestAgent::new().passive().checking(|check| {
         if check.message.parts.iter().any(|p| matches!(p.content, a2a_native::model::PartContent::Data(_))) {
             Ok(())
         } else {

@@ -24,9 +24,14 @@ fn turns(case: &Value) -> impl Iterator<Item = &Value> {
     std::iter::successors(Some(case), |turn| turn.get("next"))
 }
 
-/// A step as the vectors write it, as the test agent's step.
+/// A step as the vectors write it, as the test agent's step. The agent's texts are templates,
+/// so a vector's text may hold no `{` (no binding's player reads one).
 fn step(step: &Value) -> Step {
-    let text = |key: &str| step[key].as_str().map(str::to_owned);
+    let text = |key: &str| {
+        let text = step[key].as_str().map(str::to_owned);
+        assert!(!text.as_ref().is_some_and(|t| t.contains('{')), "a vector text with a brace: {step}");
+        text
+    };
     let flag = |key: &str| step[key].as_bool().unwrap_or(false);
     if let Some(state) = text("status") {
         let state = TaskState::from_short_name(&state).expect("a state name");

@@ -42,7 +42,7 @@ pub enum Step {
     /// A whole artifact named `.0`, of one text part `.1` (a template), with a fresh id.
     Artifact(String, String),
     /// An artifact update of one text part (a template), unnamed: of the artifact `id` (none:
-    /// the sink's default id), appended to it or not, its last chunk or not.
+    /// a fresh id per chunk), appended to it or not, its last chunk or not.
     Chunk {
         id: Option<String>,
         text: String,
@@ -116,6 +116,8 @@ pub struct TestAgent {
     follow_ups: HashMap<String, Vec<Step>>,
     otherwise: Vec<Step>,
     cancel_delay: Duration,
+    /// Whether it activates the extensions a request offers (see [`TestAgent::passive`]).
+    activates: bool,
     runs: Mutex<Vec<Run>>,
     cancels: Mutex<Vec<RequestContext>>,
     methods: Option<Box<MethodAnswer>>,
@@ -137,6 +139,7 @@ impl TestAgent {
             follow_ups: HashMap::new(),
             otherwise: vec![Step::complete()],
             cancel_delay: Duration::ZERO,
+            activates: true,
             runs: Mutex::default(),
             cancels: Mutex::default(),
             methods: None,
@@ -205,6 +208,13 @@ impl TestAgent {
         self
     }
 
+    /// Activates no extension itself: only those the server activates are echoed (by default
+    /// it uses every extension it is offered).
+    pub fn passive(mut self) -> Self {
+        self.activates = false;
+        self
+    }
+
     /// How long `cancel` takes (the manager writes CANCELED after it returns). Default: none.
     pub fn cancel_delay(mut self, ms: u64) -> Self {
         self.cancel_delay = Duration::from_millis(ms);
@@ -242,14 +252,31 @@ fn first_word(text: &str) -> &str {
 }
 
 /// Fills a text template from the request.
+/// In one pass: a filled-in value (a message text, say) is never read as a template itself.
 fn fill(template: &str, ctx: &RequestContext) -> String {
-    let principal = ctx.principal.as_ref().map_or("anonymous", |p| p.name.as_str());
-    template
-        .replace("{principal}", principal)
-        .replace("{extensions}", &ctx.extensions.join(","))
-        .replace("{skills}", &ctx.skills.join(","))
-        .replace("{text}", &ctx.text())
-        .replace("{history}", &history(ctx))
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let (name, after) = rest[start + 1..].split_once('}').unwrap_or(("", ""));
+        let value = match name {
+            "principal" => ctx.principal.as_ref().map_or("anonymous", |p| p.name.as_str()).to_owned(),
+            "extensions" => ctx.extensions.join(","),
+            "skills" => ctx.skills.join(","),
+            "text" => ctx.text(),
+            "history" => history(ctx),
+            _ => {
+                // Not a placeholder: the brace is text.
+                out.push('{');
+                rest = &rest[start + 1..];
+                continue;
+            }
+        };
+        out.push_str(&value);
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The task's earlier turns, `role:text` joined by `|`.
@@ -279,7 +306,7 @@ impl AgentExecutor for TestAgent {
             Ending(&self.runs, runs.len() - 1)
         };
         // It uses every extension it is offered (echoed in the response's A2A-Extensions).
-        for uri in &ctx.extensions {
+        for uri in ctx.extensions.iter().filter(|_| self.activates) {
             events.activate_extension(uri);
         }
         for step in self.script(&ctx) {
