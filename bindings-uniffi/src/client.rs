@@ -175,7 +175,7 @@ impl Client {
     pub fn url(&self) -> String {
         self.inner.url().to_owned()
     }
-    /// `JSONRPC` or `HTTP+JSON`.
+    /// The binding in use: `JSONRPC`, `HTTP+JSON` or `GRPC`.
     pub fn binding(&self) -> String {
         self.inner.binding().as_str().to_owned()
     }

@@ -12,8 +12,8 @@
 //! ```
 //!
 //! Interface choice (spec §8.3.2): among the card's `supportedInterfaces`, the client takes
-//! one it speaks (`JSONRPC` or `HTTP+JSON`; protocolVersion `1.x`, or `0.3` / `0.2` over
-//! JSON-RPC), preferring protocol 1.0 over 0.3, then the preferred binding (default JSON-RPC),
+//! one it speaks (`JSONRPC`, `HTTP+JSON` or `GRPC`; protocolVersion `1.x`, or `0.3` / `0.2`
+//! over JSON-RPC), preferring protocol 1.0 over 0.3, then the preferred binding (default JSON-RPC),
 //! then the card's order. 0.3 is therefore used only when the agent declares nothing newer
 //! ([`ClientBuilder::allow_v03`] can forbid it; [`ClientBuilder::prefer_v03`] asks for it). Over 0.3 every call is converted both ways by
 //! [`crate::model::v03`]; the caller sees 1.0 types either way, and operations 0.3 lacks

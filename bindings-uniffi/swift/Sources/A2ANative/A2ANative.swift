@@ -1191,7 +1191,7 @@ public func FfiConverterTypeAgentServer_lower(_ value: AgentServer) -> UInt64 {
 public protocol ClientProtocol: AnyObject, Sendable {
     
     /**
-     * `JSONRPC` or `HTTP+JSON`.
+     * The binding in use: `JSONRPC`, `HTTP+JSON` or `GRPC`.
      */
     func binding()  -> String
     
@@ -1336,7 +1336,7 @@ public static func fromCard(card: AgentCard, options: ClientOptions? = nil)throw
 
     
     /**
-     * `JSONRPC` or `HTTP+JSON`.
+     * The binding in use: `JSONRPC`, `HTTP+JSON` or `GRPC`.
      */
 open func binding() -> String  {
     return try!  FfiConverterString.lift(try! rustCall() {
@@ -10178,7 +10178,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_func_set_trace_context_source() != 21816) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_method_client_binding() != 8273) {
+    if (uniffi_a2a_native_uniffi_checksum_method_client_binding() != 24781) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_call() != 49838) {
