@@ -186,12 +186,37 @@ impl EventSink {
         Self { tx, task_id, context_id, activation: Default::default(), ended: Default::default() }
     }
 
-    /// Lets `event` through unless an earlier one ended the task; an ending one is noted.
+    /// Lets `event` through unless no task would take it (see [`EventSink::check`]) or an
+    /// earlier one ended the task; an ending one is noted.
     fn admit(&self, event: &StreamResponse) -> Result<()> {
         use std::sync::atomic::Ordering;
+        self.check(event)?;
         let already =
             if ends_task(event) { self.ended.swap(true, Ordering::AcqRel) } else { self.ended.load(Ordering::Acquire) };
         if already { Err(ended()) } else { Ok(()) }
+    }
+
+    /// Refuses, to the executor, what the manager would drop with only a warning in the log: an
+    /// event naming another task, and a status that is no state (UNSPECIFIED). Passed on, such
+    /// an event was lost while the executor went on as if it had been sent: a terminal one even
+    /// marked this sink ended, so the task stayed SUBMITTED, or ended FAILED for the next event.
+    fn check(&self, event: &StreamResponse) -> Result<()> {
+        let (task_id, state) = match event {
+            StreamResponse::Task(t) => (&t.id, Some(t.status.state)),
+            StreamResponse::Message(m) => (&m.task_id, None),
+            StreamResponse::StatusUpdate(e) => (&e.task_id, Some(e.status.state)),
+            StreamResponse::ArtifactUpdate(e) => (&e.task_id, None),
+        };
+        if !task_id.is_empty() && *task_id != self.task_id {
+            return Err(A2AError::invalid_field(
+                "taskId",
+                format!("the event names task {task_id:?}, but this executor serves task {:?}", self.task_id),
+            ));
+        }
+        if state == Some(TaskState::Unspecified) {
+            return Err(A2AError::invalid_field("status.state", "TASK_STATE_UNSPECIFIED is not a state to report"));
+        }
+        Ok(())
     }
 
     /// Takes back [`EventSink::admit`]'s note for an event that was not sent after all.
@@ -657,6 +682,48 @@ mod tests {
             assert!(sink.clone().try_send(again.clone()).is_err());
             assert!(QueuedSink::new(sink.clone()).deliver(again).is_err());
         }
+    }
+
+    /// An event naming another task, or the UNSPECIFIED state, is refused to the executor by
+    /// every way of sending, as InvalidParams, and does not end the sink: the right events go on.
+    #[tokio::test(flavor = "current_thread")]
+    async fn events_no_task_would_take_are_refused_to_the_executor() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let sink = EventSink::new(tx, "t".into(), "c".into());
+        let mut other = sink.status_event(TaskState::Completed, None);
+        if let StreamResponse::StatusUpdate(e) = &mut other {
+            e.task_id = "stale".into();
+        }
+        let mut message = Message::text(Role::Agent, "hi");
+        message.task_id = "stale".into();
+        let mut artifact = sink.artifact_event(
+            Artifact {
+                artifact_id: "a".into(),
+                name: String::new(),
+                description: String::new(),
+                parts: vec![Part::text("x")],
+                metadata: None,
+                extensions: Vec::new(),
+            },
+            false,
+            true,
+        );
+        if let StreamResponse::ArtifactUpdate(e) = &mut artifact {
+            e.task_id = "stale".into();
+        }
+        let refused =
+            [other, StreamResponse::Message(message), artifact, sink.status_event(TaskState::Unspecified, None)];
+        for event in refused {
+            let e = sink.send(event.clone()).await.unwrap_err();
+            assert_eq!(e.kind, ErrorKind::InvalidParams, "{e}");
+            assert!(e.message.contains("stale") || e.message.contains("UNSPECIFIED"), "{e}");
+            assert!(sink.try_send(event.clone()).is_err());
+            assert!(QueuedSink::new(sink.clone()).deliver(event).is_err());
+        }
+        assert!(rx.try_recv().is_err(), "nothing refused reached the manager");
+        // Not ended by the refused COMPLETED: the task's own events still go.
+        sink.complete(None).await.unwrap();
+        assert!(matches!(rx.recv().await, Some(StreamResponse::StatusUpdate(e)) if e.task_id == "t"));
     }
 
     #[tokio::test(flavor = "current_thread")]
