@@ -375,6 +375,10 @@ export declare function userMessage(content: string | Part[], ids?: { taskId?: s
 /** The native module's version. */
 export declare const version: string;
 
+/** The level of the core's log events (a line each on standard error: `WARN a2a_native.task.manager: ...`):
+ *  `'warn'` by default (warnings and errors), `'off'` for none. InvalidParamsError for another name. */
+export declare function setLogLevel(level: 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'off'): void;
+
 /** Reads `value` as the A2A 1.0 model `typeName` and returns its canonical ProtoJSON form;
  * throws InvalidParamsError naming the offending field. */
 export declare function normalize(typeName: string, value: unknown): unknown;

@@ -14,6 +14,12 @@ export * from './errors.js';
 /** The native module's version. */
 export const version = native.version();
 
+/** The level of the core's log events on standard error: 'error', 'warn' (the default),
+ *  'info', 'debug', 'trace' or 'off'. InvalidParamsError for another name. */
+export function setLogLevel(level) {
+  call(() => native.setLogLevel(String(level)));
+}
+
 /** Reads `value` as the A2A 1.0 model `typeName` and returns its canonical ProtoJSON form;
  * throws InvalidParamsError naming the offending field. */
 export function normalize(typeName, value) {

@@ -126,6 +126,12 @@ export declare function finishMethod(callId: number, resultJson?: string | undef
  */
 export declare function normalize(typeName: string, json: string): string
 
+/**
+ * The level of core's log events on standard error: `error`, `warn` (the default), `info`,
+ * `debug`, `trace` or `off`.
+ */
+export declare function setLogLevel(level: string): void
+
 /** The card (JSON text) with one more signature made with the PEM private key. */
 export declare function signCard(cardJson: string, pem: string, alg: string, kid: string, jku?: string | undefined | null): string
 

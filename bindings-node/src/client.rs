@@ -49,7 +49,7 @@ impl Client {
         options_json: Option<String>,
         #[napi(ts_arg_type = "(method: string, url: string) => Promise<string>")] credentials: Option<Provide>,
     ) -> Result<Client> {
-        a2a_native::telemetry::install_global("a2a-native-node");
+        crate::logging::install();
         let inner = builder(options_json, credentials)?.connect(&url).await.map_err(errors::to_js)?;
         Ok(Client { inner })
     }

@@ -4,7 +4,8 @@
 //! text <-> core models, read and validated by the core; 0.3 conversion), [`task`] (the state
 //! table), [`errors`] (core errors -> the `A2AError` subclasses built by the JS layer),
 //! [`executor`] (a JavaScript executor behind core's trait, and the event sink it reports
-//! through), [`server`] and [`client`], [`signing`] (signed cards, signed push verification). The public, typed API is the hand-written JS layer in
+//! through), [`server`] and [`client`], [`signing`] (signed cards, signed push verification),
+//! [`logging`] (core's log events on standard error). The public, typed API is the hand-written JS layer in
 //! `lib/` with `index.d.ts`.
 //!
 //! Models cross the boundary as JSON text: `JSON.parse` / `JSON.stringify` in V8 and serde in
@@ -22,6 +23,7 @@ mod client;
 mod credentials;
 mod errors;
 mod executor;
+mod logging;
 mod models;
 mod server;
 mod signing;

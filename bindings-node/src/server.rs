@@ -34,7 +34,7 @@ impl AgentServer {
         ts_args_type = "host: string, port: number, dispatch: (callId: number, method: string, context: string) => void"
     )]
     pub async fn listen(&self, host: String, port: u16, dispatch: Dispatch) -> Result<u16> {
-        a2a_native::telemetry::install_global("a2a-native-node");
+        crate::logging::install();
         let agent = Arc::new(JsExecutor::new(dispatch));
         match self.server.start(agent.clone(), &host, port).await {
             Ok(addr) => {

@@ -156,7 +156,7 @@ impl Client {
     /// Resolves the agent card at `url` (its `/.well-known/agent-card.json`) and picks an interface.
     #[uniffi::constructor(default(options = None))]
     pub async fn connect(url: String, options: Option<ClientOptions>) -> Result<Arc<Self>> {
-        a2a_native::telemetry::install_global("a2a-native-uniffi");
+        crate::logging::install();
         let b = builder(options)?;
         let inner = run(async move { b.connect(&url).await }).await?;
         Ok(Arc::new(Self { inner }))

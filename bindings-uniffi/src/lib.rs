@@ -6,7 +6,8 @@
 //! [`convert`]), [`models`] (the exported JSON helpers: validation, the records' round trip,
 //! 0.3), [`errors`] (one `A2aException` carrying the spec code), [`client`] (+ its event
 //! streams), [`credentials`], [`executor`] (a Kotlin/Swift executor as a foreign async trait),
-//! [`extensions`] (extension methods and profile checks as foreign traits) and [`server`].
+//! [`extensions`] (extension methods and profile checks as foreign traits), [`logging`] (core's
+//! log events to standard error or the host's logging) and [`server`].
 //! [`runtime`] owns the one tokio runtime.
 
 uniffi::setup_scaffolding!();
@@ -17,6 +18,7 @@ mod credentials;
 mod errors;
 mod executor;
 mod extensions;
+mod logging;
 mod models;
 #[rustfmt::skip]
 mod models_gen;

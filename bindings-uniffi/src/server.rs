@@ -222,7 +222,7 @@ impl AgentServer {
     /// A second start while running is refused.
     #[uniffi::method(default(host = "127.0.0.1", port = 0))]
     pub async fn start(&self, host: String, port: u16) -> Result<u16> {
-        a2a_native::telemetry::install_global("a2a-native-uniffi");
+        crate::logging::install();
         let (server, agent) =
             (self.server.clone(), Arc::new(ForeignExecutor(self.executor.clone(), self.handlers.clone())));
         let addr = run(async move { server.start(agent, &host, port).await }).await?;

@@ -5,7 +5,7 @@
 //! nothing for them.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::filter_fn;
@@ -31,6 +31,9 @@ fn peer_noise(target: &str, level: &Level) -> bool {
 
 /// The most verbose level forwarded: 0 = none, 1 = ERROR ... 5 = TRACE.
 static MAX_LEVEL: AtomicU8 = AtomicU8::new(0);
+/// Whether the host chose a level ([`set_max_level`]); until then [`install_with_warnings`]
+/// forwards warnings and errors.
+static LEVEL_SET: AtomicBool = AtomicBool::new(false);
 
 fn rank(level: &Level) -> u8 {
     match *level {
@@ -44,6 +47,7 @@ fn rank(level: &Level) -> u8 {
 
 /// Forwards events at `level` and above (`None`: none), from now on.
 pub fn set_max_level(level: Option<Level>) {
+    LEVEL_SET.store(true, Ordering::Relaxed);
     MAX_LEVEL.store(level.as_ref().map_or(0, rank), Ordering::Relaxed);
     tracing::callsite::rebuild_interest_cache();
 }
@@ -59,6 +63,41 @@ pub fn install(sink: impl LogSink, default_service: &str) {
             .with(crate::telemetry::global(default_service).map(|t| t.layer()));
         let _ = tracing::subscriber::set_global_default(subscriber);
     });
+}
+
+/// [`install`], forwarding warnings and errors until the host sets a level: what a host that
+/// has no logging of its own to consult gets (the Node and Kotlin/Swift bindings), so that a
+/// refused event or a failing cancel hook is never silent.
+pub fn install_with_warnings(sink: impl LogSink, default_service: &str) {
+    static DEFAULT: std::sync::Once = std::sync::Once::new();
+    DEFAULT.call_once(|| {
+        if !LEVEL_SET.load(Ordering::Relaxed) {
+            MAX_LEVEL.store(rank(&Level::WARN), Ordering::Relaxed);
+            tracing::callsite::rebuild_interest_cache();
+        }
+    });
+    install(sink, default_service);
+}
+
+/// Standard error, a line per event (`WARN a2a_native.task.manager: text`): the log of a host
+/// that has not given its own.
+pub struct Stderr;
+
+impl LogSink for Stderr {
+    fn log(&self, logger: String, level: Level, text: String) {
+        eprintln!("{level} {logger}: {text}");
+    }
+}
+
+/// A level as a host names it: `error`, `warn`, `info`, `debug` or `trace` in any case, or
+/// `off` (none); InvalidParams naming `level` otherwise.
+pub fn level_named(name: &str) -> crate::Result<Option<Level>> {
+    match name.to_ascii_lowercase().as_str() {
+        "off" => Ok(None),
+        other => other.parse().map(Some).map_err(|_| {
+            crate::A2AError::invalid_field("level", format!("{name:?}: error, warn, info, debug, trace or off"))
+        }),
+    }
 }
 
 /// The layer that hands events to `sink`, filtered by the level set. It filters for itself:
@@ -116,6 +155,16 @@ mod tests {
         fn log(&self, logger: String, level: Level, text: String) {
             self.0.lock().unwrap().push((logger, level, text));
         }
+    }
+
+    #[test]
+    fn levels_are_read_by_name_and_others_refused() {
+        assert_eq!(level_named("WARN").unwrap(), Some(Level::WARN));
+        assert_eq!(level_named("debug").unwrap(), Some(Level::DEBUG));
+        assert_eq!(level_named("Off").unwrap(), None);
+        let e = level_named("verbose").unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::InvalidParams);
+        assert!(e.message.contains("verbose"), "{e}");
     }
 
     #[test]

@@ -2380,6 +2380,216 @@ public func FfiConverterTypeEventStream_lower(_ value: EventStream) -> UInt64 {
 
 
 /**
+ * The host's logging: called from any thread, once per event at or above the level set.
+ */
+public protocol LogSink: AnyObject, Sendable {
+    
+    func log(logger: String, level: LogLevel, text: String) 
+    
+}
+/**
+ * The host's logging: called from any thread, once per event at or above the level set.
+ */
+open class LogSinkImpl: LogSink, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_native_uniffi_fn_clone_logsink(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_native_uniffi_fn_free_logsink(handle, $0) }
+    }
+
+    
+
+    
+open func log(logger: String, level: LogLevel, text: String)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_method_logsink_log(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(logger),
+        FfiConverterTypeLogLevel_lower(level),
+        FfiConverterString.lower(text),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceLogSink {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceLogSink = UniffiVTableCallbackInterfaceLogSink(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeLogSink.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface LogSink: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeLogSink.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface LogSink: handle missing in uniffiClone")
+            }
+        },
+        log: { (
+            uniffiHandle: UInt64,
+            logger: RustBuffer,
+            level: RustBuffer,
+            text: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeLogSink.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.log(
+                     logger: try FfiConverterString.lift(logger),
+                     level: try FfiConverterTypeLogLevel_lift(level),
+                     text: try FfiConverterString.lift(text)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceLogSink> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceLogSink>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitLogSink() {
+    uniffi_a2a_native_uniffi_fn_init_callback_vtable_logsink(UniffiCallbackInterfaceLogSink.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLogSink: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<LogSink>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = LogSink
+
+    public static func lift(_ handle: UInt64) throws -> LogSink {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return LogSinkImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: LogSink) -> UInt64 {
+         if let rustImpl = value as? LogSinkImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LogSink {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: LogSink, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogSink_lift(_ handle: UInt64) throws -> LogSink {
+    return try FfiConverterTypeLogSink.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogSink_lower(_ value: LogSink) -> UInt64 {
+    return FfiConverterTypeLogSink.lower(value)
+}
+
+
+
+
+
+
+/**
  * The handler of one extension method (Kotlin `suspend fun`, Swift `async`).
  */
 public protocol MethodHandler: AnyObject, Sendable {
@@ -7857,6 +8067,96 @@ public func FfiConverterTypeA2aException_lower(_ value: A2aException) -> RustBuf
 
 
 /**
+ * A log event's level.
+ */
+
+public enum LogLevel: Equatable, Hashable {
+    
+    case error
+    case warn
+    case info
+    case debug
+    case trace
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension LogLevel: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLogLevel: FfiConverterRustBuffer {
+    typealias SwiftType = LogLevel
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LogLevel {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .error
+        
+        case 2: return .warn
+        
+        case 3: return .info
+        
+        case 4: return .debug
+        
+        case 5: return .trace
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: LogLevel, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .error:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .warn:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .info:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .debug:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .trace:
+            writeInt(&buf, Int32(5))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogLevel_lift(_ buf: RustBuffer) throws -> LogLevel {
+    return try FfiConverterTypeLogLevel.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogLevel_lower(_ value: LogLevel) -> RustBuffer {
+    return FfiConverterTypeLogLevel.lower(value)
+}
+
+
+
+/**
  * The `flow` oneof of `OAuthFlows`: exactly one of these is set.
  */
 
@@ -8719,6 +9019,30 @@ fileprivate struct FfiConverterOptionTypeCredentialProvider: FfiConverterRustBuf
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeLogSink: FfiConverterRustBuffer {
+    typealias SwiftType = LogSink?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeLogSink.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeLogSink.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeTraceContextSource: FfiConverterRustBuffer {
     typealias SwiftType = TraceContextSource?
 
@@ -9119,6 +9443,30 @@ fileprivate struct FfiConverterOptionTypeTraceContext: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeTraceContext.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeLogLevel: FfiConverterRustBuffer {
+    typealias SwiftType = LogLevel?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeLogLevel.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeLogLevel.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -9977,6 +10325,18 @@ public func errorTable() -> [ErrorSpec]  {
 })
 }
 /**
+ * Sends core's log events at `level` and above (`null`: none) to `sink` (`null`: standard
+ * error), from now on.
+ */
+public func setLogSink(sink: LogSink?, level: LogLevel?)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_native_uniffi_fn_func_set_log_sink(
+        FfiConverterOptionTypeLogSink.lower(sink),
+        FfiConverterOptionTypeLogLevel.lower(level),uniffiCallStatus
+    )
+}
+}
+/**
  * One wire vector case (`tests/vectors/jsonrpc` of a file's `kind`, or `rest`; JSON) checked
  * by core's codec: `null` when it holds, else what differed.
  */
@@ -10145,6 +10505,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_func_error_table() != 42060) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_func_set_log_sink() != 41734) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_func_check_wire_vector() != 62681) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -10286,6 +10649,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_profilecheck_check() != 25716) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_native_uniffi_checksum_method_logsink_log() != 18153) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_native_uniffi_checksum_method_agentserver_metrics_url() != 62599) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -10322,6 +10688,7 @@ private let initializationResult: InitializationResult = {
 
     uniffiCallbackInitAgentExecutor()
     uniffiCallbackInitCredentialProvider()
+    uniffiCallbackInitLogSink()
     uniffiCallbackInitMethodHandler()
     uniffiCallbackInitProfileCheck()
     uniffiCallbackInitTraceContextSource()

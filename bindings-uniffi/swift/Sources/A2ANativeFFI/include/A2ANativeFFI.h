@@ -273,6 +273,13 @@ typedef void (*UniffiCallbackInterfaceProfileCheckMethod0)(uint64_t, RustBuffer,
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_SINK_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_SINK_METHOD0
+typedef void (*UniffiCallbackInterfaceLogSinkMethod0)(uint64_t, RustBuffer, RustBuffer, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE_METHOD0
 typedef void (*UniffiCallbackInterfaceTraceContextSourceMethod0)(uint64_t, RustBuffer* _Nonnull, 
@@ -315,6 +322,15 @@ typedef struct UniffiVTableCallbackInterfaceProfileCheck {
     UniffiCallbackInterfaceClone _Nonnull uniffiClone;
     UniffiCallbackInterfaceProfileCheckMethod0 _Nonnull check;
 } UniffiVTableCallbackInterfaceProfileCheck;
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_LOG_SINK
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_LOG_SINK
+typedef struct UniffiVTableCallbackInterfaceLogSink {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceLogSinkMethod0 _Nonnull log;
+} UniffiVTableCallbackInterfaceLogSink;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_TRACE_CONTEXT_SOURCE
@@ -616,6 +632,26 @@ void uniffi_a2a_native_uniffi_fn_init_callback_vtable_profilecheck(const UniffiV
 uint64_t uniffi_a2a_native_uniffi_fn_method_profilecheck_check(uint64_t ptr, RustBuffer message
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_LOGSINK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_LOGSINK
+uint64_t uniffi_a2a_native_uniffi_fn_clone_logsink(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_LOGSINK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FREE_LOGSINK
+void uniffi_a2a_native_uniffi_fn_free_logsink(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_LOGSINK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_INIT_CALLBACK_VTABLE_LOGSINK
+void uniffi_a2a_native_uniffi_fn_init_callback_vtable_logsink(const UniffiVTableCallbackInterfaceLogSink* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_LOGSINK_LOG
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_LOGSINK_LOG
+void uniffi_a2a_native_uniffi_fn_method_logsink_log(uint64_t ptr, RustBuffer logger, RustBuffer level, RustBuffer text, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_AGENTSERVER
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_CLONE_AGENTSERVER
 uint64_t uniffi_a2a_native_uniffi_fn_clone_agentserver(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -716,6 +752,11 @@ RustBuffer uniffi_a2a_native_uniffi_fn_func_a2a_error(RustBuffer name, RustBuffe
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_ERROR_TABLE
 RustBuffer uniffi_a2a_native_uniffi_fn_func_error_table(RustCallStatus *_Nonnull out_status
     
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SET_LOG_SINK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_SET_LOG_SINK
+void uniffi_a2a_native_uniffi_fn_func_set_log_sink(RustBuffer sink, RustBuffer level, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_CHECK_WIRE_VECTOR
@@ -1057,6 +1098,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_func_error_table(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SET_LOG_SINK
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_SET_LOG_SINK
+uint16_t uniffi_a2a_native_uniffi_checksum_func_set_log_sink(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_CHECK_WIRE_VECTOR
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_FUNC_CHECK_WIRE_VECTOR
 uint16_t uniffi_a2a_native_uniffi_checksum_func_check_wire_vector(void
@@ -1336,6 +1383,12 @@ uint16_t uniffi_a2a_native_uniffi_checksum_method_methodhandler_call(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PROFILECHECK_CHECK
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_PROFILECHECK_CHECK
 uint16_t uniffi_a2a_native_uniffi_checksum_method_profilecheck_check(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_LOGSINK_LOG
+#define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_CHECKSUM_METHOD_LOGSINK_LOG
+uint16_t uniffi_a2a_native_uniffi_checksum_method_logsink_log(void
     
 );
 #endif
