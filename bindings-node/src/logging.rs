@@ -15,8 +15,8 @@ pub fn install() {
 /// `debug`, `trace` or `off`.
 #[napi_derive::napi]
 pub fn set_log_level(level: String) -> napi::Result<()> {
-    let level = log_forward::level_named(&level).map_err(errors::to_js)?;
-    install();
-    log_forward::set_max_level(level);
+    // Only the level: the first server or client installs the forwarding (and reads the
+    // OpenTelemetry variables), and keeps a level set before it.
+    log_forward::set_max_level(log_forward::level_named(&level).map_err(errors::to_js)?);
     Ok(())
 }

@@ -32,9 +32,15 @@ struct Switch;
 
 impl log_forward::LogSink for Switch {
     fn log(&self, logger: String, level: Level, text: String) {
-        match SINK.read().unwrap_or_else(PoisonError::into_inner).clone() {
-            Some(sink) => sink.log(logger, level_of(&level), text),
-            None => log_forward::Stderr.log(logger, level, text),
+        // Cloned out, so that the lock is not held while the host logs (a sink may set another).
+        let sink = SINK.read().unwrap_or_else(PoisonError::into_inner).clone();
+        let Some(sink) = sink else { return log_forward::Stderr.log(logger, level, text) };
+        // A sink that throws is a panic here (uniffi's callback failure), in the middle of the
+        // core code that logged: the event goes to standard error instead.
+        let (name, line) = (logger.clone(), text.clone());
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sink.log(logger, level_of(&level), text))).is_err()
+        {
+            log_forward::Stderr.log(name, level, line);
         }
     }
 }
@@ -56,10 +62,9 @@ pub fn install() {
 }
 
 /// Sends core's log events at `level` and above (`null`: none) to `sink` (`null`: standard
-/// error), from now on.
+/// error), from now on. The sink must not throw: an event it fails on goes to standard error.
 #[uniffi::export]
 pub fn set_log_sink(sink: Option<Arc<dyn LogSink>>, level: Option<LogLevel>) {
-    install();
     *SINK.write().unwrap_or_else(PoisonError::into_inner) = sink;
     log_forward::set_max_level(level.map(|l| match l {
         LogLevel::Error => Level::ERROR,

@@ -196,10 +196,12 @@ impl EventSink {
         if already { Err(ended()) } else { Ok(()) }
     }
 
-    /// Refuses, to the executor, what the manager would drop with only a warning in the log: an
-    /// event naming another task, and a status that is no state (UNSPECIFIED). Passed on, such
-    /// an event was lost while the executor went on as if it had been sent: a terminal one even
-    /// marked this sink ended, so the task stayed SUBMITTED, or ended FAILED for the next event.
+    /// Refuses, to the executor, an event naming another task and a status that is no state
+    /// (UNSPECIFIED), as a2a-sdk refuses a task id that does not match. Passed on, the manager
+    /// dropped such an event with only a warning in the log (except as a new task's first
+    /// event, where a Task snapshot was given this task's id and a direct Message lost its task
+    /// id), while the executor went on as if it had been sent: a terminal one even marked this
+    /// sink ended, so the task stayed SUBMITTED, or ended FAILED for the next event.
     fn check(&self, event: &StreamResponse) -> Result<()> {
         let (task_id, state) = match event {
             StreamResponse::Task(t) => (&t.id, Some(t.status.state)),

@@ -5,6 +5,7 @@
 //! nothing for them.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
@@ -85,19 +86,26 @@ pub struct Stderr;
 
 impl LogSink for Stderr {
     fn log(&self, logger: String, level: Level, text: String) {
-        eprintln!("{level} {logger}: {text}");
+        // Not eprintln!, which panics when standard error is a closed pipe (`app | head`).
+        let _ = writeln!(std::io::stderr().lock(), "{level} {logger}: {text}");
     }
 }
 
 /// A level as a host names it: `error`, `warn`, `info`, `debug` or `trace` in any case, or
 /// `off` (none); InvalidParams naming `level` otherwise.
 pub fn level_named(name: &str) -> crate::Result<Option<Level>> {
-    match name.to_ascii_lowercase().as_str() {
-        "off" => Ok(None),
-        other => other.parse().map(Some).map_err(|_| {
-            crate::A2AError::invalid_field("level", format!("{name:?}: error, warn, info, debug, trace or off"))
-        }),
-    }
+    Ok(Some(match name.to_ascii_lowercase().as_str() {
+        "off" => return Ok(None),
+        "error" => Level::ERROR,
+        "warn" => Level::WARN,
+        "info" => Level::INFO,
+        "debug" => Level::DEBUG,
+        "trace" => Level::TRACE,
+        _ => {
+            let why = format!("{name:?}: error, warn, info, debug, trace or off");
+            return Err(crate::A2AError::invalid_field("level", why));
+        }
+    }))
 }
 
 /// The layer that hands events to `sink`, filtered by the level set. It filters for itself:
@@ -162,6 +170,7 @@ mod tests {
         assert_eq!(level_named("WARN").unwrap(), Some(Level::WARN));
         assert_eq!(level_named("debug").unwrap(), Some(Level::DEBUG));
         assert_eq!(level_named("Off").unwrap(), None);
+        assert!(level_named("3").is_err(), "a number is no level name");
         let e = level_named("verbose").unwrap_err();
         assert_eq!(e.kind, crate::ErrorKind::InvalidParams);
         assert!(e.message.contains("verbose"), "{e}");

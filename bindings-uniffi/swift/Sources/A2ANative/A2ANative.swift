@@ -10326,7 +10326,7 @@ public func errorTable() -> [ErrorSpec]  {
 }
 /**
  * Sends core's log events at `level` and above (`null`: none) to `sink` (`null`: standard
- * error), from now on.
+ * error), from now on. The sink must not throw: an event it fails on goes to standard error.
  */
 public func setLogSink(sink: LogSink?, level: LogLevel?)  {try! rustCall() {
         uniffiCallStatus in
@@ -10505,7 +10505,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_func_error_table() != 42060) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_func_set_log_sink() != 41734) {
+    if (uniffi_a2a_native_uniffi_checksum_func_set_log_sink() != 2704) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_check_wire_vector() != 62681) {

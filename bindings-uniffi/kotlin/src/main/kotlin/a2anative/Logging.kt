@@ -34,7 +34,7 @@ private object JavaLogging : LogSink {
             LogLevel.DEBUG -> Level.FINE
             LogLevel.TRACE -> Level.FINER
         }
-        // Named as its Rust target, not as this bridge.
-        Logger.getLogger(logger).logp(julLevel, logger, null, text)
+        // Named as its Rust target, not as this bridge; a handler's failure stays in the JVM.
+        runCatching { Logger.getLogger(logger).logp(julLevel, logger, null, text) }
     }
 }

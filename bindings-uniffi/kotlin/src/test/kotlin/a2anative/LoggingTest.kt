@@ -59,6 +59,31 @@ class LoggingTest {
     }
 
     @Test
+    fun `a sink that throws, or that sets another sink, breaks nothing`() = test {
+        val thrower = object : LogSink {
+            override fun log(logger: String, level: LogLevel, text: String) = throw IllegalStateException("sink boom")
+        }
+        val seen = ConcurrentLinkedQueue<String>()
+        val after = object : LogSink {
+            override fun log(logger: String, level: LogLevel, text: String) { seen.add(text) }
+        }
+        // Swaps itself out from inside a log call (the sink's lock is not held meanwhile).
+        val swapper = object : LogSink {
+            override fun log(logger: String, level: LogLevel, text: String) = setLogSink(after, LogLevel.WARN)
+        }
+        try {
+            setLogSink(thrower, LogLevel.WARN)
+            cancelOne(FailingCancel()) // asserts the task still ends CANCELED
+            setLogSink(swapper, LogLevel.WARN)
+            cancelOne(FailingCancel())
+            cancelOne(FailingCancel())
+        } finally {
+            setLogSink(null, LogLevel.WARN)
+        }
+        assertTrue(seen.any { it.contains("cancel hook boom") }, seen.toString())
+    }
+
+    @Test
     fun `useJavaLogging hands them to java util logging`() = test {
         val root = Logger.getLogger("a2a_native") // held: JUL forgets unreferenced loggers
         val records = ConcurrentLinkedQueue<LogRecord>()
