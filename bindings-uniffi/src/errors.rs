@@ -26,15 +26,19 @@ impl A2aException {
         *code
     }
 
-    /// An error of the kind named `name` (a row of core's table; unknown names are Internal).
+    /// An error of the kind named `name` (a row of core's table; an unknown name is Internal,
+    /// with a warning in the log, since it is most likely a typo).
     pub fn named(name: &str, detail: impl Into<String>) -> Self {
-        let kind = ErrorKind::from_host(name);
+        let kind = ErrorKind::from_name(name).unwrap_or_else(|| {
+            tracing::warn!(name, "a2aError: no A2A error has this name; it is sent as InternalError");
+            ErrorKind::Internal
+        });
         A2AError::new(kind, detail).into()
     }
 }
 
 /// An `A2aException` of the spec error named `name` (`TaskNotFoundError`, ...; an unknown name
-/// is InternalError), with its code and reason from core's table: what a Kotlin/Swift handler
+/// is InternalError, and a warning in the log), with its code and reason from core's table: what a Kotlin/Swift handler
 /// throws to answer with that error.
 #[uniffi::export]
 pub fn a2a_error(name: String, detail: String) -> A2aException {

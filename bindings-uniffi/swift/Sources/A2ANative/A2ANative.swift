@@ -10302,7 +10302,7 @@ public func uuidV4() -> String  {
 }
 /**
  * An `A2aException` of the spec error named `name` (`TaskNotFoundError`, ...; an unknown name
- * is InternalError), with its code and reason from core's table: what a Kotlin/Swift handler
+ * is InternalError, and a warning in the log), with its code and reason from core's table: what a Kotlin/Swift handler
  * throws to answer with that error.
  */
 public func a2aError(name: String, detail: String) -> A2aException  {
@@ -10499,7 +10499,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_func_uuid_v4() != 54756) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_func_a2a_error() != 12121) {
+    if (uniffi_a2a_native_uniffi_checksum_func_a2a_error() != 23617) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_error_table() != 42060) {

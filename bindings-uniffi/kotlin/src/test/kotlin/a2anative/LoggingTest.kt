@@ -84,6 +84,22 @@ class LoggingTest {
     }
 
     @Test
+    fun `a2aError of a name no error has is InternalError, and says so in the log`() = test {
+        val seen = ConcurrentLinkedQueue<String>()
+        setLogSink(object : LogSink {
+            override fun log(logger: String, level: LogLevel, text: String) { seen.add("$level $text") }
+        }, LogLevel.WARN)
+        try {
+            assertEquals("TaskNotFoundError", a2aError("TaskNotFoundError", "x").errorName)
+            assertTrue(seen.isEmpty(), seen.toString())
+            assertEquals("InternalError", a2aError("TaskNotFoundErr", "x").errorName)
+        } finally {
+            setLogSink(null, LogLevel.WARN)
+        }
+        assertTrue(seen.any { it.startsWith("WARN") && it.contains("TaskNotFoundErr") }, seen.toString())
+    }
+
+    @Test
     fun `useJavaLogging hands them to java util logging`() = test {
         val root = Logger.getLogger("a2a_native") // held: JUL forgets unreferenced loggers
         val records = ConcurrentLinkedQueue<LogRecord>()
