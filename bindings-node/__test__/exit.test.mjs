@@ -2,28 +2,11 @@
 // (no threadsafe function, stream or timer left behind), and nothing waits for a GC.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runChild } from './helpers.mjs';
 
 const INDEX = fileURLToPath(new URL('../index.js', import.meta.url));
 const HELPERS = fileURLToPath(new URL('./helpers.mjs', import.meta.url));
-
-function runChild(source, ms = 10_000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the child did not exit within ${ms} ms; output: ${out}`));
-    }, ms);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
 
 test('a process that served a send and a stream exits on its own after close()', async () => {
   const started = Date.now();

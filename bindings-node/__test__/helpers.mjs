@@ -1,4 +1,6 @@
-// Shared pieces of the node:test suites: a card, the Echo agent, a server per test.
+// Shared pieces of the node:test suites: a card, the Echo agent, a server per test, a child
+// process.
+import { spawn } from 'node:child_process';
 import { AgentServer } from '../index.js';
 
 export const CARD = {
@@ -87,4 +89,23 @@ export function within(ms, promise, what = 'operation') {
       timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** Runs `source` (an ES module) in a child Node process: `{ code, stdout, stderr, out }`, `out`
+ *  being both streams as they came. Rejects if it has not exited within `ms`. */
+export function runChild(source, ms = 15_000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let [stdout, stderr, out] = ['', '', ''];
+    child.stdout.on('data', (d) => ((stdout += d), (out += d)));
+    child.stderr.on('data', (d) => ((stderr += d), (out += d)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the child did not exit within ${ms} ms; output: ${out}`));
+    }, ms);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, out });
+    });
+  });
 }

@@ -2,30 +2,12 @@
 // warnings and errors by default; checked in child processes, whose stderr is the native one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { InvalidParamsError, setLogLevel } from '../index.js';
+import { runChild } from './helpers.mjs';
 
 const INDEX = fileURLToPath(new URL('../index.js', import.meta.url));
 const HELPERS = fileURLToPath(new URL('./helpers.mjs', import.meta.url));
-
-function runChild(source, ms = 15_000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the child did not exit within ${ms} ms; stdout: ${out}; stderr: ${err}`));
-    }, ms);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
 
 /** A child whose executor's cancel hook throws (the core warns of it), at `level` if given. */
 const failingCancel = (level) => `
@@ -51,21 +33,21 @@ const failingCancel = (level) => `
 `;
 
 test('warnings reach standard error by default, as a line naming the logger', async () => {
-  const { code, out, err } = await runChild(failingCancel());
-  assert.equal(code, 0, out + err);
-  assert.match(out, /ended TASK_STATE_CANCELED/);
-  assert.match(err, /^WARN a2a_native\.task\.manager: executor cancel failed; canceling anyway .*cancel hook boom/m);
-  assert.doesNotMatch(err, /^INFO /m, 'nothing below the default level');
+  const { code, stdout, stderr, out } = await runChild(failingCancel());
+  assert.equal(code, 0, out);
+  assert.match(stdout, /ended TASK_STATE_CANCELED/);
+  assert.match(stderr, /^WARN a2a_native\.task\.manager: executor cancel failed; canceling anyway .*cancel hook boom/m);
+  assert.doesNotMatch(stderr, /^INFO /m, 'nothing below the default level');
 });
 
 test("setLogLevel('off') silences them and 'info' adds the server's own", async () => {
   const quiet = await runChild(failingCancel('off'));
-  assert.equal(quiet.code, 0, quiet.out + quiet.err);
-  assert.doesNotMatch(quiet.err, /cancel hook boom/);
+  assert.equal(quiet.code, 0, quiet.out);
+  assert.doesNotMatch(quiet.stderr, /cancel hook boom/);
   const chatty = await runChild(failingCancel('INFO'));
-  assert.equal(chatty.code, 0, chatty.out + chatty.err);
-  assert.match(chatty.err, /^INFO a2a_native\.server: A2A server listening/m);
-  assert.match(chatty.err, /cancel hook boom/);
+  assert.equal(chatty.code, 0, chatty.out);
+  assert.match(chatty.stderr, /^INFO a2a_native\.server: A2A server listening/m);
+  assert.match(chatty.stderr, /cancel hook boom/);
 });
 
 test('an unknown level is InvalidParamsError', () => {
