@@ -95,8 +95,8 @@ impl Served {
 
 #[test]
 fn echo_agent_on_sqlite_keeps_tasks_across_a_restart() {
-    let dir = std::env::temp_dir().join(format!("a2a-serve-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().to_path_buf();
     let db = dir.join("tasks.db");
     let store = format!("sqlite:{}", db.display());
 
@@ -142,7 +142,6 @@ fn echo_agent_on_sqlite_keeps_tasks_across_a_restart() {
     assert!(err.contains("in use by another process"), "{err}");
     assert_eq!(server.request("GET", &format!("/tasks/{id}"), None).0, 200);
     assert!(server.stop().success());
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -426,8 +425,8 @@ fn json_server(body: Vec<u8>) -> String {
 
 #[test]
 fn jwt_bearer_tokens_from_a_jwks_with_issuer_and_audience() {
-    let dir = std::env::temp_dir().join(format!("a2a-cli-jwt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().to_path_buf();
     let jwks = json_server(std::fs::read(jwks_file(&dir, "jwt-ec.pem", "idp-1")).unwrap());
     let (iss, aud) = ("https://idp.test", "a2a://agent");
     let server = serve(&["--store", "memory", "--jwt-jwks", &jwks, "--jwt-issuer", iss, "--jwt-audience", aud]);
@@ -451,7 +450,6 @@ fn jwt_bearer_tokens_from_a_jwks_with_issuer_and_audience() {
         assert_eq!(code, 1, "{claims}: {err}");
         assert!(err.contains("UnauthenticatedError"), "{claims}: {err}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(server.stop().success());
 }
 
@@ -487,8 +485,8 @@ fn https_a_signed_card_and_an_api_key() {
     ]);
     let url = server.base.as_str();
     assert!(url.starts_with("https://"), "{url}");
-    let dir = std::env::temp_dir().join(format!("a2a-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().to_path_buf();
     let good = jwks_file(&dir, "jwt-ec.pem", "card-1");
     let other = jwks_file(&dir, "jwt-ec-rotated.pem", "card-1");
 
@@ -511,7 +509,6 @@ fn https_a_signed_card_and_an_api_key() {
     assert!(err.contains("UnauthenticatedError"), "{err}");
     let reply = a2a_json(&["send", url, "hi", "--ca-cert", &ca, "--api-key", "k3y"]);
     assert_eq!(reply["task"]["status"]["state"], "TASK_STATE_COMPLETED");
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(server.stop().success());
 }
 
@@ -913,8 +910,8 @@ fn push_retries_follow_the_push_flags() {
 /// `--strict`, refused); a document missing a required field refused naming it.
 #[test]
 fn validate_prints_the_canonical_form_and_names_unknown_fields() {
-    let dir = std::env::temp_dir().join(format!("a2a-validate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().to_path_buf();
     let file = |name: &str, doc: Value| {
         let path = dir.join(name);
         std::fs::write(&path, doc.to_string()).unwrap();
@@ -950,7 +947,6 @@ fn validate_prints_the_canonical_form_and_names_unknown_fields() {
     assert!(err.contains("`parts[0].txt`") && err.contains("exactly one of text"), "{err}");
     let (code, _, err) = a2a(&["validate", "Message", &dir.join("absent.json").to_string_lossy()]);
     assert_eq!(code, 2, "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// An agent's text cannot drive the terminal: control characters in what the CLI prints (here

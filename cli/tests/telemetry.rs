@@ -435,8 +435,8 @@ fn push_notifications_from_a_stores_outbox_carry_the_tasks_trace_context() {
     // SQLite keeps notifications in an outbox (delivered after the commit, by any instance):
     // the trace context travels in the outbox with them.
     let (collector, exported) = receiver();
-    let db = std::env::temp_dir().join(format!("a2a-outbox-trace-{}.db", std::process::id()));
-    let store = format!("sqlite:{}", db.display());
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite:{}", dir.path().join("tasks.db").display());
     let mut command = Command::new(env!("CARGO_BIN_EXE_a2a"));
     command
         .args(["serve", "--store", &store, "--port", "0", "--allow-private-webhooks"])
@@ -452,7 +452,6 @@ fn push_notifications_from_a_stores_outbox_carry_the_tasks_trace_context() {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(served);
-    let _ = std::fs::remove_file(&db);
     let hooks = exported.lock().unwrap().hooks.clone();
     assert!(hooks.len() >= 2, "the task's notifications did not arrive: {hooks:?}");
     for hook in &hooks {

@@ -73,14 +73,10 @@ async fn memory() -> Option<Harness> {
 #[cfg(feature = "sqlite")]
 async fn sqlite() -> Option<Harness> {
     // A real file: WAL and several pooled connections are what `a2a serve` runs on.
-    let path = std::env::temp_dir().join(format!("a2a-suite-{}.db", uuid::Uuid::new_v4()));
-    let store = a2a_native::store::SqliteStore::open(&path).await.expect("open sqlite");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = a2a_native::store::SqliteStore::open(&dir.path().join("tasks.db")).await.expect("open sqlite");
     let mut harness = Harness::new(store);
-    harness.cleanup = Some(Box::new(move || {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
-    }));
+    harness.cleanup = Some(Box::new(move || drop(dir)));
     Some(harness)
 }
 

@@ -534,9 +534,8 @@ async fn values_nest_at_most_31_deep_and_what_is_accepted_reads_back_from_sqlite
     assert_eq!(MAX, 31);
     let nested = |depth: usize| -> Value { (1..depth).fold(json!([]), |inner, _| json!([inner])) };
     let metadata = |depth: usize| json!({"m": nested(depth - 1)});
-    let dir = std::env::temp_dir().join(format!("a2a-depth-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let stores = Stores::open(&format!("sqlite:{}", dir.join("t.db").display())).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let stores = Stores::open(&format!("sqlite:{}", dir.path().join("t.db").display())).await.unwrap();
     let h = RequestHandler::new(agent(), card(true, false), stores, ServerConfig::default());
     // Read without validation: the server is what must refuse.
     let message = |data: Value, meta: Value| -> Message {
@@ -566,7 +565,6 @@ async fn values_nest_at_most_31_deep_and_what_is_accepted_reads_back_from_sqlite
         let e = read(data, meta).unwrap_err();
         assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, field), "{e}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
@@ -841,11 +839,8 @@ async fn push_notifications_follow_the_task_in_order_with_token_and_auth() {
 /// The same through the SQLite store's push outbox (queued with each event, then delivered).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn push_notifications_through_the_outbox_follow_the_task_in_order() {
-    let path = std::env::temp_dir().join(format!("a2a-outbox-{}.db", uuid::Uuid::new_v4()));
-    push_follows_the_task(Stores::open(&format!("sqlite:{}", path.display())).await.unwrap()).await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    let dir = tempfile::tempdir().unwrap();
+    push_follows_the_task(Stores::open(&format!("sqlite:{}", dir.path().join("t.db").display())).await.unwrap()).await;
 }
 
 /// A config registered over 0.3 is sent the task in its 0.3 form, as 0.3 servers send and 0.3
@@ -854,11 +849,9 @@ async fn push_notifications_through_the_outbox_follow_the_task_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_config_registered_over_v03_is_sent_the_v03_task() {
     push_to_a_v03_config_sends_the_task(Stores::memory()).await;
-    let path = std::env::temp_dir().join(format!("a2a-outbox-{}.db", uuid::Uuid::new_v4()));
-    push_to_a_v03_config_sends_the_task(Stores::open(&format!("sqlite:{}", path.display())).await.unwrap()).await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    let dir = tempfile::tempdir().unwrap();
+    let stores = Stores::open(&format!("sqlite:{}", dir.path().join("t.db").display())).await.unwrap();
+    push_to_a_v03_config_sends_the_task(stores).await;
 }
 
 /// (Also run on PostgreSQL by `instances.rs`.)
@@ -1075,7 +1068,8 @@ async fn an_executor_that_never_returns_is_stopped_at_the_executor_timeout() {
 #[tokio::test]
 async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
     use a2a_native::store::{Change, Commit, LogEntry, SqliteStore, TaskStore};
-    let path = std::env::temp_dir().join(format!("a2a-restart-{}.db", uuid::Uuid::new_v4()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.db");
     // What a crashed run left: one task WORKING, one waiting for input.
     let before = SqliteStore::open(&path).await.unwrap();
     for (id, state) in [("working", TaskState::Working), ("asking", TaskState::InputRequired)] {
@@ -1122,9 +1116,6 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
     assert_eq!(log.entries.len(), 2, "the failure is in the log");
     assert_eq!(h.recover_interrupted().await, 0, "once");
     store.close().await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
 }
 
 /// A blocking send's first commit that ends the task, which nobody could watch, is not logged on
