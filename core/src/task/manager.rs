@@ -270,9 +270,9 @@ impl TaskManager {
         if streaming {
             // The stream is forwarded by a task of its own: the execution gets one too.
             run.detach();
-            let first: Vec<StreamItem> =
-                prior.map(|t| item(Some(seen), StreamResponse::Task(inner.capped(t, None)))).into_iter().collect();
-            return Ok(Sent::Stream(inner.clone().stream(guard, rx, first, seen, stream_slot, Some(execution))));
+            let first: Vec<StreamItem> = prior.map(|t| item(Some(seen), StreamResponse::Task(t))).into_iter().collect();
+            let opened = Opened { first, seen, slot: stream_slot, execution: Some(execution), history_length };
+            return Ok(Sent::Stream(inner.clone().stream(guard, rx, opened)));
         }
         let wait = inner.wait(&guard, rx, execution, &message, return_immediately, history_length);
         run.beside(wait).await.map(|r| Sent::Reply(Box::new(r)))
@@ -345,11 +345,12 @@ impl TaskManager {
         };
         let open = inner.open_stream(&guard)?;
         let first = match (snapshot, last_event_id) {
-            (Some(task), _) => vec![item(Some(version), StreamResponse::Task(inner.capped(task, None)))],
+            (Some(task), _) => vec![item(Some(version), StreamResponse::Task(task))],
             (None, Some(after)) => inner.replay(&guard, after, version).await?,
             (None, None) => Vec::new(),
         };
-        Ok(inner.clone().stream(guard, rx, first, version, Some(open), None))
+        let opened = Opened { first, seen: version, slot: Some(open), execution: None, history_length: None };
+        Ok(inner.clone().stream(guard, rx, opened))
     }
 
     /// Ends the tasks a previous process left SUBMITTED or WORKING in a store only one process
@@ -961,6 +962,18 @@ impl Inner {
         let cap = i32::try_from(self.limits.max_history_length).unwrap_or(i32::MAX);
         model::trim_history(&mut task, Some(history_length.map_or(cap, |n| n.min(cap))));
         task
+    }
+
+    /// A stream's item as its client gets it: a Task (the snapshot that opens the stream, or
+    /// one an agent sent) is capped as a reply's task is, so that a SendStreamingMessage that
+    /// asked for no history gets none (as a blocking one does, and the official SDKs' servers).
+    fn shown(&self, it: StreamItem, history_length: Option<i32>) -> StreamItem {
+        match it {
+            StreamItem::Event { id, event: StreamResponse::Task(t) } => {
+                item(id, StreamResponse::Task(self.capped(t, history_length)))
+            }
+            other => other,
+        }
     }
 
     fn open_stream(&self, guard: &LiveGuard) -> Result<StreamSlot> {
@@ -1606,18 +1619,11 @@ impl Inner {
     }
 
     /// Forwards the bus to one client stream until the task ends, the client leaves, or the
-    /// server shuts down. The stream's own tokio task holds the live entry. `first` goes out
-    /// first; `seen` is the last sequence number it covers: later changes go out once each,
-    /// in order, and a gap (the stream fell behind the bus) is filled from the log.
-    fn stream(
-        self: Arc<Self>,
-        guard: LiveGuard,
-        mut rx: broadcast::Receiver<BusItem>,
-        first: Vec<StreamItem>,
-        seen: u64,
-        open: Option<StreamSlot>,
-        execution: Option<u64>,
-    ) -> EventStream {
+    /// server shuts down. The stream's own tokio task holds the live entry. `opened.first` goes
+    /// out first; `opened.seen` is the last sequence number it covers: later changes go out once
+    /// each, in order, and a gap (the stream fell behind the bus) is filled from the log.
+    fn stream(self: Arc<Self>, guard: LiveGuard, mut rx: broadcast::Receiver<BusItem>, opened: Opened) -> EventStream {
+        let Opened { first, seen, slot: open, execution, history_length } = opened;
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
         // A SendStreamingMessage's opening snapshot comes before its executor's events.
         let lead = if execution.is_some() { first.len() } else { 0 };
@@ -1637,7 +1643,7 @@ impl Inner {
                     StreamItem::Event { event, .. } => ends_stream(event) && (i == last || ends_task(event)),
                     StreamItem::Error(_) => false,
                 };
-                if tx.send(first).await.is_err() || done {
+                if tx.send(self.shown(first, history_length)).await.is_err() || done {
                     return;
                 }
             }
@@ -1677,14 +1683,14 @@ impl Inner {
                             continue;
                         }
                         let upto = guard.slot.lock().await.version;
-                        let _ = self.catch_up(&guard, &tx, &mut seen, upto).await;
+                        let _ = self.catch_up(&guard, &tx, &mut seen, upto, history_length).await;
                         return;
                     }
                     Err(broadcast::error::RecvError::Closed) => return,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // Catch up from the log up to what the task holds now.
                         let upto = guard.slot.lock().await.version;
-                        match self.catch_up(&guard, &tx, &mut seen, upto).await {
+                        match self.catch_up(&guard, &tx, &mut seen, upto, history_length).await {
                             Some(true) => continue,
                             _ => return,
                         }
@@ -1694,7 +1700,7 @@ impl Inner {
                     continue;
                 }
                 if entry.seq > seen + 1 {
-                    match self.catch_up(&guard, &tx, &mut seen, entry.seq - 1).await {
+                    match self.catch_up(&guard, &tx, &mut seen, entry.seq - 1, history_length).await {
                         Some(true) => {}
                         _ => return,
                     }
@@ -1702,7 +1708,7 @@ impl Inner {
                 seen = entry.seq;
                 let Some(event) = entry.change.event() else { continue };
                 let done = ends_stream(event);
-                if tx.send(item(Some(entry.seq), event.clone())).await.is_err() || done {
+                if tx.send(self.shown(item(Some(entry.seq), event.clone()), history_length)).await.is_err() || done {
                     return;
                 }
             }
@@ -1719,6 +1725,7 @@ impl Inner {
         tx: &mpsc::Sender<StreamItem>,
         seen: &mut u64,
         upto: u64,
+        history_length: Option<i32>,
     ) -> Option<bool> {
         if upto <= *seen {
             return Some(true);
@@ -1733,7 +1740,7 @@ impl Inner {
         *seen = upto;
         for item in items {
             let done = matches!(&item, StreamItem::Event { event, .. } if ends_stream(event));
-            if tx.send(item).await.is_err() || done {
+            if tx.send(self.shown(item, history_length)).await.is_err() || done {
                 return Some(false);
             }
         }
@@ -1820,6 +1827,17 @@ fn submitted_before(event: &StreamResponse) -> TaskStatus {
         status.timestamp = Some(at);
     }
     status
+}
+
+/// How a client stream opens: what goes out first and the last sequence number it covers, the
+/// slot it holds, the execution it follows (SendStreamingMessage), and the history length its
+/// Task events are trimmed to (besides the server's cap).
+struct Opened {
+    first: Vec<StreamItem>,
+    seen: u64,
+    slot: Option<StreamSlot>,
+    execution: Option<u64>,
+    history_length: Option<i32>,
 }
 
 fn item(id: Option<u64>, event: StreamResponse) -> StreamItem {

@@ -822,6 +822,43 @@ async fn limits_on_parts_streams_and_history() {
     assert_eq!(call(&h, A2ARequest::GetTask(req)).await.unwrap_err().kind, ErrorKind::InvalidParams);
 }
 
+/// A streamed send's Task events carry no more history than it asked for, as a blocking send's
+/// reply does (the spec's historyLength: the server MUST NOT return more), for a new task and
+/// for a continued one; without a length they carry the task's history.
+#[tokio::test]
+async fn a_streamed_send_trims_its_task_events_to_the_history_length_asked() {
+    let h = handler();
+    let streamed = |m: Message, history_length: Option<i32>| {
+        let mut req = SendMessageRequest::new(m);
+        req.configuration = Some(SendMessageConfiguration { history_length, ..Default::default() });
+        let h = &h;
+        async move { collect(stream(h, A2ARequest::SendStreamingMessage(req)).await.unwrap()).await }
+    };
+    let histories = |events: &[StreamResponse]| -> Vec<usize> {
+        let tasks = events.iter().filter_map(|e| if let StreamResponse::Task(t) = e { Some(t) } else { None });
+        tasks.map(|t| t.history.len()).collect()
+    };
+
+    let full = streamed(msg("chat"), None).await;
+    assert_eq!(histories(&full), [1], "{full:?}");
+    let none = streamed(msg("chat"), Some(0)).await;
+    assert_eq!(histories(&none), [0], "{none:?}");
+    let task_id = match &none[0] {
+        StreamResponse::Task(t) => t.id.clone(),
+        other => panic!("{other:?}"),
+    };
+
+    // The continued task holds the first question, its answer and this message by now.
+    let mut follow = msg("chat more");
+    follow.task_id = task_id.clone();
+    let one = streamed(follow, Some(1)).await;
+    assert_eq!(histories(&one), [1], "{one:?}");
+    let mut follow = msg("chat again");
+    follow.task_id = task_id;
+    let all = streamed(follow, None).await;
+    assert!(histories(&all).iter().all(|&n| n >= 3), "{all:?}");
+}
+
 #[tokio::test]
 async fn many_tasks_release_their_live_state() {
     let h = handler();
