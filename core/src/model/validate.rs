@@ -332,7 +332,8 @@ impl Validate for ListTasksResponse {
 
 impl Validate for CancelTaskRequest {
     fn validate_at(&self, at: &str) -> Result<()> {
-        required(at, "id", &self.id)
+        required(at, "id", &self.id)?;
+        shallow_metadata(at, self.metadata.as_ref())
     }
 }
 

@@ -565,6 +565,14 @@ async fn values_nest_at_most_31_deep_and_what_is_accepted_reads_back_from_sqlite
         let e = read(data, meta).unwrap_err();
         assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, field), "{e}");
     }
+    // Every request's own metadata too: CancelTask's goes to the executor's `cancel`.
+    let cancel = |meta: Value| {
+        let params = json!({"id": task.id, "metadata": meta});
+        A2ARequest::from_params(a2a_native::request::Method::CancelTask, params, "")
+    };
+    assert!(cancel(metadata(MAX)).is_ok());
+    let e = cancel(metadata(MAX + 1)).unwrap_err();
+    assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, "metadata"), "{e}");
 }
 
 #[tokio::test]
