@@ -48,8 +48,13 @@ pub struct MemoryLimits {
     /// one is deleted: not worth a retry, so not `Unavailable`).
     pub max_push_configs_per_task: usize,
     /// Log entries kept per task (the newest; they go with the task). A stream resuming from
-    /// before them restarts from the task's snapshot.
+    /// before them, or one whose client fell that far behind, goes on from the task's snapshot
+    /// instead of the events it missed.
     pub max_log_entries: usize,
+    /// About how many bytes of log entries are kept per task (the newest, as above). When the
+    /// store's byte budget is full of unfinished tasks, a task's own log makes room before its
+    /// change is refused.
+    pub max_log_bytes: usize,
 }
 
 impl Default for MemoryLimits {
@@ -59,7 +64,11 @@ impl Default for MemoryLimits {
             max_bytes: 256 * 1024 * 1024,
             terminal_ttl: Duration::from_secs(3600),
             max_push_configs_per_task: super::MAX_PUSH_CONFIGS_PER_TASK,
-            max_log_entries: 1000,
+            // A live stream whose client reads slower than the agent writes catches up from the
+            // log: 1,000 entries lost the middle of long token streams (an LLM's answer in
+            // thousands of chunks). 8 MiB holds about 30,000 small chunks.
+            max_log_entries: 100_000,
+            max_log_bytes: 8 * 1024 * 1024,
         }
     }
 }
@@ -236,6 +245,17 @@ impl Inner {
         }
     }
 
+    /// Makes room by dropping the oldest entry of `this` task's log (a stream from before it
+    /// goes on from the task's snapshot). `false` if its log is empty.
+    fn trim_log(&mut self, (tenant, id): (&str, &str)) -> bool {
+        let Some(entry) = self.tenants.get_mut(tenant).and_then(|t| t.tasks.get_mut(id)) else { return false };
+        let Some(dropped) = entry.log.pop_front() else { return false };
+        let bytes = weight::change(&dropped.change);
+        entry.log_bytes = entry.log_bytes.saturating_sub(bytes);
+        self.bytes = self.bytes.saturating_sub(bytes);
+        true
+    }
+
     /// Removes a task from every structure. Expiry and eviction also drop its push configs
     /// (the memory they hold must go too); an explicit delete leaves them to `delete_all`,
     /// as the other stores do.
@@ -361,7 +381,7 @@ impl MemoryStore {
             ));
         }
         while inner.bytes + growth > self.limits.max_bytes {
-            if !inner.evict_oldest_terminal(this, &mut evicted) {
+            if !inner.evict_oldest_terminal(this, &mut evicted) && !inner.trim_log(this) {
                 if inner.expiry.is_empty() {
                     return Err(A2AError::new(
                         ErrorKind::Unavailable,
@@ -386,7 +406,7 @@ impl MemoryStore {
             }
             (false, None) => None,
         };
-        let max_log = self.limits.max_log_entries;
+        let (max_log, max_log_bytes) = (self.limits.max_log_entries, self.limits.max_log_bytes);
         let tasks = inner.tenants.entry(tenant.to_owned()).or_default();
         let entry = match tasks.tasks.get_mut(&task.id) {
             Some(entry) => {
@@ -440,13 +460,12 @@ impl MemoryStore {
                     if keep == 0 {
                         continue;
                     }
-                    if entry.log.len() >= keep
-                        && let Some(dropped) = entry.log.pop_front()
-                    {
-                        entry.log_bytes = entry.log_bytes.saturating_sub(weight::change(&dropped.change));
-                    }
                     entry.log.push_back(logged.clone());
                     entry.log_bytes += bytes;
+                    while entry.log.len() > keep || entry.log_bytes > max_log_bytes {
+                        let Some(dropped) = entry.log.pop_front() else { break };
+                        entry.log_bytes = entry.log_bytes.saturating_sub(weight::change(&dropped.change));
+                    }
                 }
             }
         }
@@ -488,7 +507,10 @@ impl TaskStore for MemoryStore {
             return Ok(LogPage { entries: Vec::new(), complete: true });
         };
         let first_kept = entry.log.front().map_or(entry.version + 1, |e| e.seq);
-        let entries: Vec<LogEntry> = entry.log.iter().filter(|e| e.seq > after).take(limit).cloned().collect();
+        // Sequence numbers ascend: the first entry after `after` is found, not scanned for (a
+        // long log is read in pages by streams catching up).
+        let from = entry.log.partition_point(|e| e.seq <= after);
+        let entries: Vec<LogEntry> = entry.log.range(from..).take(limit).cloned().collect();
         Ok(LogPage { complete: after + 1 >= first_kept || entry.version <= after, entries })
     }
 
@@ -664,6 +686,7 @@ mod tests {
             terminal_ttl: Duration::from_secs(ttl_secs),
             max_push_configs_per_task: 3,
             max_log_entries: 8,
+            max_log_bytes: usize::MAX,
             max_bytes: usize::MAX,
         })
     }
@@ -723,6 +746,80 @@ mod tests {
         let err = store.save("t", &heavy("huge", TaskState::Submitted, 300_000)).await.unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidRequest);
         assert!(TaskStore::get(&store, "t", "done", None).await.unwrap().is_some(), "the finished task stays");
+    }
+
+    /// Commits `n` logged artifact chunks of `bytes` each to the live task `id`, one commit per
+    /// chunk, from its version `from`; every commit must go in.
+    async fn chunks(store: &MemoryStore, id: &str, from: u64, n: u64, bytes: usize) {
+        use crate::model::{Artifact, Part, StreamResponse, TaskArtifactUpdateEvent};
+        use crate::store::log::{Change, Commit};
+        let mut current = TaskStore::load(store, "t", id).await.unwrap().expect("stored").task;
+        for seq in from + 1..=from + n {
+            let artifact = Artifact {
+                artifact_id: "a".into(),
+                name: String::new(),
+                description: String::new(),
+                parts: vec![Part::text("x".repeat(bytes))],
+                metadata: None,
+                extensions: Vec::new(),
+            };
+            let event = TaskArtifactUpdateEvent {
+                task_id: id.into(),
+                context_id: current.context_id.clone(),
+                artifact,
+                append: seq > 1,
+                last_chunk: false,
+                metadata: None,
+            };
+            let change = Change::Event(StreamResponse::ArtifactUpdate(event));
+            crate::store::log::apply_to(&mut current, &change);
+            let entries = [LogEntry { seq, change }];
+            let commit = Commit {
+                task: &current,
+                expected: seq - 1,
+                entries: &entries,
+                snapshot: false,
+                owner: None,
+                writer: None,
+                orphaned_only: false,
+                push: false,
+                trace: None,
+                log: true,
+            };
+            assert_eq!(store.commit("t", commit).await.unwrap(), CommitOutcome::Committed, "chunk {seq}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tasks_log_is_kept_up_to_its_byte_cap_then_the_newest() {
+        let store = MemoryStore::new(MemoryLimits { max_log_bytes: 1_000_000, ..MemoryLimits::default() });
+        store.save("t", &task("live", TaskState::Working)).await.unwrap();
+        // 2,000 small chunks (more than the old cap of 1,000 entries) are all kept.
+        chunks(&store, "live", 1, 2000, 10).await;
+        let page = TaskStore::log_after(&store, "t", "live", 1, 5000).await.unwrap();
+        assert!(page.complete && page.entries.len() == 2000, "{}", page.entries.len());
+        // Large ones pass the byte cap: the oldest go, the newest stay, within the cap.
+        chunks(&store, "live", 2001, 40, 50_000).await;
+        let page = TaskStore::log_after(&store, "t", "live", 1, 5000).await.unwrap();
+        assert!(!page.complete, "the start is gone");
+        assert_eq!(page.entries.last().map(|e| e.seq), Some(2041));
+        let kept: usize = page.entries.iter().map(|e| weight::change(&e.change)).sum();
+        assert!(kept <= 1_000_000 && page.entries.len() >= 15, "{kept} bytes in {} entries", page.entries.len());
+        // A page from the middle starts right after it.
+        let tail = TaskStore::log_after(&store, "t", "live", 2035, 3).await.unwrap();
+        assert_eq!(tail.entries.iter().map(|e| e.seq).collect::<Vec<_>>(), [2036, 2037, 2038]);
+    }
+
+    #[tokio::test]
+    async fn a_live_tasks_own_log_makes_room_before_its_change_is_refused() {
+        // A budget only the live task's log fills: its next chunks drop its oldest log entries
+        // (a stream that far behind restarts from the snapshot) rather than fail the task.
+        let store = MemoryStore::new(MemoryLimits { max_bytes: 200_000, ..MemoryLimits::default() });
+        store.save("t", &task("live", TaskState::Working)).await.unwrap();
+        chunks(&store, "live", 1, 120, 1_000).await;
+        assert!(store.lock().bytes <= 200_000, "{}", store.lock().bytes);
+        let page = TaskStore::log_after(&store, "t", "live", 1, 200).await.unwrap();
+        assert!(!page.complete && page.entries.last().map(|e| e.seq) == Some(121), "{}", page.entries.len());
     }
 
     fn assert_flat(store: &MemoryStore, cap: usize) {

@@ -474,6 +474,58 @@ async fn a_lagging_subscriber_gets_the_final_task_after_a_blocking_send_took_it(
     settled(&h).await;
 }
 
+/// A long stream read slower than the agent writes (an LLM's answer in thousands of chunks, to
+/// a client that reads later) loses nothing on the default memory store: the stream falls
+/// behind the live bus and catches up from the log, event for event (the log kept only 1,000
+/// entries, and the middle of the answer was replaced by a snapshot).
+#[tokio::test]
+async fn a_slow_reader_of_a_long_stream_gets_every_event_from_the_memory_store() {
+    const CHUNKS: usize = 3000;
+    let chunks = (0..CHUNKS).map(|i| Step::Chunk {
+        id: Some("answer".into()),
+        text: format!("t{i} "),
+        append: i > 0,
+        last: i + 1 == CHUNKS,
+    });
+    let steps = [Step::working()].into_iter().chain(chunks).chain([Step::complete()]);
+    let agent = Arc::new(TestAgent::new().on("tokens", steps));
+    let h = RequestHandler::new(agent, card(true, false), Stores::memory(), ServerConfig::default());
+    let s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("tokens")))).await.unwrap();
+    let id = loop {
+        let listed = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
+        if let Some(id) = listed["tasks"][0]["id"].as_str() {
+            break id.to_owned();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    // Not read until the agent is done: the stream is far behind the bus by then.
+    for _ in 0..500 {
+        if get(&h, &id).await.is_ok_and(|t| t.status.state == TaskState::Completed) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let events = collect(s).await;
+    let texts: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamResponse::ArtifactUpdate(u) => match &u.artifact.parts[0].content {
+                model::PartContent::Text(t) => Some(t.clone()),
+                other => panic!("{other:?}"),
+            },
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..CHUNKS).map(|i| format!("t{i} ")).collect();
+    assert!(texts == expected, "{} chunks of {CHUNKS} arrived in order; {:?}", texts.len(), &kinds(&events)[..8]);
+    let snapshots = events.iter().filter(|e| matches!(e, StreamResponse::Task(_))).count();
+    assert_eq!(snapshots, 1, "only the opening snapshot");
+    match events.last() {
+        Some(StreamResponse::StatusUpdate(u)) => assert_eq!(u.status.state, TaskState::Completed),
+        other => panic!("ends with {other:?}"),
+    }
+}
+
 /// Tasks are private to their principal: the partition is the tenant, U+001F, the principal.
 /// A tenant with that character (or any control character) is refused, so an anonymous caller
 /// cannot name a principal's partition as its tenant and read its tasks.
