@@ -84,15 +84,22 @@ pub struct SqliteStore {
     /// skips the outbox statement. Set before a config is written, so no commit after it misses it
     /// (this store is the file's one user: `single_process`).
     has_push_configs: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// The file's lock, held while the store lives (none for a pool given to [`Self::with_pool`]).
-    lock: Option<std::sync::Arc<FileLock>>,
+    /// The file's lock, held until the store is closed or dropped (none for a pool given to
+    /// [`Self::with_pool`]).
+    /// (Shared by clones, as the pool is.)
+    lock: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<FileLock>>>>,
+    /// Whether this store found the file unused (it took the lock; no other store of this
+    /// process held it): then the tasks it finds active were left by a process that is gone.
+    /// A second server of the same process on the file (a hot reload, a test) must not end the
+    /// first one's running tasks as interrupted.
+    first_user: bool,
 }
 
 /// One process per database file. A second process on the same file would take it for its
 /// own: at start it ends every active task as interrupted (the first one's running tasks
 /// among them), and its writes move tasks under the first one's feet. So opening takes an
 /// exclusive lock on `PATH.lock` (advisory, `flock`), given back when the process ends or the
-/// store is dropped; another process is refused at once. Stores of one process share the
+/// store is closed or dropped; another process is refused at once. Stores of one process share the
 /// lock (a server restarted in the same process opens the file again before the old store is
 /// gone).
 #[derive(Debug)]
@@ -198,7 +205,8 @@ impl SqliteStore {
             .await
             .map_err(|e| db_error("release the push claims of a previous run", e))?;
         }
-        store.lock = Some(lock);
+        store.lock = std::sync::Arc::new(std::sync::Mutex::new(Some(lock)));
+        store.first_user = fresh;
         Ok(store)
     }
 
@@ -304,7 +312,8 @@ impl SqliteStore {
             tables: Tables { pool },
             writer: super::sqlite_writer::Writer::start(writer_pool, checkpoints),
             has_push_configs: std::sync::Arc::new(has_push_configs.into()),
-            lock: None,
+            lock: Default::default(),
+            first_user: true,
         })
     }
 
@@ -313,8 +322,12 @@ impl SqliteStore {
     }
 
     /// Closes every connection (checkpointing the WAL); later calls fail.
+    /// Closes the connections and gives the file's lock back: the file may be opened again,
+    /// by this process or another, as a file no server uses.
     pub async fn close(&self) {
         self.tables.pool.close().await;
+        let lock = self.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        drop(lock);
     }
 }
 
@@ -372,8 +385,10 @@ impl TaskStore for SqliteStore {
         self.tables.save(tenant, task).await
     }
 
+    /// Its own file's one user, unless another store of this process opened the file first
+    /// (see `first_user`).
     fn single_process(&self) -> bool {
-        true
+        self.first_user
     }
 
     async fn checkpoint(&self) -> Result<()> {

@@ -1162,6 +1162,25 @@ async fn an_executor_that_never_returns_is_stopped_at_the_executor_timeout() {
     assert_eq!(send_task(&h, msg("complete quickly")).await.status.state, TaskState::Completed);
 }
 
+/// A second server of the same process on the same SQLite file (a hot reload, a blue/green swap,
+/// a test suite) leaves the first one's running tasks alone: they were not left by a process
+/// that is gone. (It ended them FAILED as interrupted by a restart.)
+#[tokio::test]
+async fn a_second_store_of_the_process_on_the_file_ends_none_of_the_firsts_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = format!("sqlite:{}", dir.path().join("tasks.db").display());
+    let first = RequestHandler::new(agent(), card(true, false), Stores::open(&spec).await.unwrap(), Default::default());
+    let mut req = SendMessageRequest::new(msg("hang"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let id = call(&first, A2ARequest::SendMessage(req)).await.unwrap()["task"]["id"].as_str().unwrap().to_owned();
+
+    let second =
+        RequestHandler::new(agent(), card(true, false), Stores::open(&spec).await.unwrap(), Default::default());
+    assert_eq!(second.recover_interrupted().await, 0);
+    assert_eq!(get(&first, &id).await.unwrap().status.state, TaskState::Working);
+    assert_eq!(get(&second, &id).await.unwrap().status.state, TaskState::Working, "the same file");
+}
+
 #[tokio::test]
 async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
     use a2a_native::store::{Change, Commit, LogEntry, SqliteStore, TaskStore};
