@@ -18,10 +18,13 @@ fn closed() -> A2AError {
     A2AError::new(ErrorKind::UnsupportedOperation, "the task no longer accepts events")
 }
 
-/// An event after one that ended the task (a second `complete`): refused, as a2a-sdk's
-/// TaskUpdater refuses it, rather than dropped without a word.
+/// An event after one that ended the task (a second `complete`), or after a direct reply:
+/// refused, as a2a-sdk's TaskUpdater refuses it, rather than dropped without a word.
 fn ended() -> A2AError {
-    A2AError::new(ErrorKind::UnsupportedOperation, "the task already ended: it accepts no more events")
+    A2AError::new(
+        ErrorKind::UnsupportedOperation,
+        "the task already ended, or the agent answered with a message: no more events are taken",
+    )
 }
 
 /// Whether `event` puts its task in a terminal state.
@@ -179,20 +182,40 @@ pub struct EventSink {
     activation: Activation,
     /// An event that ends the task was sent (shared by the clones).
     ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// No event was sent yet to a task that does not exist yet: a Message now is the direct
+    /// reply that answers the request instead of a task, and ends the execution too (shared).
+    may_reply: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl EventSink {
     pub(crate) fn new(tx: mpsc::Sender<StreamResponse>, task_id: String, context_id: String) -> Self {
-        Self { tx, task_id, context_id, activation: Default::default(), ended: Default::default() }
+        Self {
+            tx,
+            task_id,
+            context_id,
+            activation: Default::default(),
+            ended: Default::default(),
+            may_reply: Default::default(),
+        }
+    }
+
+    /// For an execution whose task comes into being with its first event (a new task).
+    pub(crate) fn for_new_task(self, new: bool) -> Self {
+        self.may_reply.store(new, std::sync::atomic::Ordering::Release);
+        self
     }
 
     /// Lets `event` through unless no task would take it (see [`EventSink::check`]) or an
-    /// earlier one ended the task; an ending one is noted.
+    /// earlier one ended the task (or was a direct reply); an ending one is noted.
     fn admit(&self, event: &StreamResponse) -> Result<()> {
         use std::sync::atomic::Ordering;
         self.check(event)?;
-        let already =
-            if ends_task(event) { self.ended.swap(true, Ordering::AcqRel) } else { self.ended.load(Ordering::Acquire) };
+        let reply = self.may_reply.swap(false, Ordering::AcqRel) && matches!(event, StreamResponse::Message(_));
+        let already = if ends_task(event) || reply {
+            self.ended.swap(true, Ordering::AcqRel)
+        } else {
+            self.ended.load(Ordering::Acquire)
+        };
         if already { Err(ended()) } else { Ok(()) }
     }
 
@@ -221,10 +244,14 @@ impl EventSink {
         Ok(())
     }
 
-    /// Takes back [`EventSink::admit`]'s note for an event that was not sent after all.
+    /// Takes back [`EventSink::admit`]'s note for an event that was not sent after all. (An
+    /// admitted event found `ended` unset: set now by a Message, that Message was the reply.)
     fn unadmit(&self, event: &StreamResponse) {
+        use std::sync::atomic::Ordering;
         if ends_task(event) {
-            self.ended.store(false, std::sync::atomic::Ordering::Release);
+            self.ended.store(false, Ordering::Release);
+        } else if matches!(event, StreamResponse::Message(_)) && self.ended.swap(false, Ordering::AcqRel) {
+            self.may_reply.store(true, Ordering::Release);
         }
     }
 
@@ -683,6 +710,34 @@ mod tests {
             assert!(e.message.contains("already ended"), "{e}");
             assert!(sink.clone().try_send(again.clone()).is_err());
             assert!(QueuedSink::new(sink.clone()).deliver(again).is_err());
+        }
+    }
+
+    /// A new task's first event that is a Message is the direct reply, which answers the request
+    /// instead of a task: every event after it is refused (it was dropped by the manager with a
+    /// warning only, while the executor's `complete()` resolved as if sent). On a task that
+    /// exists, or after another event, a Message is one more message of the task.
+    #[tokio::test(flavor = "current_thread")]
+    async fn events_after_a_direct_reply_are_refused() {
+        let reply = || StreamResponse::Message(Message::text(Role::Agent, "hello"));
+        let (tx, _rx) = mpsc::channel(8);
+        let sink = EventSink::new(tx, "t".into(), "c".into()).for_new_task(true);
+        assert!(sink.try_send(reply()).unwrap().is_none());
+        for after in [sink.status_event(TaskState::Completed, None), reply()] {
+            let e = sink.clone().send(after.clone()).await.unwrap_err();
+            assert_eq!(e.kind, ErrorKind::UnsupportedOperation);
+            assert!(e.message.contains("answered with a message"), "{e}");
+            assert!(QueuedSink::new(sink.clone()).deliver(after).is_err());
+        }
+        // A message of a task that exists, or after the task's first event, ends nothing.
+        for new_task in [false, true] {
+            let (tx, _rx) = mpsc::channel(8);
+            let sink = EventSink::new(tx, "t".into(), "c".into()).for_new_task(new_task);
+            if new_task {
+                sink.send(sink.status_event(TaskState::Working, None)).await.unwrap();
+            }
+            sink.send(reply()).await.unwrap();
+            sink.send(sink.status_event(TaskState::Completed, None)).await.unwrap();
         }
     }
 

@@ -1017,7 +1017,8 @@ impl Inner {
                     let running = Running(guard.share());
                     let (tx, rx) = mpsc::channel(SINK_CAPACITY);
                     let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
-                        .with_activation(ctx.activation.clone());
+                        .with_activation(ctx.activation.clone())
+                        .for_new_task(ctx.task.is_none());
                     let agent = self.agent.clone();
                     let limit = self.limits.executor_timeout;
                     let execute = Box::pin(async move {
