@@ -77,7 +77,7 @@ pub struct CardSigner {
 }
 
 impl CardSigner {
-    /// `pem`: a PKCS#8 (or SEC1 / PKCS#1) private key for `alg` (ES256, RS256 or EdDSA).
+    /// `pem`: a PKCS#8 (or SEC1 for EC, PKCS#1 for RSA) private key for `alg` (ES256, RS256 or EdDSA).
     pub fn from_pem(pem: &[u8], alg: Algorithm, kid: impl Into<String>) -> Result<Self> {
         Ok(Self { key: private_key(pem, alg)?, alg, kid: kid.into(), jku: None })
     }

@@ -20,12 +20,37 @@ use serde_json::{Map, Value};
 pub fn private_key(pem: &[u8], alg: Algorithm) -> Result<EncodingKey> {
     let invalid = |why: String| A2AError::new(ErrorKind::InvalidParams, why);
     match alg {
-        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+        Algorithm::ES256 | Algorithm::ES384 => match sec1_as_pkcs8(pem, alg) {
+            Some(pkcs8) => Ok(EncodingKey::from_ec_der(&pkcs8?)),
+            None => EncodingKey::from_ec_pem(pem),
+        },
         Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => EncodingKey::from_rsa_pem(pem),
         Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
         other => return Err(invalid(format!("{other:?} is not a public-key signature algorithm"))),
     }
-    .map_err(|e| invalid(format!("the signing key: {e}")))
+    .map_err(|e| {
+        let form = match alg {
+            Algorithm::ES256 | Algorithm::ES384 => {
+                "an EC key (PKCS#8 `BEGIN PRIVATE KEY` or SEC1 `BEGIN EC PRIVATE KEY`)"
+            }
+            Algorithm::EdDSA => "an Ed25519 key (PKCS#8 `BEGIN PRIVATE KEY`)",
+            _ => "an RSA key (PKCS#8 `BEGIN PRIVATE KEY` or PKCS#1 `BEGIN RSA PRIVATE KEY`)",
+        };
+        invalid(format!("the signing key is not a PEM private key for {alg:?}, which takes {form}: {e}"))
+    })
+}
+
+/// An EC key in SEC1 form (`BEGIN EC PRIVATE KEY`, what `openssl ecparam -genkey` writes) as
+/// the PKCS#8 that jsonwebtoken reads (it reads no SEC1); `None` for any other PEM.
+fn sec1_as_pkcs8(pem: &[u8], alg: Algorithm) -> Option<Result<Vec<u8>>> {
+    use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, ECDSA_P384_SHA384_FIXED_SIGNING, EcdsaKeyPair};
+    use rustls::pki_types::{PrivateKeyDer, pem::PemObject};
+    let Ok(PrivateKeyDer::Sec1(sec1)) = PrivateKeyDer::from_pem_slice(pem) else { return None };
+    let curve =
+        if alg == Algorithm::ES384 { &ECDSA_P384_SHA384_FIXED_SIGNING } else { &ECDSA_P256_SHA256_FIXED_SIGNING };
+    let wrong = || A2AError::new(ErrorKind::InvalidParams, format!("the signing key is no {alg:?} (EC) private key"));
+    let pair = EcdsaKeyPair::from_private_key_der(curve, sec1.secret_sec1_der()).map_err(|_| wrong());
+    Some(pair.and_then(|p| p.to_pkcs8v1().map(|d| d.as_ref().to_vec()).map_err(|_| wrong())))
 }
 
 /// A JWS algorithm by its name (`ES256`, `RS256`, `EdDSA`, ...); InvalidParams naming

@@ -66,6 +66,33 @@ fn each_algorithm_signs_and_verifies() {
     }
 }
 
+/// An EC key as `openssl ecparam -genkey` writes it (SEC1, `BEGIN EC PRIVATE KEY`) signs as the
+/// same key in PKCS#8 does (jsonwebtoken reads only PKCS#8: it was refused as InvalidKeyFormat);
+/// an RSA or Ed25519 key given for ES256 is still refused.
+#[test]
+fn a_sec1_ec_key_signs_as_its_pkcs8_form() {
+    assert!(String::from_utf8(pem("jwt-ec-sec1.pem")).unwrap().starts_with("-----BEGIN EC PRIVATE KEY-----"));
+    let mut c = card();
+    CardSigner::from_pem(&pem("jwt-ec-sec1.pem"), Algorithm::ES256, "k1").unwrap().sign(&mut c).unwrap();
+    let keys = KeySet::from(JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k1")] });
+    assert!(verify_card(&c, &keys, &ALL).is_ok());
+    let signer = a2a_native::push::PushSigner::from_pem(&pem("jwt-ec-sec1.pem"), Algorithm::ES256, "k1", "me").unwrap();
+    assert_eq!(
+        signer.jwks().keys,
+        vec![public("jwt-ec.pem", Algorithm::ES256, "k1")]
+            .into_iter()
+            .map(|mut k| {
+                k.common.public_key_use = Some(jsonwebtoken::jwk::PublicKeyUse::Signature);
+                k
+            })
+            .collect::<Vec<_>>()
+    );
+    // A SEC1 key of another curve than the algorithm's is refused, as InvalidParams.
+    let e = CardSigner::from_pem(&pem("jwt-ec-sec1.pem"), Algorithm::ES384, "k1").err().expect("refused");
+    assert_eq!(e.kind, a2a_native::ErrorKind::InvalidParams, "{e}");
+    assert!(CardSigner::from_pem(&pem("jwt-rsa.pem"), Algorithm::ES256, "k1").is_err());
+}
+
 #[test]
 fn tampering_and_wrong_keys_fail() {
     let keys = JwkSet { keys: vec![public("jwt-ec.pem", Algorithm::ES256, "k1")] };
