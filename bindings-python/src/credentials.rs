@@ -1,5 +1,6 @@
 //! A Python callable as core's [`CredentialProvider`]: `(method, url) -> {header: value}`,
-//! plain or `async` (then awaited on the event loop the client was made on).
+//! plain or `async`: then awaited on the event loop that awaits the call (the one the client
+//! was made on, for work the client does on its own: a stream's reconnect).
 
 use a2a_native::client::{CredentialContext, CredentialProvider, headers_from_pairs};
 use a2a_native::error::{A2AError, ErrorKind, Result};
@@ -12,9 +13,11 @@ use tokio::sync::oneshot;
 
 pub struct PyCredentials {
     callable: Py<PyAny>,
-    /// The loop an `async` provider runs on, and the `contextvars` context it runs in (the
-    /// client maker's); none when the client was made outside a running loop.
-    event_loop: Option<(Py<PyAny>, Py<PyAny>)>,
+    /// The `contextvars` context an `async` provider runs in: the client maker's.
+    context: Py<PyAny>,
+    /// The client maker's loop, for a call no loop awaits; none when the client was made
+    /// outside a running loop.
+    event_loop: Option<Py<PyAny>>,
 }
 
 impl PyCredentials {
@@ -24,11 +27,9 @@ impl PyCredentials {
                 "credentials must be a callable (method, url) -> dict of headers",
             ));
         }
-        let event_loop = match crate::runtime::asyncio(py)?.call_method0("get_running_loop") {
-            Ok(l) => Some((l.unbind(), py.import("contextvars")?.call_method0("copy_context")?.unbind())),
-            Err(_) => None,
-        };
-        Ok(Self { callable, event_loop })
+        let event_loop = crate::runtime::asyncio(py)?.call_method0("get_running_loop").ok().map(Bound::unbind);
+        let context = py.import("contextvars")?.call_method0("copy_context")?.unbind();
+        Ok(Self { callable, context, event_loop })
     }
 }
 
@@ -69,12 +70,14 @@ impl CredentialProvider for PyCredentials {
             if !out.bind(py).hasattr("__await__").unwrap_or(false) {
                 return Ok(Ok(out));
             }
-            let (event_loop, context) = self.event_loop.as_ref().ok_or_else(|| {
+            let caller = crate::runtime::CALLER_LOOP.try_with(|l| l.clone_ref(py)).ok();
+            let event_loop = caller.or_else(|| self.event_loop.as_ref().map(|l| l.clone_ref(py))).ok_or_else(|| {
                 A2AError::new(
                     ErrorKind::Internal,
-                    "an async credentials callable needs a client made inside a running event loop",
+                    "an async credentials callable needs an event loop: call the client from one, or make it in one",
                 )
             })?;
+            let context = &self.context;
             let (tx, rx) = oneshot::channel();
             let kwargs = pyo3::types::PyDict::new(py);
             kwargs.set_item(intern!(py, "context"), context).map_err(provider_error)?;

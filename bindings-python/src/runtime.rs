@@ -181,6 +181,13 @@ fn close_gate() {
     }
 }
 
+tokio::task_local! {
+    /// The asyncio loop awaiting the call this runtime task does (set by [`future_into_py`]):
+    /// where the call's own Python work runs (an async credentials provider), so that it works
+    /// from any loop, not only the one the client was made on.
+    pub static CALLER_LOOP: Py<PyAny>;
+}
+
 static ASYNCIO: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 static SETTLE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -200,8 +207,9 @@ where
     let py_future = event_loop.call_method0(intern!(py, "create_future"))?;
     let (cancel, canceled) = oneshot::channel();
     py_future.call_method1(intern!(py, "add_done_callback"), (OnDone(Mutex::new(Some(cancel))),))?;
+    let caller = event_loop.clone().unbind();
     let (event_loop, future) = (event_loop.unbind(), py_future.clone().unbind());
-    handle.spawn(async move {
+    handle.spawn(CALLER_LOOP.scope(caller, async move {
         let outcome = tokio::select! {
             outcome = AssertUnwindSafe(fut).catch_unwind() => outcome,
             // Done before `fut` is: canceled. (Our own result arrives after `fut` is.)
@@ -219,7 +227,7 @@ where
         tokio::task::spawn_blocking(move || {
             attach(|py| complete(py, event_loop.bind(py), future.bind(py), result));
         });
-    });
+    }));
     Ok(py_future)
 }
 

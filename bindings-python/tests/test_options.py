@@ -134,6 +134,24 @@ async def test_async_credentials_callable_and_retries() -> None:
         await asyncio.wait_for(canceled.wait(), 5)
 
 
+@run
+async def test_async_credentials_run_on_the_loop_that_awaits_the_call() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def credentials(method: str, url: str) -> dict[str, str]:
+        loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0)
+        return {"Authorization": "Bearer tok-1"}
+
+    async with AgentServer(CARD, Echo(), bearer_tokens=["tok-1"]) as server:
+        # Made on a loop that is closed by the time the client is used (asyncio.run's, in a
+        # thread): the provider ran there and every call failed with "Event loop is closed".
+        connect = Client.connect(server.url, credentials=credentials, retries=0, timeout=5)
+        client = await asyncio.to_thread(asyncio.run, connect)
+        assert (await client.send("hi"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert loops[-1] is asyncio.get_running_loop()
+
+
 TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("TENANT", default="none")
 
 

@@ -282,7 +282,8 @@ class Client:
         max_response_bytes: int | None = None,
     ) -> Client:
         """A client for ``card`` without fetching it; options as in :meth:`connect`. An
-        ``async`` ``credentials`` callable runs on the loop this is called from."""
+        ``async`` ``credentials`` callable runs on the loop that awaits each call, in the
+        ``contextvars`` context this is called in."""
         return cls(_native.Client.from_card(dict(card), _options(locals())))
 
     @property
