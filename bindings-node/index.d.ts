@@ -110,7 +110,9 @@ export declare class EventQueue {
   send(event: StreamResponse): Promise<void>;
 }
 
-/** An agent. A thrown error or rejected promise fails the task with its message. */
+/** An agent. A thrown error or rejected promise fails the task with its message; an A2AError
+ * other than InternalError thrown before the first event refuses the request instead (its caller
+ * gets the error, and no task is made). */
 export interface AgentExecutor {
   execute(context: ExecuteContext, events: EventQueue): Promise<void> | void;
   /** Optional: the running `execute` sees `context.signal` aborted either way, and the task

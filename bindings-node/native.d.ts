@@ -109,10 +109,11 @@ export interface ErrorRow {
 export declare function errorTable(): Array<ErrorRow>
 
 /**
- * Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
- * call that already ended is ignored.
+ * Ends call `callId`: `failure` is `null` when the executor finished, else its message, with
+ * `errorName` when it threw an A2AError (a refusal of the request: core's
+ * `ExecutorError::refusal`). A call that already ended is ignored.
  */
-export declare function finishCall(callId: number, failure?: string | undefined | null): void
+export declare function finishCall(callId: number, failure?: string | undefined | null, errorName?: string | undefined | null): void
 
 /**
  * Ends the extension-method call `callId`: its result as JSON, or the name of an A2A error

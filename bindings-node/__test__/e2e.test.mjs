@@ -6,7 +6,9 @@ import {
   A2AError,
   AgentServer,
   Client,
+  ContentTypeNotSupportedError,
   ERRORS,
+  InternalError,
   InvalidParamsError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -223,6 +225,26 @@ test("closing the server aborts a running execution, giving the server's close a
   assert.equal(reason.message, 'the server closed');
   await closing;
   assert.equal(agent.cancels, 0);
+});
+
+test('an A2AError thrown before the first event is the caller\'s error and makes no task; after one, or InternalError, fails the task', () => {
+  const picky = {
+    async execute(context, events) {
+      if (context.text === 'late') await events.working();
+      if (context.text === 'png' || context.text === 'late') throw new ContentTypeNotSupportedError('only text/plain is read');
+      if (context.text === 'internal') throw new InternalError('our own fault');
+      await events.complete('ok');
+    },
+  };
+  return withServer(picky, async (server) => {
+    const client = await Client.connect(server.url);
+    await assert.rejects(client.send('png'), (e) => e instanceof ContentTypeNotSupportedError && e.message === 'only text/plain is read');
+    await assert.rejects(collect(client.stream('png')), ContentTypeNotSupportedError);
+    assert.deepEqual((await client.listTasks({})).tasks ?? [], []);
+    for (const text of ['late', 'internal']) {
+      assert.equal((await client.send(text)).task.status.state, 'TASK_STATE_FAILED', text);
+    }
+  });
 });
 
 test('a synchronous throw and a rejected promise each fail the task; the process survives', () =>

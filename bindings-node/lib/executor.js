@@ -273,8 +273,9 @@ async function checkMessage(executor, callId, viewJson) {
 }
 
 /** The function the native server calls for every execute / cancel / abort (src/executor.rs).
- * It returns at once; the outcome goes to `native.finishCall(callId, failure)`: null when the
- * executor is done, or the failure's message. It never throws, whatever the executor does. */
+ * It returns at once; the outcome goes to `native.finishCall(callId, failure, errorName)`: null
+ * when the executor is done, or the failure's message (and an A2AError's name). It never
+ * throws, whatever the executor does. */
 export function dispatcher(executor) {
   const running = new Map(); // callId -> Cancellation of an execute
   async function run(callId, method, contextJson, cancellation) {
@@ -288,9 +289,12 @@ export function dispatcher(executor) {
         if (typeof executor.cancel === 'function') return executor.cancel(context, events);
         return undefined;
       });
-      return null;
+      return [null, null];
     } catch (e) {
-      return failure(e);
+      // An A2AError's name goes with it: raised before the first event, it refuses the request
+      // (core decides; InternalError never does).
+      const name = errorNameOf(e, false);
+      return [failure(e), isA2AErrorName(name) ? name : null];
     } finally {
       running.delete(callId);
     }
@@ -313,8 +317,8 @@ export function dispatcher(executor) {
     if (method === 'execute') running.set(callId, cancellation);
     // `run` does not reject; the second handler makes sure that a call always ends.
     run(callId, method, contextJson, cancellation).then(
-      (outcome) => native.finishCall(callId, outcome),
-      () => native.finishCall(callId, 'the executor failed'),
+      ([outcome, name]) => native.finishCall(callId, outcome, name),
+      () => native.finishCall(callId, 'the executor failed', null),
     );
   };
 }

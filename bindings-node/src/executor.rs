@@ -54,7 +54,7 @@ struct Call {
     /// Every event is sent at once when the sink has room (the `sink*` function returns
     /// `true`); else it is queued and the JS layer awaits `sinkFlush` (the backpressure).
     sink: core::QueuedSink,
-    settled: Mutex<Option<oneshot::Sender<Option<String>>>>,
+    settled: Mutex<Option<oneshot::Sender<Option<ExecutorError>>>>,
 }
 
 /// The call `id`'s entry; a call that has ended takes no more events (as core's sink refuses
@@ -142,7 +142,7 @@ impl JsExecutor {
             ThreadsafeFunctionCallMode::NonBlocking,
             move |returned: Result<Nothing>, _| {
                 if let Err(e) = returned {
-                    finish_call(id, Some(format!("the JavaScript executor failed: {}", e.reason)));
+                    finish_call(id, Some(format!("the JavaScript executor failed: {}", e.reason)), None);
                 }
                 Ok(())
             },
@@ -166,21 +166,26 @@ impl JsExecutor {
         guard.0 = None;
         match outcome {
             Ok(None) => Ok(()),
-            Ok(Some(message)) => Err(ExecutorError::new(message)),
+            Ok(Some(e)) => Err(e),
             // Not reached: the sender stays in CALLS until this function's `Registered` drops.
             Err(_) => Err(ExecutorError::new("the JavaScript executor never finished")),
         }
     }
 }
 
-/// Ends call `callId`: `failure` is `null` when the executor finished, else its message. A
-/// call that already ended is ignored.
+/// Ends call `callId`: `failure` is `null` when the executor finished, else its message, with
+/// `errorName` when it threw an A2AError (a refusal of the request: core's
+/// `ExecutorError::refusal`). A call that already ended is ignored.
 #[napi_derive::napi]
-pub fn finish_call(call_id: u32, failure: Option<String>) {
+pub fn finish_call(call_id: u32, failure: Option<String>, error_name: Option<String>) {
     let entry = calls().get(&call_id).cloned();
     if let Some(entry) = entry
         && let Some(settled) = entry.settled.lock().unwrap_or_else(|p| p.into_inner()).take()
     {
+        let failure = failure.map(|message| match error_name {
+            Some(name) => ExecutorError::refusal(A2AError::new(ErrorKind::from_host(&name), message)),
+            None => ExecutorError::new(message),
+        });
         let _ = settled.send(failure);
     }
 }

@@ -90,7 +90,7 @@ impl PyExecutor {
         guard.run = None;
         match outcome {
             Some(None) => Ok(()),
-            Some(Some(message)) => Err(ExecutorError::new(message)),
+            Some(Some(e)) => Err(e),
             None => Err(ExecutorError::new("the Python executor ended without an outcome")),
         }
     }
@@ -117,20 +117,21 @@ impl Drop for CancelOnDrop<'_> {
     }
 }
 
-/// Called by the asyncio task when it is done: `None`, or the failure's message.
+/// Called by the asyncio task when it is done: `None`, or the failure's message, with the name of
+/// the A2A error it raised (a refusal of the request: see core's `ExecutorError::refusal`).
 #[pyclass(frozen, module = "a2a_native._native")]
 pub struct Completion {
-    tx: Mutex<Option<oneshot::Sender<Option<String>>>>,
+    tx: Mutex<Option<oneshot::Sender<Option<ExecutorError>>>>,
     /// Weak: the run holds the task, whose coroutine holds this.
     run: Weak<Run>,
 }
 
 impl Completion {
-    pub fn new(tx: oneshot::Sender<Option<String>>, run: &Arc<Run>) -> Self {
+    pub fn new(tx: oneshot::Sender<Option<ExecutorError>>, run: &Arc<Run>) -> Self {
         Self { tx: Mutex::new(Some(tx)), run: Arc::downgrade(run) }
     }
 
-    pub fn report(&self, error: Option<String>) {
+    pub fn report(&self, error: Option<ExecutorError>) {
         if let Some(run) = self.run.upgrade() {
             run.finished();
         }
@@ -142,9 +143,14 @@ impl Completion {
 
 #[pymethods]
 impl Completion {
-    #[pyo3(signature = (error=None))]
-    fn __call__(&self, error: Option<String>) {
-        self.report(error);
+    #[pyo3(signature = (error=None, name=None))]
+    fn __call__(&self, error: Option<String>, name: Option<&str>) {
+        self.report(error.map(|message| match name {
+            Some(name) => {
+                ExecutorError::refusal(a2a_native::A2AError::new(a2a_native::ErrorKind::from_host(name), message))
+            }
+            None => ExecutorError::new(message),
+        }));
     }
 }
 

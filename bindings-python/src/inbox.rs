@@ -13,7 +13,7 @@
 
 use crate::executor::{Completion, EventSink};
 use crate::models;
-use a2a_native::executor::{self as core, RequestContext};
+use a2a_native::executor::{self as core, ExecutorError, RequestContext};
 use a2a_native::inbox::{self, Watched};
 use a2a_native::model;
 use pyo3::intern;
@@ -58,7 +58,7 @@ pub struct Start {
     pub ctx: RequestContext,
     pub sink: core::EventSink,
     pub run: Arc<Run>,
-    pub done: oneshot::Sender<Option<String>>,
+    pub done: oneshot::Sender<Option<ExecutorError>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -158,10 +158,10 @@ impl Reader {
         ctx: &RequestContext,
         sink: core::EventSink,
         run: Arc<Run>,
-        done: oneshot::Sender<Option<String>>,
+        done: oneshot::Sender<Option<ExecutorError>>,
     ) -> PyResult<()> {
         if run.is_canceled() {
-            let _ = done.send(Some("the executor's coroutine was canceled".into()));
+            let _ = done.send(Some(ExecutorError::new("the executor's coroutine was canceled")));
             return Ok(());
         }
         // Failing here drops `done`: the execution ends "without an outcome".
@@ -178,7 +178,7 @@ impl Reader {
         match task {
             Ok(task) => run.began(task),
             Err(e) => {
-                done.get().report(Some(e.to_string()));
+                done.get().report(Some(ExecutorError::new(e.to_string())));
                 if !e.is_instance_of::<pyo3::exceptions::PyException>(py) {
                     return Err(e);
                 }
@@ -266,7 +266,7 @@ impl Drop for Reader {
         for job in self.inbox.close() {
             match job {
                 Job::Start(start) => {
-                    let _ = start.done.send(Some("the server's asyncio event loop is closed".into()));
+                    let _ = start.done.send(Some(ExecutorError::new("the server's asyncio event loop is closed")));
                 }
                 Job::Method { done, .. } | Job::Check { done, .. } => {
                     let _ = done.send(Err(a2a_native::A2AError::new(

@@ -408,6 +408,35 @@ async def test_exception_fails_the_task() -> None:
         assert task["status"]["message"]["parts"] == [{"text": "the agent blew up"}]
 
 
+class Picky(AgentExecutor):
+    """Refuses an input it does not read with a typed A2A error, before any event or after one."""
+
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        if context.text == "late":
+            await events.working()
+        if context.text in ("png", "late"):
+            raise errors.ContentTypeNotSupportedError("only text/plain is read")
+        if context.text == "internal":
+            raise errors.InternalError("our own fault")
+        await events.complete("ok")
+
+
+@run
+async def test_an_a2a_error_raised_before_the_first_event_is_the_callers_error() -> None:
+    """As a2a-sdk answers: the caller gets the executor's A2A error (blocking and streamed), and
+    no task is made. Raised after an event, or as InternalError, it fails the task."""
+    async with AgentServer(CARD, Picky()) as server:
+        client = await Client.connect(server.url)
+        with pytest.raises(errors.ContentTypeNotSupportedError, match="only text/plain is read"):
+            await client.send("png")
+        with pytest.raises(errors.ContentTypeNotSupportedError):
+            [event async for event in client.stream("png")]
+        assert (await client.list_tasks({})).get("tasks", []) == []
+        for text in ("late", "internal"):
+            task = (await client.send(text))["task"]
+            assert task["status"]["state"] == "TASK_STATE_FAILED", text
+
+
 class Unprintable(Exception):
     def __str__(self) -> str:
         raise ValueError("no text for this one")

@@ -84,9 +84,12 @@ fn context(ctx: &core::RequestContext) -> RequestContext {
     }
 }
 
+/// A plain exception arrives as InternalError (uniffi's unexpected callback error), which
+/// fails the task; a typed one (`a2aError`, an `A2aException` of another kind) thrown before the
+/// first event refuses the request (core's `ExecutorError::refusal`).
 fn failure(e: A2aException) -> ExecutorError {
-    let A2aException::Failure { detail, .. } = e;
-    ExecutorError::new(detail)
+    let A2aException::Failure { name, detail, .. } = e;
+    ExecutorError::refusal(a2a_native::A2AError::new(a2a_native::ErrorKind::from_host(&name), detail))
 }
 
 #[async_trait::async_trait]

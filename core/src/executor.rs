@@ -37,19 +37,36 @@ fn ends_task(event: &StreamResponse) -> bool {
 }
 
 /// What an executor returns when it cannot go on. The manager turns it into a FAILED status
-/// carrying `message` (as an agent message), unless the task already ended.
+/// carrying `message` (as an agent message), unless the task already ended; or, for a
+/// [`refusal`](ExecutorError::refusal) before the task exists, into the request's error.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct ExecutorError {
     pub message: String,
+    /// The A2A error the executor refuses the request with (never InternalError). Raised before
+    /// its first event, when no task exists yet, it is the caller's answer (a JSON-RPC error, an
+    /// HTTP or gRPC status; a stream's error event) and no task is made, as the official SDKs
+    /// answer an executor's A2A error: e.g. ContentTypeNotSupported for an input the agent does
+    /// not read. Once the task exists, it fails the task like any error (its caller may already
+    /// hold the task, and others may follow it).
+    pub refusal: Option<Box<A2AError>>,
 }
 
 impl ExecutorError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self { message: message.into(), refusal: None }
+    }
+
+    /// The executor refuses the request with `error` (see [`ExecutorError::refusal`]'s field);
+    /// an InternalError is a failure like any other.
+    pub fn refusal(error: A2AError) -> Self {
+        let message = error.message.clone();
+        Self { message, refusal: (error.kind != ErrorKind::Internal).then(|| Box::new(error)) }
     }
 }
 
+/// An A2A error met on the way (a sink's refusal, with `?`) fails the task with its message: it
+/// is no refusal of the request (that is [`ExecutorError::refusal`]).
 impl From<A2AError> for ExecutorError {
     fn from(e: A2AError) -> Self {
         Self::new(e.message)

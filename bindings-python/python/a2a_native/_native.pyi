@@ -53,7 +53,7 @@ class EventSink:
 
 @final
 class Completion:
-    def __call__(self, error: str | None = None) -> None: ...
+    def __call__(self, error: str | None = None, name: str | None = None) -> None: ...
 
 @final
 class AgentServer:

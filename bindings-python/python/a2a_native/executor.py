@@ -2,7 +2,9 @@
 
 ``execute(context, events)`` does the work asked by ``context.message`` and reports through
 ``events`` (an :class:`EventQueue`). Returning ends the work; an exception fails the task with
-its message; when the task is canceled the coroutine gets ``asyncio.CancelledError``.
+its message, except an A2A error (``errors.ContentTypeNotSupportedError``, ...) raised before the
+first event, which refuses the request: the caller gets that error and no task is made. When
+the task is canceled the coroutine gets ``asyncio.CancelledError``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from . import _native
+from .errors import A2AError
 from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskStateName
 
 __all__ = [
@@ -291,6 +294,10 @@ async def _body(
     except asyncio.CancelledError:
         done("the executor's coroutine was canceled")
         raise
+    except A2AError as exc:
+        # Raised before the first event, it answers the request (core's refusal); after, it
+        # fails the task like any exception.
+        done(_utf8(exc.message), exc.name)
     except Exception as exc:
         # Reported here, so nobody else needs to retrieve it from the task.
         done(_describe(exc))
@@ -375,8 +382,6 @@ async def _method_body(executor: AgentExecutor, view: dict[str, Any], reply: Cal
 async def _reporting(reply: Callable[..., None], work: Callable[[], Awaitable[Any]], *, other_error: str) -> None:
     """Runs ``work`` and tells ``reply`` its outcome: the result, or an A2A error's class name
     and message (another exception's: ``other_error``)."""
-    from .errors import A2AError
-
     try:
         result = await work()
     except A2AError as exc:

@@ -1048,6 +1048,13 @@ impl Inner {
                     let canceled = cancelled.is_cancelled();
                     let mut slot = guard.slot.lock().await;
                     let failed = match outcome {
+                        // Refused before the task came to be: the caller's answer, and no task.
+                        Some(Err(ExecutorError { refusal: Some(e), .. }))
+                            if slot.task.is_none() && !slot.replied_with_message && slot.loaded =>
+                        {
+                            guard.publish(BusItem::Failed(Arc::new(*e)));
+                            None
+                        }
                         Some(Err(e)) => Some(e.message),
                         // Nothing from the agent: no task, or only the one a blocking wait made.
                         Some(Ok(()))

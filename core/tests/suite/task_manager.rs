@@ -882,6 +882,38 @@ async fn limits_on_parts_streams_and_history() {
     assert_eq!(call(&h, A2ARequest::GetTask(req)).await.unwrap_err().kind, ErrorKind::InvalidParams);
 }
 
+/// An executor's A2A error raised before its first event is the request's answer, on a blocking
+/// send and a stream alike, and no task is made (as the official SDKs answer); raised once the
+/// task exists (here after WORKING), it fails the task like any error. InternalError is no
+/// refusal: a FAILED task too.
+#[tokio::test]
+async fn an_executor_refusal_before_the_task_exists_is_the_callers_error() {
+    let refuse = |kind| Step::Refuse(kind, "only text/plain is read".into());
+    let agent = Arc::new(
+        TestAgent::new()
+            .on("png", [refuse(ErrorKind::ContentTypeNotSupported)])
+            .on("late", [Step::working(), refuse(ErrorKind::ContentTypeNotSupported)])
+            .on("internal", [refuse(ErrorKind::Internal)]),
+    );
+    let h = RequestHandler::new(agent, card(true, false), Stores::memory(), ServerConfig::default());
+    let e = send(&h, msg("png")).await.unwrap_err();
+    assert_eq!((e.kind, e.message.as_str()), (ErrorKind::ContentTypeNotSupported, "only text/plain is read"));
+    let mut streamed = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("png")))).await.unwrap();
+    match tokio::time::timeout(Duration::from_secs(5), streamed.next_item()).await.unwrap() {
+        Some(a2a_native::server::StreamItem::Error(e)) => assert_eq!(e.kind, ErrorKind::ContentTypeNotSupported),
+        Some(a2a_native::server::StreamItem::Event { event, .. }) => panic!("{event:?}"),
+        None => panic!("the stream ended without the error"),
+    }
+    let listed = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
+    assert_eq!(listed["tasks"].as_array().map_or(0, Vec::len), 0, "no task was made: {listed}");
+
+    for text in ["late", "internal"] {
+        let task = send_task(&h, msg(text)).await;
+        assert_eq!(task.status.state, TaskState::Failed, "{text}");
+        assert!(task.status.message.unwrap().text_content().contains("only text/plain"), "{text}");
+    }
+}
+
 /// A streamed send's Task events carry no more history than it asked for, as a blocking send's
 /// reply does (the spec's historyLength: the server MUST NOT return more), for a new task and
 /// for a continued one; without a length they carry the task's history.

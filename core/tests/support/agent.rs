@@ -54,6 +54,8 @@ pub enum Step {
     Sleep(Duration),
     /// Returns an executor error with this message (the task ends FAILED with it).
     Fail(String),
+    /// Returns a refusal: this A2A error (the request's answer while no task exists).
+    Refuse(a2a_native::ErrorKind, String),
     /// Panics with this message (a bug in the agent).
     Panic(String),
     /// Waits until the task is canceled, then goes on (and returns).
@@ -337,6 +339,9 @@ impl AgentExecutor for TestAgent {
                     events.send(event).await?
                 }
                 Step::Fail(message) => return Err(ExecutorError::new(message.clone())),
+                Step::Refuse(kind, message) => {
+                    return Err(ExecutorError::refusal(a2a_native::A2AError::new(*kind, message.clone())));
+                }
                 Step::Panic(message) => panic!("{message}"),
                 Step::UntilCanceled => ctx.cancelled.cancelled().await,
                 Step::UntilSignal(signal) => tokio::select! {

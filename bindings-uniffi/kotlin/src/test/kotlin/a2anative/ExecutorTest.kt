@@ -134,6 +134,27 @@ class ExecutorTest {
     }
 
     @Test
+    fun `an a2aError thrown before the first event is the caller's error and makes no task`() = test {
+        val agent = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) {
+                if (context.text == "late") events.status(TaskState.WORKING)
+                throw a2aError("ContentTypeNotSupportedError", "only text/plain is read")
+            }
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        serving(agent) { server ->
+            val client = Client.connect(server.url()!!)
+            val e = assertThrows<A2aException> { client.sendText("png") }
+            assertEquals("ContentTypeNotSupportedError", e.errorName)
+            val streamed = assertThrows<A2aException> { client.streamText("png").toList() }
+            assertEquals("ContentTypeNotSupportedError", streamed.errorName)
+            assertEquals(0, client.listTasks(ListTasksRequest()).tasks.size)
+            // After an event the task exists: the error fails it.
+            assertEquals(TaskState.FAILED, client.sendText("late").task!!.status.state)
+        }
+    }
+
+    @Test
     fun `cancel reaches the coroutine and the cancel hook`() = test {
         val agent = Sleeper()
         serving(agent) { server ->
