@@ -15,6 +15,7 @@ import pytest
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
+from a2a.utils.errors import UnsupportedOperationError
 from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
     GetTaskRequest,
@@ -199,6 +200,27 @@ def test_a_faulty_sdk_executor_fails_its_task_and_the_server_lives_on(executor: 
                 status = reply["task"]["status"]
                 assert status["state"] == "TASK_STATE_FAILED"
                 assert says in status["message"]["parts"][0]["text"]
+
+    go()
+
+
+class Refuses(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise UnsupportedOperationError("this agent reads text only")
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        pass
+
+
+def test_an_sdk_error_raised_before_any_event_refuses_the_request_as_on_the_sdks_server() -> None:
+    @run
+    async def go() -> None:
+        for host in (sdk_server, our_server):
+            async with host(hello_world, Refuses()) as url, httpx.AsyncClient(timeout=20) as http:
+                for streaming in (False, True):
+                    client = await sdk_client(http, url, streaming=streaming)
+                    with pytest.raises(UnsupportedOperationError, match="reads text only"):
+                        await events(client, SendMessageRequest(message=msg("hi")))
 
     go()
 

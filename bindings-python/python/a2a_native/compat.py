@@ -25,7 +25,8 @@ What the SDK executor sees:
 
 An executor that raises, enqueues something that is not an A2A event, or does not return
 within ``executor_timeout`` seconds (when given) ends its task FAILED with a message saying
-so; the server lives on.
+so; the server lives on. An SDK ``A2AError`` (``UnsupportedOperationError``, ...) raised before
+the first event refuses the request with the same error, as the SDK's own server answers.
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ try:
     from a2a.server.context import ServerCallContext
     from a2a.server.events import EventQueue as SdkEventQueue
     from a2a.types import a2a_pb2
+    from a2a.utils.errors import A2AError as SdkA2AError
     # protobuf ships no type stubs.
     from google.protobuf import json_format  # type: ignore[import-untyped, unused-ignore]
     from google.protobuf.message import Message as ProtoMessage  # type: ignore[import-untyped, unused-ignore]
 except ImportError:  # pragma: no cover - depends on the environment
     raise ImportError("a2a_native.compat needs the official SDK: pip install 'a2a-sdk>=1,<2'") from None
 
+from . import errors as _errors
 from . import server as _server
 from .executor import AgentExecutor, EventQueue, RequestContext
 
@@ -154,7 +157,15 @@ class SdkExecutor(AgentExecutor):
 
     async def _run(self, method: str, context: SdkRequestContext, events: EventQueue) -> None:
         queue = _Queue(events)
-        await getattr(self.sdk_executor, method)(context, queue)
+        try:
+            await getattr(self.sdk_executor, method)(context, queue)
+        except SdkA2AError as exc:
+            # The SDK's A2A error as ours of the same name: raised before the first event it
+            # refuses the request, as on the SDK's own server.
+            ours = getattr(_errors, type(exc).__name__, None)
+            if isinstance(ours, type) and issubclass(ours, _errors.A2AError):
+                raise ours(exc.message) from exc
+            raise
         if queue.invalid:
             raise TypeError(queue.invalid)
 
