@@ -45,9 +45,9 @@ pub struct ExecutorError {
     pub message: String,
     /// The A2A error the executor refuses the request with (never InternalError). Raised before
     /// its first event, when no task exists yet, it is the caller's answer (a JSON-RPC error, an
-    /// HTTP or gRPC status; a stream's error event) and no task is made, as the official SDKs
-    /// answer an executor's A2A error: e.g. ContentTypeNotSupported for an input the agent does
-    /// not read. Once the task exists, it fails the task like any error (its caller may already
+    /// HTTP or gRPC status; a stream's error event) and no task is made, as a2a-sdk answers an
+    /// executor's A2A error (@a2a-js/sdk fails the task): e.g. ContentTypeNotSupported for an
+    /// input the agent does not read. Once the task exists, it fails the task like any error (its caller may already
     /// hold the task, and others may follow it).
     pub refusal: Option<Box<A2AError>>,
 }
