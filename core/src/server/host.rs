@@ -399,6 +399,22 @@ impl Drop for StartClaim<'_> {
     }
 }
 
+/// The members of `card` no A2A card defines (their paths), leaving out the 0.3 card's top-level
+/// members (`url`, `preferredTransport`, ...), which a card may carry for old clients.
+fn unknown_card_members(card: &Value) -> Vec<String> {
+    const V03: &[&str] = &[
+        "protocolVersion",
+        "url",
+        "preferredTransport",
+        "additionalInterfaces",
+        "security",
+        "supportsAuthenticatedExtendedCard",
+    ];
+    let mut unknown = crate::model::dynamic::unknown_fields("AgentCard", card);
+    unknown.retain(|path| !V03.contains(&path.split(['.', '[']).next().unwrap_or_default()));
+    unknown
+}
+
 impl HostedServer {
     /// Checks the card and the options now; the interfaces are filled in once the port is known.
     pub fn new(card: Value, options: ServerOptions) -> Result<Self> {
@@ -446,6 +462,13 @@ impl HostedServer {
     }
 
     async fn bind_and_serve(&self, agent: Arc<dyn AgentExecutor>, host: &str, port: u16) -> Result<Running> {
+        // At the start, when the host's log is set up: a warning at construction went nowhere.
+        for (which, card) in [("card", Some(&self.card)), ("extendedCard", self.options.extended_card.as_ref())] {
+            let unknown = card.map(unknown_card_members).unwrap_or_default();
+            if !unknown.is_empty() {
+                tracing::warn!(members = %unknown.join(", "), "the {which} has members A2A does not define; they are not served (a misspelling?)");
+            }
+        }
         let stores = Stores::open_with(self.options.store(), self.options.memory_limits()?).await?;
         let listener = tokio::net::TcpListener::bind((host, port))
             .await
@@ -638,6 +661,20 @@ mod tests {
         ) -> std::result::Result<(), crate::executor::ExecutorError> {
             Ok(())
         }
+    }
+
+    /// A card's members that no A2A card has are named (as a reader drops them without a word),
+    /// but not the 0.3 card's own, which a card may carry for old clients.
+    #[test]
+    fn members_a2a_does_not_define_are_named_and_the_0_3_cards_are_not() {
+        let mut card = a_card();
+        card["documentationURL"] = json!("https://x/");
+        card["skills"][0]["tag"] = json!(["t"]);
+        card["url"] = json!("https://x/");
+        card["preferredTransport"] = json!("JSONRPC");
+        card["protocolVersion"] = json!("0.3.0");
+        assert_eq!(unknown_card_members(&card), ["documentationURL", "skills[0].tag"]);
+        assert!(unknown_card_members(&a_card()).is_empty());
     }
 
     fn a_card() -> Value {
