@@ -100,7 +100,24 @@ pub struct Commit<'a> {
     pub log: bool,
 }
 
-impl Commit<'_> {
+impl<'a> Commit<'a> {
+    /// A plain commit of `entries` from `expected`: logged, no body snapshot, no owner or
+    /// writer, no push notifications (change a field with `Commit { snapshot: true, ..c }`).
+    pub fn logged(task: &'a Task, expected: u64, entries: &'a [LogEntry]) -> Self {
+        Commit {
+            task,
+            expected,
+            entries,
+            snapshot: false,
+            owner: None,
+            writer: None,
+            orphaned_only: false,
+            push: false,
+            trace: None,
+            log: true,
+        }
+    }
+
     /// The version after this commit.
     pub fn version(&self) -> u64 {
         self.entries.last().map_or(self.expected, |e| e.seq)

@@ -774,18 +774,7 @@ mod tests {
             let change = Change::Event(StreamResponse::ArtifactUpdate(event));
             crate::store::log::apply_to(&mut current, &change);
             let entries = [LogEntry { seq, change }];
-            let commit = Commit {
-                task: &current,
-                expected: seq - 1,
-                entries: &entries,
-                snapshot: false,
-                owner: None,
-                writer: None,
-                orphaned_only: false,
-                push: false,
-                trace: None,
-                log: true,
-            };
+            let commit = Commit::logged(&current, seq - 1, &entries);
             assert_eq!(store.commit("t", commit).await.unwrap(), CommitOutcome::Committed, "chunk {seq}");
         }
     }

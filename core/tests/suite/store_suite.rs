@@ -443,21 +443,7 @@ mod cases {
             writers.spawn(async move {
                 let entries = advance(&mut mine, 1, vec![status("t", TaskState::Working), chunk("t", w)]);
                 let t = mine.unwrap();
-                let outcome = store.commit(
-                    &tenant,
-                    Commit {
-                        task: &t,
-                        expected: 1,
-                        entries: &entries,
-                        snapshot: w % 2 == 0,
-                        owner: None,
-                        writer: None,
-                        orphaned_only: false,
-                        push: false,
-                        trace: None,
-                        log: true,
-                    },
-                );
+                let outcome = store.commit(&tenant, Commit { snapshot: w % 2 == 0, ..Commit::logged(&t, 1, &entries) });
                 (outcome.await.unwrap(), t)
             });
         }

@@ -1230,24 +1230,7 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
             metadata: None,
         };
         let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(task.clone())) }];
-        before
-            .commit(
-                "",
-                Commit {
-                    task: &task,
-                    expected: 0,
-                    entries: &entries,
-                    snapshot: true,
-                    owner: None,
-                    writer: None,
-                    orphaned_only: false,
-                    push: false,
-                    trace: None,
-                    log: true,
-                },
-            )
-            .await
-            .unwrap();
+        before.commit("", Commit { snapshot: true, ..Commit::logged(&task, 0, &entries) }).await.unwrap();
     }
     before.close().await;
 
