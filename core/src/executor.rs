@@ -202,6 +202,9 @@ pub struct EventSink {
     /// No event was sent yet to a task that does not exist yet: a Message now is the direct
     /// reply that answers the request instead of a task, and ends the execution too (shared).
     may_reply: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// An event was refused to the executor (shared): what it then raises is most likely that
+    /// refusal passed on, a fault of the agent's, never the request's answer.
+    refused: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl EventSink {
@@ -213,7 +216,13 @@ impl EventSink {
             activation: Default::default(),
             ended: Default::default(),
             may_reply: Default::default(),
+            refused: Default::default(),
         }
+    }
+
+    /// Set once an event is refused to the executor (see `refused`).
+    pub(crate) fn refusals(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.refused.clone()
     }
 
     /// For an execution whose task comes into being with its first event (a new task).
@@ -225,6 +234,15 @@ impl EventSink {
     /// Lets `event` through unless no task would take it (see [`EventSink::check`]) or an
     /// earlier one ended the task (or was a direct reply); an ending one is noted.
     fn admit(&self, event: &StreamResponse) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        let admitted = self.admit_unnoted(event);
+        if admitted.is_err() {
+            self.refused.store(true, Ordering::Release);
+        }
+        admitted
+    }
+
+    fn admit_unnoted(&self, event: &StreamResponse) -> Result<()> {
         use std::sync::atomic::Ordering;
         self.check(event)?;
         let reply = self.may_reply.swap(false, Ordering::AcqRel) && matches!(event, StreamResponse::Message(_));

@@ -1019,6 +1019,7 @@ impl Inner {
                     let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
                         .with_activation(ctx.activation.clone())
                         .for_new_task(ctx.task.is_none());
+                    let sink_refused = sink.refusals();
                     let agent = self.agent.clone();
                     let limit = self.limits.executor_timeout;
                     let execute = Box::pin(async move {
@@ -1049,8 +1050,13 @@ impl Inner {
                     let mut slot = guard.slot.lock().await;
                     let failed = match outcome {
                         // Refused before the task came to be: the caller's answer, and no task.
+                        // Not after the sink refused one of the agent's events: the error is
+                        // then most likely that refusal passed on (a fault of the agent's).
                         Some(Err(ExecutorError { refusal: Some(e), .. }))
-                            if slot.task.is_none() && !slot.replied_with_message && slot.loaded =>
+                            if slot.task.is_none()
+                                && !slot.replied_with_message
+                                && slot.loaded
+                                && !sink_refused.load(Ordering::Acquire) =>
                         {
                             guard.publish(BusItem::Failed(Arc::new(*e)));
                             None

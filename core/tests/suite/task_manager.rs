@@ -885,7 +885,7 @@ async fn limits_on_parts_streams_and_history() {
 /// An executor's A2A error raised before its first event is the request's answer, on a blocking
 /// send and a stream alike, and no task is made (as the official SDKs answer); raised once the
 /// task exists (here after WORKING), it fails the task like any error. InternalError is no
-/// refusal: a FAILED task too.
+/// refusal: a FAILED task too, as is the sink's refusal of one of the agent's events passed on.
 #[tokio::test]
 async fn an_executor_refusal_before_the_task_exists_is_the_callers_error() {
     let refuse = |kind| Step::Refuse(kind, "only text/plain is read".into());
@@ -893,7 +893,8 @@ async fn an_executor_refusal_before_the_task_exists_is_the_callers_error() {
         TestAgent::new()
             .on("png", [refuse(ErrorKind::ContentTypeNotSupported)])
             .on("late", [Step::working(), refuse(ErrorKind::ContentTypeNotSupported)])
-            .on("internal", [refuse(ErrorKind::Internal)]),
+            .on("internal", [refuse(ErrorKind::Internal)])
+            .on("stale", [Step::PassOnRefusal]),
     );
     let h = RequestHandler::new(agent, card(true, false), Stores::memory(), ServerConfig::default());
     let e = send(&h, msg("png")).await.unwrap_err();
@@ -912,6 +913,11 @@ async fn an_executor_refusal_before_the_task_exists_is_the_callers_error() {
         assert_eq!(task.status.state, TaskState::Failed, "{text}");
         assert!(task.status.message.unwrap().text_content().contains("only text/plain"), "{text}");
     }
+    // The sink's refusal of the agent's own event, passed on: the agent's fault, not the
+    // caller's (an InvalidParams answer would blame the request).
+    let task = send_task(&h, msg("stale")).await;
+    assert_eq!(task.status.state, TaskState::Failed);
+    assert!(task.status.message.unwrap().text_content().contains("another-task"));
 }
 
 /// A streamed send's Task events carry no more history than it asked for, as a blocking send's

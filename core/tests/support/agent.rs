@@ -56,6 +56,9 @@ pub enum Step {
     Fail(String),
     /// Returns a refusal: this A2A error (the request's answer while no task exists).
     Refuse(a2a_native::ErrorKind, String),
+    /// Sends a status naming another task and passes the sink's refusal on as its own, as an
+    /// agent in another language does with the exception it got.
+    PassOnRefusal,
     /// Panics with this message (a bug in the agent).
     Panic(String),
     /// Waits until the task is canceled, then goes on (and returns).
@@ -339,6 +342,14 @@ impl AgentExecutor for TestAgent {
                     events.send(event).await?
                 }
                 Step::Fail(message) => return Err(ExecutorError::new(message.clone())),
+                Step::PassOnRefusal => {
+                    let mut event = events.status_event(TaskState::Working, None);
+                    if let StreamResponse::StatusUpdate(e) = &mut event {
+                        e.task_id = "another-task".into();
+                    }
+                    let refused = events.send(event).await.expect_err("an event of another task is refused");
+                    return Err(ExecutorError::refusal(refused));
+                }
                 Step::Refuse(kind, message) => {
                     return Err(ExecutorError::refusal(a2a_native::A2AError::new(*kind, message.clone())));
                 }
