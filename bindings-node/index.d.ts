@@ -64,7 +64,8 @@ export declare class RequestContext {
   /** The W3C trace context this work continues (`traceparent`, `tracestate`, and `baggage`: the
    * caller's as received; empty without one), to extract with @opentelemetry/api's propagator. */
   readonly traceContext: { readonly traceparent?: string; readonly tracestate?: string; readonly baggage?: string };
-  /** Aborted when the task is canceled (or the server closes). */
+  /** Aborted when the task is canceled or the server closes (`reason`: an `AbortError`
+   * DOMException), or when the execution runs past `limits.executorTimeout` (a `TimeoutError`). */
   readonly signal: AbortSignal;
   /** The text parts of the client's message, joined by newlines. */
   readonly text: string;

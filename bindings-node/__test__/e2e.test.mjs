@@ -115,9 +115,12 @@ test('the memory store bounds and the listener limits are options', async () => 
 });
 
 test('an executor that never returns ends FAILED at limits.executorTimeout; the server goes on', async () => {
+  const reasons = [];
   const stuck = {
     async execute(context, events) {
       await events.working();
+      // Its signal says why it stops: a TimeoutError, not the AbortError of a cancel.
+      await new Promise((resolve) => context.signal.addEventListener('abort', () => resolve(reasons.push(context.signal.reason))));
       await new Promise(() => {});
     },
   };
@@ -128,6 +131,9 @@ test('an executor that never returns ends FAILED at limits.executorTimeout; the 
       assert.equal(task.status.state, 'TASK_STATE_FAILED');
       assert.match(task.status.message.parts[0].text, /did not return within 0\.3 s/);
     }
+    await within(5000, (async () => { while (reasons.length < 2) await new Promise((r) => setTimeout(r, 10)); })(), 'the aborts');
+    assert.deepEqual(reasons.map((r) => r.name), ['TimeoutError', 'TimeoutError']);
+    assert.match(reasons[0].message, /executorTimeout/);
   }, { limits: { executorTimeout: 0.3 } });
   assert.throws(() => new AgentServer(CARD, stuck, { limits: { executorTimeout: 0 } }), InvalidParamsError);
 });

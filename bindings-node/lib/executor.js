@@ -308,9 +308,11 @@ export function dispatcher(executor) {
       checkMessage(executor, callId, contextJson);
       return;
     }
-    if (method === 'abort') {
-      // The reason is the server's closing, or (none given) the task's cancel.
-      running.get(callId)?.abort(new DOMException(contextJson || 'the task was canceled', 'AbortError'));
+    if (method === 'abort' || method === 'timeout') {
+      // The reason is the server's closing, or (none given) the task's cancel; or the execution
+      // ran past its time limit: a TimeoutError, as `AbortSignal.timeout` gives.
+      const name = method === 'timeout' ? 'TimeoutError' : 'AbortError';
+      running.get(callId)?.abort(new DOMException(contextJson || 'the task was canceled', name));
       return;
     }
     const cancellation = new Cancellation();

@@ -26,7 +26,8 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// `(callId, method, context JSON)`; for "abort", the reason (empty: the task was canceled).
+/// `(callId, method, context JSON)`; for "abort", the reason (empty: the task was canceled);
+/// for "timeout" (the execution's time ran out), the reason.
 pub type DispatchArgs = FnArgs<(u32, String, String)>;
 /// The JS layer's dispatch function; it returns nothing and reports through [`finish_call`].
 pub type Dispatch = ThreadsafeFunction<DispatchArgs, Nothing, DispatchArgs, Status, false>;
@@ -134,7 +135,7 @@ impl JsExecutor {
             }
         };
         let _registered = Registered(id);
-        let mut guard = AbortOnDrop(Some((dispatch.clone(), id)), &self.stopping);
+        let mut guard = AbortOnDrop(Some((dispatch.clone(), id)), &self.stopping, ctx.cancelled.clone());
         // With a return-value callback a synchronous throw (or a return value that is not
         // `undefined`) comes back here as an `Err` instead of becoming a fatal exception.
         let status = dispatch.call_with_return_value(
@@ -276,18 +277,27 @@ impl core::AgentExecutor for JsExecutor {
 /// The abort reason (and failure) of an execution the server's close stops.
 const SERVER_CLOSED: &str = "the server closed";
 
+/// The abort reason of an execution core dropped neither for a cancel nor for the server's
+/// close: its time ran out (the JS layer makes it a `TimeoutError`, as `AbortSignal.timeout`).
+const RAN_OUT: &str = "the execution ran past limits.executorTimeout";
+
 /// Fires the call's AbortSignal unless it finished (a cancel, the server stopping, or core
-/// dropping the work).
-struct AbortOnDrop<'a>(Option<(Arc<Dispatch>, u32)>, &'a std::sync::atomic::AtomicBool);
+/// dropping the work at its time limit), with a reason that says which.
+struct AbortOnDrop<'a>(Option<(Arc<Dispatch>, u32)>, &'a std::sync::atomic::AtomicBool, CancellationToken);
 
 impl Drop for AbortOnDrop<'_> {
     fn drop(&mut self) {
         if let Some((dispatch, id)) = self.0.take() {
-            let stopping = self.1.load(Ordering::Relaxed);
-            let why = if stopping { SERVER_CLOSED } else { "" }.to_owned();
+            let (method, why) = if self.1.load(Ordering::Relaxed) {
+                ("abort", SERVER_CLOSED)
+            } else if self.2.is_cancelled() {
+                ("abort", "")
+            } else {
+                ("timeout", RAN_OUT)
+            };
             // With a return-value callback a throw is handed to it (and ignored), not raised.
             dispatch.call_with_return_value(
-                (id, "abort".to_owned(), why).into(),
+                (id, method.to_owned(), why.to_owned()).into(),
                 ThreadsafeFunctionCallMode::NonBlocking,
                 |_: Result<Nothing>, _| Ok(()),
             );
