@@ -437,6 +437,19 @@ async def test_an_a2a_error_raised_before_the_first_event_is_the_callers_error()
             assert task["status"]["state"] == "TASK_STATE_FAILED", text
 
 
+class Plain(AgentExecutor):
+    def execute(self, context: RequestContext, events: EventQueue) -> None:  # type: ignore[override]
+        pass  # not `async def`
+
+
+@run
+async def test_an_execute_that_is_not_async_fails_the_task_saying_so() -> None:
+    async with AgentServer(CARD, Plain()) as server:
+        task = (await (await Client.connect(server.url)).send("hi"))["task"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert "Plain.execute must be `async def`" in task["status"]["message"]["parts"][0]["text"]
+
+
 class Unprintable(Exception):
     def __str__(self) -> str:
         raise ValueError("no text for this one")

@@ -10,6 +10,7 @@ the task is canceled the coroutine gets ``asyncio.CancelledError``.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -290,7 +291,12 @@ async def _body(
     request = _context(context)
     detach = _attach_trace(request.trace_context)
     try:
-        await getattr(executor, method)(request, EventQueue(sink))
+        outcome = getattr(executor, method)(request, EventQueue(sink))
+        if not inspect.isawaitable(outcome):
+            # A plain `def`: said so, instead of "object NoneType can't be used in 'await'".
+            kind = type(outcome).__name__
+            raise TypeError(f"{type(executor).__name__}.{method} must be `async def` (it returned {kind}, not an awaitable)")
+        await outcome
     except asyncio.CancelledError:
         done("the executor's coroutine was canceled")
         raise
