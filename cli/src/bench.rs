@@ -450,16 +450,16 @@ fn report(args: &BenchArgs, all: &mut Tally, elapsed: Duration) {
             "requests": n, "errors": all.errors, "seconds": elapsed.as_secs_f64(),
             "rps": rps, "p50_ms": p50, "p99_ms": p99, "max_ms": max, "first_error": all.first_error,
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!(
+        outln!(
             "{n} requests in {:.1} s over {} connections: {rps:.0} req/s; {what} p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms; {} errors",
             elapsed.as_secs_f64(),
             args.connections,
             all.errors
         );
         if let Some(e) = &all.first_error {
-            println!("first error: {}", crate::print::safe(&e.to_string()));
+            outln!("first error: {}", crate::print::safe(&e.to_string()));
         }
     }
 }

@@ -2,6 +2,14 @@
 //! `send`, `get`, `cancel`, `list`, `subscribe` and `push` talk to any A2A agent (1.0, or 0.3
 //! by automatic fallback); `bench` load-tests a server; `validate` checks A2A JSON documents.
 
+/// `println!` that ends the process quietly when standard output's reader has gone (`a2a list |
+/// head`), with the status SIGPIPE would give (141). SIGPIPE itself stays ignored: a client whose
+/// peer hangs up (a TLS server refusing its certificate) reports that, instead of dying without a
+/// word from a write to the closed socket.
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::print::line(format_args!($($arg)*)) };
+}
+
 mod agents;
 mod bench;
 mod print;
@@ -130,16 +138,6 @@ fn main() -> ExitCode {
             args.security.api_key = std::env::var("A2A_SERVE_API_KEY").into_iter().collect();
         }
     }
-    if !matches!(cli.command, Command::Serve(_) | Command::Bench(_)) {
-        // A client command's output piped into `head` that closes early: end quietly, as
-        // other command-line tools do, not with a panic (Rust ignores SIGPIPE, so every
-        // print after the close failed). Not for serve and bench, whose sockets would then
-        // kill the process when a peer hangs up.
-        // SAFETY: setting a signal's disposition to the default, before any thread starts.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        }
-    }
     let conn = cli.conn;
     match cli.command {
         Command::Serve(args) => {
@@ -195,7 +193,7 @@ fn validate(type_name: &str, bytes: &[u8], strict: bool) -> ExitCode {
     match dynamic::normalize(type_name, value) {
         Ok(_) if strict && !unknown.is_empty() => ExitCode::FAILURE,
         Ok(canonical) => {
-            println!("{}", serde_json::to_string_pretty(&canonical).expect("JSON value"));
+            outln!("{}", serde_json::to_string_pretty(&canonical).expect("JSON value"));
             ExitCode::SUCCESS
         }
         Err(e) => {

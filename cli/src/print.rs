@@ -9,9 +9,21 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 
-/// `println!` for text that holds what an agent sent (names, messages, parts): see [`safe`].
+/// `outln!` for text that holds what an agent sent (names, messages, parts): see [`safe`].
 macro_rules! say {
-    ($($arg:tt)*) => { println!("{}", safe(&format!($($arg)*))) };
+    ($($arg:tt)*) => { outln!("{}", safe(&format!($($arg)*))) };
+}
+
+/// Writes `args` and a line break to standard output (see `outln!`).
+pub fn line(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
 }
 
 /// `text` made safe for a terminal: control characters (an escape sequence that retitles the
@@ -28,11 +40,11 @@ pub fn safe(text: &str) -> Cow<'_, str> {
 }
 
 pub fn json(value: &Value) {
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+    outln!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
 }
 
 pub fn json_line(value: &Value) {
-    println!("{value}");
+    outln!("{value}");
 }
 
 pub fn card(card: &AgentCard, url: &str, binding: &str, version: &str) {

@@ -283,7 +283,7 @@ pub async fn list(args: ListArgs, conn: &Connection) -> Outcome {
             if conn.json { print::json_line(&model::to_value(&task)) } else { print::task_line(&task) }
         }
         if !conn.json {
-            println!("{n} tasks");
+            outln!("{n} tasks");
         }
         return Ok(());
     }
@@ -294,7 +294,7 @@ pub async fn list(args: ListArgs, conn: &Connection) -> Outcome {
         for task in &page.tasks {
             print::task_line(task);
         }
-        println!(
+        outln!(
             "{} of {} tasks{}",
             page.tasks.len(),
             page.total_size,
@@ -345,14 +345,14 @@ pub async fn push(command: PushCommand, conn: &Connection) -> Outcome {
                 for config in &page.configs {
                     print::push_config(config);
                 }
-                println!("{} configs{}", page.configs.len(), print::safe(&next_page_hint(&page.next_page_token)));
+                outln!("{} configs{}", page.configs.len(), print::safe(&next_page_hint(&page.next_page_token)));
             }
         }
         PushCommand::Delete { url, task_id, config_id } => {
             let client = connect(&url, conn).await?;
             let req = GetTaskPushNotificationConfigRequest { task_id, id: config_id, ..Default::default() };
             client.delete_push_config(req).await?;
-            if conn.json { print::json(&serde_json::json!({})) } else { println!("deleted") }
+            if conn.json { print::json(&serde_json::json!({})) } else { outln!("deleted") }
         }
     }
     Ok(())

@@ -949,6 +949,28 @@ fn validate_prints_the_canonical_form_and_names_unknown_fields() {
     assert_eq!(code, 2, "{err}");
 }
 
+/// Output to a reader that has gone (`a2a list | head`) ends a command quietly with status 141,
+/// as SIGPIPE would, while SIGPIPE itself stays ignored (a default SIGPIPE would kill the process
+/// by the signal: no status): a client whose peer hangs up on its socket (a TLS server refusing
+/// its certificate) died without a word in a write to that socket.
+#[test]
+fn a_closed_standard_output_ends_quietly_and_sigpipe_kills_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("m.json");
+    std::fs::write(&file, r#"{"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}"#).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
+        .args(["validate", "Message", &file.to_string_lossy()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before anything is written
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{:?} {err}", out.status);
+    assert!(err.is_empty(), "{err}");
+}
+
 /// An agent's text cannot drive the terminal: control characters in what the CLI prints (here
 /// a card's name and description) are shown escaped, never written as they are.
 #[test]
