@@ -95,7 +95,8 @@ struct Tally {
     first_error: Option<String>,
 }
 
-pub async fn run(args: BenchArgs) -> Result<(), String> {
+/// `headers`: sent with every request (the credentials and `--header`s).
+pub async fn run(args: BenchArgs, headers: Vec<(String, String)>) -> Result<(), String> {
     if args.protocol == Protocol::Grpc && args.via == Via::Client {
         return Err(
             "--protocol grpc measures the server with raw calls; for our client use --via client with a gRPC agent URL"
@@ -115,12 +116,22 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
     let client = match args.via {
         Via::Raw => None,
         Via::Client => {
-            let builder = a2a_native::client::Client::builder()
+            let mut builder = a2a_native::client::Client::builder()
                 .allow_v03(args.protocol == Protocol::V03)
                 .timeout(Duration::from_secs_f64(args.request_timeout));
+            for (name, value) in &headers {
+                builder = builder.header(name, value);
+            }
             Some(builder.connect(&args.url).await.map_err(|e| format!("cannot resolve the agent: {e}"))?)
         }
     };
+    let mut extra = hyper::HeaderMap::new();
+    for (name, value) in headers {
+        let name = hyper::header::HeaderName::try_from(name.as_str()).map_err(|e| format!("header {name:?}: {e}"))?;
+        let value = hyper::header::HeaderValue::try_from(value).map_err(|e| format!("header {name}: {e}"))?;
+        extra.append(name, value);
+    }
+    let extra = Arc::new(extra);
     let mut workers = Vec::new();
     for worker in 0..args.connections.max(1) {
         let target = Target {
@@ -130,6 +141,7 @@ pub async fn run(args: BenchArgs) -> Result<(), String> {
             protocol: args.protocol,
             mode: args.mode,
             timeout: Duration::from_secs_f64(args.request_timeout),
+            headers: extra.clone(),
         };
         let budget = budget.clone();
         let client = client.clone();
@@ -163,6 +175,8 @@ struct Target {
     protocol: Protocol,
     mode: Mode,
     timeout: Duration,
+    /// Sent with every request.
+    headers: Arc<hyper::HeaderMap>,
 }
 
 /// One worker's connection: HTTP/1.1 for JSON-RPC, HTTP/2 for gRPC.
@@ -267,12 +281,14 @@ impl Target {
             ..Default::default()
         };
         let method = if self.mode == Mode::Send { Method::SendMessage } else { Method::SendStreamingMessage };
-        let req = Request::post(format!("http://{}:{}{}", self.host, self.port, grpc::path(method)))
+        let mut req = Request::post(format!("http://{}:{}{}", self.host, self.port, grpc::path(method)))
             .header(hyper::header::CONTENT_TYPE, grpc::CONTENT_TYPE)
             .header("te", "trailers")
             .header("a2a-version", "1.0")
             .body(Full::new(frame::encode_message(&request)))
             .map_err(|e| e.to_string())?;
+        // gRPC metadata: header names are lowercase on HTTP/2 (the HeaderMap's always are).
+        req.headers_mut().extend(self.headers.iter().map(|(n, v)| (n.clone(), v.clone())));
         sender.ready().await.map_err(|e| e.to_string())?;
         let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
         if let Some(s) = status::from_headers(resp.headers()) {
@@ -332,7 +348,8 @@ impl Target {
         if self.mode == Mode::Stream {
             req = req.header(hyper::header::ACCEPT, "text/event-stream");
         }
-        let req = req.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
+        let mut req = req.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
+        req.headers_mut().extend(self.headers.iter().map(|(n, v)| (n.clone(), v.clone())));
         sender.ready().await.map_err(|e| e.to_string())?;
         let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
         let status = resp.status();

@@ -73,6 +73,7 @@ enum Command {
     #[command(subcommand)]
     Push(talk::PushCommand),
     /// Load-test an A2A server with JSON-RPC SendMessage (throughput, p50/p99 latency).
+    /// --bearer, --api-key (with --api-key-header) and --header go with every request.
     Bench(bench::BenchArgs),
     /// Check a JSON file (or `-` for stdin) against an A2A 1.0 type and print its canonical form.
     Validate {
@@ -121,9 +122,10 @@ fn refuse_client_options(given: &clap::ArgMatches, command: &str, taken: &[&str]
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    // bench takes --json; the others are the client commands' (it sends raw requests).
+    // bench takes --json and the credentials; the others are the client commands' (it sends
+    // raw requests).
     if let Some(("bench", given)) = matches.subcommand()
-        && let Err(code) = refuse_client_options(given, "bench", &["json"])
+        && let Err(code) = refuse_client_options(given, "bench", &["json", "bearer", "api_key_header", "headers"])
     {
         return code;
     }
@@ -146,7 +148,13 @@ fn main() -> ExitCode {
         }
         Command::Bench(mut args) => {
             args.json = conn.json;
-            run_async("a2a bench", bench::run(args))
+            match talk::request_headers(&conn) {
+                Ok(headers) => run_async("a2a bench", bench::run(args, headers)),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         Command::Card { url, extended, verify } => talk_async(talk::card(&url, extended, verify.as_deref(), &conn)),
         Command::Send(args) => talk_async(talk::send(args, &conn)),

@@ -139,13 +139,32 @@ pub struct ListArgs {
 
 type Outcome = Result<(), A2AError>;
 
-/// The client for `url` with the connection flags applied.
-pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
+/// The `--header` flags as (name, value) pairs.
+pub fn extra_headers(conn: &Connection) -> Result<Vec<(String, String)>, A2AError> {
     let mut headers = Vec::new();
     for h in &conn.headers {
         let (name, value) = h.split_once(':').ok_or_else(|| invalid(format!("--header {h:?} is not `NAME: VALUE`")))?;
         headers.push((name.trim().to_owned(), value.trim().to_owned()));
     }
+    Ok(headers)
+}
+
+/// Every header the flags ask for: `--header`s, `--bearer` and `--api-key` (in
+/// `--api-key-header`); an empty credential (an unset variable) is none.
+pub fn request_headers(conn: &Connection) -> Result<Vec<(String, String)>, A2AError> {
+    let mut headers = extra_headers(conn)?;
+    if let Some(token) = conn.bearer.as_ref().filter(|t| !t.is_empty()) {
+        headers.push(("Authorization".into(), format!("Bearer {token}")));
+    }
+    if let Some(key) = conn.api_key.as_ref().filter(|k| !k.is_empty()) {
+        headers.push((conn.api_key_header.clone(), key.clone()));
+    }
+    Ok(headers)
+}
+
+/// The client for `url` with the connection flags applied.
+pub async fn connect(url: &str, conn: &Connection) -> Result<Client, A2AError> {
+    let headers = extra_headers(conn)?;
     // Core's one description of a client's options, as every binding uses it.
     let options = ClientOptions {
         // Both go when both are given (the agent accepts whichever it declares); an empty one

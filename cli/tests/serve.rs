@@ -537,6 +537,44 @@ fn the_client_options_do_not_configure_the_server() {
     let _ = child.wait();
 }
 
+/// A server that requires credentials can be benchmarked: --api-key, --bearer and --header go
+/// with every request, raw (JSON-RPC and gRPC) and through the client (the key was ignored:
+/// every request got 401).
+#[test]
+fn bench_sends_the_credentials_it_is_given() {
+    let key = "MDEyMzQ1Njc4OWFiY2RlZg==";
+    let server = serve(&["--store", "memory", "--api-key", key, "--bearer-token", "t0ken"]);
+    let url = format!("{}/", server.base);
+    let target = server.base.trim_start_matches("http://").to_owned();
+    let run =
+        |extra: &[&str]| a2a(&[&["bench", "--url", &url, "--requests", "3", "--connections", "1"], extra].concat());
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, 1, "no credentials: every request is refused: {err}");
+    for extra in [
+        &["--api-key", key][..],
+        &["--api-key", key, "--via", "client"],
+        &["--bearer", "t0ken"],
+        &["--header", "Authorization: Bearer t0ken"],
+    ] {
+        let (code, _, err) = run(extra);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+    }
+    let (code, _, err) = a2a(&[
+        "bench",
+        "--url",
+        &target,
+        "--protocol",
+        "grpc",
+        "--requests",
+        "3",
+        "--connections",
+        "1",
+        "--bearer",
+        "t0ken",
+    ]);
+    assert_eq!(code, 0, "gRPC: {err}");
+}
+
 #[test]
 fn bench_fails_when_nothing_was_measured_and_refuses_what_it_does_not_do() {
     let server = serve(&["--store", "memory"]);
