@@ -157,8 +157,9 @@ export interface SecurityOptions {
   apiKeys?: { [key: string]: string };
   /** Where API keys travel (default the `X-API-Key` header). */
   apiKeyLocation?: { in: 'header' | 'query' | 'cookie'; name: string };
-  /** Bearer JWTs checked against a JWKS (`jwksUrl`, fetched and cached, or a fixed `jwks`). */
-  jwt?: { jwksUrl?: string; jwks?: { keys: object[] }; issuers?: string[]; audiences?: string[]; leeway?: number; algorithms?: string[] };
+  /** Bearer JWTs checked against a JWKS (`jwksUrl`, fetched and cached, or a fixed `jwks`); a
+   * token must name one of `issuers` (its `iss`) and one of `audiences` (its `aud`). */
+  jwt?: { jwksUrl?: string; jwks?: { keys: object[] }; issuers: string[]; audiences: string[]; leeway?: number; algorithms?: string[] };
   /** HTTPS with PEM files; `clientCa` requires client certificates (mutual TLS). */
   tls?: { cert: string; key: string; clientCa?: string };
   /** A2A operation name (`"*"` for all) -> scopes it needs (403 without them). */

@@ -64,7 +64,7 @@ test('JWTs against a JWKS, with scopes per operation: 401 without a valid token,
 
 test('scopes per skill: the executor sees the skills the caller may use, others get 403', async () => {
   const jwk = { ...createPublicKey(EC_PEM).export({ format: 'jwk' }), kid: 'k1', alg: 'ES256' };
-  const token = (scope) => jwt({ sub: 'ada', scope, exp: Math.floor(Date.now() / 1000) + 60 });
+  const token = (scope) => jwt({ iss: 'https://idp.test', aud: 'a2a', sub: 'ada', scope, exp: Math.floor(Date.now() / 1000) + 60 });
   const scoped = (id, scope) => ({
     id, name: id, description: 'd', tags: ['t'], securityRequirements: [{ schemes: { bearer: { list: [scope] } } }],
   });
@@ -74,7 +74,8 @@ test('scopes per skill: the executor sees the skills the caller may use, others 
       await events.complete(context.skills.join(','));
     },
   };
-  const server = new AgentServer(card, skillsSeen, { security: { jwt: { jwks: { keys: [jwk] } } } });
+  const jwtSpec = { jwks: { keys: [jwk] }, issuers: ['https://idp.test'], audiences: ['a2a'] };
+  const server = new AgentServer(card, skillsSeen, { security: { jwt: jwtSpec } });
   await server.listen(0);
   try {
     const translator = await Client.connect(server.url, { bearerToken: token('translate') });
@@ -90,7 +91,9 @@ test('scopes per skill: the executor sees the skills the caller may use, others 
 
 test('bad security options are refused at construction', () => {
   assert.throws(() => new AgentServer(CARD, whoami, { security: { apiKeyz: {} } }), /apiKeyz/);
-  assert.throws(() => new AgentServer(CARD, whoami, { security: { jwt: { issuers: ['x'] } } }), /jwksUrl/);
+  assert.throws(() => new AgentServer(CARD, whoami, { security: { jwt: { issuers: ['x'], audiences: ['a'] } } }), /jwksUrl/);
+  // A JWT scheme names its issuers and audiences: else any issuer's token for any service passes.
+  assert.throws(() => new AgentServer(CARD, whoami, { security: { jwt: { jwks: { keys: [] }, issuers: ['x'] } } }), /jwt\.audiences/);
   assert.throws(() => new AgentServer(CARD, whoami, { security: { taskVisibility: 'everyone' } }), /taskVisibility|principal/);
 });
 

@@ -107,10 +107,10 @@ async def test_scopes_per_skill_reach_the_executor() -> None:
         return {"id": skill_id, "name": skill_id, "description": "d", "tags": ["t"], "securityRequirements": requirement}
 
     card = {**CARD, "skills": [scoped("translate", "translate"), scoped("summarize", "summarize")]}
-    security: Any = {"jwt": {"jwks": {"keys": [ec_jwk("k1")]}}}
+    security: Any = {"jwt": {"jwks": {"keys": [ec_jwk("k1")]}, "issuers": ["https://idp.test"], "audiences": ["a2a"]}}
 
     def token(scope: str) -> str:
-        body = {"sub": "ada", "scope": scope, "exp": int(time.time()) + 60}
+        body = {"iss": "https://idp.test", "aud": "a2a", "sub": "ada", "scope": scope, "exp": int(time.time()) + 60}
         return jwt.encode(body, EC_KEY, algorithm="ES256", headers={"kid": "k1"})
 
     async with AgentServer(card, SkillsSeen(), security=security) as server:

@@ -94,13 +94,13 @@ impl SecurityArgs {
             spec["apiKeys"] = serde_json::Value::Object(keys);
         }
         if let Some(url) = &self.jwt_jwks {
-            spec["jwt"] = json!({"jwksUrl": url, "issuers": self.jwt_issuer, "audiences": self.jwt_audience});
             if self.jwt_issuer.is_empty() || self.jwt_audience.is_empty() {
-                // Any issuer's token for any audience, as long as the JWKS holds its key.
-                tracing::warn!(
-                    "--jwt-jwks without --jwt-issuer and --jwt-audience: the token's iss or aud is not checked"
-                );
+                // Else any issuer's token for any service, as long as the JWKS holds its key.
+                return Err("--jwt-jwks needs --jwt-issuer and --jwt-audience: the issuers whose tokens are \
+                            accepted and this server's audiences"
+                    .into());
             }
+            spec["jwt"] = json!({"jwksUrl": url, "issuers": self.jwt_issuer, "audiences": self.jwt_audience});
         }
         if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
             spec["tls"] = json!({"cert": cert, "key": key, "clientCa": self.tls_client_ca});

@@ -451,6 +451,14 @@ fn jwt_bearer_tokens_from_a_jwks_with_issuer_and_audience() {
         assert!(err.contains("UnauthenticatedError"), "{claims}: {err}");
     }
     assert!(server.stop().success());
+    // Without an issuer or an audience, any issuer's token for any service would be accepted:
+    // the server does not start.
+    for given in [&["--jwt-issuer", iss][..], &["--jwt-audience", aud], &[]] {
+        serve_refuses(
+            &[&["--jwt-jwks", &jwks][..], given].concat(),
+            "--jwt-jwks needs --jwt-issuer and --jwt-audience",
+        );
+    }
 }
 
 #[test]

@@ -21,7 +21,8 @@ __all__ = ["AgentServer", "JwtOptions", "SecurityOptions", "ServerLimits", "TlsO
 
 class JwtOptions(TypedDict, total=False):
     """Bearer JWTs checked against a JWKS: ``jwks_url`` (fetched, cached, refetched on key
-    rotation) or ``jwks`` (a fixed key set)."""
+    rotation) or ``jwks`` (a fixed key set). ``issuers`` and ``audiences`` are required: a token
+    must name one of each (its ``iss`` and ``aud``)."""
 
     jwks_url: str
     jwks: dict[str, Any]

@@ -25,8 +25,10 @@ pub async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: Duratio
         if !resp.status().is_success() {
             return Err(A2AError::new(ErrorKind::Transport, format!("fetching {url}: HTTP {}", resp.status())));
         }
-        let too_large =
-            || A2AError::new(ErrorKind::Transport, format!("{url}: the JWKS is larger than {MAX_JWKS_BYTES} bytes"));
+        // What was served is wrong (InvalidParams, as a body that is no JWKS), not unreachable.
+        let too_large = || {
+            A2AError::new(ErrorKind::InvalidParams, format!("{url}: the JWKS is larger than {MAX_JWKS_BYTES} bytes"))
+        };
         if resp.content_length().is_some_and(|n| n > MAX_JWKS_BYTES as u64) {
             return Err(too_large());
         }
@@ -45,6 +47,9 @@ pub async fn fetch_jwks_with(http: &reqwest::Client, url: &str, timeout: Duratio
     KeySet::from_slice(&body).map_err(|e| A2AError::new(ErrorKind::InvalidParams, format!("{url} is not a JWKS: {e}")))
 }
 
+/// Transport when the key set could not be reached; InvalidParams when what came back could not
+/// be read as a body (a broken chunked encoding): the server's fault, as a body that is no JWKS.
 fn fetch_error(url: &str, e: &reqwest::Error) -> A2AError {
-    A2AError::new(ErrorKind::Transport, format!("fetching {url}: {e}"))
+    let kind = if e.is_decode() { ErrorKind::InvalidParams } else { ErrorKind::Transport };
+    A2AError::new(kind, format!("fetching {url}: {e}"))
 }

@@ -600,7 +600,7 @@ mod tests {
             ),
             (json!({"security": {"taskVisibility": "public"}}), "security.taskVisibility", "\"shared\""),
             (
-                json!({"security": {"jwt": {"jwks": {"keys": []}, "leeway": -1}}}),
+                json!({"security": {"jwt": {"jwks": {"keys": []}, "issuers": ["i"], "audiences": ["a"], "leeway": -1}}}),
                 "security.jwt.leeway",
                 "a finite number of seconds, 0 or more",
             ),

@@ -11,7 +11,7 @@
 
 use super::auth::{Authenticator, Principal, bearer_token, unauthenticated};
 use crate::auth::{KeySet, jose};
-use crate::error::Result;
+use crate::error::{A2AError, ErrorKind, Result};
 use async_trait::async_trait;
 use http::request::Parts;
 use jsonwebtoken::jwk::Jwk;
@@ -68,7 +68,14 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 struct Cache {
     keys: KeySet,
     fetched: Option<Instant>,
+    /// Why the last fetch could not reach the key set (a connection error, a timeout, an HTTP
+    /// error status), until a fetch succeeds.
+    unreachable: Option<String>,
 }
+
+/// How soon a fetch that could not reach the key set is tried again (`min_refresh` paces
+/// refetches of a key set that was read).
+const RETRY_UNREACHABLE: Duration = Duration::from_secs(2);
 
 /// Validates `Authorization: Bearer <jwt>`.
 pub struct JwtBearer {
@@ -91,7 +98,8 @@ impl JwtBearer {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_default();
-        Self { config, source, cache: RwLock::new(Cache { keys, fetched: None }), refetch: Mutex::new(()), http }
+        let cache = RwLock::new(Cache { keys, fetched: None, unreachable: None });
+        Self { config, source, cache, refetch: Mutex::new(()), http }
     }
 
     /// The key for `kid` (or the only key when the token names none), fetching the set when
@@ -107,19 +115,37 @@ impl JwtBearer {
         if let Some(jwk) = self.fresh(kid).await {
             return Ok(jwk);
         }
-        let recently = self.cache.read().await.fetched.is_some_and(|t| t.elapsed() < self.config.min_refresh);
+        let recently = {
+            let cache = self.cache.read().await;
+            let pace = if cache.unreachable.is_some() { RETRY_UNREACHABLE } else { self.config.min_refresh };
+            cache.fetched.is_some_and(|t| t.elapsed() < pace)
+        };
         if !recently {
             // Read with a bounded reader: at most 1 MiB, however much is served.
             let fetched = crate::auth::fetch_jwks_with(&self.http, url, FETCH_TIMEOUT).await;
             let mut cache = self.cache.write().await;
             cache.fetched = Some(Instant::now()); // paces retries after a failure too
+            cache.unreachable = None;
             match fetched {
                 Ok(keys) => cache.keys = keys,
                 // Keep serving with the keys we have.
-                Err(why) => tracing::warn!(url, %why, "could not fetch the JWKS"),
+                Err(why) => {
+                    tracing::warn!(url, %why, "could not fetch the JWKS");
+                    if matches!(why.kind, ErrorKind::Transport | ErrorKind::Timeout) {
+                        cache.unreachable = Some(why.message);
+                    }
+                }
             }
         }
-        find(&self.cache.read().await.keys, kid).ok_or_else(unknown)
+        let cache = self.cache.read().await;
+        find(&cache.keys, kid).ok_or_else(|| match &cache.unreachable {
+            // The server's trouble, not the caller's token: 503, to try again.
+            Some(why) => A2AError::new(
+                ErrorKind::Unavailable,
+                format!("the token's signing keys cannot be fetched now ({why}); try again"),
+            ),
+            None => unknown(),
+        })
     }
 
     /// The key from a cache that is not due for a refetch.

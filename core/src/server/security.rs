@@ -320,6 +320,18 @@ impl SecuritySpec {
         let jwt = match &self.jwt {
             None => None,
             Some(j) => {
+                // Both required (RFC 7519 §4.1.3: a token naming an audience that is not this
+                // server's must be refused): without them any issuer's token for any service,
+                // signed by a key the JWKS holds, was accepted.
+                if j.issuers.is_empty() {
+                    let why = "name the issuers whose tokens are accepted (their `iss`); without, any issuer's is";
+                    return Err(A2AError::invalid_field("jwt.issuers", why));
+                }
+                if j.audiences.is_empty() {
+                    let why = "name this server's audiences (a token's `aud`); without, a token minted for another \
+                               service is accepted";
+                    return Err(A2AError::invalid_field("jwt.audiences", why));
+                }
                 let mut config =
                     JwtConfig { issuers: j.issuers.clone(), audiences: j.audiences.clone(), ..JwtConfig::default() };
                 if let Some(secs) = j.leeway {
@@ -329,7 +341,18 @@ impl SecuritySpec {
                     config.algorithms = algs.clone();
                 }
                 let source = match (&j.jwks_url, &j.jwks) {
-                    (Some(url), None) => KeySource::Url(url.clone()),
+                    (Some(url), None) => {
+                        // Checked now: a path or a typo started a server that refused every
+                        // token ("its signing key is not known").
+                        let absolute = url.parse::<http::Uri>().ok().filter(|u| {
+                            matches!(u.scheme_str(), Some("http" | "https")) && u.host().is_some_and(|h| !h.is_empty())
+                        });
+                        if absolute.is_none() {
+                            let why = format!("{url:?} is not an http(s) URL (a fixed key set goes in `jwks`)");
+                            return Err(A2AError::invalid_field("jwt.jwksUrl", why));
+                        }
+                        KeySource::Url(url.clone())
+                    }
                     (None, Some(set)) => KeySource::Static(set.clone()),
                     _ => return Err(A2AError::invalid_field("jwt", "give exactly one of jwksUrl and jwks")),
                 };
@@ -390,10 +413,27 @@ mod tests {
             let e = SecuritySpec::from_value(empty).unwrap_err();
             assert_eq!((e.kind, e.violations[0].field.as_str()), (ErrorKind::InvalidParams, field), "{e}");
         }
-        let Err(e) = SecuritySpec::from_value(json!({"jwt": {"issuers": ["x"]}})).unwrap().build("http://x") else {
+        let Err(e) =
+            SecuritySpec::from_value(json!({"jwt": {"issuers": ["x"], "audiences": ["a"]}})).unwrap().build("http://x")
+        else {
             panic!("a jwt without keys was accepted")
         };
         assert_eq!(e.violations[0].field, "jwt");
+        // Tokens of any issuer, or for any audience, are not accepted by default.
+        let jwks = json!({"keys": []});
+        for (jwt, field) in [
+            (json!({"jwks": jwks, "audiences": ["a"]}), "jwt.issuers"),
+            (json!({"jwks": jwks, "issuers": ["x"]}), "jwt.audiences"),
+            (json!({"jwks": jwks, "issuers": [], "audiences": ["a"]}), "jwt.issuers"),
+            (json!({"jwksUrl": "/etc/jwks.json", "issuers": ["x"], "audiences": ["a"]}), "jwt.jwksUrl"),
+            (json!({"jwksUrl": "notaurl", "issuers": ["x"], "audiences": ["a"]}), "jwt.jwksUrl"),
+            (json!({"jwksUrl": "file:///etc/jwks.json", "issuers": ["x"], "audiences": ["a"]}), "jwt.jwksUrl"),
+        ] {
+            let Err(e) = SecuritySpec::from_value(json!({"jwt": jwt})).unwrap().build("http://x") else {
+                panic!("{jwt} was accepted")
+            };
+            assert_eq!(e.violations[0].field, field, "{e}");
+        }
         let both = json!({"bearerTokens": {"t": "a"}, "jwt": {"jwksUrl": "http://idp/jwks"}});
         assert!(SecuritySpec::from_value(both).unwrap().build("http://x").is_err());
         let bad_alg = json!({"cardSigningKey": {"pem": "x", "alg": "HS999", "kid": "k"}});

@@ -65,11 +65,12 @@ fn config() -> JwtConfig {
     }
 }
 
-/// A JWKS endpoint on loopback whose key set can be swapped, counting fetches.
+/// A JWKS endpoint on loopback whose key set (and HTTP status) can be swapped, counting fetches.
 struct Jwks {
     url: String,
     body: Arc<Mutex<String>>,
     hits: Arc<AtomicUsize>,
+    status: Arc<AtomicUsize>,
 }
 
 async fn jwks(keys: &[Jwk]) -> Jwks {
@@ -77,7 +78,8 @@ async fn jwks(keys: &[Jwk]) -> Jwks {
     let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
     let body = Arc::new(Mutex::new(serde_json::to_string(&JwkSet { keys: keys.to_vec() }).unwrap()));
     let hits = Arc::new(AtomicUsize::new(0));
-    let (b, h) = (body.clone(), hits.clone());
+    let status = Arc::new(AtomicUsize::new(200));
+    let (b, h, s) = (body.clone(), hits.clone(), status.clone());
     tokio::spawn(async move {
         loop {
             let Ok((mut conn, _)) = listener.accept().await else { return };
@@ -92,13 +94,14 @@ async fn jwks(keys: &[Jwk]) -> Jwks {
             h.fetch_add(1, Ordering::SeqCst);
             let body = b.lock().unwrap().clone();
             let resp = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                s.load(Ordering::SeqCst),
                 body.len()
             );
             let _ = conn.write_all(resp.as_bytes()).await;
         }
     });
-    Jwks { url, body, hits }
+    Jwks { url, body, hits, status }
 }
 
 impl Jwks {
@@ -237,6 +240,33 @@ async fn keys_are_fetched_cached_and_rotated() {
     );
     assert!(short.authenticate(&bearer(&t1)).await.is_err());
     assert!(short.authenticate(&bearer(&t2)).await.is_ok());
+}
+
+/// An identity provider that cannot be reached (nothing listens, or it answers 503) is the
+/// server's trouble: Unavailable (HTTP 503, to try again), not a bad token (401 told callers their
+/// credentials were wrong). A fetch that could not reach the keys is tried again within seconds,
+/// not after `min_refresh`: valid tokens were refused for 25 s after the provider came back.
+#[tokio::test]
+async fn an_unreachable_jwks_is_unavailable_and_is_tried_again_soon() {
+    let ec = key("jwt-ec.pem", Algorithm::ES256);
+    let token = sign(&ec, Algorithm::ES256, Some("k1"), &claims("alice", ""));
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let auth = JwtBearer::new(config(), KeySource::Url(format!("http://{closed}/jwks.json")));
+    let e = auth.authenticate(&bearer(&token)).await.unwrap_err();
+    assert_eq!(e.kind, a2a_native::ErrorKind::Unavailable, "{e}");
+
+    let server = jwks(&[jwk(&ec, Algorithm::ES256, "k1")]).await;
+    server.status.store(503, Ordering::SeqCst);
+    let auth = JwtBearer::new(config(), KeySource::Url(server.url.clone()));
+    let e = auth.authenticate(&bearer(&token)).await.unwrap_err();
+    assert_eq!(e.kind, a2a_native::ErrorKind::Unavailable, "{e}");
+    server.status.store(200, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(auth.authenticate(&bearer(&token)).await.unwrap().unwrap().name, "alice");
+    // A key set that was read and lacks the key: a token nobody can verify, 401 as before.
+    let stranger = sign(&ec, Algorithm::ES256, Some("k9"), &claims("eve", ""));
+    let e = auth.authenticate(&bearer(&stranger)).await.unwrap_err();
+    assert_eq!(e.kind, a2a_native::ErrorKind::Unauthenticated, "{e}");
 }
 
 /// A JWKS endpoint that serves far more than the 1 MiB limit: 64 MiB with a Content-Length,

@@ -135,11 +135,11 @@ class SecurityTest {
             securityRequirements = listOf(SecurityRequirement(schemes = mapOf("bearer" to StringList(list = listOf(scope))))),
         )
         val card = agentCard("scoped", "skills with scopes", skills = listOf(scoped("translate", "translate"), scoped("summarize", "summarize")))
-        val server = AgentServer(card, SkillsSeen(), ServerOptions(security = """{"jwt": {"jwks": $jwks}}"""))
+        val server = AgentServer(card, SkillsSeen(), ServerOptions(security = """{"jwt": {"jwks": $jwks, "issuers": ["https://idp.test"], "audiences": ["a2a"]}}"""))
         server.start()
         try {
             val exp = System.currentTimeMillis() / 1000 + 60
-            suspend fun caller(scope: String) = Client.connect(server.url()!!, ClientOptions(bearerToken = jwt("""{"sub": "ada", "scope": "$scope", "exp": $exp}""")))
+            suspend fun caller(scope: String) = Client.connect(server.url()!!, ClientOptions(bearerToken = jwt("""{"iss": "https://idp.test", "aud": "a2a", "sub": "ada", "scope": "$scope", "exp": $exp}""")))
             assertEquals("translate", caller("translate").sendText("x").task!!.answer())
             assertEquals("translate,summarize", caller("summarize translate").sendText("x").task!!.answer())
             assertEquals("PermissionDeniedError", assertThrows<A2aException> { caller("other").sendText("x") }.errorName)
