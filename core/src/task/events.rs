@@ -92,6 +92,10 @@ pub(crate) struct Live {
     canceller: Mutex<CancellationToken>,
     /// Open streams on this task (SendStreamingMessage and SubscribeToTask).
     pub streams: std::sync::atomic::AtomicUsize,
+    /// The newest log version this instance's streams and waiters know the task at: the last
+    /// entry published on the bus, or the version a stream opened at. A reload from the store
+    /// past it publishes what lies between (see the task manager's `load`).
+    pub shown: std::sync::atomic::AtomicU64,
     /// Executions of this task running here.
     pub executions: std::sync::atomic::AtomicUsize,
     /// Guards holding this entry. Counted here rather than in the map, so that a guard that
@@ -102,6 +106,9 @@ pub(crate) struct Live {
 impl Live {
     /// Publishes to every current subscriber (none is fine).
     pub fn publish(&self, item: BusItem) {
+        if let BusItem::Entry(e) = &item {
+            self.shown.fetch_max(e.seq, Ordering::AcqRel);
+        }
         let _ = self.bus.send(item);
     }
 
@@ -151,6 +158,7 @@ impl Registry {
                 bus,
                 canceller: Default::default(),
                 streams: Default::default(),
+                shown: Default::default(),
                 executions: Default::default(),
                 holds: Default::default(),
             })

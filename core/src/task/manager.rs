@@ -183,7 +183,7 @@ impl TaskManager {
             // what it wrote (a second try normally wins; a third conflict is reported).
             let mut attempts = 0;
             loop {
-                inner.load(&guard.key, &mut slot).await?;
+                inner.load(&guard, &mut slot).await?;
                 let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&message.task_id))?;
                 state::check_message_for_task(task, &message)?;
                 inner.check_turn_free(&guard, &mut slot).await?;
@@ -298,7 +298,7 @@ impl TaskManager {
                 // Who runs it is only known from the store: read it fresh.
                 slot.unload();
             }
-            inner.load(&guard.key, &mut slot).await?;
+            inner.load(&guard, &mut slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
             state::check_cancel(task)?;
             let elsewhere = slot.lease.as_ref().is_some_and(|l| l.live && l.owner != inner.instance);
@@ -332,7 +332,7 @@ impl TaskManager {
         let guard = inner.live.acquire(key(tenant, id));
         let (rx, snapshot, version, last_event_id) = {
             let mut slot = guard.slot.lock().await;
-            inner.load(&guard.key, &mut slot).await?;
+            inner.load(&guard, &mut slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(id))?;
             // An id this task never had (a stream of another task, another server): the
             // stream starts afresh, with the snapshot.
@@ -377,7 +377,7 @@ impl TaskManager {
                     continue;
                 }
                 let mut slot = guard.slot.lock().await;
-                if inner.load(&guard.key, &mut slot).await.is_err() {
+                if inner.load(&guard, &mut slot).await.is_err() {
                     continue;
                 }
                 if slot.task.as_ref().is_some_and(|t| t.status.state.is_active()) {
@@ -840,7 +840,7 @@ impl Inner {
         wanted: impl Fn(&Task) -> bool,
     ) -> Result<()> {
         for _ in 0..MAX_END_WRITES {
-            self.load(&guard.key, slot).await?;
+            self.load(&guard, slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&guard.key.1))?;
             if !wanted(task) {
                 return Ok(());
@@ -854,9 +854,14 @@ impl Inner {
         ))
     }
 
-    /// Reads the task from the store the first time its live entry is used.
-    async fn load(&self, key: &Key, slot: &mut Slot) -> Result<()> {
+    /// Reads the task from the store the first time its live entry is used, or again after it
+    /// was unloaded. What another writer logged past the version this instance's streams and
+    /// waiters know (`Live::shown`) is published to them: a reload (to learn who runs the task,
+    /// to cancel it) took the newer version without its entries, and a stream here, following
+    /// the older one, then waited for ever (the store's wake-ups found nothing newer).
+    async fn load(&self, guard: &LiveGuard, slot: &mut Slot) -> Result<()> {
         if !slot.loaded {
+            let key = &guard.key;
             let started = std::time::Instant::now();
             let found = self.stores.tasks.load(&key.0, &key.1).await;
             self.metrics.store("load", started);
@@ -866,6 +871,10 @@ impl Inner {
             slot.lease = found.as_ref().and_then(|v| v.lease.clone());
             slot.task = found.map(|v| v.task);
             slot.loaded = true;
+            let shown = guard.shown.load(Ordering::Acquire);
+            if shown > 0 && slot.version > shown && guard.bus.receiver_count() > 0 {
+                self.publish_logged(guard, shown, slot.version).await;
+            }
         }
         Ok(())
     }
@@ -881,7 +890,7 @@ impl Inner {
         }
         // What another instance holds is only known from the store: read it fresh.
         slot.unload();
-        self.load(&guard.key, slot).await?;
+        self.load(&guard, slot).await?;
         if slot.lease.as_ref().is_some_and(|l| l.live && l.owner != self.instance) {
             return Err(A2AError::unsupported_operation(format!(
                 "task {} is still working on an earlier message on another instance of this agent; \
@@ -907,7 +916,7 @@ impl Inner {
             let guard = self.live.acquire(key(&tenant, &id));
             let mut slot = guard.slot.lock().await;
             slot.unload();
-            if self.load(&guard.key, &mut slot).await.is_err() {
+            if self.load(&guard, &mut slot).await.is_err() {
                 continue;
             }
             let ours = slot.lease.as_ref().is_some_and(|l| l.owner == self.instance);
@@ -942,7 +951,7 @@ impl Inner {
             if !page.complete || gap {
                 let mut slot = guard.slot.lock().await;
                 // A finished task's reply may have taken it from the entry: read it again.
-                self.load(&guard.key, &mut slot).await?;
+                self.load(&guard, &mut slot).await?;
                 let Some(task) = slot.task.clone() else { return Ok(Vec::new()) };
                 return Ok(vec![item(Some(slot.version), StreamResponse::Task(self.capped(task, None)))]);
             }
@@ -1106,7 +1115,7 @@ impl Inner {
         let mut slot = guard.slot.lock().await;
         // What was applied in memory may never have reached the store: start from the store.
         slot.unload();
-        if let Err(e) = self.load(&guard.key, &mut slot).await {
+        if let Err(e) = self.load(&guard, &mut slot).await {
             tracing::error!(task_id = %guard.key.1, error = %e, "could not reload the task after the panic");
         }
         let active = slot.task.as_ref().is_none_or(|t| !t.status.state.is_terminal());
@@ -1235,7 +1244,7 @@ impl Inner {
         orphaned_only: bool,
     ) -> Result<()> {
         let task_id = &guard.key.1;
-        if let Err(e) = self.load(&guard.key, slot).await {
+        if let Err(e) = self.load(&guard, slot).await {
             guard.publish(BusItem::Failed(Arc::new(e.clone())));
             return Err(e);
         }
@@ -1401,7 +1410,7 @@ impl Inner {
             Ok(CommitOutcome::Conflict) => {
                 tracing::warn!(task_id = %guard.key.1, version = base, "the task moved under this writer; reloading it");
                 slot.unload();
-                self.load(&guard.key, slot).await?;
+                self.load(&guard, slot).await?;
                 self.publish_logged(guard, base, slot.version).await;
                 if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
                     // Another writer ended the task (a cancel on another instance): stop here too.
@@ -1589,7 +1598,7 @@ impl Inner {
                 // is followed by CANCELED, which comes next (or shows in the snapshot).
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     let mut slot = guard.slot.lock().await;
-                    self.load(&guard.key, &mut slot).await?;
+                    self.load(&guard, &mut slot).await?;
                     let ended_here = guard.executions.load(Ordering::Acquire) == 0 && !guard.is_cancelled();
                     if ended_here || slot.task.as_ref().is_some_and(|t| t.status.state.ends_blocking_wait()) {
                         break;
@@ -1599,7 +1608,7 @@ impl Inner {
         }
         let mut slot = guard.slot.lock().await;
         // Another wait's reply may have taken the finished task from the entry.
-        self.load(&guard.key, &mut slot).await?;
+        self.load(&guard, &mut slot).await?;
         if slot.task.is_none() && !slot.replied_with_message {
             // The wait ended before the agent said anything: the task is made now, SUBMITTED
             // with the caller's message, so the caller has its id to follow, cancel or
@@ -1638,6 +1647,8 @@ impl Inner {
     /// each, in order, and a gap (the stream fell behind the bus) is filled from the log.
     fn stream(self: Arc<Self>, guard: LiveGuard, mut rx: broadcast::Receiver<BusItem>, opened: Opened) -> EventStream {
         let Opened { first, seen, slot: open, execution, history_length } = opened;
+        // The stream knows the task at `seen`: a later reload publishes what comes after it.
+        guard.shown.fetch_max(seen, Ordering::AcqRel);
         let (tx, out) = mpsc::channel(STREAM_CAPACITY);
         // A SendStreamingMessage's opening snapshot comes before its executor's events.
         let lead = if execution.is_some() { first.len() } else { 0 };

@@ -10,8 +10,8 @@
 use crate::support;
 
 use a2a_native::model::{
-    self, AgentCard, CancelTaskRequest, Message, Role, SendMessageConfiguration, SendMessageRequest, StreamResponse,
-    SubscribeToTaskRequest, Task, TaskState,
+    self, AgentCard, CancelTaskRequest, GetTaskRequest, Message, Role, SendMessageConfiguration, SendMessageRequest,
+    StreamResponse, SubscribeToTaskRequest, Task, TaskState,
 };
 use a2a_native::request::A2ARequest;
 use a2a_native::server::{CallContext, EventStream, Reply, RequestHandler, ServerConfig, Stores};
@@ -200,6 +200,33 @@ async fn a_cancel_on_b_stops_the_executor_on_a_and_ends_every_stream() {
     }
     assert!(!a.agent.cancels().is_empty(), "the cancel was routed to the executor running the task");
     assert!(b.agent.cancels().is_empty(), "not to the instance that took the request");
+}
+
+/// A subscriber on B whose instance reloads the task (a cancel there, refused as the task is
+/// over) at about the moment A ends it still gets the end: the reload took the newer version
+/// without publishing the entries before it, and B's wake-up from the store then found
+/// nothing newer, so the stream waited for ever (a cluster probe saw 5 of 8 rounds stuck).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_on_b_as_a_ends_the_task_leaves_no_stream_of_b_behind() {
+    let Some((a, b)) = pair().await else { return };
+    let tenant = tenant();
+    for round in 0..5 {
+        let task = task_of(call(&a.handler, send(&tenant, msg("steps"), true)).await);
+        let on_b = tokio::spawn(collect(open(&b.handler, subscribe(&tenant, &task.id)).await));
+        let get = || {
+            A2ARequest::GetTask(GetTaskRequest { tenant: tenant.clone(), id: task.id.clone(), history_length: None })
+        };
+        while serde_json::from_value::<Task>(call(&a.handler, get()).await).unwrap().status.state
+            != TaskState::Completed
+        {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let cancel = CancelTaskRequest { tenant: tenant.clone(), id: task.id.clone(), metadata: None };
+        let refused = b.handler.handle(&CallContext::default(), A2ARequest::CancelTask(cancel)).await.err();
+        assert_eq!(refused.map(|e| e.kind), Some(a2a_native::ErrorKind::TaskNotCancelable), "round {round}");
+        let events = tokio::time::timeout(Duration::from_secs(8), on_b).await.expect("B's stream ended").unwrap();
+        assert_eq!(state(events.last().unwrap()), Some(TaskState::Completed), "round {round}: {events:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
