@@ -840,7 +840,7 @@ impl Inner {
         wanted: impl Fn(&Task) -> bool,
     ) -> Result<()> {
         for _ in 0..MAX_END_WRITES {
-            self.load(&guard, slot).await?;
+            self.load(guard, slot).await?;
             let task = slot.task.as_ref().ok_or_else(|| A2AError::task_not_found(&guard.key.1))?;
             if !wanted(task) {
                 return Ok(());
@@ -890,7 +890,7 @@ impl Inner {
         }
         // What another instance holds is only known from the store: read it fresh.
         slot.unload();
-        self.load(&guard, slot).await?;
+        self.load(guard, slot).await?;
         if slot.lease.as_ref().is_some_and(|l| l.live && l.owner != self.instance) {
             return Err(A2AError::unsupported_operation(format!(
                 "task {} is still working on an earlier message on another instance of this agent; \
@@ -951,7 +951,7 @@ impl Inner {
             if !page.complete || gap {
                 let mut slot = guard.slot.lock().await;
                 // A finished task's reply may have taken it from the entry: read it again.
-                self.load(&guard, &mut slot).await?;
+                self.load(guard, &mut slot).await?;
                 let Some(task) = slot.task.clone() else { return Ok(Vec::new()) };
                 return Ok(vec![item(Some(slot.version), StreamResponse::Task(self.capped(task, None)))]);
             }
@@ -1115,7 +1115,7 @@ impl Inner {
         let mut slot = guard.slot.lock().await;
         // What was applied in memory may never have reached the store: start from the store.
         slot.unload();
-        if let Err(e) = self.load(&guard, &mut slot).await {
+        if let Err(e) = self.load(guard, &mut slot).await {
             tracing::error!(task_id = %guard.key.1, error = %e, "could not reload the task after the panic");
         }
         let active = slot.task.as_ref().is_none_or(|t| !t.status.state.is_terminal());
@@ -1244,7 +1244,7 @@ impl Inner {
         orphaned_only: bool,
     ) -> Result<()> {
         let task_id = &guard.key.1;
-        if let Err(e) = self.load(&guard, slot).await {
+        if let Err(e) = self.load(guard, slot).await {
             guard.publish(BusItem::Failed(Arc::new(e.clone())));
             return Err(e);
         }
@@ -1410,7 +1410,7 @@ impl Inner {
             Ok(CommitOutcome::Conflict) => {
                 tracing::warn!(task_id = %guard.key.1, version = base, "the task moved under this writer; reloading it");
                 slot.unload();
-                self.load(&guard, slot).await?;
+                self.load(guard, slot).await?;
                 self.publish_logged(guard, base, slot.version).await;
                 if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
                     // Another writer ended the task (a cancel on another instance): stop here too.
@@ -1598,7 +1598,7 @@ impl Inner {
                 // is followed by CANCELED, which comes next (or shows in the snapshot).
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     let mut slot = guard.slot.lock().await;
-                    self.load(&guard, &mut slot).await?;
+                    self.load(guard, &mut slot).await?;
                     let ended_here = guard.executions.load(Ordering::Acquire) == 0 && !guard.is_cancelled();
                     if ended_here || slot.task.as_ref().is_some_and(|t| t.status.state.ends_blocking_wait()) {
                         break;
@@ -1608,7 +1608,7 @@ impl Inner {
         }
         let mut slot = guard.slot.lock().await;
         // Another wait's reply may have taken the finished task from the entry.
-        self.load(&guard, &mut slot).await?;
+        self.load(guard, &mut slot).await?;
         if slot.task.is_none() && !slot.replied_with_message {
             // The wait ended before the agent said anything: the task is made now, SUBMITTED
             // with the caller's message, so the caller has its id to follow, cancel or
