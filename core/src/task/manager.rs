@@ -458,7 +458,7 @@ const STREAMS_HANDOVER: Duration = Duration::from_millis(500);
 /// How many times ending a task (cancel, shutdown) is tried when other writers keep moving it.
 const MAX_END_WRITES: usize = 32;
 
-/// Notifications an outbox delivery round claims at most.
+/// Notifications an instance delivers at once at most.
 const OUTBOX_BATCH: usize = 32;
 /// How often the outbox is looked at when nothing woke the deliverer (another instance's
 /// notifications, claims that lapsed).
@@ -470,82 +470,93 @@ const OUTBOX_POLL: Duration = Duration::from_secs(1);
 /// instance died lapses after twice the lease and is delivered by another (at least once). A
 /// claimer renews its claims while it delivers, and gives back what it could not deliver when
 /// it shuts down.
+///
+/// Deliveries run side by side, up to [`OUTBOX_BATCH`], and each that ends makes room for the
+/// next claim at once: a webhook that never answers holds one place while it is retried, not
+/// every other task's notifications (they waited for the slowest of a whole round: 16 s per
+/// event behind one dead webhook).
 async fn deliver_outbox(inner: std::sync::Weak<Inner>, shutdown: CancellationToken) {
+    use futures_util::StreamExt;
+    let Some(hold) = inner.upgrade().map(|i| (i.lease * 2).max(Duration::from_secs(1))) else { return };
+    // Each delivery yields its outbox entry's id when it ends.
+    let mut running = futures_util::stream::FuturesUnordered::new();
+    let mut held: Vec<i64> = Vec::new();
+    // One delivery with its retries can outlast its claim: the claims held are renewed every
+    // third of it, or another instance would send the same notifications meanwhile.
+    let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + hold / 3, hold / 3);
+    renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let Some(strong) = inner.upgrade() else { return };
         let Some(push) = strong.push.clone() else { return };
         let queued = strong.stores.tasks.outbox_queued();
-        let hold = (strong.lease * 2).max(Duration::from_secs(1));
-        let due = match strong.stores.tasks.claim_push(&strong.instance, hold, OUTBOX_BATCH).await {
-            Ok(due) => due,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read the push outbox");
-                Vec::new()
-            }
-        };
-        if due.is_empty() {
-            let wait = async {
-                match &queued {
-                    Some(queued) => tokio::select! {
-                        () = queued.notified() => {}
-                        () = tokio::time::sleep(OUTBOX_POLL) => {}
-                    },
-                    None => tokio::time::sleep(OUTBOX_POLL).await,
+        if running.len() < OUTBOX_BATCH {
+            match strong.stores.tasks.claim_push(&strong.instance, hold, OUTBOX_BATCH - running.len()).await {
+                Ok(due) => {
+                    for due in due {
+                        held.push(due.id);
+                        running.push(deliver_due(push.clone(), strong.stores.tasks.clone(), due));
+                    }
                 }
-            };
-            tokio::select! {
-                () = wait => continue,
-                () = shutdown.cancelled() => return,
+                Err(e) => tracing::warn!(error = %e, "could not read the push outbox"),
             }
         }
-        let ids: Vec<i64> = due.iter().map(|d| d.id).collect();
-        let deliveries = due.into_iter().map(|due| {
-            let (push, store) = (push.clone(), strong.stores.tasks.clone());
-            async move {
-                let trace = due.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
-                let payload = match (&due.task, due.config.v03) {
-                    (Some(task), true) => Some(Payload::TaskV03(task)),
-                    (None, true) => None,
-                    _ => Some(Payload::Event(&due.event)),
-                };
-                let settled = match payload {
-                    Some(payload) => push.deliver_now(&due.config, payload, trace).await,
-                    None => true, // nothing new for a 0.3 receiver (see `PushDue::task`)
-                };
-                if settled && let Err(e) = store.finish_push(due.id).await {
-                    tracing::warn!(error = %e, "could not remove a delivered push notification from the outbox");
+        let more = async {
+            match &queued {
+                Some(queued) => tokio::select! {
+                    () = queued.notified() => {}
+                    () = tokio::time::sleep(OUTBOX_POLL) => {}
+                },
+                None => tokio::time::sleep(OUTBOX_POLL).await,
+            }
+        };
+        tokio::select! {
+            Some(id) = running.next() => held.retain(|h| *h != id),
+            _ = renew.tick(), if !held.is_empty() => {
+                // Entries delivered meanwhile are gone from the outbox; renewing them is a no-op.
+                if let Err(e) = strong.stores.tasks.renew_push_claims(&strong.instance, hold, &held).await {
+                    tracing::warn!(error = %e, "could not renew push notification claims");
                 }
             }
-        });
-        let deliveries = futures_util::future::join_all(deliveries.collect::<Vec<_>>());
-        tokio::pin!(deliveries);
-        // One delivery with its retries can outlast the claim: renew the batch's claims every
-        // third of it, or another instance would send the same notifications meanwhile.
-        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + hold / 3, hold / 3);
-        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = &mut deliveries => break,
-                _ = renew.tick() => {
-                    // Entries delivered meanwhile are gone from the outbox; renewing them is a no-op.
-                    if let Err(e) = strong.stores.tasks.renew_push_claims(&strong.instance, hold, &ids).await {
-                        tracing::warn!(error = %e, "could not renew push notification claims");
+            // New notifications, or the poll: room is looked for again.
+            () = more => {}
+            () = shutdown.cancelled() => {
+                // Deliveries under way may finish until the shutdown's deadline; what is not
+                // delivered then goes back to the outbox for another instance now, rather
+                // than when the claims lapse.
+                let until = strong.push_deadline.get().copied().unwrap_or_else(tokio::time::Instant::now);
+                let _ = tokio::time::timeout_at(until, async {
+                    while let Some(id) = running.next().await {
+                        held.retain(|h| *h != id);
                     }
+                })
+                .await;
+                if !held.is_empty()
+                    && let Err(e) = strong.stores.tasks.release_push_claims(&strong.instance, &held).await
+                {
+                    tracing::warn!(error = %e, "could not release push notification claims at shutdown");
                 }
-                () = shutdown.cancelled() => {
-                    // Deliveries under way may finish until the shutdown's deadline; what is not
-                    // delivered then goes back to the outbox for another instance now, rather
-                    // than when the claims lapse.
-                    let until = strong.push_deadline.get().copied().unwrap_or_else(tokio::time::Instant::now);
-                    let _ = tokio::time::timeout_at(until, &mut deliveries).await;
-                    if let Err(e) = strong.stores.tasks.release_push_claims(&strong.instance, &ids).await {
-                        tracing::warn!(error = %e, "could not release push notification claims at shutdown");
-                    }
-                    return;
-                }
+                return;
             }
         }
     }
+}
+
+/// Sends one claimed notification and removes it from the outbox once settled; its id.
+async fn deliver_due(push: PushSender, store: Arc<dyn crate::store::TaskStore>, due: crate::store::PushDue) -> i64 {
+    let trace = due.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
+    let payload = match (&due.task, due.config.v03) {
+        (Some(task), true) => Some(Payload::TaskV03(task)),
+        (None, true) => None,
+        _ => Some(Payload::Event(&due.event)),
+    };
+    let settled = match payload {
+        Some(payload) => push.deliver_now(&due.config, payload, trace).await,
+        None => true, // nothing new for a 0.3 receiver (see `PushDue::task`)
+    };
+    if settled && let Err(e) = store.finish_push(due.id).await {
+        tracing::warn!(error = %e, "could not remove a delivered push notification from the outbox");
+    }
+    due.id
 }
 
 /// The lease duties of an instance on a shared store: renew the leases it holds every third

@@ -1076,6 +1076,45 @@ async fn push_follows_the_task(stores: Stores) {
     assert_eq!(headers["authorization"], "Bearer secret");
 }
 
+/// Through the outbox, a webhook that never answers (each try waits for the push timeout, and
+/// is tried again) holds up no other task's notifications: they waited for the slowest
+/// delivery of a whole round (a cluster probe: 16 s between a healthy task's events).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_that_never_answers_holds_up_no_other_tasks_notifications() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = Stores::open(&format!("sqlite:{}", dir.path().join("t.db").display())).await.unwrap();
+    let mut config = ServerConfig::default();
+    config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
+    let h = RequestHandler::new(agent(), card(true, true), stores, config);
+    // Takes connections and requests, answers none.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_url = format!("http://{}/hook", silent.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((conn, _)) = silent.accept().await {
+            held.push(conn);
+        }
+    });
+    let (url, got) = support::webhook().await;
+    let send = |url: String| {
+        let mut req = SendMessageRequest::new(msg("complete"));
+        req.configuration = Some(SendMessageConfiguration {
+            task_push_notification_config: Some(model::TaskPushNotificationConfig { url, ..Default::default() }),
+            ..Default::default()
+        });
+        A2ARequest::SendMessage(req)
+    };
+    for url in [silent_url.clone(), silent_url, url] {
+        assert_eq!(call(&h, send(url)).await.unwrap()["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    }
+    let began = std::time::Instant::now();
+    while got.lock().unwrap().len() < 4 && began.elapsed() < Duration::from_secs(8) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let n = got.lock().unwrap().len();
+    assert_eq!(n, 4, "the healthy task's notifications, within {:?}", began.elapsed());
+}
+
 #[tokio::test]
 async fn a_loopback_webhook_is_refused_unless_allowed() {
     let h = handler();
