@@ -27,7 +27,8 @@ use serde_json::{Map, Value};
 pub(crate) fn v03_method(method: Method) -> Result<v03::Method> {
     v03::Method::from_v10_name(method.as_str()).ok_or_else(|| {
         A2AError::unsupported_operation(format!(
-            "{method} is not part of A2A 0.3, and this agent only declares A2A 0.3 interfaces"
+            "{method} is not part of A2A 0.3, which this client speaks to the agent (the agent declares \
+             only 0.3 interfaces, or 0.3 was asked for)"
         ))
         .with_meta("method", method.as_str())
     })
