@@ -419,16 +419,17 @@ impl TaskStore for SqliteStore {
     }
 
     async fn claim_push(&self, claimer: &str, hold: Duration, limit: usize) -> Result<Vec<PushDue>> {
-        // Per task only its oldest entry, and only if unclaimed or its claim lapsed.
+        // Per task only its oldest entry, and only if unclaimed or its claim lapsed; the limit
+        // counts those heads (it counted any unclaimed entries first: a task with more queued
+        // behind its claimed head than the limit left every other task unclaimed).
         let claimed: Vec<(i64, String, String, i64, String, Option<String>)> = sqlx::query_as(concat!(
             "UPDATE a2a_push_outbox SET claimed_by = ?, claim_until = ",
             now_ms!(),
-            " + ? WHERE id IN (SELECT MIN(id) FROM a2a_push_outbox GROUP BY tenant, task_id)
-               AND (claimed_by IS NULL OR claim_until < ",
+            " + ? WHERE id IN (SELECT x.id FROM a2a_push_outbox x
+                   JOIN (SELECT MIN(id) AS id FROM a2a_push_outbox GROUP BY tenant, task_id) h ON h.id = x.id
+                   WHERE x.claimed_by IS NULL OR x.claim_until < ",
             now_ms!(),
-            ") AND id IN (SELECT id FROM a2a_push_outbox WHERE claimed_by IS NULL OR claim_until < ",
-            now_ms!(),
-            " ORDER BY id LIMIT ?) RETURNING id, tenant, task_id, seq, config_id, trace"
+            " ORDER BY x.id LIMIT ?) RETURNING id, tenant, task_id, seq, config_id, trace"
         ))
         .bind(claimer)
         .bind(i64::try_from(hold.as_millis()).unwrap_or(i64::MAX))

@@ -1078,14 +1078,20 @@ async fn push_follows_the_task(stores: Stores) {
 
 /// Through the outbox, a webhook that never answers (each try waits for the push timeout, and
 /// is tried again) holds up no other task's notifications: they waited for the slowest
-/// delivery of a whole round (a cluster probe: 16 s between a healthy task's events).
+/// delivery of a whole round (a cluster probe: 16 s between a healthy task's events), and on
+/// SQLite a task with more queued than a claim takes hid every other task's from it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_webhook_that_never_answers_holds_up_no_other_tasks_notifications() {
     let dir = tempfile::tempdir().unwrap();
     let stores = Stores::open(&format!("sqlite:{}", dir.path().join("t.db").display())).await.unwrap();
     let mut config = ServerConfig::default();
     config.push.allow_private_targets = a2a_native::push::PrivateTargets::All;
-    let h = RequestHandler::new(agent(), card(true, true), stores, config);
+    // `many`: more events than the outbox takes at once, all queued behind one stuck head.
+    let many = [Step::working()].into_iter().chain((0..40).map(|i| Step::artifact(&format!("a{i}"), "x")));
+    let agent = Arc::new(
+        TestAgent::new().on("many", many.chain([Step::complete()])).otherwise([Step::working(), Step::complete()]),
+    );
+    let h = RequestHandler::new(agent, card(true, true), stores, config);
     // Takes connections and requests, answers none.
     let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let silent_url = format!("http://{}/hook", silent.local_addr().unwrap());
@@ -1096,23 +1102,23 @@ async fn a_webhook_that_never_answers_holds_up_no_other_tasks_notifications() {
         }
     });
     let (url, got) = support::webhook().await;
-    let send = |url: String| {
-        let mut req = SendMessageRequest::new(msg("complete"));
+    let send = |text: &str, url: String| {
+        let mut req = SendMessageRequest::new(msg(text));
         req.configuration = Some(SendMessageConfiguration {
             task_push_notification_config: Some(model::TaskPushNotificationConfig { url, ..Default::default() }),
             ..Default::default()
         });
         A2ARequest::SendMessage(req)
     };
-    for url in [silent_url.clone(), silent_url, url] {
-        assert_eq!(call(&h, send(url)).await.unwrap()["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    for (text, url) in [("many", silent_url.clone()), ("done", silent_url), ("done", url)] {
+        assert_eq!(call(&h, send(text, url)).await.unwrap()["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     }
     let began = std::time::Instant::now();
-    while got.lock().unwrap().len() < 4 && began.elapsed() < Duration::from_secs(8) {
+    while got.lock().unwrap().len() < 3 && began.elapsed() < Duration::from_secs(8) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let n = got.lock().unwrap().len();
-    assert_eq!(n, 4, "the healthy task's notifications, within {:?}", began.elapsed());
+    assert_eq!(n, 3, "the healthy task's notifications, within {:?}", began.elapsed());
 }
 
 #[tokio::test]
