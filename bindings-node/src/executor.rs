@@ -183,11 +183,7 @@ pub fn finish_call(call_id: u32, failure: Option<String>, error_name: Option<Str
     if let Some(entry) = entry
         && let Some(settled) = entry.settled.lock().unwrap_or_else(|p| p.into_inner()).take()
     {
-        let failure = failure.map(|message| match error_name {
-            Some(name) => ExecutorError::refusal(A2AError::new(ErrorKind::from_host(&name), message)),
-            None => ExecutorError::new(message),
-        });
-        let _ = settled.send(failure);
+        let _ = settled.send(failure.map(|message| ExecutorError::from_host(error_name.as_deref(), message)));
     }
 }
 

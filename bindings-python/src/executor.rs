@@ -145,12 +145,7 @@ impl Completion {
 impl Completion {
     #[pyo3(signature = (error=None, name=None))]
     fn __call__(&self, error: Option<String>, name: Option<&str>) {
-        self.report(error.map(|message| match name {
-            Some(name) => {
-                ExecutorError::refusal(a2a_native::A2AError::new(a2a_native::ErrorKind::from_host(name), message))
-            }
-            None => ExecutorError::new(message),
-        }));
+        self.report(error.map(|message| ExecutorError::from_host(name, message)));
     }
 }
 

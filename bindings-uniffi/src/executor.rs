@@ -89,7 +89,7 @@ fn context(ctx: &core::RequestContext) -> RequestContext {
 /// first event refuses the request (core's `ExecutorError::refusal`).
 fn failure(e: A2aException) -> ExecutorError {
     let A2aException::Failure { name, detail, .. } = e;
-    ExecutorError::refusal(a2a_native::A2AError::new(a2a_native::ErrorKind::from_host(&name), detail))
+    ExecutorError::from_host(Some(&name), detail)
 }
 
 #[async_trait::async_trait]

@@ -63,6 +63,15 @@ impl ExecutorError {
         let message = error.message.clone();
         Self { message, refusal: (error.kind != ErrorKind::Internal).then(|| Box::new(error)) }
     }
+
+    /// A host language's failure: `message`, and the name of the A2A error it raised when it
+    /// raised one (`ContentTypeNotSupportedError`: a refusal; an unknown name is InternalError).
+    pub fn from_host(error_name: Option<&str>, message: impl Into<String>) -> Self {
+        match error_name {
+            Some(name) => Self::refusal(A2AError::new(ErrorKind::from_host(name), message)),
+            None => Self::new(message),
+        }
+    }
 }
 
 /// An A2A error met on the way (a sink's refusal, with `?`) fails the task with its message: it

@@ -987,7 +987,7 @@ impl Inner {
     /// A stream's item as its client gets it: a Task (the snapshot that opens the stream, or
     /// one an agent sent) is capped as a reply's task is, so that a SendStreamingMessage that
     /// asked for no history gets none (as a blocking one does, and the official SDKs' servers).
-    fn shown(&self, it: StreamItem, history_length: Option<i32>) -> StreamItem {
+    fn capped_item(&self, it: StreamItem, history_length: Option<i32>) -> StreamItem {
         match it {
             StreamItem::Event { id, event: StreamResponse::Task(t) } => {
                 item(id, StreamResponse::Task(self.capped(t, history_length)))
@@ -1679,7 +1679,7 @@ impl Inner {
                     StreamItem::Event { event, .. } => ends_stream(event) && (i == last || ends_task(event)),
                     StreamItem::Error(_) => false,
                 };
-                if tx.send(self.shown(first, history_length)).await.is_err() || done {
+                if tx.send(self.capped_item(first, history_length)).await.is_err() || done {
                     return;
                 }
             }
@@ -1744,7 +1744,9 @@ impl Inner {
                 seen = entry.seq;
                 let Some(event) = entry.change.event() else { continue };
                 let done = ends_stream(event);
-                if tx.send(self.shown(item(Some(entry.seq), event.clone()), history_length)).await.is_err() || done {
+                if tx.send(self.capped_item(item(Some(entry.seq), event.clone()), history_length)).await.is_err()
+                    || done
+                {
                     return;
                 }
             }
@@ -1776,7 +1778,7 @@ impl Inner {
         *seen = upto;
         for item in items {
             let done = matches!(&item, StreamItem::Event { event, .. } if ends_stream(event));
-            if tx.send(self.shown(item, history_length)).await.is_err() || done {
+            if tx.send(self.capped_item(item, history_length)).await.is_err() || done {
                 return Some(false);
             }
         }
