@@ -322,7 +322,14 @@ export interface ClientOptions {
   extensions?: string[];
 }
 
-export interface SendOptions {
+/** Per call: an AbortSignal that ends the call (its request is dropped, the connection
+ * closed) and rejects it with the signal's reason, as fetch does. For a stream, it closes the
+ * stream (the task goes on). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface SendOptions extends CallOptions {
   taskId?: string;
   contextId?: string;
   configuration?: SendMessageConfiguration;
@@ -343,7 +350,7 @@ export declare class Client {
   private constructor();
   /** Calls an extension method the agent serves, asking for `extensions` on this call beside
    * the client's own; resolves to its result. */
-  call(method: string, params?: unknown, options?: { extensions?: string[] }): Promise<unknown>;
+  call(method: string, params?: unknown, options?: { extensions?: string[] } & CallOptions): Promise<unknown>;
   /** The extensions the agent activated for the last `call`. */
   readonly lastActivated: string[];
   /** Resolves the agent card at `url` and picks an interface. */
@@ -360,17 +367,17 @@ export declare class Client {
   /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. */
   stream(message: string | Message | SendMessageRequest, options?: SendOptions): EventStream;
   /** SubscribeToTask: the task first, then its live events. */
-  subscribe(taskId: string): EventStream;
-  getTask(taskId: string, options?: { historyLength?: number }): Promise<Task>;
-  listTasks(request?: ListTasksQuery): Promise<ListTasksResponse>;
+  subscribe(taskId: string, options?: CallOptions): EventStream;
+  getTask(taskId: string, options?: { historyLength?: number } & CallOptions): Promise<Task>;
+  listTasks(request?: ListTasksQuery, options?: CallOptions): Promise<ListTasksResponse>;
   /** Every task ListTasks finds, page after page. */
   listAllTasks(request?: ListTasksQuery): AsyncIterable<Task>;
-  cancel(taskId: string, options?: { metadata?: { [key: string]: unknown } }): Promise<Task>;
-  createPushConfig(config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
-  getPushConfig(taskId: string, configId: string): Promise<TaskPushNotificationConfig>;
-  listPushConfigs(taskId: string): Promise<ListTaskPushNotificationConfigsResponse>;
-  deletePushConfig(taskId: string, configId: string): Promise<void>;
-  getExtendedCard(): Promise<AgentCard>;
+  cancel(taskId: string, options?: { metadata?: { [key: string]: unknown } } & CallOptions): Promise<Task>;
+  createPushConfig(config: TaskPushNotificationConfig, options?: CallOptions): Promise<TaskPushNotificationConfig>;
+  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<TaskPushNotificationConfig>;
+  listPushConfigs(taskId: string, options?: CallOptions): Promise<ListTaskPushNotificationConfigsResponse>;
+  deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void>;
+  getExtendedCard(options?: CallOptions): Promise<AgentCard>;
 }
 
 /** A user message with a fresh id: a string becomes one text part. */

@@ -567,3 +567,44 @@ test('NaN, Infinity and lone surrogates are InvalidParamsError naming where they
     (e) => e instanceof InvalidParamsError && e.message.includes('surrogate'));
   await assert.rejects(Client.connect('http://127.0.0.1:9/', { timeout: NaN }), InvalidParamsError);
 });
+
+test('an AbortSignal ends a call, a stream being opened or read, and is checked before sending', () => {
+  const echo = new Echo();
+  return withServer(echo, async (server) => {
+    const client = await Client.connect(server.url);
+    // A blocking send of a task that never ends: the abort ends the call now, with its reason;
+    // the request is dropped, and the task goes on (it is there to cancel).
+    const controller = new AbortController();
+    const sent = client.send('slow', { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('the user gave up')), 200);
+    await assert.rejects(within(5_000, sent, 'aborted send'), { message: 'the user gave up' });
+    const { tasks } = await client.listTasks({}, { signal: new AbortController().signal });
+    assert.equal(tasks.length, 1);
+    assert.equal(tasks[0].status.state, 'TASK_STATE_WORKING');
+
+    // Already aborted: nothing is sent (no second task), the default reason is an AbortError.
+    const fired = AbortSignal.abort();
+    await assert.rejects(client.send('hello', { signal: fired }), { name: 'AbortError' });
+    await assert.rejects(client.getTask(tasks[0].id, { signal: fired }), { name: 'AbortError' });
+    await assert.rejects(client.send('hello', { signal: 'soon' }), TypeError);
+    assert.equal((await client.listTasks()).tasks.length, 1);
+
+    // A stream being read: the pending read rejects with the reason, then the stream is done.
+    const reading = new AbortController();
+    const stream = client.subscribe(tasks[0].id, { signal: reading.signal });
+    const first = await within(5_000, stream.next(), 'subscribe');
+    assert.equal(first.value.task.id, tasks[0].id);
+    const pending = stream.next();
+    reading.abort();
+    await assert.rejects(within(5_000, pending, 'aborted read'), { name: 'AbortError' });
+    assert.deepEqual(await stream.next(), { done: true, value: undefined });
+
+    // A signal left unfired changes nothing.
+    const kept = new AbortController();
+    const { task } = await client.send('hi', { signal: kept.signal });
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    const events = await collect(client.stream('hi', { signal: kept.signal }));
+    assert.equal(events.at(-1).statusUpdate?.status.state ?? events.at(-1).task?.status.state, 'TASK_STATE_COMPLETED');
+    await client.cancel(tasks[0].id);
+  });
+});

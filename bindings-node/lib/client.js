@@ -12,7 +12,34 @@ export function userMessage(content, { taskId, contextId } = {}) {
   return m;
 }
 
-const SEND_OPTIONS = new Set(['taskId', 'contextId', 'configuration', 'metadata']);
+const SEND_OPTIONS = new Set(['taskId', 'contextId', 'configuration', 'metadata', 'signal']);
+
+/** `signal` checked: undefined, or an AbortSignal (whose reason is thrown if it fired already). */
+function checkSignal(signal) {
+  if (signal === undefined || signal === null) return undefined;
+  if (!(signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
+  signal.throwIfAborted();
+  return signal;
+}
+
+/**
+ * Runs `run(abort)`, a native call given `abort` (a native Abort, or undefined without a
+ * signal). When `signal` fires, the native call ends at once (its request is dropped) and this
+ * rejects with the signal's reason, as fetch does.
+ */
+async function abortable(signal, run) {
+  if (!checkSignal(signal)) return run(undefined);
+  const abort = new native.Abort();
+  const onAbort = () => abort.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await run(abort);
+  } catch (e) {
+    throw signal.aborted ? signal.reason : e;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
 
 function sendRequest(message, options = {}) {
   // A mistyped option (say `returnImmediately`, which belongs in `configuration`) is refused.
@@ -27,7 +54,7 @@ function sendRequest(message, options = {}) {
     throw new TypeError(`message must be a string, a Message or a SendMessageRequest object, got ${message === null ? 'null' : Array.isArray(message) ? 'an array' : typeof message}`);
   } else if ('message' in message) {
     // A whole SendMessageRequest carries its own options: given twice, one would be lost.
-    const given = Object.keys(options ?? {}).filter((k) => options[k] !== undefined);
+    const given = Object.keys(options ?? {}).filter((k) => k !== 'signal' && options[k] !== undefined);
     if (given.length) throw new TypeError(`a SendMessageRequest carries its own options; ${given.join(', ')} given beside it`);
     return message;
   } else {
@@ -60,39 +87,57 @@ function nativeOptions(options) {
 /**
  * The events of one stream (StreamResponse objects): `for await (const ev of stream)`. The
  * server ends it when the task ends; `close()` (or leaving the loop early) ends it now, and the
- * task goes on. The request is made on the first `next()`, so errors surface there.
+ * task goes on. The request is made on the first `next()`, so errors surface there. A `signal`
+ * that fires closes it too, and the read then rejects with the signal's reason.
  */
 export class EventStream {
   #open;
+  #signal;
   // One request however many next() calls are waiting for it at once.
   #opening = null;
   #native = null;
   #done = false;
+  #onAbort = () => this.close();
 
-  constructor(open) {
+  /** `open(abort)`: the native stream's Promise; `signal`, an AbortSignal or undefined. */
+  constructor(open, signal) {
     this.#open = open;
+    this.#signal = signal;
   }
 
   async next() {
     if (this.#done) return { done: true, value: undefined };
     try {
-      this.#opening ??= this.#open();
+      if (!this.#opening) {
+        this.#opening = abortable(this.#signal, this.#open);
+        this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+      }
       this.#native ??= await this.#opening;
       const text = await this.#native.next();
+      this.#signal?.throwIfAborted();
       if (text === null) {
-        this.#done = true;
+        this.#finish();
         return { done: true, value: undefined };
       }
       return { done: false, value: JSON.parse(text) };
     } catch (e) {
-      this.#done = true;
+      this.#finish();
+      if (this.#signal?.aborted) {
+        await this.close();
+        throw this.#signal.reason;
+      }
       throw fromNative(e);
     }
   }
 
+  #finish() {
+    this.#done = true;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+  }
+
   /** Ends the stream now (the task goes on). */
   async close() {
-    this.#done = true;
+    this.#finish();
     // A stream still opening is closed once it is open.
     const native = this.#native ?? (await this.#opening?.catch(() => null));
     await native?.close();
@@ -148,8 +193,10 @@ export class Client {
   }
 
   /** A unary operation by its A2A name; core validates the request and calls it. */
-  async #unary(method, request, what) {
-    const text = await settle(this.#native.call(method, json(request, what), callerTrace()));
+  async #unary(method, request, what, signal) {
+    const body = json(request, what);
+    const trace = callerTrace();
+    const text = await abortable(signal, (abort) => settle(this.#native.call(method, body, trace, abort)));
     return JSON.parse(text);
   }
 
@@ -159,8 +206,11 @@ export class Client {
   /** Calls an extension method the agent serves (JSON-RPC `method`; over HTTP+JSON `POST
    * {base}/{method}`), asking for `extensions` on this call beside the client's own. Resolves
    * to the result; `lastActivated` then holds the extensions the agent activated for it. */
-  async call(method, params = null, { extensions = [] } = {}) {
-    const text = await settle(this.#native.callMethod(String(method), json(params ?? null, 'params'), [...extensions], callerTrace()));
+  async call(method, params = null, { extensions = [], signal } = {}) {
+    const body = json(params ?? null, 'params');
+    const trace = callerTrace();
+    const text = await abortable(signal, (abort) =>
+      settle(this.#native.callMethod(String(method), body, [...extensions], trace, abort)));
     const { result, activated } = JSON.parse(text);
     this.lastActivated = activated;
     return result;
@@ -169,31 +219,33 @@ export class Client {
   /** SendMessage: waits (unless `configuration.returnImmediately`) until the task is terminal or
    * interrupted; resolves to `{ task }` or `{ message }`. */
   async send(message, options) {
-    return this.#unary('SendMessage', sendRequest(message, options), 'request');
+    return this.#unary('SendMessage', sendRequest(message, options), 'request', options?.signal);
   }
 
   /** SendStreamingMessage: `for await (const event of client.stream('hi'))`. A bad message or
    * option surfaces on the first `next()`, as every other error does. */
   stream(message, options) {
     const trace = callerTrace();
-    return new EventStream(() =>
-      settle(this.#native.stream('SendStreamingMessage', json(sendRequest(message, options), 'request'), trace)));
+    return new EventStream((abort) =>
+      settle(this.#native.stream('SendStreamingMessage', json(sendRequest(message, options), 'request'), trace, abort)),
+    options?.signal);
   }
 
   /** SubscribeToTask: the task first, then its live events. */
-  subscribe(taskId) {
+  subscribe(taskId, { signal } = {}) {
     const trace = callerTrace();
-    return new EventStream(() => settle(this.#native.stream('SubscribeToTask', json({ id: taskId }, 'request'), trace)));
+    return new EventStream((abort) =>
+      settle(this.#native.stream('SubscribeToTask', json({ id: taskId }, 'request'), trace, abort)), signal);
   }
 
-  getTask(taskId, { historyLength } = {}) {
+  getTask(taskId, { historyLength, signal } = {}) {
     const req = { id: taskId };
     if (historyLength !== undefined) req.historyLength = historyLength;
-    return this.#unary('GetTask', req, 'request');
+    return this.#unary('GetTask', req, 'request', signal);
   }
 
-  listTasks(request = {}) {
-    return this.#unary('ListTasks', request, 'request');
+  listTasks(request = {}, { signal } = {}) {
+    return this.#unary('ListTasks', request, 'request', signal);
   }
 
   /** Every task ListTasks finds, page after page (`for await (const task of client.listAllTasks())`). */
@@ -205,29 +257,29 @@ export class Client {
     }
   }
 
-  cancel(taskId, { metadata } = {}) {
+  cancel(taskId, { metadata, signal } = {}) {
     const req = { id: taskId };
     if (metadata) req.metadata = metadata;
-    return this.#unary('CancelTask', req, 'request');
+    return this.#unary('CancelTask', req, 'request', signal);
   }
 
-  createPushConfig(config) {
-    return this.#unary('CreateTaskPushNotificationConfig', config, 'config');
+  createPushConfig(config, { signal } = {}) {
+    return this.#unary('CreateTaskPushNotificationConfig', config, 'config', signal);
   }
 
-  getPushConfig(taskId, configId) {
-    return this.#unary('GetTaskPushNotificationConfig', { taskId, id: configId }, 'request');
+  getPushConfig(taskId, configId, { signal } = {}) {
+    return this.#unary('GetTaskPushNotificationConfig', { taskId, id: configId }, 'request', signal);
   }
 
-  listPushConfigs(taskId) {
-    return this.#unary('ListTaskPushNotificationConfigs', { taskId }, 'request');
+  listPushConfigs(taskId, { signal } = {}) {
+    return this.#unary('ListTaskPushNotificationConfigs', { taskId }, 'request', signal);
   }
 
-  async deletePushConfig(taskId, configId) {
-    await this.#unary('DeleteTaskPushNotificationConfig', { taskId, id: configId }, 'request');
+  async deletePushConfig(taskId, configId, { signal } = {}) {
+    await this.#unary('DeleteTaskPushNotificationConfig', { taskId, id: configId }, 'request', signal);
   }
 
-  async getExtendedCard() {
-    return this.#unary('GetExtendedAgentCard', {}, 'request');
+  async getExtendedCard({ signal } = {}) {
+    return this.#unary('GetExtendedAgentCard', {}, 'request', signal);
   }
 }

@@ -6,7 +6,9 @@ use crate::{errors, models};
 use a2a_native::client::{self as core, ClientBuilder, ClientOptions};
 use a2a_native::trace_context::{TraceParent, with_caller};
 use napi::Result;
+use std::future::Future;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// The builder core's `ClientOptions` (JSON, read strictly there) describe, with the JS
 /// credentials function (which JSON cannot carry) when there is one.
@@ -20,6 +22,39 @@ fn builder(options_json: Option<String>, credentials: Option<Provide>) -> Result
         b = b.credentials(Arc::new(JsCredentials(provide)));
     }
     Ok(b)
+}
+
+/// The native half of a call's `AbortSignal`: `abort()` ends the calls given it now, dropping
+/// their requests (so the connection closes, as fetch's does), instead of leaving them to finish
+/// unseen. The JS layer rejects with the signal's reason.
+#[napi_derive::napi]
+pub struct Abort(CancellationToken);
+
+#[napi_derive::napi]
+impl Abort {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Abort(CancellationToken::new())
+    }
+
+    #[napi]
+    pub fn abort(&self) {
+        self.0.cancel();
+    }
+}
+
+/// `call`, unless `abort` fires first.
+async fn abortable<T>(abort: Option<CancellationToken>, call: impl Future<Output = Result<T>>) -> Result<T> {
+    let Some(token) = abort else { return call.await };
+    tokio::select! {
+        biased;
+        _ = token.cancelled() => Err(errors::to_js(a2a_native::error::A2AError::new(
+            a2a_native::error::ErrorKind::Transport,
+            "the call was aborted",
+        ))),
+        reply = call => reply,
+    }
 }
 
 #[napi_derive::napi]
@@ -87,10 +122,16 @@ impl Client {
     /// A unary operation by its A2A name (`"GetTask"`) with its ProtoJSON text: core reads,
     /// validates and calls it (`Client::call`); the result's ProtoJSON text (`null` for Delete).
     #[napi]
-    pub async fn call(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<String> {
+    pub async fn call(
+        &self,
+        method: String,
+        request: String,
+        trace: Option<CallerTrace>,
+        abort: Option<&Abort>,
+    ) -> Result<String> {
         let request = models::value(&request)?;
-        let reply = with_caller(caller(trace), self.inner.call(&method, request)).await.map_err(errors::to_js)?;
-        Ok(reply.to_string())
+        let call = async { with_caller(caller(trace), self.inner.call(&method, request)).await.map_err(errors::to_js) };
+        Ok(abortable(abort.map(|a| a.0.clone()), call).await?.to_string())
     }
     /// An extension method: `{"result": ..., "activated": [...]}` as JSON.
     #[napi]
@@ -100,11 +141,14 @@ impl Client {
         params_json: String,
         extensions: Vec<String>,
         trace: Option<CallerTrace>,
+        abort: Option<&Abort>,
     ) -> Result<String> {
         let params: serde_json::Value =
             serde_json::from_str(&params_json).map_err(|e| errors::invalid("params", e.to_string()))?;
-        let call = self.inner.call_method(&method, params, &extensions);
-        let reply = with_caller(caller(trace), call).await.map_err(errors::to_js)?;
+        let call = async {
+            with_caller(caller(trace), self.inner.call_method(&method, params, &extensions)).await.map_err(errors::to_js)
+        };
+        let reply = abortable(abort.map(|a| a.0.clone()), call).await?;
         Ok(serde_json::json!({"result": reply.result, "activated": reply.activated}).to_string())
     }
 
@@ -117,12 +161,18 @@ impl Client {
         Ok(TaskPager(core::Feed::new(self.inner.list_all_tasks(req))))
     }
 
-    /// A streaming operation by its A2A name (`Client::stream`).
+    /// A streaming operation by its A2A name (`Client::stream`). Opening it is abortable; once open, the JS layer closes it when its signal fires.
     #[napi]
-    pub async fn stream(&self, method: String, request: String, trace: Option<CallerTrace>) -> Result<EventStream> {
+    pub async fn stream(
+        &self,
+        method: String,
+        request: String,
+        trace: Option<CallerTrace>,
+        abort: Option<&Abort>,
+    ) -> Result<EventStream> {
         let request = models::value(&request)?;
-        let stream = with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js)?;
-        Ok(EventStream(core::Feed::new(stream)))
+        let open = async { with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js) };
+        Ok(EventStream(core::Feed::new(abortable(abort.map(|a| a.0.clone()), open).await?)))
     }
 }
 
