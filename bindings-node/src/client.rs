@@ -146,7 +146,9 @@ impl Client {
         let params: serde_json::Value =
             serde_json::from_str(&params_json).map_err(|e| errors::invalid("params", e.to_string()))?;
         let call = async {
-            with_caller(caller(trace), self.inner.call_method(&method, params, &extensions)).await.map_err(errors::to_js)
+            with_caller(caller(trace), self.inner.call_method(&method, params, &extensions))
+                .await
+                .map_err(errors::to_js)
         };
         let reply = abortable(abort.map(|a| a.0.clone()), call).await?;
         Ok(serde_json::json!({"result": reply.result, "activated": reply.activated}).to_string())
@@ -171,7 +173,8 @@ impl Client {
         abort: Option<&Abort>,
     ) -> Result<EventStream> {
         let request = models::value(&request)?;
-        let open = async { with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js) };
+        let open =
+            async { with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js) };
         Ok(EventStream(core::Feed::new(abortable(abort.map(|a| a.0.clone()), open).await?)))
     }
 }

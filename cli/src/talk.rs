@@ -18,6 +18,10 @@ use futures_util::StreamExt;
 
 /// How to reach the agent: flags shared by every client command (and `a2a bench`'s headers).
 #[derive(Args, Clone)]
+// Listed apart: they are global (so they may follow any command), and `serve` refuses them.
+#[command(
+    next_help_heading = "Client options (serve takes none; bench takes -H, --bearer, --api-key, --api-key-header, --json)"
+)]
 pub struct Connection {
     /// Extra header on every call, as `NAME: VALUE` (repeatable).
     #[arg(long = "header", short = 'H', global = true, value_name = "NAME: VALUE")]

@@ -543,6 +543,14 @@ fn the_client_options_do_not_configure_the_server() {
     assert!(card.get("securitySchemes").is_none_or(|s| s.as_object().is_some_and(|o| o.is_empty())), "{card}");
     let _ = child.kill();
     let _ = child.wait();
+    // serve's help lists them apart, under their own heading, not among its options.
+    let (code, help, _) = a2a(&["serve", "--help"]);
+    assert_eq!(code, 0);
+    let (own, client) = help.split_once("Client options (serve takes none").expect("a heading of their own");
+    for flag in ["--bearer <TOKEN>", "--transport <TRANSPORT>", "--a2a-version", "--ca-cert", "--json"] {
+        assert!(!own.contains(flag) && client.contains(flag), "{flag} among serve's options:\n{help}");
+    }
+    assert!(own.contains("--bearer-token <TOKEN>") && own.contains("--api-key <"), "{help}");
 }
 
 /// A server that requires credentials can be benchmarked: --api-key, --bearer and --header go
