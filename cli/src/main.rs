@@ -12,6 +12,7 @@ macro_rules! outln {
 
 mod agents;
 mod bench;
+mod dup_keys;
 mod print;
 mod security;
 mod serve;
@@ -81,8 +82,9 @@ enum Command {
         #[arg(value_parser = clap::builder::PossibleValuesParser::new(dynamic::TYPE_NAMES))]
         type_name: String,
         file: String,
-        /// Fail (exit 1) when the file has members the type does not define; without it they
-        /// are only warned of on stderr (a reader ignores them, as the spec asks).
+        /// Fail (exit 1) when the file has members the type does not define, or a member twice
+        /// in one object; without it they are only warned of on stderr (a reader ignores
+        /// unknown members, as the spec asks; of a member given twice, it keeps the last).
         #[arg(long)]
         strict: bool,
     },
@@ -194,12 +196,16 @@ fn validate(type_name: &str, bytes: &[u8], strict: bool) -> ExitCode {
         }
     };
     let unknown = dynamic::unknown_fields(type_name, &value);
+    let twice = dup_keys::duplicate_keys(bytes);
     let level = if strict { "error" } else { "warning" };
     for path in &unknown {
         eprintln!("{level}: {type_name} has no field `{path}`; a reader ignores it (a misspelling?)");
     }
+    for path in &twice {
+        eprintln!("{level}: `{path}` is given twice; the last one counts here, but readers differ");
+    }
     match dynamic::normalize(type_name, value) {
-        Ok(_) if strict && !unknown.is_empty() => ExitCode::FAILURE,
+        Ok(_) if strict && !(unknown.is_empty() && twice.is_empty()) => ExitCode::FAILURE,
         Ok(canonical) => {
             outln!("{}", serde_json::to_string_pretty(&canonical).expect("JSON value"));
             ExitCode::SUCCESS

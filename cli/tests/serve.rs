@@ -1001,6 +1001,20 @@ fn validate_prints_the_canonical_form_and_names_unknown_fields() {
     assert!(err.contains("`parts[0].txt`") && err.contains("exactly one of text"), "{err}");
     let (code, _, err) = a2a(&["validate", "Message", &dir.join("absent.json").to_string_lossy()]);
     assert_eq!(code, 2, "{err}");
+    // A member given twice: readers differ on which counts, so it is named (and refused strictly).
+    let twice = dir.join("twice.json");
+    std::fs::write(&twice, r#"{"messageId":"a","role":"ROLE_USER","parts":[{"text":"x","text":"y"}],"messageId":"b"}"#)
+        .unwrap();
+    let (code, out, err) = a2a(&["validate", "Message", &twice.to_string_lossy()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["messageId"], "b", "{out}");
+    assert!(
+        err.contains("warning: `parts[0].text` is given twice") && err.contains("`messageId` is given twice"),
+        "{err}"
+    );
+    let (code, _, err) = a2a(&["validate", "Message", &twice.to_string_lossy(), "--strict"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("error: `messageId` is given twice"), "{err}");
 }
 
 /// Output to a reader that has gone (`a2a list | head`) ends a command quietly with status 141,
