@@ -239,6 +239,9 @@ export interface AgentServerOptions {
   /** Serve the card in strict A2A 1.0 form: without the 0.3 fields a declared 0.3 interface
    * adds beside the 1.0 ones (for 1.0 clients that refuse unknown fields). */
   strictV1Card?: boolean;
+  /** Origins whose web pages may call the agent across origins (CORS), as a browser names
+   * them (`'https://app.example.com'`), or `'*'` for any; none by default. */
+  corsOrigins?: string[];
   /** The memory store's cap on tasks (default 10000). */
   maxTasks?: number;
   /** Seconds the memory store keeps a finished task (default 3600). */

@@ -128,6 +128,26 @@ test('strictV1Card serves the 1.0 card without the 0.3 fields a 0.3 interface ad
   }
 });
 
+test('corsOrigins let web pages of those origins call the agent (CORS)', async () => {
+  const page = 'http://localhost:5173';
+  await withServer(new Echo(), async (server) => {
+    const preflight = (origin) => fetch(`${server.url}/`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    let resp = await preflight(page);
+    assert.equal(resp.status, 204);
+    assert.equal(resp.headers.get('access-control-allow-origin'), page);
+    resp = await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { origin: page } });
+    assert.equal(resp.headers.get('access-control-allow-origin'), page);
+    resp = await preflight('https://elsewhere.example');
+    assert.equal(resp.status, 403);
+    assert.equal(resp.headers.get('access-control-allow-origin'), null);
+  }, { corsOrigins: [page] });
+  assert.throws(() => new AgentServer(CARD, new Echo(), { corsOrigins: ['https://app.example.com/'] }),
+    (e) => e instanceof InvalidParamsError && /corsOrigins/.test(e.message));
+});
+
 test('listAllTasks stops when a server hands back the page token it was given', async () => {
   const { createServer } = await import('node:http');
   let calls = 0;

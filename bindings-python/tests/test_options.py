@@ -393,11 +393,37 @@ async def test_a_strict_v1_card_leaves_out_the_0_3_fields() -> None:
         assert len(served["supportedInterfaces"]) == 2
 
 
-def _get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+@run
+async def test_cors_origins_let_web_pages_of_those_origins_call() -> None:
+    page = "http://localhost:5173"
+    preflight = {"Origin": page, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}
+    async with AgentServer(CARD, Echo(), cors_origins=[page]) as server:
+        status, headers, _ = await asyncio.to_thread(_request, server.port, "OPTIONS", "/", preflight)
+        assert status == 204
+        assert headers["access-control-allow-origin"] == page
+        status, headers, _ = await asyncio.to_thread(
+            _request, server.port, "GET", "/.well-known/agent-card.json", {"Origin": page}
+        )
+        assert status == 200 and headers["access-control-allow-origin"] == page
+        other = {**preflight, "Origin": "https://elsewhere.example"}
+        status, headers, _ = await asyncio.to_thread(_request, server.port, "OPTIONS", "/", other)
+        assert status == 403 and "access-control-allow-origin" not in headers
+    with pytest.raises(errors.InvalidParamsError, match="corsOrigins"):
+        AgentServer(CARD, Echo(), cors_origins=["https://app.example.com/"])
+    with pytest.raises(errors.InvalidParamsError, match="corsOrigins"):
+        AgentServer(CARD, Echo(), cors_origins="https://app.example.com")
+
+
+def _request(port: int, method: str, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        conn.request("GET", path)
+        conn.request(method, path, headers=headers)
         resp = conn.getresponse()
-        return resp.status, dict(resp.getheaders()), resp.read()
+        # Names in lower case (as HTTP/2 and hyper write them): one spelling to look up.
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
     finally:
         conn.close()
+
+
+def _get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+    return _request(port, "GET", path, {})

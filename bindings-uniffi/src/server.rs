@@ -57,6 +57,10 @@ pub struct ServerOptions {
     /// adds (for 1.0 clients that refuse unknown fields).
     #[uniffi(default)]
     pub strict_v1_card: bool,
+    /// Origins whose web pages may call the agent across origins (CORS), as a browser names
+    /// them (`https://app.example.com`), or `*` for any; none by default.
+    #[uniffi(default)]
+    pub cors_origins: Vec<String>,
     /// `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
     /// listener of its own (see `metricsUrl`).
     #[uniffi(default)]
@@ -192,6 +196,7 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
         "maxStoreBytes": options.max_store_bytes,
         "security": security,
         "strictV1Card": options.strict_v1_card,
+        "corsOrigins": options.cors_origins,
         "metricsAddress": options.metrics_address,
         "publicUrl": options.public_url,
         "methods": methods,

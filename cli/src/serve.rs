@@ -38,6 +38,11 @@ pub struct ServeArgs {
     /// clients that refuse unknown fields (0.3 requests are still answered).
     #[arg(long)]
     strict_v1_card: bool,
+    /// Let web pages of this origin call the agent across origins (CORS), as a browser
+    /// names it: `https://app.example.com`, `http://localhost:5173`; `*` for any (repeatable).
+    /// Without it, browsers block pages of other origins.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    cors_origins: Vec<String>,
     /// Turn capabilities off in the card (comma-separated: streaming, push, extended-card);
     /// the server then answers those operations with the spec's "not supported" errors.
     #[arg(long, value_delimiter = ',', value_parser = ["streaming", "push", "extended-card"])]
@@ -233,6 +238,10 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         format!("--push-{kebab}")
     };
     push.apply(&mut config.push, flag).map_err(|e| e.message)?;
+    // Checked before the store opens and the port is bound, as the other flags are.
+    let cors = a2a_native::server::cors::Cors::new(&args.cors_origins).map_err(|e| {
+        format!("--cors-origin: {}", e.violations.first().map_or(e.message.as_str(), |v| &v.description))
+    })?;
     raise_descriptor_limit();
 
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
@@ -263,7 +272,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
         args.store
     );
-    let mut server = Server::new(Arc::new(handler)).strict_v1_card(args.strict_v1_card);
+    let mut server = Server::new(Arc::new(handler)).strict_v1_card(args.strict_v1_card).cors(cors);
     if let Some(tls) = tls {
         server = server.tls(tls);
     }

@@ -192,6 +192,8 @@ class AgentServer:
     streams, task states, events applied, push outcomes, store latency. ``public_url`` is the
     http(s) URL clients reach the server at (behind a proxy or in a container), which the card's
     interfaces name; by default the bound address (``server.url`` is always that).
+    ``cors_origins`` lets web pages of those origins call the agent across origins (CORS):
+    origins as a browser names them (``["https://app.example.com"]``), or ``["*"]`` for any.
 
     An a2a-sdk (1.x) ``AgentExecutor`` and ``AgentCard`` are accepted as they are and run
     unchanged (:mod:`a2a_native.compat`).
@@ -213,6 +215,7 @@ class AgentServer:
         push: PushOptions | None = None,
         security: SecurityOptions | None = None,
         strict_v1_card: bool = False,
+        cors_origins: Sequence[str] | None = None,
         max_tasks: int | None = None,
         task_retention: float | None = None,
         max_store_bytes: int | None = None,
@@ -238,6 +241,9 @@ class AgentServer:
             options["security"] = _security(security)
         if strict_v1_card is not False:
             options["strictV1Card"] = strict_v1_card  # core refuses what is not a bool
+        if cors_origins is not None:
+            # A lone string would be read as its characters: core refuses it, naming the option.
+            options["corsOrigins"] = cors_origins if isinstance(cors_origins, str) else list(cors_origins)
         if max_tasks is not None:
             options["maxTasks"] = max_tasks
         if task_retention is not None:

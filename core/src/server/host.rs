@@ -82,6 +82,10 @@ pub struct ServerOptions {
     /// incoming message (`check_message`).
     #[serde(default, alias = "profile_checks")]
     pub profile_checks: Vec<String>,
+    /// Origins whose web pages may call the agent (CORS): `https://app.example.com`, or `*`
+    /// for any. None (the default): no cross-origin calls.
+    #[serde(default, alias = "cors_origins")]
+    pub cors_origins: Vec<String>,
 }
 
 /// The forms `bearerTokens` takes.
@@ -204,6 +208,7 @@ impl ServerOptions {
         options.config()?;
         options.public_base()?;
         options.metrics_address()?;
+        super::cors::Cors::new(&options.cors_origins)?;
         Ok(options)
     }
 
@@ -424,6 +429,7 @@ impl HostedServer {
         options.config()?;
         options.public_base()?;
         options.metrics_address()?;
+        super::cors::Cors::new(&options.cors_origins)?;
         embedded::check(&card, options.extended_card.as_ref(), &options.security, &options.config()?)?;
         Ok(Self { card, options, state: Mutex::new(State::Stopped) })
     }
@@ -486,7 +492,8 @@ impl HostedServer {
         };
         let server =
             embedded::server(agent, &self.card, o.extended_card.as_ref(), stores, o.config()?, &o.security, &base)?
-                .strict_v1_card(o.strict_v1_card);
+                .strict_v1_card(o.strict_v1_card)
+                .cors_origins(&o.cors_origins)?;
         let (stop, stopped) = oneshot::channel::<()>();
         let stopped = futures_util::FutureExt::shared(async move {
             let _ = stopped.await;

@@ -20,6 +20,7 @@ pub mod body;
 mod budget;
 pub mod card;
 mod connection;
+pub mod cors;
 pub mod embedded;
 mod grpc_binding;
 pub mod handler;
@@ -98,6 +99,19 @@ impl Server {
     /// read the card, though 0.3 requests are still answered).
     pub fn strict_v1_card(mut self, strict: bool) -> Self {
         self.options.strict_v1_card = strict;
+        self
+    }
+
+    /// Lets web pages of `origins` (`https://app.example.com`, or `*` for any) call the agent
+    /// across origins (CORS); none: no cross-origin calls (the default). An origin that is not
+    /// `scheme://host[:port]` as a browser sends it is refused.
+    pub fn cors_origins<S: AsRef<str>>(self, origins: &[S]) -> crate::error::Result<Self> {
+        Ok(self.cors(cors::Cors::new(origins)?))
+    }
+
+    /// [`Server::cors_origins`], checked already.
+    pub fn cors(mut self, cors: Option<cors::Cors>) -> Self {
+        self.options.cors = cors;
         self
     }
 

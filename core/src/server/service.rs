@@ -77,6 +77,8 @@ pub struct HttpOptions {
     /// `chunked`; see `framing_refusal`). [`super::Server`] sets it on its own listener; a
     /// service mounted elsewhere leaves framing to the server it is mounted in.
     pub check_framing: bool,
+    /// The origins whose web pages may call the agent (CORS); `None`: no cross-origin calls.
+    pub cors: Option<super::cors::Cors>,
 }
 
 impl Default for HttpOptions {
@@ -87,6 +89,7 @@ impl Default for HttpOptions {
             hsts: None,
             strict_v1_card: false,
             check_framing: false,
+            cors: None,
         }
     }
 }
@@ -232,10 +235,18 @@ impl App {
         let head = parts.method == http::Method::HEAD;
         let check = http1 && self.options.check_framing;
         let drains = http1 && drained_behind_refusal(&parts.headers, self.max_body_bytes());
+        let cors = self.options.cors.as_ref();
+        let origin = cors.and_then(|_| parts.headers.get(http::header::ORIGIN).cloned());
         let mut resp = match check.then(|| framing_refusal(&parts)).flatten() {
             Some(refusal) => refusal,
-            None => self.dispatch_parts(parts, body).await,
+            None => match cors.and_then(|c| c.preflight(&parts.method, &parts.headers)) {
+                Some(answer) => answer,
+                None => self.dispatch_parts(parts, body).await,
+            },
         };
+        if let Some(cors) = cors {
+            cors.decorate(origin.as_ref(), resp.headers_mut());
+        }
         // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
         // body, a body too large or too slow) says that the connection closes, and it does, so
         // the client does not send its next request into a connection nobody reads. Not a 413

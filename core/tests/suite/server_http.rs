@@ -33,6 +33,8 @@ struct Opts {
     /// A bearer token the server accepts, and whether the card requires it on every call
     /// (`securityRequirements`) or only declares the scheme.
     bearer: Option<(&'static str, bool)>,
+    /// Origins allowed to call across origins (CORS).
+    cors: &'static [&'static str],
 }
 
 impl Default for Opts {
@@ -45,6 +47,7 @@ impl Default for Opts {
             max_body_bytes: 64 * 1024,
             keep_alive: Some(Duration::from_secs(15)),
             bearer: None,
+            cors: &[],
         }
     }
 }
@@ -103,8 +106,11 @@ async fn start(opts: Opts) -> TestServer {
         let tokens = BearerTokens::new().with_token(token, principal).with_token(OTHER_TOKEN, other);
         handler = handler.with_authenticator(Arc::new(tokens));
     }
-    let server =
-        Server::new(Arc::new(handler)).shutdown_timeout(Duration::from_secs(5)).sse_keep_alive(opts.keep_alive);
+    let server = Server::new(Arc::new(handler))
+        .shutdown_timeout(Duration::from_secs(5))
+        .sse_keep_alive(opts.keep_alive)
+        .cors_origins(opts.cors)
+        .unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(server.serve(listener, async {
         let _ = stopped.await;
@@ -1648,4 +1654,83 @@ async fn shared_visibility_lets_every_caller_see_the_tasks() {
     let r = s.rpc_at("/", "GetTask", json!({"id": id}), &[("authorization", "Bearer 0ther")]).await;
     assert_eq!(r.body["result"]["id"], json!(id), "{}", r.body);
     s.stop().await;
+}
+
+/// A web page of an allowed origin may call the agent: its browser's preflight is answered, and
+/// every answer (a reply, a stream, a refusal) names the origin, so the page can read it. Other
+/// origins get a refused preflight and answers without it; without the option nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_origin_calls_from_allowed_origins_only() {
+    const PAGE: &str = "http://localhost:5173";
+    let s = start(Opts { cors: &[PAGE], bearer: Some(("t0ken", true)), ..Opts::default() }).await;
+    let preflight = |origin: &str| {
+        s.client
+            .request(reqwest::Method::OPTIONS, format!("{}/", s.base))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "authorization, content-type, a2a-version")
+            .send()
+    };
+    // No credentials on a preflight (a browser sends none): answered all the same.
+    let r = reply(preflight(PAGE).await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    assert_eq!(r.header("access-control-allow-origin"), PAGE);
+    assert_eq!(r.header("access-control-allow-headers"), "authorization, content-type, a2a-version");
+    assert!(r.header("access-control-allow-methods").contains("POST"), "{:?}", r.headers);
+    let r = reply(preflight("https://evil.example").await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(r.header("access-control-allow-origin"), "");
+
+    let call = |origin: &str, token: &str| {
+        s.client
+            .post(format!("{}/", s.base))
+            .header("origin", origin)
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .body(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg("hi")}})
+                    .to_string(),
+            )
+            .send()
+    };
+    let r = reply(call(PAGE, "t0ken").await.unwrap()).await;
+    assert_eq!(r.body["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{}", r.body);
+    assert_eq!(r.header("access-control-allow-origin"), PAGE);
+    assert!(r.header("access-control-expose-headers").contains("A2A-Extensions"));
+    assert!(r.header("vary").contains("Origin"));
+    // A refusal is readable too (the page can tell its user to sign in).
+    let r = reply(call(PAGE, "wrong").await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.header("access-control-allow-origin"), PAGE);
+    let r = reply(call("https://evil.example", "t0ken").await.unwrap()).await;
+    assert_eq!(r.status, StatusCode::OK, "CORS is not authentication: the call itself is served");
+    assert_eq!(r.header("access-control-allow-origin"), "");
+    // A stream (HTTP+JSON SSE) names the origin in its head.
+    let resp = s
+        .client
+        .post(format!("{}/message:stream", s.base))
+        .header("origin", PAGE)
+        .bearer_auth("t0ken")
+        .header("content-type", "application/json")
+        .body(json!({"message": msg("hi")}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, headers, events) = read_sse(resp).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["access-control-allow-origin"], PAGE);
+    assert!(!events.is_empty());
+
+    // Without the option: an OPTIONS is routed as before, and no answer names an origin.
+    let plain = start(Opts::default()).await;
+    let resp = plain
+        .client
+        .request(reqwest::Method::OPTIONS, format!("{}/", plain.base))
+        .header("origin", PAGE)
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert!(resp.headers().get("access-control-allow-origin").is_none());
 }

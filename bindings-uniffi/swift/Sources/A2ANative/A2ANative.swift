@@ -7253,6 +7253,11 @@ public struct ServerOptions {
      */
     public var strictV1Card: Bool
     /**
+     * Origins whose web pages may call the agent across origins (CORS), as a browser names
+     * them (`https://app.example.com`), or `*` for any; none by default.
+     */
+    public var corsOrigins: [String]
+    /**
      * `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
      * listener of its own (see `metricsUrl`).
      */
@@ -7316,6 +7321,10 @@ public struct ServerOptions {
          * adds (for 1.0 clients that refuse unknown fields).
          */strictV1Card: Bool = false, 
         /**
+         * Origins whose web pages may call the agent across origins (CORS), as a browser names
+         * them (`https://app.example.com`), or `*` for any; none by default.
+         */corsOrigins: [String] = [], 
+        /**
          * `host:port` (port 0: any) to serve Prometheus/OpenMetrics text at `/metrics` on, a
          * listener of its own (see `metricsUrl`).
          */metricsAddress: String? = nil, 
@@ -7341,6 +7350,7 @@ public struct ServerOptions {
         self.maxStoreBytes = maxStoreBytes
         self.security = security
         self.strictV1Card = strictV1Card
+        self.corsOrigins = corsOrigins
         self.metricsAddress = metricsAddress
         self.publicUrl = publicUrl
         self.methods = methods
@@ -7374,6 +7384,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
                 maxStoreBytes: FfiConverterOptionUInt64.read(from: &buf), 
                 security: FfiConverterOptionString.read(from: &buf), 
                 strictV1Card: FfiConverterBool.read(from: &buf), 
+                corsOrigins: FfiConverterSequenceString.read(from: &buf), 
                 metricsAddress: FfiConverterOptionString.read(from: &buf), 
                 publicUrl: FfiConverterOptionString.read(from: &buf), 
                 methods: FfiConverterSequenceTypeExtensionMethod.read(from: &buf), 
@@ -7393,6 +7404,7 @@ public struct FfiConverterTypeServerOptions: FfiConverterRustBuffer {
         FfiConverterOptionUInt64.write(value.maxStoreBytes, into: &buf)
         FfiConverterOptionString.write(value.security, into: &buf)
         FfiConverterBool.write(value.strictV1Card, into: &buf)
+        FfiConverterSequenceString.write(value.corsOrigins, into: &buf)
         FfiConverterOptionString.write(value.metricsAddress, into: &buf)
         FfiConverterOptionString.write(value.publicUrl, into: &buf)
         FfiConverterSequenceTypeExtensionMethod.write(value.methods, into: &buf)

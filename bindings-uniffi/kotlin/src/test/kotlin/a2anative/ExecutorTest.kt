@@ -242,6 +242,33 @@ class ExecutorTest {
     }
 
     @Test
+    fun `corsOrigins let web pages of those origins call the agent`() = test {
+        val page = "http://localhost:5173"
+        val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), Echo(), ServerOptions(corsOrigins = listOf(page)))
+        server.start()
+        try {
+            // java.net.http: HttpURLConnection drops an Origin header (a restricted one there).
+            val http = java.net.http.HttpClient.newHttpClient()
+            val preflight = { origin: String ->
+                val request = java.net.http.HttpRequest.newBuilder(java.net.URI("${server.url()!!}/"))
+                    .method("OPTIONS", java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .header("Origin", origin)
+                    .header("Access-Control-Request-Method", "POST")
+                    .build()
+                val resp = http.send(request, java.net.http.HttpResponse.BodyHandlers.discarding())
+                resp.statusCode() to resp.headers().firstValue("Access-Control-Allow-Origin").orElse(null)
+            }
+            assertEquals(204 to page, preflight(page))
+            assertEquals(403 to null, preflight("https://elsewhere.example"))
+        } finally {
+            server.stop()
+            server.destroy()
+        }
+        val e = assertThrows<A2aException> { AgentServer(agentCard("kotlin-agent", "x"), Echo(), ServerOptions(corsOrigins = listOf("https://app.example.com/"))) }
+        assertEquals("InvalidParamsError", e.errorName)
+    }
+
+    @Test
     fun `metricsAddress serves the requests by binding, method and outcome at metricsUrl`() = test {
         val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), Echo(), ServerOptions(metricsAddress = "127.0.0.1:0"))
         assertEquals(null, server.metricsUrl())

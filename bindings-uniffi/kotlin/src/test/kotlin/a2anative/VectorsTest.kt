@@ -385,6 +385,9 @@ class VectorsTest {
                 "metricsAddress" -> o.copy(metricsAddress = str(v))
                 "publicUrl" -> o.copy(publicUrl = str(v))
                 "strictV1Card" -> o.copy(strictV1Card = bool(v))
+                "corsOrigins", "cors_origins" -> o.copy(corsOrigins = (v as? JSONArray ?: throw Inexpressible()).let { a ->
+                    (0 until a.length()).map { a.get(it) as? String ?: throw Inexpressible() }
+                })
                 // Core reads the security JSON as it reads it from every language.
                 "security" -> o.copy(security = (v as? JSONObject ?: throw Inexpressible()).toString())
                 "extendedCard" -> (v as? JSONObject ?: throw Inexpressible()).let { card ->
