@@ -4,6 +4,7 @@
 //! other way. The A2A JSON bindings are ProtoJSON by definition (spec ADR-001), so this is the
 //! proto's own mapping, not a second one to keep in step.
 
+use super::nulls::FillNulls;
 use super::pb;
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::model::{self, StreamResponse, Validate};
@@ -271,16 +272,62 @@ pub(super) fn json_number(f: f64) -> Option<Value> {
 
 /// Anything with a ProtoJSON form as the protobuf message `M`, through its JSON text (no JSON
 /// tree between). A value the proto cannot hold is a bug on this side.
-fn encode<M: Message + DeserializeOwned>(value: &impl Serialize) -> Result<Bytes> {
+fn encode<M: Message + DeserializeOwned + FillNulls>(value: &impl Serialize) -> Result<Bytes> {
     let text = serde_json::to_vec(value).map_err(|e| A2AError::internal(format!("cannot write the message: {e}")))?;
-    let message: M = serde_json::from_slice(&text)
+    let mut message: M = serde_json::from_slice(&text)
         .map_err(|e| A2AError::internal(format!("cannot encode the message as protobuf: {e}")))?;
+    message.fill_nulls();
     Ok(Bytes::from(message.encode_to_vec()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A JSON `null` in a data part or metadata is `null_value` on the wire, at any depth (a
+    /// kindless `Value`, as pbjson left it, is dropped by some readers: the key was lost).
+    #[test]
+    fn nulls_are_written_as_null_values() {
+        use pbjson_types::value::Kind;
+        fn assert_nulls(v: &pbjson_types::Value, at: &str) {
+            match &v.kind {
+                None => panic!("a kindless Value at {at}"),
+                Some(Kind::ListValue(l)) => l.values.iter().for_each(|v| assert_nulls(v, at)),
+                Some(Kind::StructValue(s)) => s.fields.iter().for_each(|(k, v)| assert_nulls(v, &format!("{at}.{k}"))),
+                Some(_) => {}
+            }
+        }
+        let data = serde_json::json!({"a": null, "b": [null, 1, {"c": null}]});
+        let params = serde_json::json!({"message": {"messageId": "m", "role": "ROLE_USER",
+            "parts": [{"data": data.clone(), "metadata": {"p": null}}], "metadata": {"m": null}},
+            "metadata": {"r": null}});
+        let sent = pb::SendMessageRequest::decode(encode_params(Method::SendMessage, params).unwrap()).unwrap();
+        let message = sent.message.unwrap();
+        let Some(pb::part::Content::Data(d)) = &message.parts[0].content else { panic!("no data part") };
+        assert_nulls(d, "data");
+        for (s, at) in
+            [(&message.parts[0].metadata, "part"), (&message.metadata, "message"), (&sent.metadata, "request")]
+        {
+            let s = s.clone().unwrap();
+            assert!(!s.fields.is_empty());
+            s.fields.iter().for_each(|(k, v)| assert_nulls(v, &format!("{at}.{k}")));
+        }
+        // And back: the same JSON.
+        let back = decode_result(
+            Method::GetTask,
+            &encode_result(
+                Method::GetTask,
+                &serde_json::json!({
+            "id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [{"artifactId": "a", "parts": [{"data": data.clone()}]}]}),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(back["artifacts"][0]["parts"][0]["data"], data);
+        let top = ::pbjson_types::Value::decode(encode_value(&Value::Null).unwrap()).unwrap();
+        assert_eq!(top.kind, Some(Kind::NullValue(0)));
+    }
 
     #[test]
     fn parts_are_counted_on_the_wire() {

@@ -15,6 +15,7 @@
 pub mod convert;
 pub mod direct;
 pub mod frame;
+mod nulls;
 pub mod status;
 
 /// The generated protobuf messages of package `lf.a2a.v1`.
