@@ -75,8 +75,7 @@ impl Authenticator for BearerTokens {
 /// The token of an `Authorization: Bearer <token>` header; `None` without one or for another
 /// scheme (not ours to judge).
 pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>> {
-    let Some(value) = only(request.headers.get_all(http::header::AUTHORIZATION).iter(), "an Authorization header")?
-    else {
+    let Some(value) = only(request.headers.get_all(http::header::AUTHORIZATION).iter(), "Authorization header")? else {
         return Ok(None);
     };
     let value = value.to_str().map_err(|_| unauthenticated("the Authorization header is not ASCII"))?;
@@ -343,6 +342,33 @@ impl SkillScopes {
             format!("{method} needs the scopes of one of the agent's skills ({})", needs.join("; ")),
         ))
     }
+}
+
+/// Whether the caller meets one of the card's own `securityRequirements` (every call but the
+/// card needs it): none declared, or an alternative whose scopes the caller holds all of.
+/// Unauthenticated for an anonymous caller, PermissionDenied naming what each alternative lacks
+/// otherwise. (Which scheme a requirement names is not matched against the one the caller
+/// used: any configured scheme admits a caller, and its scopes are the caller's.)
+pub fn check_card_requirements(requirements: &[SecurityRequirement], principal: Option<&Principal>) -> Result<()> {
+    if requirements.is_empty() {
+        return Ok(());
+    }
+    let lacking: Vec<Vec<&str>> = match requirements.iter().map(|r| missing(r, principal)).collect::<Option<Vec<_>>>() {
+        Some(lacking) => lacking,
+        // An alternative with no schemes admits anyone; else an anonymous caller is refused.
+        None if requirements.iter().any(|r| r.schemes.is_empty()) => return Ok(()),
+        None => {
+            return Err(unauthenticated("this agent requires authentication (see the agent card's securitySchemes)"));
+        }
+    };
+    if lacking.iter().any(Vec::is_empty) {
+        return Ok(());
+    }
+    let alternatives: Vec<String> = lacking.iter().map(|m| m.join(" ")).collect();
+    Err(A2AError::new(
+        ErrorKind::PermissionDenied,
+        format!("this agent's card requires the scopes {} (the caller lacks them)", alternatives.join(" or ")),
+    ))
 }
 
 /// The scopes of `requirement` the caller lacks; `None` when it needs an authenticated caller

@@ -5,7 +5,7 @@
 
 use super::security::{SecurityConfig, SecuritySpec};
 use super::{RequestHandler, Server, ServerConfig, Stores};
-use crate::error::Result;
+use crate::error::{A2AError, Result};
 use crate::executor::AgentExecutor;
 use crate::model::AgentCard;
 use serde_json::Value;
@@ -77,6 +77,19 @@ pub fn check(card: &Value, extended: Option<&Value>, security: &SecuritySpec, se
     let card = secured(public_card(card, base, extended)?, &config)?;
     crate::methods::check(&server.methods, &card)?;
     crate::methods::check_profiles(&server.profile_checks, &card)?;
+    // A scope on a misspelt operation (`CancelTasks`, a 0.3 `tasks/cancel`) would guard nothing.
+    for method in security.required_scopes.keys() {
+        let known = method == "*"
+            || crate::request::Method::from_name(method).is_some()
+            || server.methods.iter().any(|m| m.name == *method);
+        if !known {
+            let why = format!(
+                "{method:?} is no operation of this server: an A2A 1.0 operation name (SendMessage, CancelTask, ...), \
+                 `*` for all, or an extension method it serves"
+            );
+            return Err(A2AError::invalid_field(format!("security.requiredScopes.{method}"), why));
+        }
+    }
     if let Some(extended) = extended {
         secured(self::card(extended, base, "extendedCard")?, &config)?;
     }

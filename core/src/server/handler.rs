@@ -246,6 +246,14 @@ impl RequestHandler {
     /// Serves one request.
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
         self.scopes.check(req.method().as_str(), ctx.principal.as_ref())?;
+        // A push config given with a message is created as CreateTaskPushNotificationConfig's
+        // is, so it needs that operation's scopes too.
+        if let A2ARequest::SendMessage(r) | A2ARequest::SendStreamingMessage(r) = &req
+            && r.configuration.as_ref().is_some_and(|c| c.task_push_notification_config.is_some())
+        {
+            self.scopes
+                .check(crate::request::Method::CreateTaskPushNotificationConfig.as_str(), ctx.principal.as_ref())?;
+        }
         // A partition joins tenant and principal with U+001F (`CallContext::partition`): a
         // tenant holding it would let an anonymous caller name a principal's partition.
         if req.tenant().chars().any(char::is_control) {

@@ -101,6 +101,10 @@ impl SecurityConfig {
             schemes.push(("mtls", json!({"mtlsSecurityScheme": {}})));
         }
         if !card.security_schemes.is_empty() {
+            let kinds: Vec<&str> = schemes.iter().map(|(kind, _)| *kind).collect();
+            for warning in mismatch(card, &kinds) {
+                tracing::warn!("{warning}");
+            }
             schemes.clear();
         }
         for (name, scheme) in schemes {
@@ -281,6 +285,41 @@ pub struct KeySpec {
     pub kid: String,
 }
 
+/// A card that declares its own schemes is served as written, so it may disagree with what the
+/// server checks: a configured scheme it does not declare (clients are never told of it, and
+/// it admits them all the same), or schemes without requirements (authentication is optional
+/// then, and anonymous callers share one set of tasks). What to tell the operator, at start.
+fn mismatch(card: &AgentCard, configured: &[&str]) -> Vec<String> {
+    use crate::model::SecurityScheme as S;
+    let declares = |kind: &str| {
+        card.security_schemes.values().any(|s| match (kind, s) {
+            // A JWT or static token arrives as `Authorization: Bearer`: OAuth 2.0 and OpenID
+            // Connect schemes send their tokens so too.
+            ("bearer", S::HttpAuth(h)) => h.scheme.eq_ignore_ascii_case("bearer"),
+            ("bearer", S::OAuth2(_) | S::OpenIdConnect(_)) => true,
+            ("apiKey", S::ApiKey(_)) | ("mtls", S::MutualTls(_)) => true,
+            _ => false,
+        })
+    };
+    let mut warnings = Vec::new();
+    let undeclared: Vec<&str> = configured.iter().copied().filter(|k| !declares(k)).collect();
+    if !undeclared.is_empty() {
+        warnings.push(format!(
+            "the agent card declares security schemes of its own, leaving out {} that this server accepts; \
+             clients read the card to learn how to authenticate",
+            undeclared.join(", ")
+        ));
+    }
+    if !configured.is_empty() && card.security_requirements.is_empty() {
+        warnings.push(
+            "the agent card declares security schemes but no securityRequirements: authentication is optional, \
+             and anonymous callers are served (sharing one set of tasks)"
+                .to_owned(),
+        );
+    }
+    warnings
+}
+
 impl SecuritySpec {
     /// Reads the JSON form; InvalidParams naming what is wrong.
     pub fn from_value(value: serde_json::Value) -> Result<Self> {
@@ -394,6 +433,28 @@ impl SecuritySpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_that_disagrees_with_the_configured_schemes_is_said_so() {
+        let card = |schemes: serde_json::Value, requirements: serde_json::Value| -> AgentCard {
+            crate::model::parse_value(json!({
+                "name": "a", "description": "d", "version": "1", "capabilities": {},
+                "supportedInterfaces": [{"url": "http://x/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+                "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+                "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+                "securitySchemes": schemes, "securityRequirements": requirements
+            }))
+            .unwrap()
+        };
+        let oidc = json!({"oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": "https://id.example/.well-known/openid-configuration"}}});
+        let required = json!([{"schemes": {"oidc": {"list": []}}}]);
+        // JWTs are what an OpenID Connect scheme sends: in agreement.
+        assert!(mismatch(&card(oidc.clone(), required.clone()), &["bearer"]).is_empty());
+        let warned = mismatch(&card(oidc.clone(), required), &["apiKey"]);
+        assert!(warned.len() == 1 && warned[0].contains("leaving out apiKey"), "{warned:?}");
+        let warned = mismatch(&card(oidc, json!([])), &["bearer"]);
+        assert!(warned.len() == 1 && warned[0].contains("authentication is optional"), "{warned:?}");
+    }
 
     #[test]
     fn the_json_form_is_read_strictly() {

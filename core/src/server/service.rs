@@ -385,16 +385,13 @@ impl App {
         self.with_challenge(resp)
     }
 
-    /// The caller, by the handler's authenticator. No credentials while the card requires
-    /// some is Unauthenticated here; GetExtendedAgentCard checks its own rule in the handler.
+    /// The caller, by the handler's authenticator, held to the card's own requirements (no
+    /// credentials: Unauthenticated; too few scopes: PermissionDenied); GetExtendedAgentCard
+    /// checks its own rule in the handler.
     async fn authenticate(&self, request: &http::request::Parts) -> Result<Option<Principal>> {
         let Some(authenticator) = self.handler.authenticator() else { return Ok(None) };
         let principal = authenticator.authenticate(request).await?;
-        if principal.is_none() && !self.handler.card().security_requirements.is_empty() {
-            return Err(super::auth::unauthenticated(
-                "this agent requires authentication (see the agent card's securitySchemes)",
-            ));
-        }
+        super::auth::check_card_requirements(&self.handler.card().security_requirements, principal.as_ref())?;
         Ok(principal)
     }
 

@@ -187,6 +187,52 @@ async fn every_skill_scoped_callers_need_one_and_see_theirs() {
     server.stop().await;
 }
 
+/// The card's own requirements, scopes included, hold for every call on every binding (the
+/// card itself stays public): a caller without them is refused 403 naming them, anonymous 401.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cards_own_scopes_hold_for_every_call() {
+    // admin, or ops and reports together.
+    let requirements =
+        json!([{"schemes": {"bearer": {"list": ["admin"]}}}, {"schemes": {"bearer": {"list": ["ops", "reports"]}}}]);
+    let skills = json!([skill("translate", json!([]))]);
+    let server = start(|base| {
+        RequestHandler::new(
+            skills_agent(),
+            card(base, skills.clone(), requirements.clone()),
+            Stores::memory(),
+            ServerConfig::default(),
+        )
+        .with_authenticator(Arc::new(tokens()))
+    })
+    .await;
+    for token in ["t-admin", "t-both"] {
+        let (status, body) = server.rpc("SendMessage", send_params(), Some(token)).await;
+        assert_eq!(status, 200, "{token}: {body}");
+        assert_eq!(server.rest(http::Method::GET, "/tasks", None, Some(token)).await.0, 200, "{token}");
+    }
+    for token in ["t-translate", "t-none"] {
+        for method in ["SendMessage", "ListTasks", "GetTask"] {
+            let params = if method == "GetTask" {
+                json!({"id": "x"})
+            } else if method == "ListTasks" {
+                json!({})
+            } else {
+                send_params()
+            };
+            let (status, body) = server.rpc(method, params, Some(token)).await;
+            assert_eq!((status, body["error"]["code"].as_i64()), (403, Some(-31403)), "{token} {method}: {body}");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains("admin or ops reports"), "{message}");
+        }
+        let (status, body) = server.rest(http::Method::GET, "/tasks", None, Some(token)).await;
+        assert_eq!((status, body["error"]["status"].as_str()), (403, Some("PERMISSION_DENIED")), "{body}");
+    }
+    assert_eq!(server.rpc("ListTasks", json!({}), None).await.0, 401);
+    // The card is public.
+    assert_eq!(server.rest(http::Method::GET, "/.well-known/agent-card.json", None, None).await.0, 200);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skills_without_requirements_stay_open() {
     let skills = json!([

@@ -1053,6 +1053,41 @@ async fn auth_scope_001_every_operation_is_authorized() {
     s.stop().await;
 }
 
+/// A push config given with a message needs CreateTaskPushNotificationConfig's scopes, as the
+/// operation itself does: the message's own scopes let a caller register a webhook otherwise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_scope_001_a_push_config_sent_with_a_message_needs_the_create_scopes() {
+    let s = serve(None, |base| {
+        handler(base, echo_agent(), true)
+            .with_required_scopes(RequiredScopes::new().require("CreateTaskPushNotificationConfig", &["admin"]))
+    })
+    .await;
+    let hook = json!({"url": "https://hooks.example.com/a2a", "token": "tok"});
+    for method in ["SendMessage", "SendStreamingMessage"] {
+        let with_hook = json!({"message": msg("hi"), "configuration": {"taskPushNotificationConfig": hook}});
+        let r = s.rpc(method, with_hook, Some("t-alice")).await;
+        assert_eq!((r.status, r.body["error"]["code"].as_i64()), (403, Some(-31403)), "{method}: {}", r.body);
+        assert!(
+            r.body["error"]["message"].as_str().unwrap().contains("CreateTaskPushNotificationConfig"),
+            "{}",
+            r.body
+        );
+        // Without one, the message alone is served.
+        let r = s.rpc(method, json!({"message": msg("hi")}), Some("t-alice")).await;
+        assert_eq!(r.status, 200, "{method}: {}", r.body);
+    }
+    let r = s
+        .rest(
+            "POST",
+            "/message:send",
+            Some(json!({"message": msg("hi"), "configuration": {"taskPushNotificationConfig": hook}})),
+            Some("t-alice"),
+        )
+        .await;
+    assert_eq!((r.status, r.reason()), (403, "PERMISSION_DENIED"), "{}", r.body);
+    s.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auth_scope_002_results_are_scoped_to_the_caller() {
     let s = serve(None, |base| handler(base, echo_agent(), true)).await;
