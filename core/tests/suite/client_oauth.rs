@@ -71,6 +71,7 @@ async fn agent(schemes: Value, requirement: &str, auth: Arc<dyn Authenticator>) 
         "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
         "securitySchemes": schemes,
+        // Every caller below holds the scope.
         "securityRequirements": [{"schemes": {requirement: {"list": ["a2a.call"]}}}]
     }))
     .unwrap();
@@ -96,7 +97,7 @@ fn reply_text(r: &a2a_native::model::SendMessageResponse) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expires_in_beyond_any_clock_is_bounded_not_a_panic() {
     let (token_url, hits, _) = token_endpoint(u64::MAX).await;
-    let tokens = BearerTokens::new().with_token("tok-1", Principal::named("svc-1", vec![]));
+    let tokens = BearerTokens::new().with_token("tok-1", Principal::named("svc-1", vec!["a2a.call".into()]));
     let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {"a2a.call": "call the agent"}}}}}});
     let base = agent(schemes, "oauth", Arc::new(tokens)).await;
     let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret"));
@@ -112,7 +113,7 @@ async fn an_expires_in_beyond_any_clock_is_bounded_not_a_panic() {
 async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
     let (token_url, hits, log) = token_endpoint(31).await;
     let tokens = (1..=5).fold(BearerTokens::new(), |b, n| {
-        b.with_token(format!("tok-{n}"), Principal::named(format!("svc-{n}"), vec![]))
+        b.with_token(format!("tok-{n}"), Principal::named(format!("svc-{n}"), vec!["a2a.call".into()]))
     });
     let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {"a2a.call": "call the agent"}}}}}});
     let base = agent(schemes, "oauth", Arc::new(tokens)).await;
@@ -147,7 +148,7 @@ async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_key_goes_where_the_card_says() {
-    let keys = ApiKeys::new(KeyLocation::Query("key".into())).with_key("k-1", Principal::named("keyholder", vec![]));
+    let keys = ApiKeys::new(KeyLocation::Query("key".into())).with_key("k-1", Principal::named("keyholder", vec!["a2a.call".into()]));
     let schemes = json!({"apiKey": {"apiKeySecurityScheme": {"location": "query", "name": "key"}}});
     let base = agent(schemes, "apiKey", Arc::new(keys)).await;
     let creds = Arc::new(CardCredentials::new().with_bearer_token("not-asked-for").with_api_key("k-1"));
@@ -175,7 +176,7 @@ async fn an_api_key_goes_where_the_card_says() {
 async fn client_credentials_never_go_to_a_plain_http_token_endpoint_elsewhere() {
     let (token_url, hits, _) = token_endpoint(3600).await;
     let connect = |token_url: String| {
-        let tokens = BearerTokens::new().with_token("tok-1", Principal::named("svc-1", vec![]));
+        let tokens = BearerTokens::new().with_token("tok-1", Principal::named("svc-1", vec!["a2a.call".into()]));
         async move {
             let schemes = json!({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {}}}}}});
             let base = agent(schemes, "oauth", Arc::new(tokens)).await;
@@ -199,7 +200,7 @@ async fn client_credentials_never_go_to_a_plain_http_token_endpoint_elsewhere() 
         "oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "http://tokens.example/token", "scopes": {}}}}},
         "bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
     });
-    let tokens = BearerTokens::new().with_token("tok-1", Principal::named("svc-1", vec![]));
+    let tokens = BearerTokens::new().with_token("tok-1", Principal::named("svc-1", vec!["a2a.call".into()]));
     let base = agent(schemes, "oauth", Arc::new(tokens)).await;
     let creds = Arc::new(CardCredentials::new().with_client_credentials("id", "secret").with_bearer_token("tok-1"));
     let client =
