@@ -252,6 +252,9 @@ struct Driver {
     opening: bool,
     /// Reconnections since the last surfaced event.
     reconnects: u32,
+    /// The task's context, from the first event that named it: an update that leaves it out
+    /// gets it (see `transport::parse_event`).
+    context_id: Option<String>,
     /// The SSE id of the last event that had one: sent as `Last-Event-ID` on resubscription,
     /// so a server that keeps an event log (ours) replays exactly what was missed.
     last_event_id: Option<String>,
@@ -265,11 +268,24 @@ impl Driver {
             || task.artifacts.iter().any(|a| !self.artifacts.contains(&self.ids.hash_one(&a.artifact_id)))
     }
 
-    fn record(&mut self, event: &StreamResponse) {
+    fn record(&mut self, event: &mut StreamResponse) {
         if let Some(id) = event.task_id()
             && self.task_id.is_none()
         {
             self.task_id = Some(id.to_owned());
+        }
+        let context = match event {
+            StreamResponse::Task(t) => Some(&mut t.context_id),
+            StreamResponse::Message(m) => Some(&mut m.context_id),
+            StreamResponse::StatusUpdate(e) => Some(&mut e.context_id),
+            StreamResponse::ArtifactUpdate(e) => Some(&mut e.context_id),
+        };
+        if let Some(context) = context {
+            match &self.context_id {
+                Some(known) if context.is_empty() => known.clone_into(context),
+                None if !context.is_empty() => self.context_id = Some(context.clone()),
+                _ => {}
+            }
         }
         match event {
             StreamResponse::Task(t) => {
@@ -304,7 +320,7 @@ impl Driver {
                 None => Next::Ended,
             };
             match next {
-                Next::Event(event, last, id) => {
+                Next::Event(mut event, last, id) => {
                     if let Some(id) = id {
                         // An empty id resets it (SSE).
                         self.last_event_id = (!id.is_empty()).then_some(id);
@@ -326,7 +342,7 @@ impl Driver {
                         let why = format!("the stream of task {ours:?} carried an event of task {theirs:?}");
                         return Some(Err(A2AError::new(ErrorKind::InvalidAgentResponse, why)));
                     }
-                    self.record(&event);
+                    self.record(&mut event);
                     self.saw_task_event |= !matches!(event, StreamResponse::Message(_));
                     self.reconnects = 0;
                     let ends = match &event {
@@ -423,8 +439,8 @@ impl Driver {
         };
         match task {
             Ok(task) if self.is_new(&task) => {
-                let event = StreamResponse::Task(task);
-                self.record(&event);
+                let mut event = StreamResponse::Task(task);
+                self.record(&mut event);
                 Some(Ok(event))
             }
             Ok(_) => None,
@@ -463,6 +479,7 @@ impl EventStream {
             saw_task_event: false,
             expect_snapshot: false,
             reconnects: 0,
+            context_id: None,
             last_event_id: None,
             done: false,
         };

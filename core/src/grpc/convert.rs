@@ -182,7 +182,12 @@ pub fn encode_event(event: &StreamResponse) -> Result<Bytes> {
 
 /// A `StreamResponse` message as the model's event.
 pub fn decode_event(bytes: &[u8]) -> Result<StreamResponse> {
-    model::parse_value_at(to_json(&decode::<pb::StreamResponse>(bytes)?, ErrorKind::InvalidAgentResponse)?, "")
+    model::parse_value_at(decode_event_value(bytes)?, "")
+}
+
+/// A `StreamResponse` message as ProtoJSON, not read by the model yet.
+pub fn decode_event_value(bytes: &[u8]) -> Result<Value> {
+    to_json(&decode::<pb::StreamResponse>(bytes)?, ErrorKind::InvalidAgentResponse)
 }
 
 fn decode<M: Message + Default>(bytes: &[u8]) -> Result<M> {

@@ -136,6 +136,40 @@ async fn a_cut_stream_resumes_with_subscribe_to_task_without_duplicates() {
     }
 }
 
+/// An update without its contextId (as @a2a-js/sdk agents publish a cancel's last status) is
+/// taken, with the task's context filled in, on both bindings; a stream's other checks hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_update_without_its_context_gets_the_tasks() {
+    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+        let server = raw_server(move |req, _| match op(req).as_str() {
+            "card" => card_for(req, binding),
+            "SendStreamingMessage" => Action::stream(vec![
+                frame(req, json!({"task": task("TASK_STATE_WORKING", "2025-01-01T00:00:01Z")})),
+                frame(req, json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": "a1", "parts": [{"text": "x"}]}}})),
+                frame(req, json!({"statusUpdate": {"taskId": "t1", "contextId": "", "status": {"state": "TASK_STATE_CANCELED"}}})),
+            ]),
+            other => panic!("unexpected {other}"),
+        })
+        .await;
+        let client = connect(&server.base, binding).await;
+        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        assert_eq!(
+            kinds(&events),
+            ["task:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_CANCELED"],
+            "{binding:?}"
+        );
+        for event in &events[1..] {
+            let context = match event {
+                StreamResponse::StatusUpdate(e) => &e.context_id,
+                StreamResponse::ArtifactUpdate(e) => &e.context_id,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(context, "c1", "{binding:?}");
+        }
+    }
+}
+
 /// An SSE event with an `id:` line.
 fn with_id(id: u64, event: Vec<u8>) -> Vec<u8> {
     [format!("id: {id}\n").into_bytes(), event].concat()

@@ -148,7 +148,8 @@ async fn client_credentials_from_the_card_are_fetched_cached_and_refreshed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_key_goes_where_the_card_says() {
-    let keys = ApiKeys::new(KeyLocation::Query("key".into())).with_key("k-1", Principal::named("keyholder", vec!["a2a.call".into()]));
+    let keys = ApiKeys::new(KeyLocation::Query("key".into()))
+        .with_key("k-1", Principal::named("keyholder", vec!["a2a.call".into()]));
     let schemes = json!({"apiKey": {"apiKeySecurityScheme": {"location": "query", "name": "key"}}});
     let base = agent(schemes, "apiKey", Arc::new(keys)).await;
     let creds = Arc::new(CardCredentials::new().with_bearer_token("not-asked-for").with_api_key("k-1"));

@@ -326,7 +326,7 @@ impl Reader {
         loop {
             match self.decoder.next_message() {
                 Ok(Some(m)) => {
-                    return match convert::decode_event(&m) {
+                    return match convert::decode_event_value(&m).and_then(|v| super::parse_event(v, "")) {
                         Ok(event) => Item::Event(event),
                         Err(e) => {
                             self.body = None;

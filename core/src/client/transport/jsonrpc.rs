@@ -199,7 +199,7 @@ fn decode_result(value: Value, v03: bool) -> Decoded {
             Err(e) => Decoded::Error(agent_fault(e)),
         }
     } else {
-        match model::parse_value_at::<StreamResponse>(value, "result") {
+        match super::parse_event(value, "result") {
             Ok(event) => Decoded::Event(event, false),
             Err(e) => Decoded::Error(agent_fault(e)),
         }

@@ -169,6 +169,32 @@ pub(crate) fn invalid_response(message: impl Into<String>) -> A2AError {
 
 /// A result that does not fit its model is the agent's fault: InvalidAgentResponse, keeping
 /// the field path.
+/// A peer's 1.0 stream event (ProtoJSON). An update without a `contextId` (which 1.0 requires)
+/// is taken with an empty one, for the stream to fill in from its task's: @a2a-js/sdk agents
+/// publish a cancel's final status update so (its `cancelTask` hands the agent no context),
+/// and refusing it ended the stream on the very event that says how the task ended.
+pub(crate) fn parse_event(
+    mut value: serde_json::Value,
+    at: &str,
+) -> crate::error::Result<crate::model::StreamResponse> {
+    use crate::model::StreamResponse;
+    let key = ["statusUpdate", "artifactUpdate"].into_iter().find(|k| value.get(*k).is_some_and(|u| u.is_object()));
+    let update = key.and_then(|k| value.get_mut(k)?.as_object_mut());
+    let lacking = update.filter(|u| u.get("contextId").is_none_or(|c| c.as_str() == Some(""))).map(|u| {
+        // Read with a stand-in, so everything else is validated as ever; then emptied again.
+        u.insert("contextId".into(), "-".into());
+    });
+    let mut event = crate::model::parse_value_at::<StreamResponse>(value, at)?;
+    if lacking.is_some() {
+        match &mut event {
+            StreamResponse::StatusUpdate(e) => e.context_id.clear(),
+            StreamResponse::ArtifactUpdate(e) => e.context_id.clear(),
+            _ => {}
+        }
+    }
+    Ok(event)
+}
+
 pub(crate) fn agent_fault(mut err: A2AError) -> A2AError {
     if matches!(err.kind, ErrorKind::InvalidParams | ErrorKind::JsonParse | ErrorKind::InvalidRequest) {
         err.kind = ErrorKind::InvalidAgentResponse;

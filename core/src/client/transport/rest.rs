@@ -6,7 +6,6 @@
 use super::{A2A_JSON, EVENT_STREAM, Transport, agent_fault, invalid_response, is_event_stream};
 use crate::client::stream::{Decoded, Framing, Source};
 use crate::error::{A2AError, Result};
-use crate::model::{self, StreamResponse};
 use crate::request::A2ARequest;
 use crate::sse::SseEvent;
 use http::HeaderValue;
@@ -84,7 +83,7 @@ fn decode_value(value: Value) -> Decoded {
         let status = error.get("code").and_then(Value::as_u64).and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
         return Decoded::Error(A2AError::from_http(status, value.to_string().as_bytes()));
     }
-    match model::parse_value::<StreamResponse>(value) {
+    match super::parse_event(value, "") {
         Ok(event) => Decoded::Event(event, false),
         Err(e) => Decoded::Error(agent_fault(e)),
     }
@@ -94,6 +93,7 @@ fn decode_value(value: Value) -> Decoded {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::model::StreamResponse;
     use serde_json::json;
 
     #[test]
