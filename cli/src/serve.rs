@@ -270,7 +270,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let shutdown = shutdown_signal();
     eprintln!(
         "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
-        args.store
+        a2a_native::store::redacted(&args.store)
     );
     let mut server = Server::new(Arc::new(handler)).strict_v1_card(args.strict_v1_card).cors(cors);
     if let Some(tls) = tls {

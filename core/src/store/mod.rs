@@ -291,6 +291,17 @@ mod tests {
     }
 
     #[test]
+    fn passwords_are_left_out_of_specs_shown() {
+        assert_eq!(redacted("postgres://app:s3cret@db:5432/a2a?sslmode=require"), "postgres://app:***@db:5432/a2a?sslmode=require");
+        assert_eq!(redacted("postgresql://app:p@ss@db/a2a"), "postgresql://app:***@db/a2a");
+        for kept in ["postgres://app@db/a2a", "postgres://db/a2a", "sqlite:/tmp/a.db", "memory"] {
+            assert_eq!(redacted(kept), kept);
+        }
+        let e = Stores::check("postgress://app:s3cret@db/a2a").unwrap_err();
+        assert!(!e.message.contains("s3cret"), "{e}");
+    }
+
+    #[test]
     fn push_page_sizes() {
         assert_eq!(push_page_size(0), PUSH_CONFIG_DEFAULT_PAGE_SIZE);
         assert_eq!(push_page_size(-3), PUSH_CONFIG_DEFAULT_PAGE_SIZE);
@@ -338,7 +349,7 @@ impl Stores {
                 Ok(Self { tasks: store.clone(), push: store })
             }
             #[allow(unreachable_patterns)]
-            _ => Err(A2AError::invalid_field("store", format!("{spec:?}: this build has no such store"))),
+            _ => Err(A2AError::invalid_field("store", format!("{:?}: this build has no such store", redacted(spec)))),
         }
     }
 
@@ -355,6 +366,19 @@ impl Stores {
             return Err(bad(format!("{spec:?}: the directory {} does not exist", dir.display())));
         }
         Ok(())
+    }
+}
+
+/// `spec` for logs and messages: a URL's password replaced by `***` (a PostgreSQL URL may hold
+/// one, and a banner or an error that repeats the spec must not).
+pub fn redacted(spec: &str) -> String {
+    let Some((scheme, rest)) = spec.split_once("://") else { return spec.to_owned() };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let Some((userinfo, host)) = authority.rsplit_once('@') else { return spec.to_owned() };
+    match userinfo.split_once(':') {
+        Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
+        None => spec.to_owned(),
     }
 }
 
@@ -382,7 +406,7 @@ impl<'a> StoreSpec<'a> {
         }
         Err(A2AError::invalid_field(
             "store",
-            format!("unknown store {spec:?}: use memory, sqlite:PATH or a postgres://… URL"),
+            format!("unknown store {:?}: use memory, sqlite:PATH or a postgres://… URL", redacted(spec)),
         ))
     }
 }

@@ -180,9 +180,23 @@ impl PostgresStore {
             // (Unavailable), and the pool replaces it.
             .test_before_acquire(false)
             .connect(url)
-            .await
+            .await;
+        let pool = match pool {
+            Ok(pool) => pool,
+            // The pool says only that it timed out; one connection of its own says why
+            // (refused, unknown host, authentication failed, no such database).
+            Err(sqlx::Error::PoolTimedOut) => {
+                use sqlx::Connection;
+                let why = tokio::time::timeout(Duration::from_secs(2), sqlx::PgConnection::connect(url)).await;
+                let e = match why {
+                    Ok(Err(e)) => e,
+                    _ => sqlx::Error::PoolTimedOut,
+                };
+                return Err(db_error("cannot connect to PostgreSQL", e));
+            }
             // The URL is left out of the message: it may hold a password.
-            .map_err(|e| db_error("cannot connect to PostgreSQL", e))?;
+            Err(e) => return Err(db_error("cannot connect to PostgreSQL", e)),
+        };
         Self::with_pool(pool).await
     }
 
