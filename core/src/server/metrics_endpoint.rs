@@ -8,11 +8,12 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// The path served.
@@ -34,10 +35,23 @@ pub async fn start_metrics(
     Ok(bound)
 }
 
+/// Connections served at once: scrapers are few. Past it a new connection is closed at once,
+/// so a peer that opens thousands and sends nothing holds no more than this many descriptors
+/// (the agent's listener shares the process's).
+const MAX_CONNECTIONS: usize = 32;
+
+/// How long one connection is kept at most, however it is used: a scrape takes milliseconds,
+/// and a scraper that keeps its connection between scrapes opens another.
+const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
+
+/// How long a request's head may take to arrive.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Serves `GET /metrics` until `shutdown` completes. Every connection is served in its own
 /// task; a scrape is one small response, so nothing waits for open connections at shutdown.
 pub async fn serve_metrics(listener: TcpListener, metrics: Arc<Metrics>, shutdown: impl Future<Output = ()>) {
     tokio::pin!(shutdown);
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
         let stream = tokio::select! {
             () = &mut shutdown => return,
@@ -50,14 +64,21 @@ pub async fn serve_metrics(listener: TcpListener, metrics: Arc<Metrics>, shutdow
                 }
             },
         };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
         let metrics = metrics.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
                 let metrics = metrics.clone();
                 async move { Ok::<_, Infallible>(answer(&req, &metrics)) }
             });
-            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+            let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+            builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+            drop(slot);
         });
     }
 }

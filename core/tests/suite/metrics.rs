@@ -145,6 +145,29 @@ async fn requests_streams_tasks_and_refusals_are_counted() {
     assert!(text.ends_with("# EOF\n"));
 }
 
+/// Connections that send nothing hold at most the endpoint's few places: past them a new one is
+/// closed at once (it held a descriptor each for as long as the peer liked, which the agent's
+/// own listener shares).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_to_the_endpoint_are_bounded() {
+    use tokio::io::AsyncReadExt;
+    let server = start().await;
+    let addr = server.metrics_url.trim_start_matches("http://").trim_end_matches("/metrics").to_owned();
+    let mut held = Vec::new();
+    for _ in 0..32 {
+        held.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut extra = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(5), extra.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "a 33rd silent connection was kept: {read:?}");
+    drop(held);
+    // Their places free again once they close: a scrape is served.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(scrape(&server.metrics_url).await.ends_with("# EOF\n"));
+}
+
 #[tokio::test]
 async fn the_endpoint_serves_get_metrics_only() {
     let server = start().await;
