@@ -206,6 +206,8 @@ export interface ServerLimits {
   executorTimeout?: number;
   /** Most connections served at once; at the cap accepting waits until one closes (default 4096). */
   maxConnections?: number;
+  /** Seconds running executions get to finish at a graceful stop before their tasks end FAILED (default 1). */
+  shutdownGrace?: number;
 }
 
 /** How push notifications are delivered. A delivery that fails (a connection error, a timeout,

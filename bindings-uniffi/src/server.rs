@@ -131,6 +131,11 @@ pub struct ServerLimits {
     /// 4096).
     #[uniffi(default)]
     pub max_connections: Option<u64>,
+    /// How long running executions get to finish at a graceful stop before their tasks end
+    /// FAILED (default 1 s).
+    #[uniffi(default)]
+    #[serde(serialize_with = "seconds")]
+    pub shutdown_grace: Option<Duration>,
 }
 
 /// core's `push`: how push notifications are delivered. A delivery that fails (a connection

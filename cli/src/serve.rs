@@ -113,6 +113,10 @@ pub struct ServeArgs {
     /// it is dropped (default 120).
     #[arg(long, value_name = "SECS")]
     idle_timeout: Option<f64>,
+    /// Seconds running tasks get to finish when the server stops gracefully (SIGTERM, Ctrl-C)
+    /// before they end FAILED (default 1). A second signal stops at once.
+    #[arg(long, value_name = "SECS")]
+    shutdown_grace: Option<f64>,
     /// Most connections served at once; at the cap the server stops accepting until one
     /// closes, and new clients wait in the listen backlog (default 4096).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -167,6 +171,10 @@ fn raise_descriptor_limit() {
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), String> {
+    let public_url = match &args.public_url {
+        Some(url) => Some(a2a_native::server::host::public_base(url, "--public-url").map_err(|e| e.message)?),
+        None => None,
+    };
     let max_bytes = args.max_store_bytes.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let memory = a2a_native::server::host::memory_limits(&args.store, args.max_tasks, args.task_retention, max_bytes)
         .map_err(|e| format!("--max-tasks / --task-retention / --max-store-bytes: {}", e.message))?;
@@ -219,6 +227,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(secs) = args.idle_timeout {
         config.limits.idle_timeout = seconds(secs, "--idle-timeout")?;
     }
+    if let Some(secs) = args.shutdown_grace {
+        config.shutdown_grace = a2a_native::error::seconds(secs, "--shutdown-grace").map_err(|e| e.message)?;
+    }
     if let Some(n) = args.max_connections {
         config.limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
     }
@@ -249,7 +260,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let scheme = if args.security.tls_on() { "https" } else { "http" };
-    let base = args.public_url.clone().unwrap_or_else(|| format!("{scheme}://{addr}"));
+    let unreachable_card = public_url.is_none() && addr.ip().is_unspecified();
+    let base = public_url.unwrap_or_else(|| format!("{scheme}://{addr}"));
     let security = args.security.config(base.trim_end_matches('/'))?;
     let tls = security.tls_config().map_err(|e| e.message)?;
     security.configure(&mut config);
@@ -266,36 +278,53 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     security.apply_to_card(&mut extended).map_err(|e| e.message)?;
     let handler = security.secure(RequestHandler::new(agent, public, stores, config).with_extended_card(extended));
 
-    // Before the announcement: whoever reads it may send SIGTERM at once.
-    let shutdown = shutdown_signal();
-    eprintln!(
-        "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
-        a2a_native::store::redacted(&args.store)
-    );
     let mut server = Server::new(Arc::new(handler)).strict_v1_card(args.strict_v1_card).cors(cors);
     if let Some(tls) = tls {
         server = server.tls(tls);
     }
-    let _metrics = match &args.metrics {
+    // Bound before the announcement, so a port taken fails the start before it is announced.
+    let metrics = match &args.metrics {
         Some(addr) => Some(serve_metrics(addr, server.metrics()).await?),
         None => None,
     };
+    // Before the announcement: whoever reads it may send SIGTERM at once.
+    let log = args.log_format;
+    let shutdown = shutdown_signal(log);
+    log.say(
+        "INFO",
+        &format!(
+            "{name} serving A2A 1.0 (and 0.3) at {base}/ (card: {base}/.well-known/agent-card.json, store: {})",
+            a2a_native::store::redacted(&args.store)
+        ),
+    );
+    if unreachable_card {
+        log.say(
+            "WARN",
+            &format!(
+                "listening on every address without --public-url: the card names {addr}, which other machines \
+                 cannot reach; give --public-url"
+            ),
+        );
+    }
+    if let Some((_, bound)) = &metrics {
+        log.say("INFO", &format!("metrics at http://{bound}{}", a2a_native::server::metrics_endpoint::METRICS_PATH));
+    }
     server.serve(listener, shutdown).await.map_err(|e| e.to_string())
 }
 
-/// Serves the metrics on `addr` in the background until the returned sender is dropped.
+/// Serves the metrics on `addr` in the background until the returned sender is dropped; the
+/// bound address.
 async fn serve_metrics(
     addr: &str,
     metrics: Arc<a2a_native::metrics::Metrics>,
-) -> Result<tokio::sync::oneshot::Sender<()>, String> {
+) -> Result<(tokio::sync::oneshot::Sender<()>, std::net::SocketAddr), String> {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let bound = a2a_native::server::start_metrics(addr, metrics, async move {
         let _ = stopped.await;
     })
     .await
     .map_err(|e| format!("--metrics: {}", e.message))?;
-    eprintln!("metrics at http://{bound}{}", a2a_native::server::metrics_endpoint::METRICS_PATH);
-    Ok(stop)
+    Ok((stop, bound))
 }
 
 /// The public card: JSON-RPC 1.0, HTTP+JSON, gRPC (at the base URL's host:port), then JSON-RPC
@@ -359,7 +388,7 @@ fn card(name: &str, base: &str, extended: bool, shape: &CardShape) -> Result<Age
 /// are installed by this call, not when the future is first polled: a signal that comes before
 /// the server's loop first polls it must still stop the server gracefully (the default action
 /// would kill it).
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+fn shutdown_signal(log: crate::telemetry::LogFormat) -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     let (mut term, mut int) = {
         use tokio::signal::unix::{SignalKind, signal};
@@ -381,9 +410,19 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
                 () = recv(&mut term) => {}
                 () = recv(&mut int) => {}
             }
+            // A second signal stops at once, as operators expect of a second Ctrl-C when the
+            // in-flight work takes longer than they will wait.
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = recv(&mut term) => {}
+                    () = recv(&mut int) => {}
+                }
+                log.say("WARN", "a second signal: stopping now, without waiting for in-flight requests");
+                std::process::exit(130);
+            });
         }
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
-        eprintln!("shutting down: finishing in-flight requests");
+        log.say("INFO", "shutting down: finishing in-flight requests (a second signal stops at once)");
     }
 }

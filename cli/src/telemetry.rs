@@ -19,6 +19,26 @@ pub enum LogFormat {
     Json,
 }
 
+impl LogFormat {
+    /// Says `text` to the operator on stderr, whatever `RUST_LOG` filters: as a plain line, or
+    /// with `--log-format json` as a JSON log line of level `level` (a JSON log pipeline would
+    /// choke on a plain one).
+    pub fn say(self, level: &str, text: &str) {
+        match self {
+            LogFormat::Text => eprintln!("{text}"),
+            LogFormat::Json => eprintln!(
+                "{}",
+                serde_json::json!({
+                    "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                    "level": level,
+                    "fields": {"message": text},
+                    "target": "a2a::serve",
+                })
+            ),
+        }
+    }
+}
+
 /// Flushes the traces still queued when dropped (at exit).
 pub struct Telemetry;
 
@@ -31,9 +51,21 @@ impl Drop for Telemetry {
 /// Installs the logger, and the trace exporter when configured. `default_filter` applies when
 /// `RUST_LOG` is not set.
 pub fn init(default_filter: &str, format: LogFormat) -> Telemetry {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
+    let given = std::env::var("RUST_LOG").ok().filter(|v| !v.trim().is_empty());
+    let (filter, bad_filter) = match &given {
+        Some(text) => match EnvFilter::try_new(text) {
+            Ok(filter) => (filter, None),
+            Err(e) => (
+                EnvFilter::new(default_filter),
+                Some(format!("RUST_LOG={text:?} is not a filter ({e}); using {default_filter:?}")),
+            ),
+        },
+        None => (EnvFilter::new(default_filter), None),
+    };
+    // Colours for a person at a terminal only: escape codes in a file or a pipe are noise.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
     let logs = match format {
-        LogFormat::Text => tracing_subscriber::fmt::layer().with_writer(std::io::stderr).boxed(),
+        LogFormat::Text => tracing_subscriber::fmt::layer().with_ansi(ansi).with_writer(std::io::stderr).boxed(),
         LogFormat::Json => tracing_subscriber::fmt::layer()
             .json()
             .with_current_span(true)
@@ -45,5 +77,8 @@ pub fn init(default_filter: &str, format: LogFormat) -> Telemetry {
     // The process's one exporter, as the bindings get it (core's telemetry::global).
     let traces = a2a_native::telemetry::global("a2a-native").map(|t| t.layer());
     let _ = tracing_subscriber::registry().with(logs).with(traces).try_init();
+    if let Some(why) = bad_filter {
+        tracing::warn!("{why}");
+    }
     Telemetry
 }

@@ -221,6 +221,54 @@ fn a_sigterm_right_after_the_announcement_stops_the_server_cleanly() {
     }
 }
 
+/// A request whose body never comes holds a graceful shutdown until the body read times out;
+/// a second signal stops the server at once (exit 130), as a second Ctrl-C is expected to.
+#[test]
+fn a_second_signal_stops_at_once() {
+    let mut server = serve(&["--echo", "--store", "memory"]);
+    let host = server.base.trim_start_matches("http://").to_owned();
+    let mut stalled = TcpStream::connect(&host).unwrap();
+    write!(
+        stalled,
+        "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{"
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = server.child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(server.child.try_wait().unwrap().is_none(), "the first signal waits for the request in flight");
+    let began = std::time::Instant::now();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(began.elapsed() < Duration::from_secs(3), "a second signal did not stop the server");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+}
+
+/// --shutdown-grace: a task running at SIGTERM gets that long to finish before it ends FAILED.
+#[test]
+fn running_tasks_finish_within_the_shutdown_grace() {
+    let server = serve(&["--conformance", "--store", "memory", "--shutdown-grace", "10"]);
+    let sender = {
+        let base = server.base.clone();
+        std::thread::spawn(move || {
+            let probe = Served { child: Command::new("true").spawn().unwrap(), base };
+            let message = json!({"messageId": "tck-delayed-complete-grace", "role": "ROLE_USER",
+                "parts": [{"text": "delay_ms=1500"}]});
+            probe.rpc("SendMessage", json!({"message": message}))
+        })
+    };
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(server.stop().success());
+    let reply = sender.join().unwrap();
+    assert_eq!(reply["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
+}
+
 #[test]
 fn the_echo_card_carries_the_0_3_fields_unless_strict_v1_is_asked() {
     let card_of = |args: &[&str]| {

@@ -460,3 +460,25 @@ fn push_notifications_from_a_stores_outbox_carry_the_tasks_trace_context() {
         assert_ne!(parts.get(2), Some(&PARENT_ID), "the parent is our execution span, not the caller's: {hooks:?}");
     }
 }
+
+/// With `--log-format json` every line the server writes is a JSON log line: the announcement,
+/// its warnings and the metrics address too (a JSON log pipeline choked on plain ones).
+#[test]
+fn json_logs_are_json_from_the_first_line() {
+    let mut child = a2a_serve(&["--log-format", "json", "--host", "0.0.0.0", "--metrics", "127.0.0.1:0"])
+        .env("RUST_LOG", "warn")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a2a starts");
+    let lines: Vec<String> =
+        BufReader::new(child.stderr.take().unwrap()).lines().take(3).map_while(Result::ok).collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    let parsed: Vec<serde_json::Value> =
+        lines.iter().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let messages: Vec<&str> = parsed.iter().map(|v| v["fields"]["message"].as_str().unwrap_or("")).collect();
+    assert!(messages[0].contains("serving A2A 1.0") && messages[0].contains("http://0.0.0.0:"), "{messages:?}");
+    assert_eq!(parsed[1]["level"], "WARN", "{lines:?}");
+    assert!(messages[1].contains("--public-url"), "{messages:?}");
+    assert!(messages[2].starts_with("metrics at http://127.0.0.1:"), "{messages:?}");
+}

@@ -113,6 +113,9 @@ class ServerLimits(TypedDict, total=False):
     #: Most connections served at once; at the cap accepting waits until one closes (default
     #: 4096).
     max_connections: int
+    #: Seconds running executions get to finish at a graceful stop before their tasks end
+    #: FAILED (default 1).
+    shutdown_grace: float
 
 
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:

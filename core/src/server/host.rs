@@ -88,6 +88,20 @@ pub struct ServerOptions {
     pub cors_origins: Vec<String>,
 }
 
+/// A public URL (`field`, as the caller names it) without its trailing slash, checked: an
+/// absolute http(s) URL with no query or fragment.
+pub fn public_base(given: &str, field: &str) -> Result<String> {
+    let bad = |why: &str| A2AError::invalid_field(field, format!("{given:?} {why}"));
+    let url: http::Uri = given.parse().map_err(|e| bad(&format!("is not a URL: {e}")))?;
+    if !matches!(url.scheme_str(), Some("http" | "https")) || url.host().is_none_or(str::is_empty) {
+        return Err(bad("is not an http(s) URL with a host"));
+    }
+    if url.query().is_some() || given.contains('#') {
+        return Err(bad("has a query or fragment"));
+    }
+    Ok(given.trim_end_matches('/').to_owned())
+}
+
 /// The forms `bearerTokens` takes.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(
@@ -138,6 +152,10 @@ pub struct LimitsSpec {
     pub executor_timeout: Option<f64>,
     #[serde(default, alias = "max_connections")]
     pub max_connections: Option<usize>,
+    /// Seconds running executions get to finish at a graceful stop before their tasks end
+    /// FAILED (default 1).
+    #[serde(default, alias = "shutdown_grace")]
+    pub shutdown_grace: Option<f64>,
 }
 
 /// [`crate::push::PushSenderConfig`]'s delivery settings, every field optional (absent:
@@ -232,16 +250,7 @@ impl ServerOptions {
     /// `publicUrl` without a trailing slash, checked: an absolute http(s) URL with no query or
     /// fragment. `None` when not given.
     pub fn public_base(&self) -> Result<Option<String>> {
-        let Some(given) = &self.public_url else { return Ok(None) };
-        let bad = |why: &str| A2AError::invalid_field("publicUrl", format!("{given:?} {why}"));
-        let url: http::Uri = given.parse().map_err(|e| bad(&format!("is not a URL: {e}")))?;
-        if !matches!(url.scheme_str(), Some("http" | "https")) || url.host().is_none_or(str::is_empty) {
-            return Err(bad("is not an http(s) URL with a host"));
-        }
-        if url.query().is_some() || given.contains('#') {
-            return Err(bad("has a query or fragment"));
-        }
-        Ok(Some(given.trim_end_matches('/').to_owned()))
+        self.public_url.as_deref().map(|given| public_base(given, "publicUrl")).transpose()
     }
 
     /// The store spec (`memory` when none was given).
@@ -318,6 +327,9 @@ impl ServerOptions {
                 return Err(A2AError::invalid_field("limits.maxConnections", "at least 1"));
             }
             l.max_connections = n;
+        }
+        if let Some(secs) = s.shutdown_grace {
+            config.shutdown_grace = seconds(secs, "limits.shutdownGrace")?;
         }
         self.push.apply(&mut config.push, |name| format!("push.{name}"))?;
         Ok(config)

@@ -477,8 +477,10 @@ impl App {
         }
         match &result {
             Ok(Reply::Value(v)) => record_result_ids(v.ids()),
-            Err(e) if e.http_status() >= 500 => tracing::warn!(code = e.code(), "request failed: {}", e.message),
-            Err(e) => tracing::debug!(code = e.code(), "request failed: {}", e.message),
+            // The message as a field, escaped: it may repeat what the caller sent (a task id with
+            // a newline in it would otherwise forge a log line of its own).
+            Err(e) if e.http_status() >= 500 => tracing::warn!(code = e.code(), error = ?e.message, "request failed"),
+            Err(e) => tracing::debug!(code = e.code(), error = ?e.message, "request failed"),
             _ => {}
         }
         result

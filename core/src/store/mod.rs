@@ -292,7 +292,10 @@ mod tests {
 
     #[test]
     fn passwords_are_left_out_of_specs_shown() {
-        assert_eq!(redacted("postgres://app:s3cret@db:5432/a2a?sslmode=require"), "postgres://app:***@db:5432/a2a?sslmode=require");
+        assert_eq!(
+            redacted("postgres://app:s3cret@db:5432/a2a?sslmode=require"),
+            "postgres://app:***@db:5432/a2a?sslmode=require"
+        );
         assert_eq!(redacted("postgresql://app:p@ss@db/a2a"), "postgresql://app:***@db/a2a");
         for kept in ["postgres://app@db/a2a", "postgres://db/a2a", "sqlite:/tmp/a.db", "memory"] {
             assert_eq!(redacted(kept), kept);

@@ -366,6 +366,7 @@ class VectorsTest {
                         "idleTimeout" -> l.copy(idleTimeout = seconds(n))
                         "executorTimeout" -> l.copy(executorTimeout = seconds(n))
                         "maxConnections" -> l.copy(maxConnections = count(n).toULong())
+                        "shutdownGrace", "shutdown_grace" -> l.copy(shutdownGrace = seconds(n))
                         "maxTaskBytes" -> l.copy(maxTaskBytes = count(n).toULong())
                         else -> throw Inexpressible()
                     }
