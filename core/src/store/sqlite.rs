@@ -113,6 +113,13 @@ static HELD: std::sync::LazyLock<
 impl FileLock {
     /// The lock, and whether this process took it just now (no store of it held it).
     fn take(db: &Path) -> Result<(std::sync::Arc<Self>, bool)> {
+        // Named after the file a symbolic link leads to: two names of one file (the default
+        // `a2a-tasks.db` linked to a volume, say) are one lock. (Two hard links stay two names.)
+        let resolved = std::fs::canonicalize(db).ok().or_else(|| {
+            let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(std::fs::canonicalize(dir).ok()?.join(db.file_name()?))
+        });
+        let db = resolved.as_deref().unwrap_or(db);
         let mut name = db.as_os_str().to_owned();
         name.push(".lock");
         let path = std::path::PathBuf::from(name);
@@ -578,6 +585,14 @@ mod tests {
         let err = SqliteStore::open(&db).await.unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unavailable);
         assert!(err.message.contains("in use by another process"), "{}", err.message);
+        // Another name for the file (a symbolic link) is the same file: refused as well.
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.db");
+            std::os::unix::fs::symlink(&db, &link).unwrap();
+            let err = SqliteStore::open(&link).await.unwrap_err();
+            assert!(err.message.contains("in use by another process"), "{}", err.message);
+        }
         drop(elsewhere);
         SqliteStore::open(&db).await.expect("free again").close().await;
         // The forms that are no file.
