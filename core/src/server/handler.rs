@@ -243,6 +243,14 @@ impl RequestHandler {
         self.manager.live_tasks()
     }
 
+    /// Whether this server can serve calls now: its task store answers (within 2 s).
+    pub async fn ready(&self) -> Result<()> {
+        match tokio::time::timeout(std::time::Duration::from_secs(2), self.stores.tasks.ping()).await {
+            Ok(answer) => answer,
+            Err(_) => Err(A2AError::new(ErrorKind::Unavailable, "the task store did not answer within 2 s")),
+        }
+    }
+
     /// Serves one request.
     pub async fn handle(&self, ctx: &CallContext, req: A2ARequest) -> Result<Reply> {
         self.scopes.check(req.method().as_str(), ctx.principal.as_ref())?;

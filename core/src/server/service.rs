@@ -3,7 +3,8 @@
 //! JSON and SSE responses, the call into [`RequestHandler`], tracing).
 //!
 //! Routing, in order:
-//! 1. `/.well-known/agent-card.json` and `/.well-known/agent.json`: the card ([`super::card`]).
+//! 1. `/.well-known/agent-card.json` and `/.well-known/agent.json`: the card ([`super::card`]);
+//!    `/healthz` and `/readyz` for probes ([`HEALTH_PATH`], [`READY_PATH`]).
 //! 2. The path of each `JSONRPC` interface in the card (default `/`): `POST` is JSON-RPC
 //!    (`jsonrpc_binding`); other methods get 405 with `Allow: POST`.
 //! 3. Under the path of each `HTTP+JSON` interface (default: the root): [`crate::rest::route`]
@@ -48,6 +49,11 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Liveness: the process answers (`GET`, 200).
+pub const HEALTH_PATH: &str = "/healthz";
+/// Readiness: the server can serve calls now (its task store answers); 503 otherwise.
+pub const READY_PATH: &str = "/readyz";
 
 /// How long a stream's response head waits for its first event (see [`await_head`]): long
 /// enough for an executor to start and activate its extensions, short enough that a slow
@@ -341,6 +347,9 @@ impl App {
                 Err(e) => super::grpc_binding::refuse_error(&e),
             };
         }
+        if let Some(answer) = self.health(&path, &parts.method).await {
+            return answer;
+        }
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
             span.record("binding", "card");
             metrics::observe(|o| {
@@ -383,6 +392,47 @@ impl App {
         }
         let resp = self.route(parts, body, &path, is_jsonrpc).await;
         self.with_challenge(resp)
+    }
+
+    /// `/healthz` (and `/livez`): the process answers. `/readyz`: it can serve calls now (its
+    /// task store answers, and it is not stopping); 503 with the reason otherwise. Public, as
+    /// the card is: probes carry no credentials. `None` for other paths.
+    async fn health(&self, path: &str, method: &Method) -> Option<Response<ResponseBody>> {
+        let ready = match path {
+            HEALTH_PATH | "/livez" => false,
+            READY_PATH => true,
+            _ => return None,
+        };
+        metrics::observe(|o| {
+            o.binding.set("health");
+            o.method.set(if ready { "Ready" } else { "Health" });
+        });
+        if method != Method::GET && method != Method::HEAD {
+            let mut resp = json_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                headers::JSON,
+                &serde_json::json!({"status": "GET only"}),
+            );
+            resp.headers_mut().insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return Some(resp);
+        }
+        let outcome = if !ready {
+            Ok(())
+        } else if self.shutdown.is_cancelled() {
+            Err("the server is stopping".to_owned())
+        } else {
+            self.handler.ready().await.map_err(|e| e.message)
+        };
+        let mut resp = match outcome {
+            Ok(()) => json_response(StatusCode::OK, headers::JSON, &serde_json::json!({"status": "ok"})),
+            Err(reason) => json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                headers::JSON,
+                &serde_json::json!({"status": "unavailable", "reason": reason}),
+            ),
+        };
+        resp.headers_mut().insert(http::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        Some(resp)
     }
 
     /// The caller, by the handler's authenticator, held to the card's own requirements (no

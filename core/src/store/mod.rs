@@ -77,6 +77,10 @@ pub trait TaskStore: Send + Sync {
     fn single_process(&self) -> bool {
         false
     }
+    /// Whether the store answers now (a database reachable): what a readiness probe asks.
+    async fn ping(&self) -> Result<()> {
+        Ok(())
+    }
     /// Makes what was written self-contained in the store's own files, at a clean shutdown
     /// (SQLite: the WAL folded into the database file, so a copy of the file alone is whole).
     async fn checkpoint(&self) -> Result<()> {

@@ -227,6 +227,10 @@ impl PostgresStore {
 
 #[async_trait]
 impl TaskStore for PostgresStore {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.tables.pool).await.map(drop).map_err(|e| db_error("ping", e))
+    }
+
     async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
         let task = commit.task;
         let version = seq_i64(commit.version());

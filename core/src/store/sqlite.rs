@@ -398,6 +398,10 @@ impl TaskStore for SqliteStore {
         self.first_user
     }
 
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.tables.pool).await.map(drop).map_err(|e| db_error("ping", e))
+    }
+
     async fn checkpoint(&self) -> Result<()> {
         // PASSIVE: never waits (a shutdown must not), and with the writer idle it copies every
         // frame into the database file. It says how far it got: (busy, frames, copied).

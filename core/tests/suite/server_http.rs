@@ -1734,3 +1734,47 @@ async fn cross_origin_calls_from_allowed_origins_only() {
     assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert!(resp.headers().get("access-control-allow-origin").is_none());
 }
+
+/// `/healthz` answers while the process does; `/readyz` while the task store answers too (503
+/// with the reason once it does not). Both public, GET or HEAD only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_readiness_probes() {
+    let s = start(Opts { bearer: Some(("t0ken", true)), ..Opts::default() }).await;
+    for path in ["/healthz", "/readyz", "/livez"] {
+        let r = reply(s.client.get(format!("{}{path}", s.base)).send().await.unwrap()).await;
+        assert_eq!((r.status, r.body["status"].as_str()), (StatusCode::OK, Some("ok")), "{path}");
+        assert_eq!(r.header("cache-control"), "no-store");
+    }
+    let r = s.client.post(format!("{}/readyz", s.base)).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
+
+    // A store that no longer answers (its connections closed): not ready, still alive.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(a2a_native::store::SqliteStore::open(dir.path().join("t.db")).await.unwrap());
+    let stores = Stores { tasks: store.clone(), push: store.clone() };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let handler = RequestHandler::new(
+        Arc::new(TestAgent::standard()),
+        card(&base, &Opts::default()),
+        stores,
+        ServerConfig::default(),
+    );
+    let (stop, stopped) = oneshot::channel::<()>();
+    let serving = tokio::spawn(Server::new(Arc::new(handler)).serve(listener, async {
+        let _ = stopped.await;
+    }));
+    assert_eq!(s.client.get(format!("{base}/readyz")).send().await.unwrap().status(), StatusCode::OK);
+    store.close().await;
+    let r = reply(s.client.get(format!("{base}/readyz")).send().await.unwrap()).await;
+    assert_eq!(
+        (r.status, r.body["status"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, Some("unavailable")),
+        "{}",
+        r.body
+    );
+    assert!(r.body["reason"].as_str().unwrap().contains("task store"), "{}", r.body);
+    assert_eq!(s.client.get(format!("{base}/healthz")).send().await.unwrap().status(), StatusCode::OK);
+    let _ = stop.send(());
+    let _ = serving.await;
+}
