@@ -6,9 +6,13 @@ Each script runs many times, several at once: the race needs a busy machine to s
 
 from __future__ import annotations
 
+import json
 import re
+import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -145,3 +149,57 @@ def test_an_agent_raising_system_exit_ends_the_program(tmp_path: Path) -> None:
     assert p.returncode == 7, (p.returncode, p.stdout, p.stderr[-2000:])
     assert "still running" not in p.stdout
     assert "Fatal Python error" not in p.stderr
+
+
+# A service run as the README runs one: `asyncio.run(server.serve())`. It prints its port once
+# serving; a blocking send is in flight when the supervisor's SIGTERM comes.
+SERVED = """
+import asyncio, sys
+from a2a_native import AgentExecutor, AgentServer, EventQueue, RequestContext
+
+class Slow(AgentExecutor):
+    async def execute(self, context: RequestContext, events: EventQueue) -> None:
+        await events.working()
+        await asyncio.sleep(1.5)
+        await events.complete("done")
+
+CARD = {"name": "slow", "description": "slow", "version": "1.0.0", "capabilities": {},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "S", "description": "s", "tags": ["s"]}]}
+
+async def main() -> None:
+    server = AgentServer(CARD, Slow(), limits={"shutdown_grace": 10})
+    task = asyncio.ensure_future(server.serve())
+    while not server.running:
+        await asyncio.sleep(0.01)
+    print(server.port, flush=True)
+    await task
+    print("stopped", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_serve_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
+    """SIGTERM (a supervisor's stop) ends `serve()` as `stop()` does: the request in flight is
+    answered, and the program goes on to exit 0 (SIGTERM's default action killed it mid-request)."""
+    script = tmp_path / "served.py"
+    script.write_text(SERVED)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+            "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/", body, {"Content-Type": "application/json", "A2A-Version": "1.0"})
+        with ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(lambda: json.load(urllib.request.urlopen(request, timeout=20)))
+            time.sleep(0.4)
+            proc.send_signal(signal.SIGTERM)
+            reply = answer.result(timeout=20)
+        assert reply["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", reply
+        assert proc.wait(timeout=20) == 0
+        assert proc.stdout.read().strip() == "stopped"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

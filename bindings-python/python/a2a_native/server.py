@@ -4,7 +4,8 @@ one port) with the Rust core's server."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import signal
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -116,6 +117,19 @@ class ServerLimits(TypedDict, total=False):
     #: Seconds running executions get to finish at a graceful stop before their tasks end
     #: FAILED (default 1).
     shutdown_grace: float
+
+
+def _handle_sigterm(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> bool:
+    """Makes SIGTERM call ``stop`` on ``loop`` when nothing else handles it (its default
+    action would kill the process mid-request); whether it did. Not where the loop cannot
+    (another thread than the main one, Windows)."""
+    if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        return False
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False
+    return True
 
 
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
@@ -294,11 +308,18 @@ class AgentServer:
         await self._native.stop()
 
     async def serve(self, host: str | None = None, port: int | None = None) -> None:
-        """Serves until the calling task is canceled."""
+        """Serves until the calling task is canceled (Ctrl-C under ``asyncio.run``), or the
+        process gets SIGTERM (a supervisor stopping it), unless the program handles SIGTERM
+        itself; then stops gracefully, as :meth:`stop` does, and returns."""
         await self.start(host, port)
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        on_sigterm = _handle_sigterm(loop, stopping.set)
         try:
-            await asyncio.Event().wait()
+            await stopping.wait()
         finally:
+            if on_sigterm:
+                loop.remove_signal_handler(signal.SIGTERM)
             await asyncio.shield(self.stop())
 
     @property
