@@ -590,6 +590,23 @@ def test_rust_tracing_reaches_python_logging(caplog: pytest.LogCaptureFixture) -
     assert listening and listening[0].levelno == logging.INFO, caplog.records
 
 
+def test_an_executor_that_raises_is_logged_with_its_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    # The operator hears of it (the core's WARNING); the traceback is there at DEBUG.
+    caplog.set_level(logging.DEBUG, logger="a2a_native")
+
+    @run
+    async def fail_once() -> None:
+        async with AgentServer(CARD, Echo()) as server:
+            reply = await (await Client.connect(server.url)).send("boom")
+            assert reply["task"]["status"]["state"] == "TASK_STATE_FAILED"
+
+    fail_once()
+    warned = [r for r in caplog.records if r.levelno == logging.WARNING and "executor failed" in r.getMessage()]
+    assert warned and "the agent blew up" in warned[0].getMessage(), caplog.records
+    traced = [r for r in caplog.records if r.name == "a2a_native.executor" and r.exc_info]
+    assert traced and isinstance(traced[0].exc_info[1], RuntimeError), caplog.records  # type: ignore[index]
+
+
 @run
 async def test_push_config_crud_and_credentials() -> None:
     async with AgentServer(CARD, Echo(), bearer_tokens=["s3cret"]) as server:

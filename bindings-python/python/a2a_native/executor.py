@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from typing import Any, TypedDict
 from . import _native
 from .errors import A2AError
 from .models import Message, Part, SendMessageConfiguration, StreamResponse, Task, TaskStateName
+
+_log = logging.getLogger("a2a_native.executor")
 
 __all__ = [
     "AgentExecutor",
@@ -305,7 +308,9 @@ async def _body(
         # fails the task like any exception.
         done(_utf8(exc.message), exc.name)
     except Exception as exc:
-        # Reported here, so nobody else needs to retrieve it from the task.
+        # Reported here, so nobody else needs to retrieve it from the task. The core logs the
+        # failure (WARNING); its traceback is here, for whoever debugs the agent.
+        _log.debug("%s.%s raised", type(executor).__name__, method, exc_info=exc)
         done(_describe(exc))
     except BaseException as exc:  # KeyboardInterrupt, SystemExit: reported, and they go on
         done(_describe(exc))

@@ -1081,7 +1081,11 @@ impl Inner {
                             guard.publish(BusItem::Failed(Arc::new(*e)));
                             None
                         }
-                        Some(Err(e)) => Some(e.message),
+                        Some(Err(e)) => {
+                            // For the operator: the task's status says it to the caller only.
+                            tracing::warn!(task_id = %guard.key.1, error = ?e.message, "the executor failed; its task ends FAILED");
+                            Some(e.message)
+                        }
                         // Nothing from the agent: no task, or only the one a blocking wait made.
                         Some(Ok(()))
                             if (slot.task.is_none() || slot.placeholder)
