@@ -300,7 +300,7 @@ export interface ClientOptions {
   binding?: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
   /** Retries of idempotent calls on connection errors and 502/503/504 (default 2). */
   retries?: number;
-  /** How often a dropped stream is resubscribed. */
+  /** How often in a row a dropped stream is resubscribed (default 6: over about 3 to 5 s, what a server restart takes). */
   streamReconnects?: number;
   /** The most bytes one response or stream event may take (default 64 MiB). */
   maxResponseBytes?: number;

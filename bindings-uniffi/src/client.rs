@@ -43,6 +43,8 @@ pub struct ClientOptions {
     pub binding: Option<String>,
     #[uniffi(default)]
     pub retries: Option<u32>,
+    /// How often in a row a dropped stream is resubscribed (default 6: over about 3 to 5 s,
+    /// what a server restart takes).
     #[uniffi(default)]
     pub stream_reconnects: Option<u32>,
     /// Talk to A2A 0.3 agents too (on by default in core).

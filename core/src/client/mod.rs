@@ -275,7 +275,8 @@ impl ClientBuilder {
         self
     }
 
-    /// How many times in a row a dropped stream is resubscribed (default 3; 0 = never).
+    /// How many times in a row a dropped stream is resubscribed (default 6, over about 2.5 to 5 s
+    /// with the default backoff; 0 = never).
     pub fn stream_reconnects(mut self, n: u32) -> Self {
         self.config.stream_reconnects = n;
         self

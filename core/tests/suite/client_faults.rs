@@ -411,7 +411,13 @@ async fn reconnection_is_bounded_and_a_cut_without_a_task_is_an_error() {
         other => panic!("unexpected {other}"),
     })
     .await;
-    let client = connect(&server.base, Binding::JsonRpc).await;
+    let client = Client::builder()
+        .retry_policy(fast())
+        .stream_reconnects(3)
+        .timeout(Duration::from_secs(5))
+        .connect(&server.base)
+        .await
+        .unwrap();
     let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
     assert_eq!(items.len(), 2, "{items:?}");
     assert!(items[0].is_ok());

@@ -4713,6 +4713,10 @@ public struct ClientOptions {
      */
     public var binding: String?
     public var retries: UInt32?
+    /**
+     * How often in a row a dropped stream is resubscribed (default 6: over about 3 to 5 s,
+     * what a server restart takes).
+     */
     public var streamReconnects: UInt32?
     /**
      * Talk to A2A 0.3 agents too (on by default in core).
@@ -4784,7 +4788,11 @@ public struct ClientOptions {
          */streamIdleTimeout: TimeInterval? = nil, 
         /**
          * `JSONRPC`, `HTTP+JSON` or `GRPC`: preferred when the card offers several.
-         */binding: String? = nil, retries: UInt32? = nil, streamReconnects: UInt32? = nil, 
+         */binding: String? = nil, retries: UInt32? = nil, 
+        /**
+         * How often in a row a dropped stream is resubscribed (default 6: over about 3 to 5 s,
+         * what a server restart takes).
+         */streamReconnects: UInt32? = nil, 
         /**
          * Talk to A2A 0.3 agents too (on by default in core).
          */allowV03: Bool? = nil, 
@@ -7078,6 +7086,11 @@ public struct ServerLimits: Equatable, Hashable {
      * 4096).
      */
     public var maxConnections: UInt64?
+    /**
+     * How long running executions get to finish at a graceful stop before their tasks end
+     * FAILED (default 1 s).
+     */
+    public var shutdownGrace: TimeInterval?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -7115,7 +7128,11 @@ public struct ServerLimits: Equatable, Hashable {
         /**
          * Most connections served at once; at the cap accepting waits until one closes (default
          * 4096).
-         */maxConnections: UInt64? = nil) {
+         */maxConnections: UInt64? = nil, 
+        /**
+         * How long running executions get to finish at a graceful stop before their tasks end
+         * FAILED (default 1 s).
+         */shutdownGrace: TimeInterval? = nil) {
         self.blockingTimeout = blockingTimeout
         self.maxBodyBytes = maxBodyBytes
         self.maxBodyBytesInFlight = maxBodyBytesInFlight
@@ -7129,6 +7146,7 @@ public struct ServerLimits: Equatable, Hashable {
         self.idleTimeout = idleTimeout
         self.executorTimeout = executorTimeout
         self.maxConnections = maxConnections
+        self.shutdownGrace = shutdownGrace
     }
 
     
@@ -7159,7 +7177,8 @@ public struct FfiConverterTypeServerLimits: FfiConverterRustBuffer {
                 bodyReadTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
-                maxConnections: FfiConverterOptionUInt64.read(from: &buf)
+                maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
+                shutdownGrace: FfiConverterOptionDuration.read(from: &buf)
         )
     }
 
@@ -7177,6 +7196,7 @@ public struct FfiConverterTypeServerLimits: FfiConverterRustBuffer {
         FfiConverterOptionDuration.write(value.idleTimeout, into: &buf)
         FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
+        FfiConverterOptionDuration.write(value.shutdownGrace, into: &buf)
     }
 }
 

@@ -63,7 +63,10 @@ impl Default for Config {
             connect_timeout: Duration::from_secs(10),
             stream_idle_timeout: Some(Duration::from_secs(300)),
             retry: RetryPolicy::default(),
-            stream_reconnects: 3,
+            // With the default backoff (doubling from 0.1 s, capped at 2 s, jittered) six tries
+            // span about 2.5 to 5 s: what a server restart (a rolling deploy) takes. Three gave
+            // up after half a second.
+            stream_reconnects: 6,
             // As large as the server's own bound on a request's bodies in flight: a task an
             // agent grew past 16 MiB (a lagging stream gets it whole) must still be readable.
             max_event_bytes: 64 * 1024 * 1024,
