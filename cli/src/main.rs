@@ -135,6 +135,16 @@ fn main() -> ExitCode {
         if let Err(code) = refuse_client_options(given, "serve", &[]) {
             return code;
         }
+        // Leases are how instances sharing a PostgreSQL store take over each other's tasks; on
+        // another store they would be ignored, which a flag must not be.
+        let shared = args.store.starts_with("postgres:") || args.store.starts_with("postgresql:");
+        for (id, flag) in [("lease_ms", "--lease-ms"), ("reap_interval_ms", "--reap-interval-ms")] {
+            if !shared && given.value_source(id) == Some(ValueSource::CommandLine) {
+                let store = a2a_native::store::redacted(&args.store);
+                eprintln!("error: {flag} applies to a PostgreSQL store shared by several instances, not to {store}");
+                return ExitCode::from(2);
+            }
+        }
         // The client's A2A_API_KEY reaches `serve --api-key` (one argument for both): a key
         // exported for talking to other agents would lock this server with it. The server
         // reads A2A_SERVE_API_KEY only.

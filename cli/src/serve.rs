@@ -21,7 +21,7 @@ pub struct ServeArgs {
     conformance: bool,
     /// Task store: `memory`, `sqlite:PATH` or a `postgres://` URL.
     #[arg(long, default_value = "sqlite:a2a-tasks.db")]
-    store: String,
+    pub store: String,
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
     #[arg(long, default_value_t = 41241)]
