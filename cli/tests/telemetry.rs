@@ -482,3 +482,50 @@ fn json_logs_are_json_from_the_first_line() {
     assert!(messages[1].contains("--public-url"), "{messages:?}");
     assert!(messages[2].starts_with("metrics at http://127.0.0.1:"), "{messages:?}");
 }
+
+/// A collector that cannot be reached is said (once, not per batch), and so is a protocol other
+/// than the one built in; the spans dropped are counted.
+#[test]
+fn an_unreachable_collector_and_an_unsupported_protocol_are_said() {
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let collector = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let mut child = a2a_serve(&[])
+        .env("RUST_LOG", "warn")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("a2a starts");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut host: Option<String> = None;
+    while Instant::now() < deadline && !seen.iter().any(|l: &String| l.contains("exporting spans failed")) {
+        let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) else {
+            if let Some(host) = &host {
+                let _ = send(host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "lost", None);
+            }
+            continue;
+        };
+        if host.is_none() && line.contains("serving A2A") {
+            host = line
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("http://"))
+                .map(|h| h.trim_end_matches('/').to_owned());
+        }
+        seen.push(line);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seen.iter().any(|l| l.contains("OTEL_EXPORTER_OTLP_PROTOCOL=\"grpc\" is not supported")), "{seen:#?}");
+    let failed = seen.iter().filter(|l| l.contains("exporting spans failed")).count();
+    assert_eq!(failed, 1, "said once: {seen:#?}");
+}

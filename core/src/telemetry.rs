@@ -45,6 +45,20 @@ impl OtlpTraces {
         if !traces_wanted() {
             return None;
         }
+        // Only OTLP over HTTP/protobuf is built in: another protocol asked for is said, not
+        // silently replaced (a gRPC collector on :4317 would refuse every export).
+        for name in ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
+            if let Ok(protocol) = std::env::var(name)
+                && !protocol.trim().is_empty()
+                && protocol.trim() != "http/protobuf"
+            {
+                eprintln!(
+                    "a2a-native: OpenTelemetry: {name}={protocol:?} is not supported; traces go over http/protobuf \
+                     (point the endpoint at the collector's HTTP port, usually 4318)"
+                );
+                break;
+            }
+        }
         let mut exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().build() {
             Ok(exporter) => exporter,
             Err(e) => return Some(Err(format!("OpenTelemetry: cannot export traces: {e}"))),
@@ -143,8 +157,41 @@ pub fn flush_global() {
     crate::otlp_metrics::flush();
 }
 
-/// Spans the exporter dropped because its queue was full (a collector down or slow). One count
-/// per process; every server's metrics list it as `a2a_telemetry_spans_dropped_total`.
+/// What the operator hears of a collector that refuses or cannot be reached: the first failure,
+/// then one line a minute while it lasts, and its end. Spans of a failed export are dropped and
+/// counted in [`SPANS_DROPPED`].
+#[derive(Default)]
+struct ExportFailures {
+    failing: bool,
+    said: Option<Instant>,
+}
+
+impl ExportFailures {
+    fn record(&mut self, outcome: OTelSdkResult, spans: u64) {
+        match outcome {
+            Ok(()) if self.failing => {
+                self.failing = false;
+                eprintln!("a2a-native: OpenTelemetry: exporting spans works again");
+            }
+            Ok(()) => {}
+            Err(e) => {
+                SPANS_DROPPED.inc_by(spans);
+                self.failing = true;
+                if self.said.is_none_or(|at| at.elapsed() >= Duration::from_secs(60)) {
+                    self.said = Some(Instant::now());
+                    eprintln!(
+                        "a2a-native: OpenTelemetry: exporting spans failed ({e}); they are dropped and counted \
+                         in a2a_telemetry_spans_dropped_total (said once a minute while it lasts)"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Spans the exporter dropped: its queue was full, or the collector refused them or could not
+/// be reached. One count per process; every server's metrics list it as
+/// `a2a_telemetry_spans_dropped_total`.
 pub static SPANS_DROPPED: LazyLock<Counter> = LazyLock::new(Counter::default);
 
 /// The bounds of the export queue, from the `OTEL_BSP_*` variables (OpenTelemetry's defaults).
@@ -246,10 +293,13 @@ impl SpanProcessor for ExportQueue {
 
 fn export_loop<E: SpanExporter>(exporter: E, queued: Receiver<Job>, limits: QueueLimits) {
     let mut batch = Vec::with_capacity(limits.batch);
-    let export = |batch: &mut Vec<SpanData>| {
+    let mut failures = ExportFailures::default();
+    let mut export = |batch: &mut Vec<SpanData>| {
         if !batch.is_empty() {
+            let spans = batch.len() as u64;
             // The OTLP exporter's blocking HTTP client completes the future on this thread.
-            let _ = futures_executor::block_on(exporter.export(std::mem::take(batch)));
+            let outcome = futures_executor::block_on(exporter.export(std::mem::take(batch)));
+            failures.record(outcome, spans);
         }
     };
     let mut due = Instant::now() + limits.delay;
