@@ -185,6 +185,40 @@ pub(crate) fn echoed(id: &str) -> &str {
     }
 }
 
+/// A peer's error answer that is no `google.rpc.Status`, as a message: its status with the
+/// reason phrase, and its text; a web page (a proxy's, a web framework's) as its words only,
+/// both cut to 300 characters, so a whole HTML page is not what the caller reads.
+fn peer_text(status: u16, body: &[u8]) -> String {
+    let reason = http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("");
+    let text = String::from_utf8_lossy(&body[..body.len().min(64 * 1024)]);
+    let text = text.trim();
+    let words = if text.starts_with('<') {
+        // Tags out, entities as spaces, whitespace collapsed.
+        let mut out = String::with_capacity(text.len());
+        let mut in_tag = false;
+        for c in text.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => {
+                    in_tag = false;
+                    out.push(' ');
+                }
+                _ if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.replace("&nbsp;", " ").split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let cut: String = words.chars().take(300).collect();
+    let more = if cut.len() < words.len() { "…" } else { "" };
+    match (reason, cut.is_empty()) {
+        (_, true) => format!("HTTP {status} {reason}").trim_end().to_owned(),
+        _ => format!("HTTP {status} {reason}: {cut}{more}").replace("  ", " "),
+    }
+}
+
 impl A2AError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self { kind, message: message.into(), metadata: Map::new(), violations: Vec::new(), extra_details: Vec::new() }
@@ -367,7 +401,7 @@ impl A2AError {
             .and_then(|e| e.get("message"))
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .unwrap_or_else(|| format!("HTTP {status}: {}", String::from_utf8_lossy(&body[..body.len().min(512)])));
+            .unwrap_or_else(|| peer_text(status, body));
         let details: Vec<Value> =
             status_obj.and_then(|e| e.get("details")).and_then(Value::as_array).cloned().unwrap_or_default();
         let reason_kind = details.iter().find_map(|d| {
@@ -377,6 +411,7 @@ impl A2AError {
         });
         let kind = reason_kind.unwrap_or(match status {
             400 => ErrorKind::InvalidParams,
+            413 => ErrorKind::InvalidRequest,
             401 => ErrorKind::Unauthenticated,
             403 => ErrorKind::PermissionDenied,
             404 => ErrorKind::TaskNotFound,
@@ -612,5 +647,16 @@ mod tests {
         let garbage = A2AError::from_http(502, b"<html>bad gateway</html>");
         assert_eq!(garbage.kind, ErrorKind::Internal);
         assert!(garbage.message.contains("bad gateway"));
+        // A web framework's error page: its words, not its markup; a too-large body's status.
+        let page = b"<!DOCTYPE html>\n<html><head><title>Error</title></head><body><pre>PayloadTooLargeError: request entity too large<br> &nbsp; &nbsp;at readStream (raw-body/index.js:163:17)</pre></body></html>";
+        let err = A2AError::from_http(413, page);
+        assert_eq!(err.kind, ErrorKind::InvalidRequest);
+        assert_eq!(
+            err.message,
+            "HTTP 413 Payload Too Large: Error PayloadTooLargeError: request entity too large at readStream (raw-body/index.js:163:17)"
+        );
+        let long = "x ".repeat(1000);
+        assert!(A2AError::from_http(500, long.as_bytes()).message.ends_with('…'));
+        assert_eq!(A2AError::from_http(500, b"").message, "HTTP 500 Internal Server Error");
     }
 }
