@@ -380,7 +380,8 @@ export declare class Client {
   cancel(taskId: string, options?: { metadata?: { [key: string]: unknown } } & CallOptions): Promise<Task>;
   createPushConfig(config: TaskPushNotificationConfig, options?: CallOptions): Promise<TaskPushNotificationConfig>;
   getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<TaskPushNotificationConfig>;
-  listPushConfigs(taskId: string, options?: CallOptions): Promise<ListTaskPushNotificationConfigsResponse>;
+  /** One page of the task's push configs; `nextPageToken` (when not empty) asks for the next. */
+  listPushConfigs(taskId: string, options?: { pageSize?: number; pageToken?: string } & CallOptions): Promise<ListTaskPushNotificationConfigsResponse>;
   deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void>;
   getExtendedCard(options?: CallOptions): Promise<AgentCard>;
 }

@@ -382,6 +382,14 @@ test('credentials: bearer tokens required; push config CRUD', () =>
       assert.deepEqual((await client.listPushConfigs(task.id)).configs.map((c) => c.id), [created.id]);
       await client.deletePushConfig(task.id, created.id);
       assert.deepEqual((await client.listPushConfigs(task.id)).configs ?? [], []);
+      // Page by page.
+      for (const id of ['c0', 'c1', 'c2']) await client.createPushConfig({ taskId: task.id, id, url: 'https://push.invalid/hook' });
+      const first = await client.listPushConfigs(task.id, { pageSize: 2 });
+      assert.equal(first.configs.length, 2);
+      assert.ok(first.nextPageToken);
+      const rest = await client.listPushConfigs(task.id, { pageSize: 2, pageToken: first.nextPageToken });
+      assert.deepEqual([...first.configs, ...rest.configs].map((c) => c.id).sort(), ['c0', 'c1', 'c2']);
+      assert.ok(!rest.nextPageToken);
     },
     { bearerTokens: ['s3cret'] },
   ));

@@ -271,8 +271,12 @@ export class Client {
     return this.#unary('GetTaskPushNotificationConfig', { taskId, id: configId }, 'request', signal);
   }
 
-  listPushConfigs(taskId, { signal } = {}) {
-    return this.#unary('ListTaskPushNotificationConfigs', { taskId }, 'request', signal);
+  /** One page of the task's push configs; `nextPageToken` (when not empty) asks for the next. */
+  listPushConfigs(taskId, { pageSize, pageToken, signal } = {}) {
+    const req = { taskId };
+    if (pageSize !== undefined) req.pageSize = pageSize;
+    if (pageToken) req.pageToken = pageToken;
+    return this.#unary('ListTaskPushNotificationConfigs', req, 'request', signal);
   }
 
   async deletePushConfig(taskId, configId, { signal } = {}) {

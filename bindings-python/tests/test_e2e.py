@@ -627,6 +627,14 @@ async def test_push_config_crud_and_credentials() -> None:
         assert [c["id"] for c in listed.get("configs", [])] == [created["id"]]
         await client.delete_push_config(task["id"], created["id"])
         assert (await client.list_push_configs(task["id"])).get("configs", []) == []
+        # Page by page.
+        for i in range(3):
+            await client.create_push_config({"taskId": task["id"], "id": f"c{i}", "url": "https://push.invalid/hook"})
+        first = await client.list_push_configs(task["id"], page_size=2)
+        assert len(first["configs"]) == 2 and first["nextPageToken"], first
+        rest = await client.list_push_configs(task["id"], page_size=2, page_token=first["nextPageToken"])
+        ids = [c["id"] for c in first["configs"] + rest["configs"]]
+        assert sorted(ids) == ["c0", "c1", "c2"] and not rest.get("nextPageToken"), rest
 
 
 class Flood(AgentExecutor):

@@ -85,7 +85,16 @@ pub enum PushCommand {
     /// Show one webhook config.
     Get { url: String, task_id: String, config_id: String },
     /// List a task's webhook configs.
-    List { url: String, task_id: String },
+    List {
+        url: String,
+        task_id: String,
+        /// Configs per page (the server's default when not given).
+        #[arg(long)]
+        page_size: Option<i32>,
+        /// The page after the one that gave this token (its `next page` hint).
+        #[arg(long)]
+        page_token: Option<String>,
+    },
     /// Delete a webhook config (idempotent).
     Delete { url: String, task_id: String, config_id: String },
 }
@@ -357,11 +366,15 @@ pub async fn push(command: PushCommand, conn: &Connection) -> Outcome {
             let config = client.get_push_config(req).await?;
             if conn.json { print::json(&model::to_value(&config)) } else { print::push_config(&config) }
         }
-        PushCommand::List { url, task_id } => {
+        PushCommand::List { url, task_id, page_size, page_token } => {
             let client = connect(&url, conn).await?;
-            let page = client
-                .list_push_configs(ListTaskPushNotificationConfigsRequest { task_id, ..Default::default() })
-                .await?;
+            let req = ListTaskPushNotificationConfigsRequest {
+                task_id,
+                page_size: page_size.unwrap_or_default(),
+                page_token: page_token.unwrap_or_default(),
+                ..Default::default()
+            };
+            let page = client.list_push_configs(req).await?;
             if conn.json {
                 print::json(&model::to_value(&page));
             } else {

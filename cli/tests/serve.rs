@@ -722,6 +722,25 @@ fn mutual_tls_beside_an_api_key_admits_either() {
     assert!(server.stop().success());
 }
 
+/// `a2a push list` pages with --page-size, and the hint it prints names the next page.
+#[test]
+fn push_configs_are_listed_page_by_page() {
+    let server = serve(&["--store", "memory", "--allow-private-webhooks"]);
+    let url = server.base.as_str();
+    let task = a2a_json(&["send", url, "hi"])["task"]["id"].as_str().unwrap().to_owned();
+    for id in ["c0", "c1", "c2"] {
+        let (code, _, err) = a2a(&["push", "set", url, &task, "http://127.0.0.1:9/hook", "--id", id]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, out, err) = a2a(&["push", "list", url, &task, "--page-size", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let token = out.split("--page-token ").nth(1).expect("a next page hint").trim().to_owned();
+    assert!(out.contains("2 configs"), "{out}");
+    let rest = a2a_json(&["push", "list", url, &task, "--page-size", "2", "--page-token", &token]);
+    assert_eq!(rest["configs"].as_array().unwrap().len(), 1, "{rest}");
+    assert!(server.stop().success());
+}
+
 #[test]
 fn private_webhooks_all_or_an_allow_list() {
     // A push config for `url` on a fresh task: true when created, false when refused.

@@ -381,8 +381,16 @@ class Client:
         req = {"taskId": task_id, "id": config_id}
         return cast(TaskPushNotificationConfig, await self._native.call("GetTaskPushNotificationConfig", req, _trace()))
 
-    async def list_push_configs(self, task_id: str) -> ListTaskPushNotificationConfigsResponse:
-        listed = await self._native.call("ListTaskPushNotificationConfigs", {"taskId": task_id}, _trace())
+    async def list_push_configs(
+        self, task_id: str, *, page_size: int | None = None, page_token: str | None = None
+    ) -> ListTaskPushNotificationConfigsResponse:
+        """One page of the task's push configs; ``nextPageToken`` (when not empty) asks for the next."""
+        req: dict[str, Any] = {"taskId": task_id}
+        if page_size is not None:
+            req["pageSize"] = page_size
+        if page_token:
+            req["pageToken"] = page_token
+        listed = await self._native.call("ListTaskPushNotificationConfigs", req, _trace())
         return cast(ListTaskPushNotificationConfigsResponse, listed)
 
     async def delete_push_config(self, task_id: str, config_id: str) -> None:
