@@ -121,6 +121,16 @@ pub struct SendArgs {
     /// Add a data part with this JSON value.
     #[arg(long, value_name = "JSON")]
     pub data: Option<String>,
+    /// Add a file part with this file's bytes, its name and media type (from its extension;
+    /// repeatable).
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<std::path::PathBuf>,
+    /// Add a file part that refers to this URL (repeatable).
+    #[arg(long = "file-url", value_name = "URL")]
+    pub file_urls: Vec<String>,
+    /// The message's metadata: a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub metadata: Option<String>,
     /// Most history messages in the reply.
     #[arg(long)]
     pub history: Option<i32>,
@@ -249,6 +259,24 @@ pub async fn send(args: SendArgs, conn: &Connection) -> Outcome {
         let value = serde_json::from_str(data).map_err(|e| invalid(format!("--data is not JSON: {e}")))?;
         message.parts.push(Part::data(value));
     }
+    for path in &args.files {
+        let bytes = std::fs::read(path).map_err(|e| invalid(format!("--file {}: {e}", path.display())))?;
+        let mut part = Part::new(model::PartContent::Raw(bytes));
+        part.filename = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        part.media_type = media_type(path).to_owned();
+        message.parts.push(part);
+    }
+    for url in &args.file_urls {
+        message.parts.push(Part::new(model::PartContent::Url(url.clone())));
+    }
+    if let Some(metadata) = &args.metadata {
+        let value: serde_json::Value =
+            serde_json::from_str(metadata).map_err(|e| invalid(format!("--metadata is not JSON: {e}")))?;
+        let serde_json::Value::Object(map) = value else {
+            return Err(invalid("--metadata must be a JSON object".to_owned()));
+        };
+        message.metadata = Some(map);
+    }
     message.task_id = args.task_id.unwrap_or_default();
     message.context_id = args.context_id.unwrap_or_default();
     let mut req = SendMessageRequest::new(message);
@@ -270,6 +298,29 @@ pub async fn send(args: SendArgs, conn: &Connection) -> Outcome {
         print::send_reply(&reply);
     }
     Ok(())
+}
+
+/// A file's media type by its extension: the common ones, else bytes of no stated kind.
+fn media_type(path: &std::path::Path) -> &'static str {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "txt" | "log" => "text/plain",
+        "md" => "text/markdown",
+        "csv" => "text/csv",
+        "html" | "htm" => "text/html",
+        "json" => "application/json",
+        "pdf" => "application/pdf",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "svg" => "image/svg+xml",
+        "mp3" => "audio/mpeg",
+        "wav" => "audio/wav",
+        "mp4" => "video/mp4",
+        "zip" => "application/zip",
+        _ => "application/octet-stream",
+    }
 }
 
 pub async fn get(url: &str, task_id: String, history: Option<i32>, conn: &Connection) -> Outcome {

@@ -722,6 +722,41 @@ fn mutual_tls_beside_an_api_key_admits_either() {
     assert!(server.stop().success());
 }
 
+/// `a2a send` carries files (bytes with their name and media type, or a URL) and metadata.
+#[test]
+fn send_carries_files_and_metadata() {
+    let server = serve(&["--store", "memory"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.json");
+    std::fs::write(&file, b"{\"a\": 1}").unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let reply = a2a_json(&[
+        "send",
+        &server.base,
+        "hi",
+        "--file",
+        &file,
+        "--file-url",
+        "https://files.example/r.pdf",
+        "--metadata",
+        r#"{"k": "v"}"#,
+    ]);
+    let parts = &reply["task"]["artifacts"][0]["parts"];
+    assert_eq!(
+        parts[1],
+        json!({"raw": "eyJhIjogMX0=", "filename": "notes.json", "mediaType": "application/json"}),
+        "{reply}"
+    );
+    assert_eq!(parts[2], json!({"url": "https://files.example/r.pdf"}));
+    assert_eq!(reply["task"]["history"][0]["metadata"], json!({"k": "v"}), "{reply}");
+    let (code, _, err) = a2a(&["send", &server.base, "hi", "--metadata", "[1]"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--metadata must be a JSON object"), "{err}");
+    let (code, _, err) = a2a(&["send", &server.base, "hi", "--file", "/no/such/file"]);
+    assert!(code == 1 && err.contains("--file /no/such/file"), "{err}");
+    assert!(server.stop().success());
+}
+
 /// `a2a push list` pages with --page-size, and the hint it prints names the next page.
 #[test]
 fn push_configs_are_listed_page_by_page() {
