@@ -130,6 +130,9 @@ async fn https_with_h2_and_hsts_and_no_plain_http() {
     assert!(
         plain_client(&base).build().unwrap().get(format!("{base}/.well-known/agent-card.json")).send().await.is_err()
     );
+    // Ours says why in words.
+    let err = a2a_native::client::Client::connect(&base).await.unwrap_err();
+    assert!(err.message.contains("not signed by a CA this client trusts"), "{}", err.message);
     let _ = stop.send(());
 }
 

@@ -156,6 +156,22 @@ pub(crate) fn reqwest_error(err: &reqwest::Error, url: &str, timeout: Duration) 
         message.push_str(&cause.to_string());
         source = cause.source();
     }
+    // rustls's names for the certificate faults people meet most, said in words.
+    for (fault, hint) in [
+        (
+            "CaUsedAsEndEntity",
+            "the server presents a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) as its own: \
+             give the server a certificate signed by that CA, or one made with basicConstraints CA:FALSE",
+        ),
+        ("UnknownIssuer", "the server's certificate is not signed by a CA this client trusts (see caCert / --ca-cert)"),
+        ("NotValidForName", "the server's certificate does not name the host in the URL"),
+        ("Expired", "the server's certificate has expired"),
+    ] {
+        if message.contains(fault) {
+            message.push_str(&format!(" ({hint})"));
+            break;
+        }
+    }
     // A connect timeout is a timeout too (of `connect_timeout`, named in the cause chain).
     let kind = if err.is_timeout() { ErrorKind::Timeout } else { ErrorKind::Transport };
     A2AError::new(kind, message).with_meta("url", url)
