@@ -64,6 +64,8 @@ const SCHEMA: &[&str] = &[
     )",
     "CREATE INDEX IF NOT EXISTS a2a_push_outbox_task ON a2a_push_outbox (tenant, task_id, id)",
     // AUTOINCREMENT: sequence numbers are never reused, so a page cursor never skips a newcomer.
+    // What a run says for the next one (`stopped_cleanly`: see SqliteStore::checkpoint).
+    "CREATE TABLE IF NOT EXISTS a2a_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS a2a_push_configs (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
         tenant TEXT NOT NULL,
@@ -89,9 +91,11 @@ pub struct SqliteStore {
     /// (Shared by clones, as the pool is.)
     lock: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<FileLock>>>>,
     /// Whether this store found the file unused (it took the lock; no other store of this
-    /// process held it): then the tasks it finds active were left by a process that is gone.
-    /// A second server of the same process on the file (a hot reload, a test) must not end the
-    /// first one's running tasks as interrupted.
+    /// process held it) and not stopped cleanly: then the tasks it finds active were left by a
+    /// process that is gone mid-turn. A second server of the same process on the file (a hot
+    /// reload, a test) must not end the first one's running tasks as interrupted; after a clean
+    /// stop (see `checkpoint`) no turn was running, and a task left active waits for its next
+    /// message.
     first_user: bool,
 }
 
@@ -212,8 +216,18 @@ impl SqliteStore {
             .await
             .map_err(|e| db_error("release the push claims of a previous run", e))?;
         }
+        // Taken back at once: a process that dies from now on did not stop cleanly.
+        let stopped_cleanly = if fresh {
+            sqlx::query("DELETE FROM a2a_meta WHERE key = 'stopped_cleanly' RETURNING key")
+                .fetch_optional(&store.tables.pool)
+                .await
+                .map_err(|e| db_error("read how the previous run stopped", e))?
+                .is_some()
+        } else {
+            false
+        };
         store.lock = std::sync::Arc::new(std::sync::Mutex::new(Some(lock)));
-        store.first_user = fresh;
+        store.first_user = fresh && !stopped_cleanly;
         Ok(store)
     }
 
@@ -403,6 +417,12 @@ impl TaskStore for SqliteStore {
     }
 
     async fn checkpoint(&self) -> Result<()> {
+        // Called at the end of a graceful stop, when no turn runs any more (the shutdown ended
+        // those still running): the next start need not end the tasks left active.
+        sqlx::query("INSERT OR REPLACE INTO a2a_meta (key, value) VALUES ('stopped_cleanly', '1')")
+            .execute(&self.tables.pool)
+            .await
+            .map_err(|e| db_error("record a clean stop", e))?;
         // PASSIVE: never waits (a shutdown must not), and with the writer idle it copies every
         // frame into the database file. It says how far it got: (busy, frames, copied).
         let (busy, frames, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")

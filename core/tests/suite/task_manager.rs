@@ -1300,6 +1300,45 @@ async fn tasks_left_active_by_a_previous_run_end_failed_at_start() {
     store.close().await;
 }
 
+/// After a graceful stop no turn was running (the shutdown ended those that were): a task left
+/// WORKING by its agent waits for its next message across the restart, as on PostgreSQL. Only a
+/// run that did not stop cleanly leaves tasks to end as interrupted.
+#[tokio::test]
+async fn after_a_graceful_stop_tasks_left_active_wait_on() {
+    use a2a_native::store::{Change, Commit, LogEntry, SqliteStore, TaskStore};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.db");
+    let working = Task {
+        id: "idle".into(),
+        context_id: "c".into(),
+        status: model::TaskStatus::now(TaskState::Working),
+        artifacts: vec![],
+        history: vec![msg("hi")],
+        metadata: None,
+    };
+    let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(working.clone())) }];
+    let open = |path: std::path::PathBuf| async move {
+        let store = Arc::new(SqliteStore::open(&path).await.unwrap());
+        let stores = Stores { tasks: store.clone(), push: store.clone() };
+        (store.clone(), RequestHandler::new(agent(), card(true, false), stores, ServerConfig::default()))
+    };
+    let (store, h) = open(path.clone()).await;
+    store.commit("", Commit { snapshot: true, ..Commit::logged(&working, 0, &entries) }).await.unwrap();
+    h.shutdown().await;
+    store.close().await;
+    drop(h);
+    let (store, h) = open(path.clone()).await;
+    assert_eq!(h.recover_interrupted().await, 0, "stopped cleanly: nothing was interrupted");
+    assert_eq!(get(&h, "idle").await.unwrap().status.state, TaskState::Working);
+    // This run ends without a graceful stop (a crash): the next one ends what it left active.
+    store.close().await;
+    drop(h);
+    let (store, h) = open(path).await;
+    assert_eq!(h.recover_interrupted().await, 1);
+    assert_eq!(get(&h, "idle").await.unwrap().status.state, TaskState::Failed);
+    store.close().await;
+}
+
 /// A blocking send's first commit that ends the task, which nobody could watch, is not logged on
 /// the SQL stores (`Commit::log`): a resume from before it gets the task snapshot, and ends.
 /// Tasks that live on, and streaming sends, are logged from their first event.
