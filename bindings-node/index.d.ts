@@ -208,6 +208,8 @@ export interface ServerLimits {
   maxConnections?: number;
   /** Seconds running executions get to finish at a graceful stop before their tasks end FAILED (default 1). */
   shutdownGrace?: number;
+  /** Most requests one HTTP/2 connection may have open at once (default 100). */
+  maxStreamsPerConnection?: number;
 }
 
 /** How push notifications are delivered. A delivery that fails (a connection error, a timeout,

@@ -136,6 +136,9 @@ pub struct ServerLimits {
     #[uniffi(default)]
     #[serde(serialize_with = "seconds")]
     pub shutdown_grace: Option<Duration>,
+    /// Most requests one HTTP/2 connection may have open at once (default 100).
+    #[uniffi(default)]
+    pub max_streams_per_connection: Option<u32>,
 }
 
 /// core's `push`: how push notifications are delivered. A delivery that fails (a connection

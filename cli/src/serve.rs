@@ -117,6 +117,10 @@ pub struct ServeArgs {
     /// before they end FAILED (default 1). A second signal stops at once.
     #[arg(long, value_name = "SECS")]
     shutdown_grace: Option<f64>,
+    /// Most requests one HTTP/2 connection may have open at once (default 100; more are
+    /// refused with REFUSED_STREAM, which clients retry).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_streams_per_connection: Option<u32>,
     /// Most connections served at once; at the cap the server stops accepting until one
     /// closes, and new clients wait in the listen backlog (default 4096).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -226,6 +230,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     }
     if let Some(secs) = args.idle_timeout {
         config.limits.idle_timeout = seconds(secs, "--idle-timeout")?;
+    }
+    if let Some(n) = args.max_streams_per_connection {
+        config.limits.max_streams_per_connection = n;
     }
     if let Some(secs) = args.shutdown_grace {
         config.shutdown_grace = a2a_native::error::seconds(secs, "--shutdown-grace").map_err(|e| e.message)?;

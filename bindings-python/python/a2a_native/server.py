@@ -117,6 +117,8 @@ class ServerLimits(TypedDict, total=False):
     #: Seconds running executions get to finish at a graceful stop before their tasks end
     #: FAILED (default 1).
     shutdown_grace: float
+    #: Most requests one HTTP/2 connection may have open at once (default 100).
+    max_streams_per_connection: int
 
 
 def _handle_sigterm(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> bool:

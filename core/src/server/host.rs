@@ -156,6 +156,9 @@ pub struct LimitsSpec {
     /// FAILED (default 1).
     #[serde(default, alias = "shutdown_grace")]
     pub shutdown_grace: Option<f64>,
+    /// Most requests one HTTP/2 connection may have open at once (default 100).
+    #[serde(default, alias = "max_streams_per_connection")]
+    pub max_streams_per_connection: Option<u32>,
 }
 
 /// [`crate::push::PushSenderConfig`]'s delivery settings, every field optional (absent:
@@ -327,6 +330,12 @@ impl ServerOptions {
                 return Err(A2AError::invalid_field("limits.maxConnections", "at least 1"));
             }
             l.max_connections = n;
+        }
+        if let Some(n) = s.max_streams_per_connection {
+            if n == 0 {
+                return Err(A2AError::invalid_field("limits.maxStreamsPerConnection", "at least 1"));
+            }
+            l.max_streams_per_connection = n;
         }
         if let Some(secs) = s.shutdown_grace {
             config.shutdown_grace = seconds(secs, "limits.shutdownGrace")?;

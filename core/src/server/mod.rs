@@ -161,7 +161,8 @@ impl Server {
         builder
             .http2()
             .timer(TokioTimer::new())
-            .max_header_list_size(u32::try_from(max_header_bytes).unwrap_or(u32::MAX));
+            .max_header_list_size(u32::try_from(max_header_bytes).unwrap_or(u32::MAX))
+            .max_concurrent_streams(self.handler.limits().max_streams_per_connection.max(1));
         // Cancelled at shutdown: every connection is asked to finish.
         let closing = CancellationToken::new();
         let idle = self.handler.limits().idle_timeout;

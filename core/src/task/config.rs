@@ -57,6 +57,11 @@ pub struct Limits {
     /// closes: new clients wait in the listen backlog instead of each costing buffers and a
     /// descriptor, so a client opening thousands cannot exhaust the process.
     pub max_connections: usize,
+    /// Most requests one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS;
+    /// more are refused with REFUSED_STREAM, which clients retry). Each open request costs some
+    /// kilobytes before its body has arrived, so this times `max_connections` bounds what
+    /// unfinished requests may hold.
+    pub max_streams_per_connection: u32,
 }
 
 impl Default for Limits {
@@ -68,6 +73,8 @@ impl Default for Limits {
             max_history_length: 1000,
             max_task_bytes: 64 * 1024 * 1024,
             max_streams_per_task: 64,
+            // gRPC servers' usual default (grpc-go's); hyper's was 200.
+            max_streams_per_connection: 100,
             blocking_timeout: Duration::from_secs(600),
             max_header_bytes: 64 * 1024,
             header_read_timeout: Duration::from_secs(30),

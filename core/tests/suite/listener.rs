@@ -434,6 +434,28 @@ fn h2_frames(bytes: &[u8]) -> Vec<(u8, u8)> {
 
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
 
+/// The server's first SETTINGS frame announces how many requests one connection may have open
+/// (`limits.max_streams_per_connection`, 100 by default): open requests are what unfinished
+/// bodies cost, and hyper's own default was 200 per connection.
+#[tokio::test]
+async fn an_h2_connection_is_told_how_many_streams_it_may_open() {
+    let s = start(false).await;
+    let mut c = TcpStream::connect(s.addr).await.unwrap();
+    c.write_all(H2_PREFACE).await.unwrap();
+    let mut buf = vec![0u8; 9];
+    tokio::time::timeout(Duration::from_secs(5), c.read_exact(&mut buf)).await.unwrap().unwrap();
+    assert_eq!(buf[3], 4, "SETTINGS first");
+    let len = usize::from(buf[0]) << 16 | usize::from(buf[1]) << 8 | usize::from(buf[2]);
+    let mut payload = vec![0u8; len];
+    c.read_exact(&mut payload).await.unwrap();
+    let settings: Vec<(u16, u32)> = payload
+        .chunks_exact(6)
+        .map(|p| (u16::from_be_bytes([p[0], p[1]]), u32::from_be_bytes([p[2], p[3], p[4], p[5]])))
+        .collect();
+    // SETTINGS_MAX_CONCURRENT_STREAMS is parameter 3.
+    assert!(settings.contains(&(3, 100)), "{settings:?}");
+}
+
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_at_the_idle_timeout() {
     let s = start_idle(Duration::from_millis(300)).await;

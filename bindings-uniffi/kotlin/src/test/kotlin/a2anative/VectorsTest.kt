@@ -367,6 +367,7 @@ class VectorsTest {
                         "executorTimeout" -> l.copy(executorTimeout = seconds(n))
                         "maxConnections" -> l.copy(maxConnections = count(n).toULong())
                         "shutdownGrace", "shutdown_grace" -> l.copy(shutdownGrace = seconds(n))
+                        "maxStreamsPerConnection", "max_streams_per_connection" -> l.copy(maxStreamsPerConnection = count(n).toUInt())
                         "maxTaskBytes" -> l.copy(maxTaskBytes = count(n).toULong())
                         else -> throw Inexpressible()
                     }
