@@ -274,6 +274,9 @@ pub(crate) struct Observed {
     pub outcome: Cell<&'static str>,
     /// Refused for the load of the moment (a spent body budget): the answer says Retry-After.
     pub shed: Cell<bool>,
+    /// The client's address (its connection's peer), when the listener knows it: request
+    /// bodies in flight are shared out per client (`server::budget`).
+    pub peer: Option<std::net::IpAddr>,
 }
 
 impl Default for Observed {
@@ -283,6 +286,7 @@ impl Default for Observed {
             method: Cell::new("unknown"),
             outcome: Cell::new(""),
             shed: Cell::new(false),
+            peer: None,
         }
     }
 }

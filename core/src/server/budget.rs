@@ -11,9 +11,16 @@
 //! many small ones cannot add up unbounded either. When a budget is spent the request is refused
 //! at once with 503 and `Retry-After`, never queued: waiting bodies would hold their partial
 //! share and could starve each other until their read timeouts.
+//!
+//! One client (one address) may hold at most half of each budget: a single client opening
+//! thousands of requests and never finishing their bodies (a few bytes each; a small body counts
+//! at least 1 KiB) spent the whole small-bodies budget with about 2 MB of traffic, and every
+//! other client's requests were refused until its bodies timed out.
 
 use crate::error::{A2AError, ErrorKind};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Bodies up to this size count against the small bodies' budget, larger ones against the
@@ -29,6 +36,10 @@ pub(crate) struct BodyBudget {
     large: Arc<Semaphore>,
     small: Arc<Semaphore>,
     bytes: usize,
+    /// Units each client holds now, of both budgets together.
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// The most one client may hold: half of a budget.
+    per_client: usize,
 }
 
 /// A share of a budget, given back when dropped.
@@ -37,6 +48,27 @@ pub(crate) struct BodyShare {
     permit: Option<OwnedSemaphorePermit>,
     units: usize,
     large: bool,
+    client: Option<ClientHold>,
+}
+
+/// What a share counts against its client, given back when dropped.
+#[derive(Debug)]
+struct ClientHold {
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    ip: IpAddr,
+    units: usize,
+}
+
+impl Drop for ClientHold {
+    fn drop(&mut self) {
+        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(held) = clients.get_mut(&self.ip) {
+            *held = held.saturating_sub(self.units);
+            if *held == 0 {
+                clients.remove(&self.ip);
+            }
+        }
+    }
 }
 
 impl BodyBudget {
@@ -44,7 +76,61 @@ impl BodyBudget {
     /// `bytes` fits.
     pub fn new(bytes: usize) -> Self {
         let units = bytes.div_ceil(UNIT).min(Semaphore::MAX_PERMITS);
-        Self { large: Arc::new(Semaphore::new(units)), small: Arc::new(Semaphore::new(units)), bytes }
+        Self {
+            large: Arc::new(Semaphore::new(units)),
+            small: Arc::new(Semaphore::new(units)),
+            bytes,
+            clients: Arc::default(),
+            per_client: units.div_ceil(2),
+        }
+    }
+
+    /// [`BodyBudget::cover`] for a request body from `client`, who may hold at most half of a
+    /// budget however many requests it has open (its largest body always fits: see
+    /// [`BodyBudget::for_limits`]).
+    pub fn cover_for(&self, client: Option<IpAddr>, share: &mut BodyShare, len: usize) -> Result<(), A2AError> {
+        let Some(ip) = client else { return self.cover(share, len) };
+        let units = len.div_ceil(UNIT);
+        let mine = share.client.as_ref().map_or(0, |h| h.units);
+        let more = units.saturating_sub(mine);
+        if more > 0 {
+            let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+            let held = clients.entry(ip).or_default();
+            // A client's one body always fits (as on an idle server); with others, half a budget.
+            if *held > mine && *held + more > self.per_client {
+                drop(clients);
+                return Err(self.client_spent());
+            }
+            *held += more;
+            drop(clients);
+            let hold = share.client.get_or_insert_with(|| ClientHold { clients: self.clients.clone(), ip, units: 0 });
+            hold.units += more;
+        }
+        let covered = self.cover(share, len);
+        if covered.is_err()
+            && let Some(hold) = share.client.as_mut()
+        {
+            // Not taken after all: the client's count goes back to what the share holds.
+            let back = hold.units.saturating_sub(share.units);
+            let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(held) = clients.get_mut(&ip) {
+                *held = held.saturating_sub(back);
+            }
+            hold.units -= back;
+        }
+        covered
+    }
+
+    fn client_spent(&self) -> A2AError {
+        A2AError::new(
+            ErrorKind::Unavailable,
+            format!(
+                "this client is sending as many request bodies at once as one client may (half of {} bytes, \
+                 limits.maxBodyBytesInFlight); finish or cancel some, then try again",
+                self.bytes
+            ),
+        )
+        .with_meta("maxBodyBytesInFlight", self.bytes.to_string())
     }
 
     /// The budget `limits` ask for, never less than one largest body (with gRPC's 5-byte frame
@@ -63,7 +149,8 @@ impl BodyBudget {
             // Grown past the small ones: all of it moves to the large bodies' budget (the
             // small share goes back when replaced).
             let taken = self.take(&self.large, units, true)?;
-            *share = BodyShare { permit: Some(taken), units, large: true };
+            let client = share.client.take();
+            *share = BodyShare { permit: Some(taken), units, large: true, client };
             return Ok(());
         }
         let more = units.saturating_sub(share.units);
@@ -152,6 +239,36 @@ mod tests {
         assert!(budget.cover(&mut a, 1025 * 1024).is_err(), "past the whole budget");
         drop(a);
         budget.cover(&mut b, 1024 * 1024).unwrap();
+    }
+
+    #[test]
+    fn one_client_may_hold_half_of_a_budget() {
+        let budget = BodyBudget::new(1024 * 1024);
+        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        // Many small unfinished bodies of one client (1 KiB each as counted): half, then refused.
+        let mut held: Vec<BodyShare> = Vec::new();
+        let refused = loop {
+            let mut share = BodyShare::default();
+            match budget.cover_for(Some(a), &mut share, 6) {
+                Ok(()) => held.push(share),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(held.len(), 512);
+        assert!(refused.message.contains("this client"), "{}", refused.message);
+        // Another client is served meanwhile.
+        budget.cover_for(Some(b), &mut BodyShare::default(), 6).unwrap();
+        // Given back as the bodies end.
+        held.truncate(100);
+        budget.cover_for(Some(a), &mut BodyShare::default(), 6).unwrap();
+        drop(held);
+        // A client's one body fits whatever its size (up to the budget), as on an idle server.
+        let mut big = BodyShare::default();
+        budget.cover_for(Some(a), &mut big, 100).unwrap();
+        budget.cover_for(Some(a), &mut big, 900 * 1024).unwrap();
+        assert!(budget.cover_for(Some(a), &mut BodyShare::default(), 6).is_err(), "past half with another");
+        drop(big);
+        assert!(budget.clients.lock().unwrap().is_empty(), "every count given back");
     }
 
     #[test]

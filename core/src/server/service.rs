@@ -105,6 +105,8 @@ impl Default for HttpOptions {
 #[derive(Clone)]
 pub struct A2AService {
     app: Arc<App>,
+    /// The connection's client, when the listener knows it ([`A2AService::for_peer`]).
+    peer: Option<std::net::IpAddr>,
 }
 
 /// What every request needs, computed once from the handler's card.
@@ -152,7 +154,13 @@ impl A2AService {
             options,
             shutdown,
         };
-        Self { app: Arc::new(app) }
+        Self { app: Arc::new(app), peer: None }
+    }
+
+    /// This service for one connection from `peer`: its request bodies in flight count against
+    /// that client's share of the server's budget.
+    pub(crate) fn for_peer(&self, peer: std::net::IpAddr) -> Self {
+        Self { app: self.app.clone(), peer: Some(peer) }
     }
 
     /// Answers one request. Never fails: every problem is an HTTP response.
@@ -209,7 +217,8 @@ impl A2AService {
         };
         // Boxed as soon as it is made: the span and the metrics scope wrap it, and the service
         // future holds it, each a move that would otherwise copy the whole dispatch future.
-        metrics::OBSERVED.scope(Observed::default(), Box::pin(answer).instrument(span)).await
+        let observed = Observed { peer: self.peer, ..Observed::default() };
+        metrics::OBSERVED.scope(observed, Box::pin(answer).instrument(span)).await
     }
 }
 
@@ -795,11 +804,12 @@ where
     // it comes, holding nothing), so a keep-alive client that sends its body after its
     // headers reads the 503.
     let (mut share, mut refused) = (BodyShare::default(), None);
+    let client = metrics::observed(|o| o.peer).flatten();
     // A client that waits for `100 Continue` sends nothing until the body is read: its declared
     // length is charged now, and when it does not fit it is answered before it uploads anything.
     if let Some(n) = declared.filter(|_| expects_continue) {
         // At most `limit`, checked above.
-        budget.cover(&mut share, n as usize).map_err(busy)?;
+        budget.cover_for(client, &mut share, n as usize).map_err(busy)?;
     }
     let read = async {
         let mut body = std::pin::pin!(Limited::new(body, limit));
@@ -836,7 +846,7 @@ where
                     return Err(too_large());
                 }
             }
-            match budget.cover(&mut share, len) {
+            match budget.cover_for(client, &mut share, len) {
                 Ok(()) => chunks.push(data),
                 Err(e) => {
                     refused = Some(e);

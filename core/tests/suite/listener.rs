@@ -1073,3 +1073,54 @@ async fn stream_events_a_client_does_not_read_hold_the_answer_budget_and_past_it
     assert!(snapshot.len() > 400 * 1024, "{}", String::from_utf8_lossy(&snapshot[..300]));
     conn.abort();
 }
+
+/// One client opening many requests and never finishing their bodies (a few bytes each) holds
+/// at most half of the small bodies' budget: its own requests past that are refused (503), and
+/// another client's are served. (It spent the whole budget with about 2 MB of traffic, and every
+/// client's requests were refused until its bodies timed out.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_spend_every_clients_body_budget() {
+    use http_body_util::{BodyExt, StreamBody, combinators::UnsyncBoxBody};
+    let mut config = ServerConfig::default();
+    config.limits.max_body_bytes = 64 * 1024;
+    // 160 KiB: 160 small bodies as counted, 80 for one client.
+    config.limits.max_body_bytes_in_flight = 160 * 1024;
+    config.limits.body_read_timeout = Duration::from_secs(20);
+    let s = start_with(config).await;
+    let mut open = Vec::new();
+    let mut pending = Vec::new();
+    // Two connections of 100 unfinished requests each (their 200 small bodies would be more
+    // than the whole budget), from 127.0.0.1.
+    for _ in 0..2 {
+        let h2 = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .http2_only(true)
+            .build_http::<UnsyncBoxBody<bytes::Bytes, std::convert::Infallible>>();
+        for _ in 0..100 {
+            let (tx, rx) = tokio::sync::mpsc::channel(1);
+            tx.send(Ok(hyper::body::Frame::data(bytes::Bytes::from_static(b"{\"a\":")))).await.unwrap();
+            let req = http::Request::post(format!("http://{}/", s.addr))
+                .header("content-type", "application/json")
+                .body(
+                    StreamBody::new(futures_util::stream::unfold(rx, |mut rx| async move {
+                        rx.recv().await.map(|frame| (frame, rx))
+                    }))
+                    .boxed_unsync(),
+                )
+                .unwrap();
+            pending.push(tokio::spawn(h2.request(req)));
+            open.push(tx);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Another client (another address) is served meanwhile.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+    let mut other = socket.connect(s.addr).await.unwrap();
+    let body = send_body(1);
+    other.write_all(format!("{}{body}", head(body.len(), "")).as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut other).await.unwrap().0, 200, "another client was refused");
+    drop(open);
+    for p in pending {
+        p.abort();
+    }
+}
