@@ -181,8 +181,9 @@ impl Authenticator for ApiKeys {
     }
 }
 
-/// Several schemes at once: the first that recognises credentials decides (invalid
-/// credentials for one scheme are refused, not passed on to the next).
+/// Several schemes at once: the first that recognises credentials names the caller, and
+/// invalid credentials of any scheme refuse the request (a bad API key beside a good token is
+/// a caller to turn away, not one to guess about: a proxy in front may have judged the other).
 pub struct AnyOf {
     schemes: Vec<Arc<dyn Authenticator>>,
     challenge: String,
@@ -198,12 +199,13 @@ impl AnyOf {
 #[async_trait]
 impl Authenticator for AnyOf {
     async fn authenticate(&self, request: &Parts) -> Result<Option<Principal>> {
+        let mut caller = None;
         for scheme in &self.schemes {
             if let Some(p) = scheme.authenticate(request).await? {
-                return Ok(Some(p));
+                caller.get_or_insert(p);
             }
         }
-        Ok(None)
+        Ok(caller)
     }
 
     fn challenge(&self) -> &str {
@@ -459,6 +461,11 @@ mod tests {
         assert!(both.authenticate(&headers(Some("Bearer wrong"))).await.is_err());
         assert_eq!(both.authenticate(&request("/", &[])).await.unwrap(), None);
         assert_eq!(both.challenge(), "Bearer realm=\"a2a\", ApiKey realm=\"a2a\", name=\"x-api-key\"");
+        // A bad credential of one scheme refuses the request, whatever the other says.
+        let mixed = |auth: &str, key: &str| request("/", &[("authorization", Some(auth)), ("x-api-key", Some(key))]);
+        assert!(both.authenticate(&mixed("Bearer t", "bad")).await.is_err());
+        assert!(both.authenticate(&mixed("Bearer wrong", "k")).await.is_err());
+        assert_eq!(both.authenticate(&mixed("Bearer t", "k")).await.unwrap().unwrap().name, "bearer");
     }
 
     #[test]
