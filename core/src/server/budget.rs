@@ -12,7 +12,7 @@
 //! at once with 503 and `Retry-After`, never queued: waiting bodies would hold their partial
 //! share and could starve each other until their read timeouts.
 //!
-//! One client (one address) may hold at most half of each budget: a single client opening
+//! One client (one address) may hold at most half of the small bodies' budget: a single client opening
 //! thousands of requests and never finishing their bodies (a few bytes each; a small body counts
 //! at least 1 KiB) spent the whole small-bodies budget with about 2 MB of traffic, and every
 //! other client's requests were refused until its bodies timed out.
@@ -36,9 +36,9 @@ pub(crate) struct BodyBudget {
     large: Arc<Semaphore>,
     small: Arc<Semaphore>,
     bytes: usize,
-    /// Units each client holds now, of both budgets together.
+    /// Units of the small bodies' budget each client holds now.
     clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
-    /// The most one client may hold: half of a budget.
+    /// The most one client may hold of it: half.
     per_client: usize,
 }
 
@@ -85,11 +85,15 @@ impl BodyBudget {
         }
     }
 
-    /// [`BodyBudget::cover`] for a request body from `client`, who may hold at most half of a
-    /// budget however many requests it has open (its largest body always fits: see
-    /// [`BodyBudget::for_limits`]).
+    /// [`BodyBudget::cover`] for a request body from `client`, who may hold at most half of the
+    /// small bodies' budget however many requests it has open.
     pub fn cover_for(&self, client: Option<IpAddr>, share: &mut BodyShare, len: usize) -> Result<(), A2AError> {
-        let Some(ip) = client else { return self.cover(share, len) };
+        // Large bodies cost their sender what they hold (64 KiB and more each): only the small
+        // ones are shared out, and a body that grows large leaves its client's count.
+        let Some(ip) = client.filter(|_| len <= SMALL_BYTES) else {
+            share.client = None;
+            return self.cover(share, len);
+        };
         let units = len.div_ceil(UNIT);
         let mine = share.client.as_ref().map_or(0, |h| h.units);
         let more = units.saturating_sub(mine);
@@ -262,11 +266,11 @@ mod tests {
         held.truncate(100);
         budget.cover_for(Some(a), &mut BodyShare::default(), 6).unwrap();
         drop(held);
-        // A client's one body fits whatever its size (up to the budget), as on an idle server.
+        // A body that grows large leaves its client's count: the client's small ones go on.
         let mut big = BodyShare::default();
         budget.cover_for(Some(a), &mut big, 100).unwrap();
         budget.cover_for(Some(a), &mut big, 900 * 1024).unwrap();
-        assert!(budget.cover_for(Some(a), &mut BodyShare::default(), 6).is_err(), "past half with another");
+        budget.cover_for(Some(a), &mut BodyShare::default(), 6).unwrap();
         drop(big);
         assert!(budget.clients.lock().unwrap().is_empty(), "every count given back");
     }
