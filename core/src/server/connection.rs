@@ -40,6 +40,9 @@ use tokio_util::sync::CancellationToken;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// How long an idle connection asked to close (HTTP/2: GOAWAY) may take to do so.
+const IDLE_CLOSE: Duration = Duration::from_secs(5);
+
 /// Serves `io` with `service` until the connection ends. When `closing` is cancelled, or the
 /// connection was idle for `quiet`, it is asked to finish: HTTP/1 closes once no request is
 /// in flight, HTTP/2 sends GOAWAY and ends when its open streams have. A connection that
@@ -67,6 +70,8 @@ where
     let io = Watched { io, activity: activity.clone(), preface: 0 };
     let conn = builder.serve_connection(io, service);
     tokio::pin!(conn);
+    // How long the graceful close may take once asked for.
+    let mut finish = quiet;
     tokio::select! {
         served = conn.as_mut() => return served,
         () = closing.cancelled() => {}
@@ -81,14 +86,17 @@ where
             if how == Quiet::Stalled {
                 return Ok(());
             }
+            // Idle: nothing is in flight to finish. A client that sends nothing more after the
+            // GOAWAY held its connection slot (`maxConnections`) for another whole idle timeout.
+            finish = quiet.min(IDLE_CLOSE);
         }
     }
     conn.as_mut().graceful_shutdown();
     // HTTP/2's graceful close waits for the client to answer a PING after the GOAWAY: a client
-    // that never does (or keeps nothing in flight) is dropped once quiet for as long again.
+    // that never does (or keeps nothing in flight) is dropped once quiet for `finish`.
     tokio::select! {
         served = conn => served,
-        _ = activity.quiet_for(quiet) => Ok(()),
+        _ = activity.quiet_for(finish) => Ok(()),
     }
 }
 
