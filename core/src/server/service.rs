@@ -359,6 +359,13 @@ impl App {
         if let Some(answer) = self.health(&path, &parts.method).await {
             return answer;
         }
+        if parts.method == Method::OPTIONS && parts.uri == "*" {
+            // The server as a whole (RFC 9110 §9.3.7): the methods some resource here takes.
+            let mut resp = no_content();
+            resp.headers_mut()
+                .insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD, POST, DELETE, OPTIONS"));
+            return resp;
+        }
         if path == WELL_KNOWN_PATH || path == LEGACY_WELL_KNOWN_PATH {
             span.record("binding", "card");
             metrics::observe(|o| {

@@ -1329,6 +1329,13 @@ async fn unknown_paths_are_404_and_wrong_methods_405() {
     assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "GET, HEAD, POST"));
     let r = s.rest("GET", "/", None).await;
     assert_eq!((r.status, r.header("allow")), (StatusCode::METHOD_NOT_ALLOWED, "POST"), "the JSON-RPC endpoint");
+    // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7).
+    let mut raw = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+    raw.write_all(b"OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    raw.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+    assert!(answer.to_ascii_lowercase().contains("allow: get, head, post, delete, options"), "{answer}");
     s.stop().await;
 }
 
