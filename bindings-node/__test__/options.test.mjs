@@ -97,8 +97,9 @@ test('a credentials function gives each request its headers, plain or async', as
       await guarded.close();
     }
     // A failing provider fails the call before it is sent; a bad header is named.
-    const throwing = await Client.connect(server.url, { credentials: () => { throw new Error('vault is sealed'); } });
-    await assert.rejects(throwing.send('x'), /credentials function failed.*vault is sealed/);
+    const sealed = new Error('vault is sealed');
+    const throwing = await Client.connect(server.url, { credentials: () => { throw sealed; } });
+    await assert.rejects(throwing.send('x'), (e) => /credentials function failed: vault is sealed$/.test(e.message) && e.cause === sealed);
     const rejecting = await Client.connect(server.url, { credentials: async () => Promise.reject(new Error('expired')) });
     await assert.rejects(rejecting.send('x'), /credentials function failed.*expired/);
     const badHeader = await Client.connect(server.url, { credentials: () => ({ 'bad header': 'x' }) });

@@ -1,7 +1,7 @@
 // An A2A client on the Rust core: card resolution, JSON-RPC or HTTP+JSON (1.0, or 0.3 for
 // agents that only speak it), streams as async iterables, credentials.
 import { randomUUID } from 'node:crypto';
-import { call, fromNative, json, native, settle } from './native.js';
+import { call, fromNative, json, keepFailure, native, settle } from './native.js';
 import { callerTrace } from './trace.js';
 
 /** A user message with a fresh id: a string becomes one text part. */
@@ -79,8 +79,15 @@ function nativeOptions(options) {
   const { credentials, ...rest } = options ?? {};
   if (credentials === undefined || credentials === null) return [json(rest, 'options')];
   if (typeof credentials !== 'function') throw new TypeError('credentials must be a function (method, url) => headers');
-  // Always a Promise of JSON text, so the native side has one shape to read; a throw rejects it.
-  const provide = async (method, url) => JSON.stringify((await credentials(method, url)) ?? {});
+  // Always a Promise of JSON text, so the native side has one shape to read; a throw rejects it,
+  // its error kept to become the `cause` of the call's InternalError (see `keepFailure`).
+  const provide = async (method, url) => {
+    try {
+      return JSON.stringify((await credentials(method, url)) ?? {});
+    } catch (e) {
+      throw keepFailure(e);
+    }
+  };
   return [json(rest, 'options'), provide];
 }
 

@@ -36,12 +36,38 @@ export const native = load();
 
 const MARKER = '\u0001a2a:';
 
+// Errors a JavaScript callback (the credentials function) threw, by a tag their message carries
+// across the native side, so the call's error can name them as its `cause`. Bounded: a call
+// given up before its error surfaced leaves its entry, and the oldest go first.
+const failures = new Map();
+let failureSeq = 0;
+const FAILURE_TAG = / \[a2a-failure:(\d+)\]/;
+
+/** An Error carrying `e`'s message and a tag for `fromNative` to find `e` again by. */
+export function keepFailure(e) {
+  const id = ++failureSeq;
+  failures.set(id, e);
+  if (failures.size > 100) failures.delete(failures.keys().next().value);
+  const text = e instanceof Error ? e.message : String(e);
+  return new Error(`${text} [a2a-failure:${id}]`);
+}
+
 /** The A2AError a native failure stands for (other errors unchanged). */
 export function fromNative(e) {
   if (e instanceof Error && typeof e.message === 'string' && e.message.startsWith(MARKER)) {
     const body = JSON.parse(e.message.slice(MARKER.length));
     const kind = ERRORS[body.name] ?? A2AError;
-    return new kind(body.message, { metadata: body.metadata ?? {}, violations: body.violations ?? [] });
+    let message = body.message;
+    let cause;
+    const tagged = FAILURE_TAG.exec(message);
+    if (tagged) {
+      cause = failures.get(Number(tagged[1]));
+      failures.delete(Number(tagged[1]));
+      message = message.replace(FAILURE_TAG, '');
+    }
+    const error = new kind(message, { metadata: body.metadata ?? {}, violations: body.violations ?? [] });
+    if (cause !== undefined) error.cause = cause;
+    return error;
   }
   return e;
 }
