@@ -7091,6 +7091,10 @@ public struct ServerLimits: Equatable, Hashable {
      * FAILED (default 1 s).
      */
     public var shutdownGrace: TimeInterval?
+    /**
+     * Most requests one HTTP/2 connection may have open at once (default 100).
+     */
+    public var maxStreamsPerConnection: UInt32?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -7132,7 +7136,10 @@ public struct ServerLimits: Equatable, Hashable {
         /**
          * How long running executions get to finish at a graceful stop before their tasks end
          * FAILED (default 1 s).
-         */shutdownGrace: TimeInterval? = nil) {
+         */shutdownGrace: TimeInterval? = nil, 
+        /**
+         * Most requests one HTTP/2 connection may have open at once (default 100).
+         */maxStreamsPerConnection: UInt32? = nil) {
         self.blockingTimeout = blockingTimeout
         self.maxBodyBytes = maxBodyBytes
         self.maxBodyBytesInFlight = maxBodyBytesInFlight
@@ -7147,6 +7154,7 @@ public struct ServerLimits: Equatable, Hashable {
         self.executorTimeout = executorTimeout
         self.maxConnections = maxConnections
         self.shutdownGrace = shutdownGrace
+        self.maxStreamsPerConnection = maxStreamsPerConnection
     }
 
     
@@ -7178,7 +7186,8 @@ public struct FfiConverterTypeServerLimits: FfiConverterRustBuffer {
                 idleTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 executorTimeout: FfiConverterOptionDuration.read(from: &buf), 
                 maxConnections: FfiConverterOptionUInt64.read(from: &buf), 
-                shutdownGrace: FfiConverterOptionDuration.read(from: &buf)
+                shutdownGrace: FfiConverterOptionDuration.read(from: &buf), 
+                maxStreamsPerConnection: FfiConverterOptionUInt32.read(from: &buf)
         )
     }
 
@@ -7197,6 +7206,7 @@ public struct FfiConverterTypeServerLimits: FfiConverterRustBuffer {
         FfiConverterOptionDuration.write(value.executorTimeout, into: &buf)
         FfiConverterOptionUInt64.write(value.maxConnections, into: &buf)
         FfiConverterOptionDuration.write(value.shutdownGrace, into: &buf)
+        FfiConverterOptionUInt32.write(value.maxStreamsPerConnection, into: &buf)
     }
 }
 
