@@ -185,11 +185,22 @@ pub(crate) fn echoed(id: &str) -> &str {
     }
 }
 
+/// HTTP's reason phrase for `status` (`Payload Too Large`), in the builds that speak HTTP.
+#[cfg(any(feature = "server", feature = "client", feature = "grpc"))]
+fn reason_phrase(status: u16) -> &'static str {
+    http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("")
+}
+
+#[cfg(not(any(feature = "server", feature = "client", feature = "grpc")))]
+fn reason_phrase(_status: u16) -> &'static str {
+    ""
+}
+
 /// A peer's error answer that is no `google.rpc.Status`, as a message: its status with the
 /// reason phrase, and its text; a web page (a proxy's, a web framework's) as its words only,
 /// both cut to 300 characters, so a whole HTML page is not what the caller reads.
 fn peer_text(status: u16, body: &[u8]) -> String {
-    let reason = http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("");
+    let reason = reason_phrase(status);
     let text = String::from_utf8_lossy(&body[..body.len().min(64 * 1024)]);
     let text = text.trim();
     let words = if text.starts_with('<') {
