@@ -82,6 +82,13 @@ async fn collect_items(stream: a2a_native::client::EventStream) -> Vec<Result<St
     tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>()).await.expect("stream stalled")
 }
 
+/// The events of a streaming send of "go" to the agent at `base`, every one of them good.
+async fn streamed(base: &str, binding: Binding) -> Vec<StreamResponse> {
+    let client = connect(base, binding).await;
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    items.into_iter().map(|i| i.unwrap()).collect()
+}
+
 /// How a first stream stops before its task ends.
 #[derive(Clone, Copy, Debug)]
 enum Stop {
@@ -116,9 +123,7 @@ async fn a_cut_stream_resumes_with_subscribe_to_task_without_duplicates() {
             other => panic!("unexpected {other}"),
         })
         .await;
-        let client = connect(&server.base, binding).await;
-        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
-        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        let events = streamed(&server.base, binding).await;
         assert_eq!(
             kinds(&events),
             ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
@@ -151,9 +156,7 @@ async fn an_update_without_its_context_gets_the_tasks() {
             other => panic!("unexpected {other}"),
         })
         .await;
-        let client = connect(&server.base, binding).await;
-        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
-        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        let events = streamed(&server.base, binding).await;
         assert_eq!(
             kinds(&events),
             ["task:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_CANCELED"],
@@ -193,9 +196,7 @@ async fn a_cut_stream_resumes_after_the_last_event_id() {
             other => panic!("unexpected {other} (last-event-id {:?})", req.header("last-event-id")),
         })
         .await;
-        let client = connect(&server.base, binding).await;
-        let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
-        let events: Vec<StreamResponse> = items.into_iter().map(|i| i.unwrap()).collect();
+        let events = streamed(&server.base, binding).await;
         assert_eq!(
             kinds(&events),
             ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "artifact:a1", "status:TASK_STATE_COMPLETED"],
