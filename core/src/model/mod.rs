@@ -66,9 +66,31 @@ pub fn parse_value_at<T: DeserializeOwned + Validate>(value: Value, at: &str) ->
     if !value.is_object() {
         return Err(A2AError::invalid_field(at, format!("expected a JSON object, got {}", json_kind(&value))));
     }
+    // ProtoJSON reads a `null` member as the field's default (absent), which serde does for
+    // optional fields only (a2a-sdk's ParseDict takes `"contextId": null`).
+    let mut value = value;
+    drop_null_members(&mut value);
     let parsed: T = serde_path_to_error::deserialize(value).map_err(|e| shape_error(at, e))?;
     parsed.validate_at(at)?;
     Ok(parsed)
+}
+
+/// Members whose value is `null` taken out of every object, except where any JSON is the
+/// content (a data part's `data`, and `Struct`s: `metadata`, an extension's `params`, a
+/// signature's `header`), whose nulls are values.
+fn drop_null_members(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|key, v| !v.is_null() || key == "data");
+            for (key, v) in map.iter_mut() {
+                if !matches!(key.as_str(), "data" | "metadata" | "params" | "header") {
+                    drop_null_members(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_members),
+        _ => {}
+    }
 }
 
 /// [`parse_value_at`] straight from JSON text, with no [`Value`] tree between: the server's
