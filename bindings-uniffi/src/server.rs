@@ -213,12 +213,32 @@ fn core_options(options: &ServerOptions) -> Result<(CoreOptions, Handlers)> {
     Ok((CoreOptions::from_value(value)?, handlers))
 }
 
+/// The servers started and not stopped: a running server serves until `stop` (or the process
+/// ends), as a JVM's servers do, whether or not the program still holds its object. (Freed by
+/// a garbage collection, the object took its server down with it, at an unpredictable time.)
+fn serving() -> std::sync::MutexGuard<'static, Vec<Arc<HostedServer>>> {
+    static SERVING: std::sync::Mutex<Vec<Arc<HostedServer>>> = std::sync::Mutex::new(Vec::new());
+    SERVING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
+/// Once started it serves until `stop`, whether or not the program keeps this object.
 #[derive(uniffi::Object)]
 pub struct AgentServer {
     server: Arc<HostedServer>,
     executor: Arc<dyn AgentExecutor>,
     handlers: Handlers,
+}
+
+impl Drop for AgentServer {
+    fn drop(&mut self) {
+        if self.server.addr().is_some() {
+            tracing::warn!(
+                "an AgentServer was freed (closed, or collected) while it serves: it serves on until the process \
+                 ends; keep it and call stop() to stop it"
+            );
+        }
+    }
 }
 
 #[uniffi::export]
@@ -238,13 +258,16 @@ impl AgentServer {
         crate::logging::install();
         let (server, agent) =
             (self.server.clone(), Arc::new(ForeignExecutor(self.executor.clone(), self.handlers.clone())));
-        let addr = run(async move { server.start(agent, &host, port).await }).await?;
+        let started = server.clone();
+        let addr = run(async move { started.start(agent, &host, port).await }).await?;
+        serving().push(server);
         Ok(addr.port())
     }
 
     /// Stops accepting, ends open streams and waits for the server to finish.
     pub async fn stop(&self) -> Result<()> {
         let server = self.server.clone();
+        serving().retain(|s| !Arc::ptr_eq(s, &server));
         Ok(run(async move { server.stop().await }).await?)
     }
 

@@ -960,6 +960,7 @@ public func FfiConverterTypeAgentExecutor_lower(_ value: AgentExecutor) -> UInt6
 
 /**
  * An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
+ * Once started it serves until `stop`, whether or not the program keeps this object.
  */
 public protocol AgentServerProtocol: AnyObject, Sendable {
     
@@ -992,6 +993,7 @@ public protocol AgentServerProtocol: AnyObject, Sendable {
 }
 /**
  * An A2A server for one executor: JSON-RPC, HTTP+JSON and gRPC on one port, plus the agent card.
+ * Once started it serves until `stop`, whether or not the program keeps this object.
  */
 open class AgentServer: AgentServerProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64

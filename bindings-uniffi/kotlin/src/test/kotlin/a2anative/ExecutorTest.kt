@@ -241,6 +241,24 @@ class ExecutorTest {
         }
     }
 
+    /** Started in a function that keeps only its URL: the object is garbage, the server serves on. */
+    private suspend fun startAndForget(): String {
+        val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), Echo(), null)
+        server.start()
+        return server.url()!!
+    }
+
+    @Test
+    fun `a started server serves until stop, whether or not its object is kept`() = test {
+        val url = startAndForget()
+        repeat(3) {
+            System.gc()
+            Thread.sleep(100)
+        }
+        val client = Client.connect(url)
+        repeat(5) { assertEquals(TaskState.COMPLETED, client.sendText("still there").task!!.status.state) }
+    }
+
     @Test
     fun `corsOrigins let web pages of those origins call the agent`() = test {
         val page = "http://localhost:5173"
