@@ -39,8 +39,10 @@ pub fn set_trace_context_source(source: Option<Arc<dyn TraceContextSource>>) {
 /// `call` as part of the caller's trace: the source is read now, on the calling thread.
 pub fn traced<F: Future>(call: F) -> impl Future<Output = F::Output> {
     let source = SOURCE.read().unwrap_or_else(PoisonError::into_inner).clone();
+    // A source that throws is a panic here (uniffi's callback failure): the call goes on
+    // without a trace context instead of failing with an error that is no A2A error.
     let caller = source
-        .and_then(|s| s.current())
+        .and_then(|s| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.current())).ok().flatten())
         .map(|t| TraceParent::from_text(Some(&t.traceparent), t.tracestate.as_deref(), t.baggage.as_deref()))
         .unwrap_or_default();
     with_caller(caller, call)

@@ -63,4 +63,19 @@ class TraceTest {
             GlobalOpenTelemetry.resetForTest()
         }
     }
+
+    @Test
+    fun `a trace context source that throws leaves calls untraced, not failed`() = test {
+        setTraceContextSource(object : TraceContextSource {
+            override fun current(): TraceContext? = throw IllegalStateException("no context here")
+        })
+        try {
+            serving(Recorder()) { server ->
+                val client = Client.connect(server.url()!!)
+                assertEquals(TaskState.COMPLETED, client.sendText("untraced").task!!.status.state)
+            }
+        } finally {
+            setTraceContextSource(null)
+        }
+    }
 }
