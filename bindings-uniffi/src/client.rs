@@ -189,9 +189,16 @@ impl Client {
         unary!(self, request, model::SendMessageRequest, send_message)
     }
 
-    /// Sends one user message with one text part (a new message id each time).
-    pub async fn send_text(&self, text: String) -> Result<SendMessageResponse> {
-        self.send_message(text_request(text)).await
+    /// Sends one user message with one text part (a new message id each time); with `task_id`
+    /// (and `context_id`), a turn of that task (multi-turn: an INPUT_REQUIRED task's answer).
+    #[uniffi::method(default(task_id = None, context_id = None))]
+    pub async fn send_text(
+        &self,
+        text: String,
+        task_id: Option<String>,
+        context_id: Option<String>,
+    ) -> Result<SendMessageResponse> {
+        self.send_message(text_request(text, task_id, context_id)).await
     }
 
     pub async fn get_task(&self, request: GetTaskRequest) -> Result<A2ATask> {
@@ -274,15 +281,15 @@ pub struct MethodReply {
     pub activated: Vec<String>,
 }
 
-/// A SendMessageRequest with one user text message.
-#[uniffi::export]
-pub fn text_request(text: String) -> SendMessageRequest {
+/// A SendMessageRequest with one user text message, in `task_id` and `context_id` when given.
+#[uniffi::export(default(task_id = None, context_id = None))]
+pub fn text_request(text: String, task_id: Option<String>, context_id: Option<String>) -> SendMessageRequest {
     SendMessageRequest {
         tenant: String::new(),
         message: Message {
             message_id: uuid_v4(),
-            context_id: String::new(),
-            task_id: String::new(),
+            context_id: context_id.unwrap_or_default(),
+            task_id: task_id.unwrap_or_default(),
             role: Role::User,
             parts: vec![Part {
                 content: Some(PartContent::Text { text }),

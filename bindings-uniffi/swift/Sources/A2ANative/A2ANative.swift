@@ -1238,9 +1238,10 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func sendStreamingMessage(request: SendMessageRequest) async throws  -> EventStream
     
     /**
-     * Sends one user message with one text part (a new message id each time).
+     * Sends one user message with one text part (a new message id each time); with `task_id`
+     * (and `context_id`), a turn of that task (multi-turn: an INPUT_REQUIRED task's answer).
      */
-    func sendText(text: String) async throws  -> SendMessageResponse
+    func sendText(text: String, taskId: String?, contextId: String?) async throws  -> SendMessageResponse
     
     /**
      * The events of an existing task from now on (SubscribeToTask).
@@ -1566,14 +1567,15 @@ open func sendStreamingMessage(request: SendMessageRequest)async throws  -> Even
 }
     
     /**
-     * Sends one user message with one text part (a new message id each time).
+     * Sends one user message with one text part (a new message id each time); with `task_id`
+     * (and `context_id`), a turn of that task (multi-turn: an INPUT_REQUIRED task's answer).
      */
-open func sendText(text: String)async throws  -> SendMessageResponse  {
+open func sendText(text: String, taskId: String? = nil, contextId: String? = nil)async throws  -> SendMessageResponse  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_a2a_native_uniffi_fn_method_client_send_text(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(text)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(text),FfiConverterOptionString.lower(taskId),FfiConverterOptionString.lower(contextId)
                 )
             },
             pollFunc: ffi_a2a_native_uniffi_rust_future_poll_rust_buffer,
@@ -10324,13 +10326,15 @@ public func uniffiForeignFutureHandleCountA2aNativeUniffi() -> Int {
     UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.count
 }
 /**
- * A SendMessageRequest with one user text message.
+ * A SendMessageRequest with one user text message, in `task_id` and `context_id` when given.
  */
-public func textRequest(text: String) -> SendMessageRequest  {
+public func textRequest(text: String, taskId: String? = nil, contextId: String? = nil) -> SendMessageRequest  {
     return try!  FfiConverterTypeSendMessageRequest_lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_a2a_native_uniffi_fn_func_text_request(
-        FfiConverterString.lower(text),uniffiCallStatus
+        FfiConverterString.lower(text),
+        FfiConverterOptionString.lower(taskId),
+        FfiConverterOptionString.lower(contextId),uniffiCallStatus
     )
 })
 }
@@ -10537,7 +10541,7 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_func_text_request() != 59628) {
+    if (uniffi_a2a_native_uniffi_checksum_func_text_request() != 31742) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_func_uuid_v4() != 54756) {
@@ -10630,7 +10634,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_native_uniffi_checksum_method_client_send_streaming_message() != 52358) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_native_uniffi_checksum_method_client_send_text() != 12971) {
+    if (uniffi_a2a_native_uniffi_checksum_method_client_send_text() != 42389) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_native_uniffi_checksum_method_client_subscribe_to_task() != 2091) {

@@ -40,8 +40,8 @@ public extension Client {
         try await sendStreamingMessage(request: request).events()
     }
 
-    func streamText(_ text: String) async throws -> AsyncThrowingStream<StreamResponse, Error> {
-        try await stream(textRequest(text: text))
+    func streamText(_ text: String, taskId: String? = nil, contextId: String? = nil) async throws -> AsyncThrowingStream<StreamResponse, Error> {
+        try await stream(textRequest(text: text, taskId: taskId, contextId: contextId))
     }
 
     /// SubscribeToTask as an AsyncThrowingStream.

@@ -439,7 +439,7 @@ uint64_t uniffi_a2a_native_uniffi_fn_method_client_send_streaming_message(uint64
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_SEND_TEXT
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_SEND_TEXT
-uint64_t uniffi_a2a_native_uniffi_fn_method_client_send_text(uint64_t ptr, RustBuffer text
+uint64_t uniffi_a2a_native_uniffi_fn_method_client_send_text(uint64_t ptr, RustBuffer text, RustBuffer task_id, RustBuffer context_id
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_METHOD_CLIENT_SUBSCRIBE_TO_TASK
@@ -734,7 +734,7 @@ RustBuffer uniffi_a2a_native_uniffi_fn_method_tracecontextsource_current(uint64_
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_TEXT_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_TEXT_REQUEST
-RustBuffer uniffi_a2a_native_uniffi_fn_func_text_request(RustBuffer text, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_a2a_native_uniffi_fn_func_text_request(RustBuffer text, RustBuffer task_id, RustBuffer context_id, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_NATIVE_UNIFFI_FN_FUNC_UUID_V4

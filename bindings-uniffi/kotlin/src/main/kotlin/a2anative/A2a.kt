@@ -34,7 +34,8 @@ fun EventStream.asFlow(): Flow<StreamResponse> = flow {
 fun Client.stream(request: SendMessageRequest): Flow<StreamResponse> =
     flow { emitAll(sendStreamingMessage(request).asFlow()) }
 
-fun Client.streamText(text: String): Flow<StreamResponse> = stream(textRequest(text))
+fun Client.streamText(text: String, taskId: String? = null, contextId: String? = null): Flow<StreamResponse> =
+    stream(textRequest(text, taskId, contextId))
 
 /** SubscribeToTask as a Flow. */
 fun Client.subscribe(taskId: String): Flow<StreamResponse> =

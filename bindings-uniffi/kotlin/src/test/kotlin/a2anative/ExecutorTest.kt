@@ -241,6 +241,34 @@ class ExecutorTest {
         }
     }
 
+    @Test
+    fun `sendText continues a task by its ids (multi-turn)`() = test {
+        val asker = object : AgentExecutor {
+            override suspend fun execute(context: RequestContext, events: EventSink) {
+                if (context.task == null) events.statusText(TaskState.INPUT_REQUIRED, "your name?")
+                else events.statusText(TaskState.COMPLETED, "hello ${context.text}")
+            }
+            override suspend fun cancel(context: RequestContext, events: EventSink) {}
+        }
+        val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), asker, null)
+        server.start()
+        try {
+            val client = Client.connect(server.url()!!)
+            val asked = client.sendText("hi").task!!
+            assertEquals(TaskState.INPUT_REQUIRED, asked.status.state)
+            val done = client.sendText("Ada", taskId = asked.id, contextId = asked.contextId).task!!
+            assertEquals(asked.id, done.id)
+            assertEquals(TaskState.COMPLETED, done.status.state)
+            // The same over a stream: its last event completes the task asked in it.
+            val second = client.sendText("hi").task!!
+            val events = client.streamText("Bob", taskId = second.id, contextId = second.contextId).toList()
+            assertEquals(TaskState.COMPLETED, (events.last().payload as StreamResponsePayload.StatusUpdate).statusUpdate.status.state)
+        } finally {
+            server.stop()
+            server.destroy()
+        }
+    }
+
     /** Started in a function that keeps only its URL: the object is garbage, the server serves on. */
     private suspend fun startAndForget(): String {
         val server = AgentServer(agentCard("kotlin-agent", "An agent written in Kotlin"), Echo(), null)
