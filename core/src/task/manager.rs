@@ -1081,6 +1081,11 @@ impl Inner {
                             guard.publish(BusItem::Failed(Arc::new(*e)));
                             None
                         }
+                        // A task the agent already ended keeps its end; the failure is logged only.
+                        Some(Err(e)) if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) => {
+                            tracing::warn!(task_id = %guard.key.1, error = ?e.message, "the executor failed after its task ended");
+                            None
+                        }
                         Some(Err(e)) => {
                             // For the operator: the task's status says it to the caller only.
                             tracing::warn!(task_id = %guard.key.1, error = ?e.message, "the executor failed; its task ends FAILED");

@@ -42,6 +42,7 @@ fn agent() -> Arc<TestAgent> {
             .on("linger", [asks, Step::sleep(200)])
             .on_follow_up("linger", [Step::working(), Step::sleep(400), Step::complete()])
             .on("fail", [Step::fail("boom")])
+            .on("regret", [Step::complete(), Step::fail("failed after the end")])
             .on("panic", [Step::working(), Step::Panic("oops".into())])
             .on("slow", [Step::working(), Step::sleep(300), Step::artifact("out", "late"), Step::complete()])
             .on("wait", [Step::working(), Step::complete_later(150), Step::Hang])
@@ -737,7 +738,11 @@ async fn executor_error_or_silence_ends_the_task_failed() {
     assert_eq!(task.status.message.unwrap().text_content(), "boom");
     let task = send_task(&h, msg("nothing")).await;
     assert_eq!(task.status.state, TaskState::Failed);
+    // An executor that fails after it ended its task leaves the end as it was.
+    let task = send_task(&h, msg("regret")).await;
     settled(&h).await;
+    let stored = get(&h, &task.id).await.unwrap();
+    assert_eq!(stored.status.state, TaskState::Completed, "{stored:?}");
 }
 
 #[tokio::test]
