@@ -572,6 +572,8 @@ fn https_a_signed_card_and_an_api_key() {
 fn the_client_options_do_not_configure_the_server() {
     // Nor do the shared store's lease settings configure any other store.
     serve_refuses(&["--store", "memory", "--lease-ms", "1000"], "--lease-ms applies to a PostgreSQL store");
+    // A public URL is checked as the bindings check theirs.
+    serve_refuses(&["--store", "memory", "--public-url", "notaurl"], "--public-url: \"notaurl\" is not an http(s) URL");
     serve_refuses(&["--store", "memory", "--reap-interval-ms", "100"], "--reap-interval-ms applies to a PostgreSQL");
     // `--bearer` is what a client sends: given to serve it used to be ignored, starting an open
     // server; now it is refused, as is every client-only option.

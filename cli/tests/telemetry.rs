@@ -529,3 +529,52 @@ fn an_unreachable_collector_and_an_unsupported_protocol_are_said() {
     let failed = seen.iter().filter(|l| l.contains("exporting spans failed")).count();
     assert_eq!(failed, 1, "said once: {seen:#?}");
 }
+
+/// Logs to a pipe carry no colour codes; a RUST_LOG that is no filter is said, not silently
+/// replaced.
+#[test]
+fn logs_to_a_pipe_are_plain_and_a_bad_filter_is_said() {
+    let mut child =
+        a2a_serve(&[]).env("RUST_LOG", "garbage[[").env_remove("NO_COLOR").stderr(Stdio::piped()).spawn().unwrap();
+    let lines: Vec<String> =
+        BufReader::new(child.stderr.take().unwrap()).lines().take(3).map_while(Result::ok).collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(lines.iter().any(|l| l.contains("RUST_LOG=\"garbage[[\" is not a filter")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.contains("A2A server listening")), "the default filter applies: {lines:#?}");
+    assert!(lines.iter().all(|l| !l.contains('\u{1b}')), "colour codes in a pipe: {lines:#?}");
+}
+
+/// What a caller sends (a task id with a newline in it) cannot forge a log line of its own: a
+/// request's failure is logged as an escaped field.
+#[test]
+fn a_caller_cannot_forge_a_log_line() {
+    let (mut server, lines) = start(a2a_serve(&[]).env("RUST_LOG", "a2a_native=debug"));
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask",
+        "params": {"id": "x\n2026-11-29T00:00:00Z  ERROR forged: admin logged in"}})
+    .to_string();
+    let mut stream = TcpStream::connect(&server.host).unwrap();
+    write!(
+        stream,
+        "POST / HTTP/1.1\r\nHost: {}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        server.host,
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.contains("-32001"), "{answer}");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_millis(500)) {
+        seen.push(line);
+    }
+    let _ = server.child.kill();
+    assert!(seen.iter().any(|l| l.contains("request failed")), "{seen:#?}");
+    assert!(!seen.iter().any(|l| l.starts_with("2026-11-29T00:00:00Z")), "a forged line: {seen:#?}");
+}
