@@ -169,11 +169,15 @@ CARD = {"name": "slow", "description": "slow", "version": "1.0.0", "capabilities
 
 async def main() -> None:
     server = AgentServer(CARD, Slow(), limits={"shutdown_grace": 10})
+    # A second server served beside it: SIGTERM stops both.
+    other = AgentServer(CARD, Slow())
     task = asyncio.ensure_future(server.serve())
-    while not server.running:
+    beside = asyncio.ensure_future(other.serve())
+    while not (server.running and other.running):
         await asyncio.sleep(0.01)
     print(server.port, flush=True)
     await task
+    await beside
     print("stopped", flush=True)
 
 asyncio.run(main())

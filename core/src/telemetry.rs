@@ -47,17 +47,17 @@ impl OtlpTraces {
         }
         // Only OTLP over HTTP/protobuf is built in: another protocol asked for is said, not
         // silently replaced (a gRPC collector on :4317 would refuse every export).
-        for name in ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"] {
-            if let Ok(protocol) = std::env::var(name)
-                && !protocol.trim().is_empty()
-                && protocol.trim() != "http/protobuf"
-            {
-                eprintln!(
-                    "a2a-native: OpenTelemetry: {name}={protocol:?} is not supported; traces go over http/protobuf \
-                     (point the endpoint at the collector's HTTP port, usually 4318)"
-                );
-                break;
-            }
+        // The traces' own variable, when set, is the one that applies.
+        let asked = ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]
+            .into_iter()
+            .find_map(|name| std::env::var(name).ok().filter(|p| !p.trim().is_empty()).map(|p| (name, p)));
+        if let Some((name, protocol)) = asked
+            && protocol.trim() != "http/protobuf"
+        {
+            eprintln!(
+                "a2a-native: OpenTelemetry: {name}={protocol:?} is not supported; traces go over http/protobuf \
+                 (point the endpoint at the collector's HTTP port, usually 4318)"
+            );
         }
         let mut exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().build() {
             Ok(exporter) => exporter,

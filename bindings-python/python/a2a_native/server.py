@@ -121,17 +121,35 @@ class ServerLimits(TypedDict, total=False):
     max_streams_per_connection: int
 
 
+# What SIGTERM stops: every `serve()` waiting now (one handler for them all, installed by the
+# first and removed by the last).
+_sigterm_stops: list[Callable[[], None]] = []
+
+
 def _handle_sigterm(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> bool:
     """Makes SIGTERM call ``stop`` on ``loop`` when nothing else handles it (its default
     action would kill the process mid-request); whether it did. Not where the loop cannot
     (another thread than the main one, Windows)."""
-    if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
-        return False
-    try:
-        loop.add_signal_handler(signal.SIGTERM, stop)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return False
+    if not _sigterm_stops:
+        if signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+            return False
+        try:
+            loop.add_signal_handler(signal.SIGTERM, _stop_all)
+        except (NotImplementedError, RuntimeError, ValueError):
+            return False
+    _sigterm_stops.append(stop)
     return True
+
+
+def _stop_all() -> None:
+    for stop in list(_sigterm_stops):
+        stop()
+
+
+def _unhandle_sigterm(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
+    _sigterm_stops.remove(stop)
+    if not _sigterm_stops:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _security(security: SecurityOptions | None) -> dict[str, Any] | None:
@@ -321,7 +339,7 @@ class AgentServer:
             await stopping.wait()
         finally:
             if on_sigterm:
-                loop.remove_signal_handler(signal.SIGTERM)
+                _unhandle_sigterm(loop, stopping.set)
             await asyncio.shield(self.stop())
 
     @property

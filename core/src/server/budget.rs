@@ -71,6 +71,20 @@ impl Drop for ClientHold {
     }
 }
 
+/// The client a connection's peer address stands for in the per-client share: an IPv6 address
+/// by its /64 (one host's usual allocation: counting each address apart, one host would be
+/// 2^64 clients), an IPv4-mapped one as the IPv4 address it maps. Behind a proxy every caller
+/// is the proxy's address: the share is then the proxied callers' together.
+pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+        v4 => v4,
+    }
+}
+
 impl BodyBudget {
     /// Each budget `bytes`, rounded up to whole units as each body's need is: a body of exactly
     /// `bytes` fits.
@@ -90,7 +104,7 @@ impl BodyBudget {
     pub fn cover_for(&self, client: Option<IpAddr>, share: &mut BodyShare, len: usize) -> Result<(), A2AError> {
         // Large bodies cost their sender what they hold (64 KiB and more each): only the small
         // ones are shared out, and a body that grows large leaves its client's count.
-        let Some(ip) = client.filter(|_| len <= SMALL_BYTES) else {
+        let Some(ip) = client.filter(|_| len <= SMALL_BYTES && !share.large) else {
             share.client = None;
             return self.cover(share, len);
         };
@@ -243,6 +257,15 @@ mod tests {
         assert!(budget.cover(&mut a, 1025 * 1024).is_err(), "past the whole budget");
         drop(a);
         budget.cover(&mut b, 1024 * 1024).unwrap();
+    }
+
+    #[test]
+    fn clients_are_hosts() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(client_of(ip("2001:db8:1:2:aaaa::1")), client_of(ip("2001:db8:1:2:bbbb::2")));
+        assert_ne!(client_of(ip("2001:db8:1:2::1")), client_of(ip("2001:db8:1:3::1")));
+        assert_eq!(client_of(ip("::ffff:10.0.0.1")), ip("10.0.0.1"));
+        assert_eq!(client_of(ip("10.0.0.1")), ip("10.0.0.1"));
     }
 
     #[test]

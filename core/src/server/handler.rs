@@ -243,10 +243,16 @@ impl RequestHandler {
         self.manager.live_tasks()
     }
 
-    /// Whether this server can serve calls now: its task store answers (within 2 s).
+    /// Whether this server can serve calls now: its task store answers (within 2 s). The
+    /// store's own words (a database's, which may name users or hosts) are logged, not returned:
+    /// readiness probes are public.
     pub async fn ready(&self) -> Result<()> {
         match tokio::time::timeout(std::time::Duration::from_secs(2), self.stores.tasks.ping()).await {
-            Ok(answer) => answer,
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "not ready: the task store does not answer");
+                Err(A2AError::new(ErrorKind::Unavailable, "the task store does not answer"))
+            }
             Err(_) => Err(A2AError::new(ErrorKind::Unavailable, "the task store did not answer within 2 s")),
         }
     }

@@ -225,7 +225,7 @@ impl Server {
                     };
                     // A2A messages are small request/response pairs and SSE events: no Nagle delay.
                     let _ = stream.set_nodelay(true);
-                    let (builder, service, closing) = (builder.clone(), service.for_peer(peer.ip()), closing.clone());
+                    let (builder, service, closing) = (builder.clone(), service.for_peer(budget::client_of(peer.ip())), closing.clone());
                     let tls = self.tls.clone();
                     let open = metrics.open_connection();
                     connections.spawn(async move {

@@ -259,9 +259,6 @@ impl App {
                 None => self.dispatch_parts(parts, body).await,
             },
         };
-        if let Some(cors) = cors {
-            cors.decorate(origin.as_ref(), resp.headers_mut());
-        }
         // HTTP/1 keep-alive: an answer that left the request body unread (a refusal before the
         // body, a body too large or too slow) says that the connection closes, and it does, so
         // the client does not send its next request into a connection nobody reads. Not a 413
@@ -281,6 +278,10 @@ impl App {
             *resp.body_mut() = ResponseBody::empty();
         }
         self.hold_answer(&mut resp);
+        // After `hold_answer`, which may put a 503 in the answer's place: that too names the origin.
+        if let Some(cors) = cors {
+            cors.decorate(origin.as_ref(), resp.headers_mut());
+        }
         // RFC 9110 §12.5.3: a 415 says which content codings would do (only none).
         if resp.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
             resp.headers_mut().insert(http::header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
@@ -359,7 +360,7 @@ impl App {
         if let Some(answer) = self.health(&path, &parts.method).await {
             return answer;
         }
-        if parts.method == Method::OPTIONS && parts.uri == "*" {
+        if parts.method == Method::OPTIONS && parts.uri.path() == "*" {
             // The server as a whole (RFC 9110 §9.3.7): the methods some resource here takes.
             let mut resp = no_content();
             resp.headers_mut()

@@ -81,6 +81,12 @@ pub trait TaskStore: Send + Sync {
     async fn ping(&self) -> Result<()> {
         Ok(())
     }
+    /// Records, at the end of a graceful stop, that no turn was running when this process
+    /// stopped (SQLite: the next start leaves the tasks left active waiting, instead of ending
+    /// them as interrupted).
+    async fn stopped_cleanly(&self) -> Result<()> {
+        Ok(())
+    }
     /// Makes what was written self-contained in the store's own files, at a clean shutdown
     /// (SQLite: the WAL folded into the database file, so a copy of the file alone is whole).
     async fn checkpoint(&self) -> Result<()> {
@@ -301,6 +307,7 @@ mod tests {
             "postgres://app:***@db:5432/a2a?sslmode=require"
         );
         assert_eq!(redacted("postgresql://app:p@ss@db/a2a"), "postgresql://app:***@db/a2a");
+        assert_eq!(redacted("postgres://app:pa/ss?x@db/a2a"), "postgres://app:***@db/a2a");
         for kept in ["postgres://app@db/a2a", "postgres://db/a2a", "sqlite:/tmp/a.db", "memory"] {
             assert_eq!(redacted(kept), kept);
         }
@@ -380,11 +387,11 @@ impl Stores {
 /// one, and a banner or an error that repeats the spec must not).
 pub fn redacted(spec: &str) -> String {
     let Some((scheme, rest)) = spec.split_once("://") else { return spec.to_owned() };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let Some((userinfo, host)) = authority.rsplit_once('@') else { return spec.to_owned() };
+    // The last `@` ends the user information, whatever a password holds before it (a `/`
+    // in it would end the authority for a parser, and the spec was shown whole).
+    let Some((userinfo, after)) = rest.rsplit_once('@') else { return spec.to_owned() };
     match userinfo.split_once(':') {
-        Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
+        Some((user, _password)) => format!("{scheme}://{user}:***@{after}"),
         None => spec.to_owned(),
     }
 }

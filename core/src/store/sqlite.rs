@@ -119,9 +119,16 @@ impl FileLock {
     fn take(db: &Path) -> Result<(std::sync::Arc<Self>, bool)> {
         // Named after the file a symbolic link leads to: two names of one file (the default
         // `a2a-tasks.db` linked to a volume, say) are one lock. (Two hard links stay two names.)
-        let resolved = std::fs::canonicalize(db).ok().or_else(|| {
-            let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            Some(std::fs::canonicalize(dir).ok()?.join(db.file_name()?))
+        // A link whose file does not exist yet (a first start on an empty volume) is named
+        // after where it leads, as the file will be.
+        let linked = std::fs::read_link(db).ok().map(|to| match db.parent() {
+            Some(dir) if to.is_relative() => dir.join(to),
+            _ => to,
+        });
+        let named = linked.as_deref().unwrap_or(db);
+        let resolved = std::fs::canonicalize(named).ok().or_else(|| {
+            let dir = named.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(std::fs::canonicalize(dir).ok()?.join(named.file_name()?))
         });
         let db = resolved.as_deref().unwrap_or(db);
         let mut name = db.as_os_str().to_owned();
@@ -216,16 +223,13 @@ impl SqliteStore {
             .await
             .map_err(|e| db_error("release the push claims of a previous run", e))?;
         }
-        // Taken back at once: a process that dies from now on did not stop cleanly.
-        let stopped_cleanly = if fresh {
-            sqlx::query("DELETE FROM a2a_meta WHERE key = 'stopped_cleanly' RETURNING key")
-                .fetch_optional(&store.tables.pool)
-                .await
-                .map_err(|e| db_error("read how the previous run stopped", e))?
-                .is_some()
-        } else {
-            false
-        };
+        // Taken back at once, by every store that opens the file: a process that dies from now
+        // on did not stop cleanly.
+        let stopped_cleanly = sqlx::query("DELETE FROM a2a_meta WHERE key = 'stopped_cleanly' RETURNING key")
+            .fetch_optional(&store.tables.pool)
+            .await
+            .map_err(|e| db_error("read how the previous run stopped", e))?
+            .is_some();
         store.lock = std::sync::Arc::new(std::sync::Mutex::new(Some(lock)));
         store.first_user = fresh && !stopped_cleanly;
         Ok(store)
@@ -416,13 +420,26 @@ impl TaskStore for SqliteStore {
         sqlx::query("SELECT 1").execute(&self.tables.pool).await.map(drop).map_err(|e| db_error("ping", e))
     }
 
-    async fn checkpoint(&self) -> Result<()> {
-        // Called at the end of a graceful stop, when no turn runs any more (the shutdown ended
-        // those still running): the next start need not end the tasks left active.
+    async fn stopped_cleanly(&self) -> Result<()> {
+        // Only the process's one store of the file speaks for it: another store of this
+        // process (a server restarted beside it) may still run turns.
+        let alone = self
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|l| std::sync::Arc::strong_count(l) == 1);
+        if !alone {
+            return Ok(());
+        }
         sqlx::query("INSERT OR REPLACE INTO a2a_meta (key, value) VALUES ('stopped_cleanly', '1')")
             .execute(&self.tables.pool)
             .await
-            .map_err(|e| db_error("record a clean stop", e))?;
+            .map(drop)
+            .map_err(|e| db_error("record a clean stop", e))
+    }
+
+    async fn checkpoint(&self) -> Result<()> {
         // PASSIVE: never waits (a shutdown must not), and with the writer idle it copies every
         // frame into the database file. It says how far it got: (busy, frames, copied).
         let (busy, frames, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
@@ -609,13 +626,23 @@ mod tests {
         let err = SqliteStore::open(&db).await.unwrap_err();
         assert_eq!(err.kind, ErrorKind::Unavailable);
         assert!(err.message.contains("in use by another process"), "{}", err.message);
-        // Another name for the file (a symbolic link) is the same file: refused as well.
+        // Another name for the file (a symbolic link) is the same file: refused as well, also
+        // when the link leads to a file not made yet.
         #[cfg(unix)]
         {
             let link = dir.join("link.db");
             std::os::unix::fs::symlink(&db, &link).unwrap();
             let err = SqliteStore::open(&link).await.unwrap_err();
             assert!(err.message.contains("in use by another process"), "{}", err.message);
+            let (later, dangling) = (dir.join("later.db"), dir.join("dangling.db"));
+            std::os::unix::fs::symlink("later.db", &dangling).unwrap();
+            let lock = dir.join("later.db.lock");
+            let held = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock).unwrap();
+            held.try_lock().unwrap();
+            let err = SqliteStore::open(&dangling).await.unwrap_err();
+            assert!(err.message.contains("in use by another process"), "{}", err.message);
+            drop(held);
+            assert!(!later.exists() || later.is_file());
         }
         drop(elsewhere);
         SqliteStore::open(&db).await.expect("free again").close().await;

@@ -409,6 +409,8 @@ impl TaskManager {
     pub async fn shutdown(&self, grace: Duration, deadline: Duration) {
         let until = tokio::time::Instant::now() + grace;
         let running = || self.inner.live.running();
+        // Whether every task a turn was running has been ended here (see `stopped_cleanly`).
+        let mut all_ended = true;
         while !running().is_empty() && tokio::time::Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -422,7 +424,10 @@ impl TaskManager {
             match self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
                 // An execution that stored no task yet (or answers with a message only): nothing to end.
                 Ok(()) | Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {}
-                Err(e) => tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown"),
+                Err(e) => {
+                    all_ended = false;
+                    tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown")
+                }
             }
         }
         let _ = self.inner.push_deadline.set(tokio::time::Instant::now() + deadline);
@@ -437,6 +442,14 @@ impl TaskManager {
         let deliverer = self.inner.deliverer.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         if let Some(deliverer) = deliverer {
             let _ = deliverer.await;
+        }
+        // Only when nothing runs: a turn begun after the first look (its request came in as
+        // the stop began) or a task that could not be ended is left for the next start to end.
+        if all_ended
+            && running().is_empty()
+            && let Err(e) = self.inner.stores.tasks.stopped_cleanly().await
+        {
+            tracing::warn!(error = %e, "could not record the clean stop in the task store");
         }
         if let Err(e) = self.inner.stores.tasks.checkpoint().await {
             tracing::warn!(error = %e, "could not checkpoint the task store at shutdown");

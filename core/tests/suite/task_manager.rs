@@ -1338,9 +1338,23 @@ async fn after_a_graceful_stop_tasks_left_active_wait_on() {
     // This run ends without a graceful stop (a crash): the next one ends what it left active.
     store.close().await;
     drop(h);
-    let (store, h) = open(path).await;
+    let (store, h) = open(path.clone()).await;
     assert_eq!(h.recover_interrupted().await, 1);
     assert_eq!(get(&h, "idle").await.unwrap().status.state, TaskState::Failed);
+    // Two stores of one process on the file (a server restarted beside the first): the first
+    // one's graceful stop does not speak for the second, which then dies.
+    let second = Task { id: "idle2".into(), ..working.clone() };
+    let entries = [LogEntry { seq: 1, change: Change::Event(StreamResponse::Task(second.clone())) }];
+    store.commit("", Commit { snapshot: true, ..Commit::logged(&second, 0, &entries) }).await.unwrap();
+    let (other, other_h) = open(path.clone()).await;
+    h.shutdown().await;
+    store.close().await;
+    drop(h);
+    other.close().await;
+    drop(other_h);
+    let (store, h) = open(path).await;
+    assert_eq!(h.recover_interrupted().await, 1, "the second store's task was left to end");
+    assert_eq!(get(&h, "idle2").await.unwrap().status.state, TaskState::Failed);
     store.close().await;
 }
 

@@ -199,10 +199,14 @@ pub(crate) fn parse_event(
     use crate::model::StreamResponse;
     let key = ["statusUpdate", "artifactUpdate"].into_iter().find(|k| value.get(*k).is_some_and(|u| u.is_object()));
     let update = key.and_then(|k| value.get_mut(k)?.as_object_mut());
-    let lacking = update.filter(|u| u.get("contextId").is_none_or(|c| c.as_str() == Some(""))).map(|u| {
-        // Read with a stand-in, so everything else is validated as ever; then emptied again.
-        u.insert("contextId".into(), "-".into());
-    });
+    let lacking = update
+        .filter(|u| {
+            !u.contains_key("context_id") && u.get("contextId").is_none_or(|c| c.is_null() || c.as_str() == Some(""))
+        })
+        .map(|u| {
+            // Read with a stand-in, so everything else is validated as ever; then emptied again.
+            u.insert("contextId".into(), "-".into());
+        });
     let mut event = crate::model::parse_value_at::<StreamResponse>(value, at)?;
     if lacking.is_some() {
         match &mut event {
