@@ -45,8 +45,8 @@ impl Abort {
 }
 
 /// `call`, unless `abort` fires first.
-async fn abortable<T>(abort: Option<CancellationToken>, call: impl Future<Output = Result<T>>) -> Result<T> {
-    let Some(token) = abort else { return call.await };
+async fn abortable<T>(abort: Option<&Abort>, call: impl Future<Output = Result<T>>) -> Result<T> {
+    let Some(token) = abort.map(|a| a.0.clone()) else { return call.await };
     tokio::select! {
         biased;
         _ = token.cancelled() => Err(errors::to_js(a2a_native::error::A2AError::new(
@@ -131,7 +131,7 @@ impl Client {
     ) -> Result<String> {
         let request = models::value(&request)?;
         let call = async { with_caller(caller(trace), self.inner.call(&method, request)).await.map_err(errors::to_js) };
-        Ok(abortable(abort.map(|a| a.0.clone()), call).await?.to_string())
+        Ok(abortable(abort, call).await?.to_string())
     }
     /// An extension method: `{"result": ..., "activated": [...]}` as JSON.
     #[napi]
@@ -150,7 +150,7 @@ impl Client {
                 .await
                 .map_err(errors::to_js)
         };
-        let reply = abortable(abort.map(|a| a.0.clone()), call).await?;
+        let reply = abortable(abort, call).await?;
         Ok(serde_json::json!({"result": reply.result, "activated": reply.activated}).to_string())
     }
 
@@ -175,7 +175,7 @@ impl Client {
         let request = models::value(&request)?;
         let open =
             async { with_caller(caller(trace), self.inner.stream(&method, request)).await.map_err(errors::to_js) };
-        Ok(EventStream(core::Feed::new(abortable(abort.map(|a| a.0.clone()), open).await?)))
+        Ok(EventStream(core::Feed::new(abortable(abort, open).await?)))
     }
 }
 

@@ -224,10 +224,8 @@ fn peer_text(status: u16, body: &[u8]) -> String {
     };
     let cut: String = words.chars().take(300).collect();
     let more = if cut.len() < words.len() { "…" } else { "" };
-    match (reason, cut.is_empty()) {
-        (_, true) => format!("HTTP {status} {reason}").trim_end().to_owned(),
-        _ => format!("HTTP {status} {reason}: {cut}{more}").replace("  ", " "),
-    }
+    let head = if reason.is_empty() { format!("HTTP {status}") } else { format!("HTTP {status} {reason}") };
+    if cut.is_empty() { head } else { format!("{head}: {cut}{more}") }
 }
 
 impl A2AError {
@@ -669,5 +667,6 @@ mod tests {
         let long = "x ".repeat(1000);
         assert!(A2AError::from_http(500, long.as_bytes()).message.ends_with('…'));
         assert_eq!(A2AError::from_http(500, b"").message, "HTTP 500 Internal Server Error");
+        assert_eq!(A2AError::from_http(599, b"odd").message, "HTTP 599: odd", "no reason phrase: none shown");
     }
 }
