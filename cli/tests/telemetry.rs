@@ -174,7 +174,7 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     assert_eq!(send(&server.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "traced", Some(&hook)), 200);
     assert_eq!(send(&server.host, "00-not-a-trace-context", "untraced", None), 200);
 
-    let spans = || -> Vec<(Span, Vec<String>)> {
+    let collected = || -> Vec<(Span, Vec<String>)> {
         exported
             .lock()
             .unwrap()
@@ -194,10 +194,10 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
             .collect()
     };
     let deadline = Instant::now() + Duration::from_secs(15);
-    while spans().iter().filter(|(s, _)| s.name == "a2a.execute").count() < 2 && Instant::now() < deadline {
+    while collected().iter().filter(|(s, _)| s.name == "a2a.execute").count() < 2 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let spans = spans();
+    let spans = collected();
     // Named `{rpc.service}/{rpc.method}`, as OpenTelemetry's RPC conventions say.
     let requests: Vec<&Span> = spans
         .iter()
@@ -237,15 +237,36 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     assert!(fresh[0].parent_span_id.is_empty());
     assert!(spans.iter().all(|(_, service)| service.iter().any(|s| s.contains("a2a-telemetry-test"))), "{spans:#?}");
 
-    // The task's push notifications continue the trace, from the execution span.
+    // The task's push notifications continue the trace: each delivery is an `a2a.push` client
+    // span under the execution span, and the webhook gets that span as its parent.
     let deadline = Instant::now() + Duration::from_secs(10);
     while exported.lock().unwrap().hooks.len() < 2 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
     let hooks = exported.lock().unwrap().hooks.clone();
     assert!(hooks.len() >= 2, "the task's notifications did not arrive: {hooks:?}");
-    let expected = format!("00-{TRACE_ID}-{}-01", hex(&execute.span_id));
-    assert!(hooks.iter().all(|h| h.as_deref() == Some(expected.as_str())), "{hooks:?} != {expected}");
+    let pushes = |spans: &[(Span, Vec<String>)]| -> Vec<Span> {
+        spans.iter().map(|(s, _)| s).filter(|s| s.name == "a2a.push").cloned().collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while pushes(&collected()).len() < hooks.len() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pushes = pushes(&collected());
+    assert_eq!(pushes.len(), hooks.len(), "one a2a.push span per delivery: {pushes:#?}");
+    for push in &pushes {
+        assert_eq!(push.kind, SpanKind::Client as i32);
+        assert_eq!(push.parent_span_id, execute.span_id, "a delivery's parent is the execution: {push:#?}");
+        assert_eq!(push.trace_id, execute.trace_id);
+        assert_eq!(attribute(push, "outcome").as_deref(), Some("delivered"));
+        assert_eq!(attribute(push, "attempts").as_deref(), Some("IntValue(1)"));
+        assert_eq!(attribute(push, "task_id"), attribute(traced, "task_id"));
+    }
+    let mut sent: Vec<String> = hooks.iter().map(|h| h.clone().unwrap_or_default()).collect();
+    let mut expected: Vec<String> = pushes.iter().map(|p| format!("00-{TRACE_ID}-{}-01", hex(&p.span_id))).collect();
+    sent.sort();
+    expected.sort();
+    assert_eq!(sent, expected, "each webhook post carries its delivery span");
 }
 
 #[test]

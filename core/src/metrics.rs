@@ -135,7 +135,7 @@ impl Metrics {
         let store_duration = LatencyFamily::<OperationLabels>::new_with_constructor(latency_histogram as fn() -> _);
         registry.register(
             "store_operation_duration_seconds",
-            "Task store operations, by operation",
+            "Task store operations, by operation: load and commit (task manager), get and list (reads)",
             store_duration.clone(),
         );
         #[cfg(feature = "otlp")]

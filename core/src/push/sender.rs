@@ -587,11 +587,32 @@ impl Inner {
     }
 
     /// Delivers `job` with retries; logs and counts the outcome.
+    /// Delivers `job` in a span of its own (`a2a.push`, a client span): a child of the
+    /// execution whose event it carries, so a trace shows each delivery, its attempts and its
+    /// outcome, and the receiver's spans hang under the delivery.
     async fn deliver(&self, job: &Job) {
+        use tracing::Instrument;
+        let span = tracing::debug_span!(
+            "a2a.push",
+            otel.kind = "client",
+            task_id = %job.task_id,
+            config_id = %job.config_id,
+            host = job.url.host_str().unwrap_or(""),
+            attempts = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        crate::trace_context::continue_trace(&span, &job.trace);
+        let (outcome, attempts) = self.deliver_in_span(job).instrument(span.clone()).await;
+        span.record("outcome", outcome);
+        span.record("attempts", i64::from(attempts));
+    }
+
+    /// [`Inner::deliver`]'s work: the outcome settled, and the attempts it took.
+    async fn deliver_in_span(&self, job: &Job) -> (&'static str, u32) {
         let (task_id, config_id, host) = (&job.task_id, &job.config_id, job.url.host_str().unwrap_or(""));
         let Some(client) = self.client() else {
             self.settle(&self.failed, "failed");
-            return;
+            return ("failed", 0);
         };
         // One token per notification, reused by its retries (same jti: receivers drop repeats).
         let signature = match &self.config.signer {
@@ -601,7 +622,7 @@ impl Inner {
                 _ => {
                     self.settle(&self.dropped, "dropped");
                     tracing::error!(task_id, config_id, "push notification not signed; not sent");
-                    return;
+                    return ("dropped", 0);
                 }
             },
         };
@@ -625,22 +646,22 @@ impl Inner {
                 Attempt::Delivered => {
                     self.settle(&self.delivered, "delivered");
                     tracing::debug!(task_id, config_id, host, attempt, "push notification delivered");
-                    return;
+                    return ("delivered", attempt);
                 }
                 Attempt::Refused(reason) => {
                     self.settle(&self.refused, "refused");
                     tracing::warn!(task_id, config_id, %reason, "push notification refused: target not allowed");
-                    return;
+                    return ("refused", attempt);
                 }
                 Attempt::Failed(reason) => {
                     self.settle(&self.failed, "failed");
                     tracing::warn!(task_id, config_id, host, %reason, "push notification failed; not retried");
-                    return;
+                    return ("failed", attempt);
                 }
                 Attempt::Retry { reason, .. } if attempt == attempts => {
                     self.settle(&self.failed, "failed");
                     tracing::warn!(task_id, config_id, host, attempts, %reason, "push notification failed; giving up");
-                    return;
+                    return ("failed", attempt);
                 }
                 Attempt::Retry { reason, after } => {
                     let delay = after.map_or_else(|| jittered(backoff), |after| after.min(self.config.max_backoff));
@@ -650,6 +671,8 @@ impl Inner {
                 }
             }
         }
+        // Not reached: the last attempt settles in the loop.
+        ("failed", attempts)
     }
 
     async fn attempt(&self, client: &reqwest::Client, job: &Job, signature: Option<&HeaderValue>) -> Attempt {
@@ -661,7 +684,11 @@ impl Inner {
         if let Some(token) = &job.token {
             request = request.header(TOKEN_HEADER, token.clone());
         }
-        for (name, value) in &job.trace {
+        // The delivery span's context when this process traces (it descends from the
+        // execution's); else the execution's as it came.
+        let mut trace = job.trace.clone();
+        crate::trace_context::inject_current(&mut trace);
+        for (name, value) in &trace {
             request = request.header(name, value);
         }
         if let Some(authorization) = &job.authorization {

@@ -305,14 +305,19 @@ impl RequestHandler {
             }
             A2ARequest::GetTask(r) => {
                 non_negative_history(r.history_length, "historyLength")?;
-                let task = self.stores.tasks.get(&tenant, &r.id, Some(self.history_cap(r.history_length))).await?;
-                let task = task.ok_or_else(|| A2AError::task_not_found(&r.id))?;
+                let started = std::time::Instant::now();
+                let task = self.stores.tasks.get(&tenant, &r.id, Some(self.history_cap(r.history_length))).await;
+                self.metrics.store("get", started);
+                let task = task?.ok_or_else(|| A2AError::task_not_found(&r.id))?;
                 Ok(Reply::Value(Payload::Task(Box::new(task))))
             }
             A2ARequest::ListTasks(mut r) => {
                 non_negative_history(r.history_length, "historyLength")?;
                 r.history_length = Some(self.history_cap(r.history_length));
-                Ok(Reply::Value(Payload::Tasks(self.stores.tasks.list(&tenant, &r).await?)))
+                let started = std::time::Instant::now();
+                let page = self.stores.tasks.list(&tenant, &r).await;
+                self.metrics.store("list", started);
+                Ok(Reply::Value(Payload::Tasks(page?)))
             }
             A2ARequest::CancelTask(r) => {
                 let ctx = ctx.with_skills(self.skills.permitted(ctx.principal.as_ref()));
@@ -448,7 +453,10 @@ impl RequestHandler {
     }
 
     async fn require_task(&self, tenant: &str, id: &str) -> Result<()> {
-        match self.stores.tasks.get(tenant, id, Some(0)).await? {
+        let started = std::time::Instant::now();
+        let task = self.stores.tasks.get(tenant, id, Some(0)).await;
+        self.metrics.store("get", started);
+        match task? {
             Some(_) => Ok(()),
             None => Err(A2AError::task_not_found(id)),
         }

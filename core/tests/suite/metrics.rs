@@ -117,6 +117,11 @@ async fn requests_streams_tasks_and_refusals_are_counted() {
     assert!(sample(&text, r#"a2a_task_state_changes_total{state="TASK_STATE_COMPLETED"}"#) >= 3.0, "{text}");
     assert!(sample(&text, "a2a_task_events_applied_total") >= 12.0, "{text}");
     assert!(sample(&text, r#"a2a_store_operation_duration_seconds_count{operation="commit"}"#) >= 4.0, "{text}");
+    // Reads are timed too: the three GetTasks above, and a ListTasks.
+    assert_eq!(sample(&text, r#"a2a_store_operation_duration_seconds_count{operation="get"}"#), 3.0, "{text}");
+    client.list_tasks(Default::default()).await.unwrap();
+    let text = scrape(&server.metrics_url).await;
+    assert_eq!(sample(&text, r#"a2a_store_operation_duration_seconds_count{operation="list"}"#), 1.0, "{text}");
 
     // Refused before routing: no method, the reason of the refusal.
     let bad = reqwest::Client::new()
