@@ -10,8 +10,9 @@
 //!   status sent).
 //! - Response media type: `application/json`, unless the client named
 //!   `application/a2a+json` (in `Accept` or its own `Content-Type`). The spec says a2a+json
-//!   SHOULD be used, but the official Python SDK answers application/json and the TCK checks
-//!   for that string, so plain JSON is the default that works with every client today.
+//!   SHOULD be used (a2a-sdk 1.3 answers it on success), but the TCK's HTTP+JSON requirement
+//!   says the binding MUST use `application/json` and checks for that string, so plain JSON
+//!   is the default, and a client that asks for a2a+json gets it.
 //! - Versions: no `A2A-Version` is served as 1.0 (these paths only exist in 1.0; the 0.3 REST
 //!   paths under `/v1/...` are not served, so they are 404); `1.x` is 1.0; an explicit `0.3` is
 //!   VersionNotSupported (400), since this server speaks 0.3 over JSON-RPC only; anything else
