@@ -64,6 +64,11 @@ struct OutcomeLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HowLabels {
+    how: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OperationLabels {
     operation: &'static str,
 }
@@ -80,6 +85,7 @@ pub struct Metrics {
     /// SendMessage.
     request_series: RwLock<foldhash::HashMap<RequestLabels, (Counter, Histogram)>>,
     open_streams: Gauge,
+    streams_closed: Family<HowLabels, Counter>,
     open_connections: Gauge,
     task_states: Family<StateLabels, Counter>,
     events_applied: Counter,
@@ -116,6 +122,12 @@ impl Metrics {
         );
         let open_streams = Gauge::default();
         registry.register("server_open_streams", "Event streams open (SSE and gRPC)", open_streams.clone());
+        let streams_closed = Family::<HowLabels, Counter>::default();
+        registry.register(
+            "server_streams_closed",
+            "Event streams closed, by how: ended (to their last event, or an error event) or abandoned (the client went away, or the server stopped, before their end)",
+            streams_closed.clone(),
+        );
         let open_connections = Gauge::default();
         registry.register(
             "server_open_connections",
@@ -150,6 +162,7 @@ impl Metrics {
             request_duration,
             request_series: RwLock::default(),
             open_streams,
+            streams_closed,
             open_connections,
             task_states,
             events_applied,
@@ -187,9 +200,12 @@ impl Metrics {
         });
     }
 
-    /// A gauge count held while a stream is open.
+    /// A gauge count held while a stream is open; dropped, it counts how the stream closed
+    /// ([`Open::ended`]).
     pub(crate) fn open_stream(&self) -> Open {
-        Open::count(&self.open_streams, OpenKind::Streams)
+        let mut open = Open::count(&self.open_streams, OpenKind::Streams);
+        open.closed = Some(Closed { family: self.streams_closed.clone(), ended: false });
+        open
     }
 
     /// A gauge count held while a connection is served.
@@ -232,13 +248,29 @@ pub(crate) struct Open {
     gauge: Gauge,
     kind: OpenKind,
     exported: bool,
+    /// A stream's: where its close is counted, and whether it reached its end.
+    closed: Option<Closed>,
+}
+
+#[derive(Debug)]
+struct Closed {
+    family: Family<HowLabels, Counter>,
+    ended: bool,
 }
 
 impl Open {
     fn count(gauge: &Gauge, kind: OpenKind) -> Self {
         gauge.inc();
         let exported = Self::otlp(kind, 1);
-        Self { gauge: gauge.clone(), kind, exported }
+        Self { gauge: gauge.clone(), kind, exported, closed: None }
+    }
+
+    /// The stream reached its end (its last event, or an error event): its close is counted
+    /// `ended`, not `abandoned`.
+    pub(crate) fn ended(&mut self) {
+        if let Some(closed) = &mut self.closed {
+            closed.ended = true;
+        }
     }
 
     /// Adds `n` to the OTLP count of `kind`; false when export is off.
@@ -258,6 +290,11 @@ impl Open {
 
 impl Drop for Open {
     fn drop(&mut self) {
+        if let Some(closed) = &self.closed {
+            let how = if closed.ended { "ended" } else { "abandoned" };
+            closed.family.get_or_create(&HowLabels { how }).inc();
+            otel!(o => o.streams_closed.add(1, &crate::otlp_metrics::attrs([("a2a.stream.closed", how)])));
+        }
         self.gauge.dec();
         if self.exported {
             Self::otlp(self.kind, -1);

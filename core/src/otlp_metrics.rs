@@ -24,6 +24,7 @@ pub(crate) struct Instruments {
     pub requests: Counter<u64>,
     pub request_duration: Histogram<f64>,
     pub open_streams: UpDownCounter<i64>,
+    pub streams_closed: Counter<u64>,
     pub open_connections: UpDownCounter<i64>,
     pub task_states: Counter<u64>,
     pub events_applied: Counter<u64>,
@@ -86,6 +87,10 @@ pub(crate) fn init(service: &str) {
             open_streams: meter
                 .i64_up_down_counter("a2a.server.open_streams")
                 .with_description("Event streams open (SSE and gRPC)")
+                .build(),
+            streams_closed: meter
+                .u64_counter("a2a.server.streams_closed")
+                .with_description("Event streams closed, by how: ended, or abandoned before their end")
                 .build(),
             open_connections: meter
                 .i64_up_down_counter("a2a.server.open_connections")

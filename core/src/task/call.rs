@@ -104,9 +104,21 @@ impl EventStream {
     }
     /// The next item, with its id or error; `None` when the stream is over.
     pub async fn next_item(&mut self) -> Option<StreamItem> {
-        match self.taken.pop_front() {
+        let item = match self.taken.pop_front() {
             Some(item) => Some(item),
             None => self.rx.recv().await,
+        };
+        self.note_end(item.as_ref());
+        item
+    }
+
+    /// Marks the stream ended (for the server's count of how streams close) at its end or at
+    /// an error event, which is its last.
+    fn note_end(&mut self, item: Option<&StreamItem>) {
+        if matches!(item, None | Some(StreamItem::Error(_)))
+            && let Some(open) = &mut self.open
+        {
+            open.ended();
         }
     }
 }
@@ -114,9 +126,11 @@ impl EventStream {
 impl futures_core::Stream for EventStream {
     type Item = StreamItem;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<StreamItem>> {
-        if let Some(item) = self.taken.pop_front() {
-            return Poll::Ready(Some(item));
-        }
-        self.rx.poll_recv(cx)
+        let item = match self.taken.pop_front() {
+            Some(item) => Some(item),
+            None => std::task::ready!(self.rx.poll_recv(cx)),
+        };
+        self.note_end(item.as_ref());
+        Poll::Ready(item)
     }
 }

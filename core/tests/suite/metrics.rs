@@ -111,9 +111,30 @@ async fn requests_streams_tasks_and_refusals_are_counted() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(sample(&text, "a2a_server_open_streams"), 0.0, "{text}");
+    assert_eq!(sample(&text, r#"a2a_server_streams_closed_total{how="ended"}"#), 1.0, "{text}");
+    assert_eq!(sample(&text, r#"a2a_server_streams_closed_total{how="abandoned"}"#), 0.0, "{text}");
 
-    // Three echo tasks completed, one canceled; their events were applied and committed.
-    assert_eq!(sample(&text, r#"a2a_task_state_changes_total{state="TASK_STATE_CANCELED"}"#), 1.0, "{text}");
+    // A stream its client leaves before the end is counted abandoned.
+    let mut stream = client.send_streaming_message(send("wait")).await.unwrap();
+    let Some(Ok(a2a_native::model::StreamResponse::Task(left))) = futures_util::StreamExt::next(&mut stream).await
+    else {
+        panic!()
+    };
+    drop(stream);
+    for _ in 0..100 {
+        text = scrape(&server.metrics_url).await;
+        if sample(&text, r#"a2a_server_streams_closed_total{how="abandoned"}"#) == 1.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(sample(&text, r#"a2a_server_streams_closed_total{how="abandoned"}"#), 1.0, "{text}");
+    assert_eq!(sample(&text, "a2a_server_open_streams"), 0.0, "{text}");
+    client.cancel_task(CancelTaskRequest { id: left.id, ..Default::default() }).await.unwrap();
+    let text = scrape(&server.metrics_url).await;
+
+    // Three echo tasks completed, two canceled; their events were applied and committed.
+    assert_eq!(sample(&text, r#"a2a_task_state_changes_total{state="TASK_STATE_CANCELED"}"#), 2.0, "{text}");
     assert!(sample(&text, r#"a2a_task_state_changes_total{state="TASK_STATE_COMPLETED"}"#) >= 3.0, "{text}");
     assert!(sample(&text, "a2a_task_events_applied_total") >= 12.0, "{text}");
     assert!(sample(&text, r#"a2a_store_operation_duration_seconds_count{operation="commit"}"#) >= 4.0, "{text}");
