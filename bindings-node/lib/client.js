@@ -104,6 +104,10 @@ export class EventStream {
   #opening = null;
   #native = null;
   #done = false;
+  // The last next() call's settling: calls made before it settles wait their turn, so answers
+  // come in call order (an async iterator's contract), never an early `done` or a later event
+  // first.
+  #reading = Promise.resolve();
   #onAbort = () => this.close();
 
   /** `open(abort)`: the native stream's Promise; `signal`, an AbortSignal or undefined. */
@@ -112,7 +116,16 @@ export class EventStream {
     this.#signal = signal;
   }
 
-  async next() {
+  next() {
+    const read = this.#reading.then(() => this.#read());
+    this.#reading = read.then(
+      () => {},
+      () => {},
+    );
+    return read;
+  }
+
+  async #read() {
     if (this.#done) return { done: true, value: undefined };
     try {
       if (!this.#opening) {

@@ -24,6 +24,17 @@ function errorNameOf(e, byName) {
 
 const DONE = Promise.resolve();
 
+/** A send's refusal. A late event (the task ended, say by a cancel, while a timer of the agent
+ * still reports) is a race an agent cannot always avoid: awaited, it rejects as any refusal;
+ * not awaited, it is dropped instead of ending the process as an unhandled rejection (as
+ * @a2a-js/sdk's server drops it). Other refusals (a malformed event) are the agent's bug and
+ * stay loud. */
+function refused(error) {
+  const rejected = Promise.reject(error);
+  if (error instanceof errorClasses.UnsupportedOperationError) rejected.catch(() => {});
+  return rejected;
+}
+
 /** One execution's cancellation. The AbortController is made only when `signal` is read: most
  * executors never look, and making one per request is measurable on the hot path. */
 class Cancellation {
@@ -112,11 +123,9 @@ export class EventQueue {
   #deliver(send) {
     try {
       if (send(this.#call)) return DONE;
-      return native.sinkFlush(this.#call).then(undefined, (e) => {
-        throw fromNative(e);
-      });
+      return native.sinkFlush(this.#call).then(undefined, (e) => refused(fromNative(e)));
     } catch (e) {
-      return Promise.reject(fromNative(e));
+      return refused(fromNative(e));
     }
   }
 

@@ -809,7 +809,10 @@ async def test_an_extended_card_given_is_declared_and_served() -> None:
     async with AgentServer(CARD, Echo(), extended_card=extended, bearer_tokens=["t"]) as server:
         client = await Client.connect(server.url, bearer_token="t")
         assert client.card["capabilities"]["extendedAgentCard"] is True
-        assert (await client.get_extended_card())["name"] == "py-test-agent (extended)"
+        extended_served = await client.get_extended_card()
+        assert extended_served["name"] == "py-test-agent (extended)"
+        # A client that takes the extended card in the public one's place still sees it offered.
+        assert extended_served["capabilities"]["extendedAgentCard"] is True
 
 
 @run

@@ -42,7 +42,7 @@
 use super::transport::{self, Config, Transport};
 use crate::error::{A2AError, ErrorKind, Result};
 use crate::jsonrpc::Id;
-use crate::model::{self, GetTaskRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskStatus};
+use crate::model::{self, GetTaskRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskState, TaskStatus};
 use crate::request::A2ARequest;
 use crate::sse::SseDecoder;
 use futures_core::Stream;
@@ -306,7 +306,8 @@ impl Driver {
         }
         match event {
             StreamResponse::Message(_) => !self.saw_task_event,
-            other => state_of(other).is_some_and(|s| s.is_terminal() || s.is_interrupted()),
+            // Where the server closes it: AUTH_REQUIRED keeps it open (the agent may resume).
+            other => state_of(other).is_some_and(TaskState::ends_stream),
         }
     }
 

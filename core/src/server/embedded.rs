@@ -39,14 +39,22 @@ fn public_card(card: &Value, base: &str, extended: Option<&Value>) -> Result<Age
                 ));
             }
             Some(_) => {}
-            None => {
-                if let Some(c) = capabilities {
-                    c.insert("extendedAgentCard".into(), Value::Bool(true));
-                }
-            }
+            None => declare_extended(&mut card),
         }
     }
     self::card(&card, base, "")
+}
+
+/// Sets `capabilities.extendedAgentCard` when the card leaves it out: on the public card of a
+/// server with an extended card, and on the extended card itself, which a client SHOULD take
+/// in the public card's place (and would then think there is none).
+fn declare_extended(card: &mut Value) {
+    if let Some(c) = card.get_mut("capabilities").and_then(Value::as_object_mut)
+        && !c.contains_key("extendedAgentCard")
+        && !c.contains_key("extended_agent_card")
+    {
+        c.insert("extendedAgentCard".into(), Value::Bool(true));
+    }
 }
 
 /// Fills in the server's interfaces when the card declares none (JSON-RPC at `{base}/`,
@@ -120,7 +128,9 @@ pub fn server(
     crate::methods::check_profiles(&config.profile_checks, &card)?;
     let mut handler = RequestHandler::new(agent, card, stores, config);
     if let Some(extended) = extended {
-        handler = handler.with_extended_card(secured(self::card(extended, base, "extendedCard")?, &security)?);
+        let mut extended = extended.clone();
+        declare_extended(&mut extended);
+        handler = handler.with_extended_card(secured(self::card(&extended, base, "extendedCard")?, &security)?);
     }
     let mut server = Server::new(Arc::new(security.secure(handler)));
     if let Some(tls) = security.tls_config()? {

@@ -1917,15 +1917,13 @@ fn ends_wait(event: &StreamResponse) -> bool {
     }
 }
 
-/// Whether a stream closes after this event: terminal states, and INPUT_REQUIRED as the
-/// official SDKs do (SPEC §7); AUTH_REQUIRED keeps the stream open.
+/// Whether a stream closes after this event ([`TaskState::ends_stream`]).
 fn ends_stream(event: &StreamResponse) -> bool {
-    let state = match event {
-        StreamResponse::Task(t) => t.status.state,
-        StreamResponse::StatusUpdate(e) => e.status.state,
-        _ => return false,
-    };
-    state.is_terminal() || state == TaskState::InputRequired
+    match event {
+        StreamResponse::Task(t) => t.status.state.ends_stream(),
+        StreamResponse::StatusUpdate(e) => e.status.state.ends_stream(),
+        _ => false,
+    }
 }
 
 /// Whether `event` puts its task in a terminal state: nothing follows it.

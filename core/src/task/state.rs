@@ -31,6 +31,14 @@ impl TaskState {
         self.is_terminal() || self.is_interrupted()
     }
 
+    /// Whether a task's event stream closes at this state: terminal states, and INPUT_REQUIRED
+    /// as the official SDKs do (SPEC §7). At AUTH_REQUIRED the agent SHOULD keep streams open
+    /// and MAY resume on its own once credentials arrive out of band, so the server keeps them
+    /// open and the client reads on.
+    pub fn ends_stream(self) -> bool {
+        self.is_terminal() || self == TaskState::InputRequired
+    }
+
     /// `"terminal"`, `"interrupted"`, `"active"` or `"unspecified"`: the class a host
     /// language's callers test instead of listing states.
     pub fn class(self) -> &'static str {

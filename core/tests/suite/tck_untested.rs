@@ -995,6 +995,50 @@ async fn auth_intask_005_streams_stay_open_through_auth_required() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_intask_005_our_client_reads_on_through_auth_required() {
+    fn state_of(event: &model::StreamResponse) -> Option<TaskState> {
+        match event {
+            model::StreamResponse::Task(t) => Some(t.status.state),
+            model::StreamResponse::StatusUpdate(e) => Some(e.status.state),
+            _ => None,
+        }
+    }
+    // The client ends a stream where the server closes it: at AUTH_REQUIRED it reads on, so
+    // what the agent sends once the credential arrives out of band reaches the caller.
+    use futures_util::StreamExt;
+    let (s, granted) = out_of_band_server().await;
+    for binding in BINDINGS {
+        let client = Client::builder()
+            .card_cache(Arc::new(CardCache::new()))
+            .preferred_binding(binding)
+            .connect(&s.base)
+            .await
+            .unwrap();
+        let mut stream = client.send_streaming_message(SendMessageRequest::new(Message::text(Role::User, "buy"))).await.unwrap();
+        let mut states = Vec::new();
+        while states.last() != Some(&TaskState::AuthRequired) {
+            let event = stream.next().await.expect("the stream reaches AUTH_REQUIRED").unwrap();
+            if let Some(state) = state_of(&event) {
+                states.push(state);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        granted.notify_one();
+        while let Some(event) = stream.next().await {
+            if let Some(state) = state_of(&event.unwrap()) {
+                states.push(state);
+            }
+        }
+        assert_eq!(
+            states.iter().skip_while(|s| **s != TaskState::AuthRequired).copied().collect::<Vec<_>>(),
+            [TaskState::AuthRequired, TaskState::Working, TaskState::Completed],
+            "{binding:?}"
+        );
+    }
+    s.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auth_intask_006_messages_are_accepted_while_auth_required() {
     let agent = Arc::new(
         TestAgent::new()
