@@ -13,8 +13,10 @@ import type {
   SendMessageResponse,
   StreamResponse,
   Task,
+  TaskArtifactUpdateEvent,
   TaskPushNotificationConfig,
   TaskState,
+  TaskStatusUpdateEvent,
 } from './models.js';
 import type { ErrorRow } from './native.js';
 
@@ -108,7 +110,19 @@ export declare class EventQueue {
   /** A direct reply instead of a task (only as the first and only event). */
   message(message: AgentMessage): Promise<void>;
   /** Any event (ids left out are this task's). */
-  send(event: StreamResponse): Promise<void>;
+  send(event: AgentEvent): Promise<void>;
+}
+
+/** `T` with its task and context ids optional: the sink fills in this task's. */
+type IdsOptional<T, Ids extends keyof T> = Omit<T, Ids> & Partial<Pick<T, Ids>>;
+
+/** A StreamResponse as an agent sends it (`EventQueue.send`): ids it leaves out are its task's,
+ * and a message without `messageId` or `role` is the agent's, with a fresh id. */
+export interface AgentEvent {
+  task?: IdsOptional<Task, 'id' | 'contextId'>;
+  message?: Exclude<AgentMessage, string>;
+  statusUpdate?: IdsOptional<TaskStatusUpdateEvent, 'taskId' | 'contextId'>;
+  artifactUpdate?: IdsOptional<TaskArtifactUpdateEvent, 'taskId' | 'contextId'>;
 }
 
 /** An agent. A thrown error or rejected promise fails the task with its message; an A2AError

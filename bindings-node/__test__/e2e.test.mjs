@@ -543,6 +543,30 @@ test('next() called several times at once on a new stream sends its message once
   });
 });
 
+test('next() calls made before the earlier ones settle are answered in call order', async () => {
+  const agent = {
+    async execute(ctx, events) {
+      await events.working();
+      for (let i = 0; i < 3; i++) await events.artifact(`e${i}`, { artifactId: `a${i}` });
+      await events.complete('done');
+    },
+  };
+  await withServer(agent, async (server) => {
+    for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+      const client = await Client.connect(server.url, { binding });
+      const stream = client.stream('in order');
+      const reads = await Promise.all(Array.from({ length: 8 }, () => stream.next()));
+      const kinds = reads.map((r) => (r.done ? 'done' : kind(r.value)));
+      // Every event before the first `done`, and nothing after it.
+      const firstDone = kinds.indexOf('done');
+      assert.ok(firstDone > 0 && kinds.slice(firstDone).every((k) => k === 'done'), `${binding}: ${kinds}`);
+      const artifacts = reads.filter((r) => !r.done && r.value.artifactUpdate).map((r) => r.value.artifactUpdate.artifact.artifactId);
+      assert.deepEqual(artifacts, ['a0', 'a1', 'a2'], `${binding}: ${kinds}`);
+      assert.equal(reads[firstDone - 1].value.statusUpdate?.status.state, 'TASK_STATE_COMPLETED', `${binding}: ${kinds}`);
+    }
+  });
+});
+
 test('bad options of send and stream reject (on the first next() for a stream) instead of throwing', () =>
   withServer(new Echo(), async (server) => {
     const client = await Client.connect(server.url);

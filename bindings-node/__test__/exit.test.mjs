@@ -47,6 +47,38 @@ test('close() also ends an executor that never returns, and the process exits', 
   assert.match(out, /closed TASK_STATE_WORKING aborted true/);
 });
 
+test('an unawaited event refused after a cancel does not end the process', async () => {
+  const { code, out } = await runChild(`
+    import { AgentServer, Client } from ${JSON.stringify(INDEX)};
+    import { CARD } from ${JSON.stringify(HELPERS)};
+    let refusedWhenAwaited = '';
+    const server = new AgentServer(CARD, {
+      async execute(context, events) {
+        if (context.text === 'still serving') return events.complete('yes');
+        await events.working();
+        // Progress from a timer, not awaited (as bus.publish is used with @a2a-js/sdk).
+        const timer = setInterval(() => events.artifact('progress'), 20);
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        clearInterval(timer);
+        // Awaited, a late event still rejects.
+        try { await events.artifact('late'); } catch (e) { refusedWhenAwaited = e.name; }
+      },
+    });
+    await server.listen(0);
+    const client = await Client.connect(server.url);
+    const { task } = await client.send('tick', { configuration: { returnImmediately: true } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await client.cancel(task.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = await client.send('still serving');
+    await server.close();
+    console.log('survived', after.task.status.state, refusedWhenAwaited);
+  `);
+  assert.equal(code, 0, out);
+  assert.match(out, /survived TASK_STATE_\w+ UnsupportedOperationError/);
+});
+
 test('a listening server dropped by user code is not garbage collected', async () => {
   const { code, out } = await runChild(`
     import v8 from 'node:v8';

@@ -24,6 +24,11 @@ const echo: AgentExecutor = {
     await events.artifact(context.message.parts, { name: 'echo', lastChunk: true });
     await events.artifact(first.parts ?? text, { name: 'echo', lastChunk: true });
     await events.status('input-required', { parts: [{ text: 'more?' }] });
+    // Events sent whole leave out the task's ids (the sink fills them in).
+    await events.send({ artifactUpdate: { artifact: { artifactId: 'a', parts: [{ text }] }, lastChunk: true } });
+    await events.send({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
+    // @ts-expect-error an artifact needs its parts
+    await events.send({ artifactUpdate: { artifact: { artifactId: 'a' } } });
     await events.complete();
     // @ts-expect-error not a state
     await events.status('sleeping');

@@ -104,10 +104,11 @@ export class EventStream {
   #opening = null;
   #native = null;
   #done = false;
-  // The last next() call's settling: calls made before it settles wait their turn, so answers
-  // come in call order (an async iterator's contract), never an early `done` or a later event
-  // first.
-  #reading = Promise.resolve();
+  // The settling of the last next() call still in flight (null when none is): a call made
+  // before it settles waits its turn, so answers come in call order (an async iterator's
+  // contract), never an early `done` or a later event first. A call with none in flight reads
+  // at once.
+  #tail = null;
   #onAbort = () => this.close();
 
   /** `open(abort)`: the native stream's Promise; `signal`, an AbortSignal or undefined. */
@@ -117,11 +118,15 @@ export class EventStream {
   }
 
   next() {
-    const read = this.#reading.then(() => this.#read());
-    this.#reading = read.then(
+    const read = this.#tail === null ? this.#read() : this.#tail.then(() => this.#read());
+    const tail = read.then(
       () => {},
       () => {},
     );
+    this.#tail = tail;
+    tail.then(() => {
+      if (this.#tail === tail) this.#tail = null;
+    });
     return read;
   }
 
