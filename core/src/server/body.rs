@@ -215,13 +215,23 @@ pub(crate) enum Framing {
     Rest,
 }
 
+/// Whether an encoded item ends its stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    No,
+    /// An error event: the call's refusal or failure, for the client.
+    Error,
+    /// An event this binding cannot write: sent as an error instead (a server fault).
+    Unwritable,
+}
+
 impl Framing {
     /// The SSE text of one item (with `id:` when the event has a place in the task's log), and
-    /// whether it is an error that ends the stream.
-    fn encode(&self, item: StreamItem) -> (String, bool) {
+    /// whether it ends the stream.
+    fn encode(&self, item: StreamItem) -> (String, Ends) {
         let (id, event) = match item {
             StreamItem::Event { id, event } => (id, event),
-            StreamItem::Error(err) => return (sse::encode(&SseEvent::data(self.error_text(&err))), true),
+            StreamItem::Error(err) => return (sse::encode(&SseEvent::data(self.error_text(&err))), Ends::Error),
         };
         let data = match self {
             // On failure (never for the crate's models): a google.rpc.Status, as an HTTP+JSON
@@ -241,9 +251,9 @@ impl Framing {
             Ok(text) => {
                 let mut event = SseEvent::data(text);
                 event.id = id.map(|id| id.to_string());
-                (sse::encode(&event), false)
+                (sse::encode(&event), Ends::No)
             }
-            Err(text) => (sse::encode(&SseEvent::data(text)), true),
+            Err(text) => (sse::encode(&SseEvent::data(text)), Ends::Unwritable),
         }
     }
 
@@ -289,10 +299,17 @@ impl SseBody {
         match Pin::new(&mut self.events).poll_next(cx) {
             Poll::Ready(Some(event)) => {
                 let _entered = self.span.enter();
+                if let StreamItem::Error(e) = &event {
+                    tracing::debug!(code = e.code(), error = ?e.message, "stream ended by an error event");
+                }
                 let (text, ends) = self.framing.encode(event);
-                if ends {
-                    tracing::warn!("stream ended by an event that could not be written");
-                    self.done = true;
+                match ends {
+                    Ends::No => {}
+                    Ends::Error => self.done = true,
+                    Ends::Unwritable => {
+                        tracing::warn!("stream ended by an event that could not be written");
+                        self.done = true;
+                    }
                 }
                 if let Some(k) = &mut self.keep_alive {
                     k.reset();
@@ -482,6 +499,21 @@ mod tests {
         assert!(trailers);
         assert_eq!(data.iter().map(Bytes::len).collect::<Vec<_>>(), [MAX_FRAME, MAX_FRAME, 7]);
         assert_eq!(data.concat(), message(2 * MAX_FRAME + 7));
+    }
+
+    #[test]
+    fn an_error_event_ends_a_stream_as_written_not_as_unwritable() {
+        let event = crate::model::StreamResponse::Message(crate::model::Message::text(crate::model::Role::Agent, "hi"));
+        for framing in [Framing::Rest, Framing::JsonRpc(crate::jsonrpc::Id::String("r1".into()))] {
+            let (text, ends) = framing.encode(StreamItem::Event { id: Some(3), event: event.clone() });
+            assert_eq!(ends, Ends::No);
+            assert!(text.starts_with("id: 3\n") || text.contains("\nid: 3\n"), "{text}");
+            let refusal = A2AError::new(crate::ErrorKind::ContentTypeNotSupported, "no images");
+            let (text, ends) = framing.encode(StreamItem::Error(refusal));
+            // The client's answer, written whole: not the server fault an unwritable event is.
+            assert_eq!(ends, Ends::Error);
+            assert!(text.contains("no images"), "{text}");
+        }
     }
 
     #[tokio::test]

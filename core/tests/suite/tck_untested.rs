@@ -1014,7 +1014,8 @@ async fn auth_intask_005_our_client_reads_on_through_auth_required() {
             .connect(&s.base)
             .await
             .unwrap();
-        let mut stream = client.send_streaming_message(SendMessageRequest::new(Message::text(Role::User, "buy"))).await.unwrap();
+        let mut stream =
+            client.send_streaming_message(SendMessageRequest::new(Message::text(Role::User, "buy"))).await.unwrap();
         let mut states = Vec::new();
         while states.last() != Some(&TaskState::AuthRequired) {
             let event = stream.next().await.expect("the stream reaches AUTH_REQUIRED").unwrap();
