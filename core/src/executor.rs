@@ -214,6 +214,9 @@ pub struct EventSink {
     /// An event was refused to the executor (shared): what it then raises is most likely that
     /// refusal passed on, a fault of the agent's, never the request's answer.
     refused: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Set by the task manager once the task is terminal, whoever ended it (a cancel, another
+    /// message's turn): this execution's events would be dropped, so they are refused.
+    task_ended: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl EventSink {
@@ -226,7 +229,14 @@ impl EventSink {
             ended: Default::default(),
             may_reply: Default::default(),
             refused: Default::default(),
+            task_ended: None,
         }
+    }
+
+    /// Refuses events once `ended` is set (the task manager's mark of a terminal task).
+    pub(crate) fn ended_with(mut self, ended: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.task_ended = Some(ended);
+        self
     }
 
     /// Set once an event is refused to the executor (see `refused`).
@@ -254,6 +264,9 @@ impl EventSink {
     fn admit_unnoted(&self, event: &StreamResponse) -> Result<()> {
         use std::sync::atomic::Ordering;
         self.check(event)?;
+        if self.task_ended.as_ref().is_some_and(|e| e.load(Ordering::Acquire)) {
+            return Err(ended());
+        }
         let reply = self.may_reply.swap(false, Ordering::AcqRel) && matches!(event, StreamResponse::Message(_));
         let already = if ends_task(event) || reply {
             self.ended.swap(true, Ordering::AcqRel)

@@ -98,6 +98,9 @@ pub(crate) struct Live {
     pub shown: std::sync::atomic::AtomicU64,
     /// Executions of this task running here.
     pub executions: std::sync::atomic::AtomicUsize,
+    /// Set once the task is seen terminal (committed or loaded so): every execution's sink
+    /// then refuses events, also one whose task another turn or a cancel ended.
+    pub ended: Arc<std::sync::atomic::AtomicBool>,
     /// Guards holding this entry. Counted here rather than in the map, so that a guard that
     /// shares or drops a hold while others remain needs no map lock and no key hashing.
     holds: std::sync::atomic::AtomicUsize,
@@ -160,6 +163,7 @@ impl Registry {
                 streams: Default::default(),
                 shown: Default::default(),
                 executions: Default::default(),
+                ended: Default::default(),
                 holds: Default::default(),
             })
         });

@@ -1051,7 +1051,8 @@ impl Inner {
                     let (tx, rx) = mpsc::channel(SINK_CAPACITY);
                     let sink = EventSink::new(tx, ctx.task_id.clone(), ctx.context_id.clone())
                         .with_activation(ctx.activation.clone())
-                        .for_new_task(ctx.task.is_none());
+                        .for_new_task(ctx.task.is_none())
+                        .ended_with(guard.ended.clone());
                     let sink_refused = sink.refusals();
                     let agent = self.agent.clone();
                     let limit = self.limits.executor_timeout;
@@ -1281,6 +1282,12 @@ impl Inner {
             guard.publish(BusItem::Failed(Arc::new(e.clone())));
             return Err(e);
         }
+        let mark_ended = |slot: &Slot| {
+            if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
+                guard.ended.store(true, Ordering::Release);
+            }
+        };
+        mark_ended(slot);
         // The task a blocking wait made before the agent spoke (see `wait`).
         let mut placeholder = std::mem::take(&mut slot.placeholder);
         let base = slot.version;
@@ -1343,7 +1350,10 @@ impl Inner {
             return Ok(());
         }
         match self.commit_applied(guard, slot, base, entries, orphaned_only).await {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                mark_ended(slot);
+                Ok(())
+            }
             Err(e) => {
                 guard.publish(BusItem::Failed(Arc::new(e.clone())));
                 Err(e)

@@ -1445,3 +1445,58 @@ async fn a_resume_from_an_earlier_turn_follows_the_task_past_its_old_input_requi
     assert!(seen.contains(&"status:TASK_STATE_INPUT_REQUIRED".to_owned()), "{seen:?}");
     assert_eq!(seen.last().map(String::as_str), Some("status:TASK_STATE_COMPLETED"), "{seen:?}");
 }
+
+/// Works, then waits for `go` before completing, and keeps what its completion came to.
+struct Racer {
+    go: Arc<tokio::sync::Notify>,
+    outcome: Arc<std::sync::Mutex<Option<Result<(), A2AError>>>>,
+}
+
+#[async_trait::async_trait]
+impl a2a_native::executor::AgentExecutor for Racer {
+    async fn execute(
+        &self,
+        ctx: a2a_native::executor::RequestContext,
+        events: a2a_native::executor::EventSink,
+    ) -> Result<(), a2a_native::executor::ExecutorError> {
+        if ctx.task.is_some() {
+            // The second message on the task: completes it at once.
+            events.complete(None).await?;
+            return Ok(());
+        }
+        events.working().await?;
+        self.go.notified().await;
+        let done = events.complete(None).await;
+        *self.outcome.lock().unwrap() = Some(done);
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_execution_whose_task_another_turn_ended_is_refused_its_events() {
+    // Two messages on one WORKING task run side by side (one instance accepts both); the second
+    // completes the task, so the first one's completion would be dropped: it is refused instead,
+    // as any event after the task's end, not taken in silence.
+    let go = Arc::new(tokio::sync::Notify::new());
+    let outcome = Arc::new(std::sync::Mutex::new(None));
+    let racer = Arc::new(Racer { go: go.clone(), outcome: outcome.clone() });
+    let h = RequestHandler::new(racer, card(true, false), Stores::memory(), ServerConfig::default());
+    let mut first = SendMessageRequest::new(msg("first"));
+    first.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task: Task =
+        serde_json::from_value(call(&h, A2ARequest::SendMessage(first)).await.unwrap()["task"].clone()).unwrap();
+    assert_eq!(task.status.state, TaskState::Working);
+    let mut second = msg("second");
+    second.task_id = task.id.clone();
+    assert_eq!(send_task(&h, second).await.status.state, TaskState::Completed);
+    go.notify_one();
+    for _ in 0..200 {
+        if outcome.lock().unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let refused = outcome.lock().unwrap().take().expect("the first execution completed").unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::UnsupportedOperation, "{refused:?}");
+    assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Completed);
+}

@@ -1005,7 +1005,6 @@ async fn auth_intask_005_our_client_reads_on_through_auth_required() {
     }
     // The client ends a stream where the server closes it: at AUTH_REQUIRED it reads on, so
     // what the agent sends once the credential arrives out of band reaches the caller.
-    use futures_util::StreamExt;
     let (s, granted) = out_of_band_server().await;
     for binding in BINDINGS {
         let client = Client::builder()
