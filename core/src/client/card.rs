@@ -133,6 +133,13 @@ pub(crate) async fn resolve(http: &Http, cache: &CardCache, url: &str) -> Result
             _ => break,
         }
     }
+    // Not found at either path: the message names both, not only the 0.2 one tried last.
+    if urls.len() > 1
+        && let Err(e) = &mut result
+        && e.metadata.contains_key("cardNotFound")
+    {
+        e.message = format!("no agent card at {} (nor at {}): {}", urls[0], urls[1], e.message);
+    }
     result
 }
 

@@ -740,6 +740,7 @@ async fn the_0_2_card_path_is_tried_after_404() {
     let server = raw_server(move |_, _| Action::text(404, &page)).await;
     let err = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap_err();
     assert!(err.message.contains("/.well-known/agent.json"), "{err}");
+    assert!(err.message.starts_with(&format!("no agent card at {}{CARD} (nor at", server.base)), "{err}");
     assert!(err.message.contains("HTTP 404 Not Found") && !err.message.contains("<html"), "{err}");
     assert_eq!(err.kind, ErrorKind::InvalidAgentResponse, "{err}");
     assert_eq!(server.requests().len(), 2);
