@@ -400,6 +400,34 @@ async def test_cancel_reaches_the_coroutine_and_subscribe() -> None:
 
 
 @run
+async def test_an_agent_that_swallows_its_cancellation_is_refused_its_next_event() -> None:
+    refused: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
+
+    class Stubborn(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            await events.working()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                pass  # ignores the cancel, and reports on
+            try:
+                await events.working("still here")
+            except BaseException as exc:
+                refused.set_result(exc)
+                raise
+            refused.set_result(None)
+
+    async with AgentServer(CARD, Stubborn()) as server:
+        client = await Client.connect(server.url)
+        task = (await client.send("x", configuration={"returnImmediately": True}))["task"]
+        await client.cancel(task["id"])
+        # The task ended: the event is refused to the agent, not taken and dropped in silence.
+        exc = await asyncio.wait_for(refused, 5)
+        assert isinstance(exc, errors.UnsupportedOperationError), exc
+        assert (await client.get_task(task["id"]))["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+@run
 async def test_exception_fails_the_task() -> None:
     async with AgentServer(CARD, Echo()) as server:
         client = await Client.connect(server.url)
