@@ -78,7 +78,11 @@ test('one trace crosses the Node client, our server, the execution and the webho
   try {
     const collector = `http://127.0.0.1:${receiver.line}`;
     const output = await application(collector, '-');
-    const got = await received(collector, (g) => g.spans.some((s) => s.name === 'a2a.execute') && g.hooks.length);
+    const got = await received(
+      collector,
+      (g) => g.spans.some((s) => s.name === 'a2a.execute') && g.hooks.length
+        && g.spans.filter((s) => s.name === 'a2a.push').length >= g.hooks.length,
+    );
     const client = one(got, SEND, APP_SPAN, 'node-agent');
     const request = one(got, SEND, client.id, 'node-agent');
     const execute = one(got, 'a2a.execute', request.id, 'node-agent');
@@ -86,7 +90,11 @@ test('one trace crosses the Node client, our server, the execution and the webho
     // OTLP span kinds: SERVER is 2, CLIENT is 3.
     assert.deepEqual([client.kind, request.kind], [3, 2]);
     assert.ok(got.hooks.length > 0, output);
-    for (const hook of got.hooks) assert.equal(hook, `00-${TRACE_ID}-${execute.id}-01`);
+    // Each delivery is an a2a.push client span under the execution; its webhook post names it.
+    const pushes = got.spans.filter((s) => s.name === 'a2a.push');
+    assert.ok(pushes.every((p) => p.parent === execute.id && p.trace === TRACE_ID && p.kind === 3), JSON.stringify(pushes));
+    const pushIds = new Set(pushes.map((p) => `00-${TRACE_ID}-${p.id}-01`));
+    for (const hook of got.hooks) assert.ok(pushIds.has(hook), `${hook} is no a2a.push span: ${JSON.stringify(pushes)}`);
     assert.ok(got.metrics.some((m) => m.name === 'a2a.server.requests' && m.service === 'node-agent'), JSON.stringify(got.metrics));
   } finally {
     receiver.stop();

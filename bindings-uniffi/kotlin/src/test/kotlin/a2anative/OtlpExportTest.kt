@@ -96,9 +96,15 @@ class OtlpExportTest {
             for (span in listOf(client, request, execute)) assertEquals(TRACE_ID, hex(span.traceId))
             assertEquals(OtlpSpan.SpanKind.SPAN_KIND_CLIENT, client.kind)
             assertEquals(OtlpSpan.SpanKind.SPAN_KIND_SERVER, request.kind)
-            // The push notifications continue the trace, from the execution span.
+            // The push notifications continue the trace: each delivery is an a2a.push client
+            // span under the execution, and its webhook post names that span.
             assertTrue(r.hooks.isNotEmpty(), output)
-            assertTrue(r.hooks.all { it == "00-$TRACE_ID-${hex(execute.spanId)}-01" }, "${r.hooks}")
+            val deadline = System.currentTimeMillis() + 10_000
+            while (r.spans.count { it.second.name == "a2a.push" } < r.hooks.size && System.currentTimeMillis() < deadline) Thread.sleep(50)
+            val pushes = r.spans.map { it.second }.filter { it.name == "a2a.push" }
+            assertTrue(pushes.all { hex(it.parentSpanId) == hex(execute.spanId) && it.kind == OtlpSpan.SpanKind.SPAN_KIND_CLIENT }, "$pushes")
+            val named = pushes.map { "00-$TRACE_ID-${hex(it.spanId)}-01" }.toSet()
+            assertTrue(r.hooks.all { it in named }, "${r.hooks} not among $named")
             assertTrue("a2a.server.requests" in r.metrics, "${r.metrics}")
         }
     }
