@@ -60,7 +60,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(10..))]
     reap_interval_ms: u64,
     /// With --store memory: tasks kept at most (default 10000; at the cap the oldest finished
-    /// task, else the oldest, makes room).
+    /// task makes room, and with none finished a new task is refused, Unavailable).
     #[arg(long, value_name = "N")]
     max_tasks: Option<usize>,
     /// With --store memory: seconds a finished task stays readable (default 3600).

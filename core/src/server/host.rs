@@ -52,8 +52,8 @@ pub struct ServerOptions {
     /// refuses unknown fields can read it; an old 0.3 client cannot).
     #[serde(default, alias = "strict_v1_card")]
     pub strict_v1_card: bool,
-    /// The `memory` store's bounds: tasks kept at most (default 10,000; the oldest finished,
-    /// else the oldest, go first) ...
+    /// The `memory` store's bounds: tasks kept at most (default 10,000; the oldest finished
+    /// goes first, and with none finished a new task is refused, Unavailable) ...
     #[serde(default, alias = "max_tasks")]
     pub max_tasks: Option<usize>,
     /// ... and how long a finished task stays readable, in seconds (default 3600).

@@ -157,6 +157,9 @@ impl TaskManager {
         }
         let execution = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
         let (guard, prior, stream_slot, mut claim) = if message.task_id.is_empty() {
+            // The message a new task starts with is held by it too: one over the limit alone
+            // would make a task that no later message could continue.
+            check_first_message(&message, inner.limits.max_task_bytes)?;
             // Time-ordered ids (UUIDv7, 74 random bits): a new task's rows land at the end of
             // the stores' indexes instead of on a random page each.
             let id = crate::model::wire::id_text(uuid::Uuid::now_v7());
@@ -1871,6 +1874,17 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
 /// (`Limits::max_task_bytes`): InvalidRequest, naming the way on (a new task can refer to this
 /// one). What the agent produced does not count: a client must always be able to answer an
 /// agent that asks for input.
+/// [`check_room`] for the message that starts a task.
+fn check_first_message(message: &Message, max_task_bytes: usize) -> Result<()> {
+    let adds = weight::message(message);
+    if adds <= max_task_bytes {
+        return Ok(());
+    }
+    Err(A2AError::invalid_request(format!(
+        "this message takes about {adds} bytes: more than one task holds (limits.maxTaskBytes {max_task_bytes})"
+    )))
+}
+
 fn check_room(task: &Task, message: &Message, max_task_bytes: usize) -> Result<()> {
     let from_client = task.history.iter().filter(|m| m.role == Role::User);
     let (held, adds) = (from_client.map(weight::message).sum::<usize>(), weight::message(message));

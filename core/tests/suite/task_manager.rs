@@ -346,6 +346,17 @@ async fn a_message_that_would_overfill_its_task_is_refused() {
     // Each accepted follow-up added itself and the question it answered.
     assert_eq!(after.history.len(), 1 + 2 * accepted);
     assert_eq!(send_task(&h, msg("chat")).await.status.state, TaskState::InputRequired, "other tasks go on");
+    // A first message over the limit on its own makes no task, blocking or streaming.
+    let count = |page: Value| page["tasks"].as_array().map_or(0, Vec::len);
+    let before = count(call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap());
+    let big = || msg(&format!("chat {}", "y".repeat(5_000)));
+    let refused = send(&h, big()).await.unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::InvalidRequest, "{refused:?}");
+    assert!(refused.message.contains("limits.maxTaskBytes 4000"), "{}", refused.message);
+    let refused = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(big()))).await.err().unwrap();
+    assert_eq!(refused.kind, ErrorKind::InvalidRequest, "{refused:?}");
+    let after = count(call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap());
+    assert_eq!(after, before, "no task was made");
 
     // What the agent produced does not count: a client can always answer it.
     let bulky = send_task(&h, msg(&format!("bulky {}", "z".repeat(100)))).await;
