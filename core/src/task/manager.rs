@@ -1467,6 +1467,13 @@ impl Inner {
             Err(e) => {
                 tracing::error!(task_id = %guard.key.1, error = %e, "could not store a task change");
                 slot.unload();
+                if base == 0 && !orphaned_only {
+                    // A task never stored, whose waiters are now told the request failed (a
+                    // full store, say): its execution stops, and nothing it would send later
+                    // may bring the task into being after all, in a place others were refused.
+                    guard.ended.store(true, Ordering::Release);
+                    guard.cancel();
+                }
                 Err(e)
             }
         }

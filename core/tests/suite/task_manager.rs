@@ -1511,3 +1511,35 @@ async fn an_execution_whose_task_another_turn_ended_is_refused_its_events() {
     assert_eq!(refused.kind, ErrorKind::UnsupportedOperation, "{refused:?}");
     assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Completed);
 }
+
+#[tokio::test]
+async fn a_request_the_full_store_refused_leaves_no_task_behind_later() {
+    // Two tasks fill the store, neither finished: a third request is refused (its first event
+    // cannot be stored). Its execution must not go on and store its task once room is made:
+    // its caller was told it failed, and that task would take a place others were refused.
+    let store = Arc::new(a2a_native::store::MemoryStore::new(a2a_native::store::MemoryLimits {
+        max_tasks: 2,
+        ..Default::default()
+    }));
+    let stores = Stores { tasks: store.clone(), push: store };
+    let h = RequestHandler::new(agent(), card(true, true), stores, ServerConfig::default());
+    let mut working = Vec::new();
+    for _ in 0..2 {
+        let mut req = SendMessageRequest::new(msg("hang"));
+        req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+        let task: Task =
+            serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
+        working.push(task.id);
+    }
+    // `slow` works, then 300 ms later sends an artifact and completes.
+    let refused = send(&h, msg("slow")).await.unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Unavailable, "{refused:?}");
+    for id in &working {
+        call(&h, A2ARequest::CancelTask(CancelTaskRequest { id: id.clone(), ..Default::default() })).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let listed = call(&h, A2ARequest::ListTasks(Default::default())).await.unwrap();
+    let ids: Vec<&str> = listed["tasks"].as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 2, "only the two tasks that were answered: {listed}");
+    assert!(ids.iter().all(|id| working.iter().any(|w| w == id)), "{listed}");
+}
