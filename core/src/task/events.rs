@@ -101,6 +101,9 @@ pub(crate) struct Live {
     /// Set once the task is seen terminal (committed or loaded so): every execution's sink
     /// then refuses events, also one whose task another turn or a cancel ended.
     pub ended: Arc<std::sync::atomic::AtomicBool>,
+    /// Held by a CancelTask from its first look at the task to its end: concurrent cancels of
+    /// one task run the executor's `cancel` once, the later ones then find the task ended.
+    pub cancelling: Arc<tokio::sync::Mutex<()>>,
     /// Guards holding this entry. Counted here rather than in the map, so that a guard that
     /// shares or drops a hold while others remain needs no map lock and no key hashing.
     holds: std::sync::atomic::AtomicUsize,
@@ -164,6 +167,7 @@ impl Registry {
                 shown: Default::default(),
                 executions: Default::default(),
                 ended: Default::default(),
+                cancelling: Default::default(),
                 holds: Default::default(),
             })
         });

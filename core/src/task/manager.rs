@@ -295,6 +295,8 @@ impl TaskManager {
     ) -> Result<Task> {
         let inner = &self.inner;
         let guard = inner.live.acquire(key(partition, id));
+        // One cancel of a task at a time, held until its end is written (by the task below).
+        let one_at_a_time = guard.cancelling.clone().lock_owned().await;
         let (snapshot, elsewhere) = {
             let mut slot = guard.slot.lock().await;
             if inner.stores.tasks.leases() && slot.turn.is_none() {
@@ -313,6 +315,7 @@ impl TaskManager {
         let inner = inner.clone();
         let (id, tenant, call) = (id.to_owned(), tenant.to_owned(), call.clone());
         let finish = async move {
+            let _one_at_a_time = one_at_a_time;
             if !elsewhere {
                 inner.run_agent_cancel(&guard, &call, &tenant, snapshot, metadata).await;
             }

@@ -1543,3 +1543,32 @@ async fn a_request_the_full_store_refused_leaves_no_task_behind_later() {
     assert_eq!(ids.len(), 2, "only the two tasks that were answered: {listed}");
     assert!(ids.iter().all(|id| working.iter().any(|w| w == id)), "{listed}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_cancels_of_one_task_run_the_executors_cancel_once() {
+    // A cancel with side effects (a refund, a release) must not run once per caller: the first
+    // cancel runs it and ends the task; the others, sent meanwhile, then find it ended.
+    let (h, agent) = handler_with(Limits::default(), true);
+    let h = Arc::new(h);
+    let mut req = SendMessageRequest::new(msg("hang"));
+    req.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task: Task =
+        serde_json::from_value(call(&h, A2ARequest::SendMessage(req)).await.unwrap()["task"].clone()).unwrap();
+    let cancels = (0..8).map(|_| {
+        let (h, id) = (h.clone(), task.id.clone());
+        tokio::spawn(
+            async move { call(&h, A2ARequest::CancelTask(CancelTaskRequest { id, ..Default::default() })).await },
+        )
+    });
+    let answers: Vec<Result<Value, A2AError>> =
+        futures_util::future::join_all(cancels).await.into_iter().map(Result::unwrap).collect();
+    let canceled =
+        answers.iter().filter(|a| a.as_ref().is_ok_and(|t| t["status"]["state"] == "TASK_STATE_CANCELED")).count();
+    assert_eq!(canceled, 1, "{answers:?}");
+    assert!(
+        answers.iter().filter_map(|a| a.as_ref().err()).all(|e| e.kind == ErrorKind::TaskNotCancelable),
+        "{answers:?}"
+    );
+    assert_eq!(agent.cancels().len(), 1, "the executor's cancel ran once");
+    assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Canceled);
+}
