@@ -236,6 +236,8 @@ impl SqliteStore {
     }
 
     async fn open_file(path: &Path) -> Result<Self> {
+        /// Bytes the WAL file is cut back to once checkpointed (`journal_size_limit`).
+        const WAL_SIZE_LIMIT: u64 = 64 * 1024 * 1024;
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -243,6 +245,10 @@ impl SqliteStore {
             // NORMAL is durable across application crashes in WAL mode; only an OS crash may
             // lose the last transactions.
             .synchronous(SqliteSynchronous::Normal)
+            // A WAL that readers kept from being folded in grows past what a checkpoint needs
+            // (to hundreds of MB under steady reads and writes) and SQLite never shrinks it: the
+            // next reset truncates it to this size instead.
+            .pragma("journal_size_limit", WAL_SIZE_LIMIT.to_string())
             .busy_timeout(Duration::from_secs(10));
         // A connection of an open given up a moment ago (its caller dropped the future) may
         // still be finishing on its own thread, holding the lock that switching to WAL needs;
@@ -699,6 +705,18 @@ mod tests {
                 .await
                 .unwrap();
         assert_eq!(columns, 1);
+        store.close().await;
+        remove_db(&path);
+    }
+
+    /// The WAL is cut back once checkpointed.
+    #[tokio::test]
+    async fn the_wal_is_cut_back_once_checkpointed() {
+        let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
+        let store = SqliteStore::open(&path).await.unwrap();
+        // The writer's connection is made from the same options.
+        let limit: i64 = sqlx::query_scalar("PRAGMA journal_size_limit").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(limit, 64 * 1024 * 1024);
         store.close().await;
         remove_db(&path);
     }
