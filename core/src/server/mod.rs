@@ -270,6 +270,8 @@ impl Server {
             }
         }
         drop(listener);
+        // Connections that ended since the last accept are still in the set until reaped.
+        while connections.try_join_next().is_some() {}
         tracing::info!(open_connections = connections.len(), "shutting down");
         closing.cancel();
         let deadline = tokio::time::Instant::now() + self.shutdown_timeout;
