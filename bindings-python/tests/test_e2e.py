@@ -548,6 +548,9 @@ async def test_errors_map_to_subclasses() -> None:
     with pytest.raises(errors.TransportError) as gone:
         await client.get_task("any")
     assert gone.value.code == -31502
+    # What `except ConnectionError` (or OSError) code catches from any network library.
+    assert isinstance(gone.value, ConnectionError)
+    assert str(gone.value) == gone.value.message
 
 
 def test_error_classes_match_the_core_table() -> None:

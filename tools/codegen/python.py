@@ -113,11 +113,15 @@ def render_errors(errors: list[dict[str, Any]]) -> str:
         # `from a2a_native import *` never shadows the built-in.
         cls = f"A2A{name}" if hasattr(builtins, name) else name
         names.append((name, cls))
-        # Bad arguments are also what Python code catches as ValueError (options included), and
-        # a prefixed one is also the built-in it is named after (`except TimeoutError` catches
+        # Bad arguments are also what Python code catches as ValueError (options included), an
+        # unreachable agent ConnectionError, and a prefixed one is also the built-in it is named after (`except TimeoutError` catches
         # an A2A timeout as it catches asyncio's).
         if name == "InvalidParamsError":
             bases = "A2AError, ValueError"
+        elif name == "TransportError":
+            # "The agent could not be reached": what `except ConnectionError` / `except
+            # OSError` code catches from any other network library.
+            bases = "A2AError, ConnectionError"
         elif cls != name:
             bases = f"A2AError, builtins.{name}"
         else:

@@ -204,7 +204,7 @@ class UnavailableError(A2AError):
     default_message: ClassVar[str] = "Service unavailable"
 
 
-class TransportError(A2AError):
+class TransportError(A2AError, ConnectionError):
     """The agent could not be reached (-31502, TRANSPORT)."""
 
     code: ClassVar[int] = -31502
