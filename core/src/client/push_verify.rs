@@ -178,7 +178,12 @@ impl PushVerifier {
         if claims.get("bodySha256").and_then(Value::as_str) != Some(&crate::signing::body_digest(body)) {
             return Err(refused("the body does not match the signature"));
         }
-        let jti = claims.get("jti").and_then(Value::as_str).unwrap_or_default().to_owned();
+        // Required above only as present: a missing, empty or non-string one would make every
+        // such notification the same replay (and let the first through unchecked).
+        let jti = match claims.get("jti").and_then(Value::as_str) {
+            Some(jti) if !jti.is_empty() => jti.to_owned(),
+            _ => return Err(refused("the notification has no jti (a non-empty string)")),
+        };
         self.remember(&jti, now)?;
         let task_id = claims.get("taskId").and_then(Value::as_str).unwrap_or_default().to_owned();
         Ok(VerifiedPush { task_id, jti, issued_at })

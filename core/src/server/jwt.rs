@@ -68,8 +68,8 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 struct Cache {
     keys: KeySet,
     fetched: Option<Instant>,
-    /// Why the last fetch could not reach the key set (a connection error, a timeout, an HTTP
-    /// error status), until a fetch succeeds.
+    /// Why the last fetch got no key set (a connection error, a timeout, an HTTP error status,
+    /// an answer that is not one), until a fetch succeeds.
     unreachable: Option<String>,
 }
 
@@ -129,21 +129,21 @@ impl JwtBearer {
             match fetched {
                 Ok(keys) => cache.keys = keys,
                 // Keep serving with the keys we have.
+                // Unreachable, or an answer that is no key set (garbage, too large): either
+                // way the server's trouble, retried soon, not the caller's token.
                 Err(why) => {
                     tracing::warn!(url, %why, "could not fetch the JWKS");
-                    if matches!(why.kind, ErrorKind::Transport | ErrorKind::Timeout) {
-                        cache.unreachable = Some(why.message);
-                    }
+                    cache.unreachable = Some(why.message);
                 }
             }
         }
         let cache = self.cache.read().await;
         find(&cache.keys, kid).ok_or_else(|| match &cache.unreachable {
-            // The server's trouble, not the caller's token: 503, to try again.
-            Some(why) => A2AError::new(
-                ErrorKind::Unavailable,
-                format!("the token's signing keys cannot be fetched now ({why}); try again"),
-            ),
+            // The server's trouble, not the caller's token: 503, to try again. Why is for the
+            // operator's log (above): the JWKS URL and its host's answer are not the caller's.
+            Some(_) => {
+                A2AError::new(ErrorKind::Unavailable, "the token's signing keys cannot be fetched now; try again")
+            }
             None => unknown(),
         })
     }

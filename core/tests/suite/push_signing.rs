@@ -224,3 +224,35 @@ fn a_signature_naming_critical_extensions_is_refused() {
     assert!(refused.message.contains("crit"), "{}", refused.message);
     assert_eq!(verifier.verify(&delivery(None, "j2"), body).unwrap().task_id, "t1");
 }
+
+/// A signature without a usable `jti` (missing, empty, not a string) is refused: accepted, it
+/// made every such notification the same replay, and the first one went through unchecked.
+#[test]
+fn a_signature_without_a_string_jti_is_refused() {
+    let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(&pem).unwrap();
+    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+    jwk.common.key_id = Some("k1".into());
+    let hook = "http://127.0.0.1:9/hook";
+    let body = br#"{"task":{}}"#;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let delivery = |jti: Option<serde_json::Value>| {
+        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+        header.kid = Some("k1".into());
+        let mut claims = json!({"aud": hook, "iat": now, "exp": now + 60, "taskId": "t1",
+            "bodySha256": a2a_native::signing::body_digest(body)});
+        if let Some(jti) = jti {
+            claims["jti"] = jti;
+        }
+        let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert("a2a-notification-signature", HeaderValue::from_str(&token).unwrap());
+        headers
+    };
+    let verifier = PushVerifier::new(jsonwebtoken::jwk::JwkSet { keys: vec![jwk] }, hook);
+    for jti in [None, Some(json!("")), Some(json!(7))] {
+        let refused = verifier.verify(&delivery(jti.clone()), body).unwrap_err();
+        assert_eq!(refused.kind, a2a_native::ErrorKind::Unauthenticated, "{jti:?}");
+    }
+    assert_eq!(verifier.verify(&delivery(Some(json!("j1"))), body).unwrap().jti, "j1");
+}
