@@ -111,11 +111,66 @@ pub fn of_error(err: &A2AError) -> Status {
         let field_violations = err
             .violations
             .iter()
-            .map(|v| BadRequestFieldViolation { field: v.field.clone(), description: v.description.clone() })
+            .map(|v| BadRequestFieldViolation {
+                field: field_path(&v.field, Case::Snake),
+                description: v.description.clone(),
+            })
             .collect();
         details.push(any(BAD_REQUEST_TYPE, &BadRequest { field_violations }));
     }
     bounded(Status { code: code(spec.grpc_status), message: cut(&err.message, MAX_MESSAGE).to_owned(), details })
+}
+
+#[derive(Clone, Copy)]
+enum Case {
+    Snake,
+    Camel,
+}
+
+/// A field path in the form its binding names fields (`google.rpc.BadRequest`): proto names on
+/// gRPC (`message.message_id`), JSON names elsewhere (`message.messageId`), as errors are made
+/// in core. Members under `metadata`, `data` or `params` are the caller's own keys: kept.
+fn field_path(path: &str, case: Case) -> String {
+    let mut out = String::with_capacity(path.len() + 4);
+    let mut verbatim = false;
+    for (i, segment) in path.split('.').enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        let (name, index) = segment.split_at(segment.find('[').unwrap_or(segment.len()));
+        if verbatim {
+            out.push_str(segment);
+            continue;
+        }
+        match case {
+            Case::Snake => {
+                for c in name.chars() {
+                    if c.is_ascii_uppercase() {
+                        out.push('_');
+                        out.push(c.to_ascii_lowercase());
+                    } else {
+                        out.push(c);
+                    }
+                }
+            }
+            Case::Camel => {
+                let mut upper = false;
+                for c in name.chars() {
+                    match c {
+                        '_' => upper = true,
+                        c if upper => {
+                            out.push(c.to_ascii_uppercase());
+                            upper = false;
+                        }
+                        c => out.push(c),
+                    }
+                }
+            }
+        }
+        out.push_str(index);
+        verbatim = matches!(name, "metadata" | "data" | "params");
+    }
+    out
 }
 
 /// The most bytes of an error's message a status carries: it travels in headers (twice: in
@@ -185,11 +240,10 @@ pub fn to_error(status: &Status) -> A2AError {
             }
             BAD_REQUEST_TYPE => {
                 if let Ok(bad) = BadRequest::decode(detail.value.as_slice()) {
-                    err.violations.extend(
-                        bad.field_violations
-                            .into_iter()
-                            .map(|v| FieldViolation { field: v.field, description: v.description }),
-                    );
+                    err.violations.extend(bad.field_violations.into_iter().map(|v| FieldViolation {
+                        field: field_path(&v.field, Case::Camel),
+                        description: v.description,
+                    }));
                 }
             }
             other => err.extra_details.push(json!({
@@ -319,6 +373,14 @@ mod tests {
 
     #[test]
     fn errors_round_trip_through_status_headers() {
+        assert_eq!(field_path("message.parts[0].mediaType", Case::Snake), "message.parts[0].media_type");
+        assert_eq!(
+            field_path("configuration.taskPushNotificationConfig.url", Case::Snake),
+            "configuration.task_push_notification_config.url"
+        );
+        assert_eq!(field_path("message.metadata.userId", Case::Snake), "message.metadata.userId", "a caller's key");
+        assert_eq!(field_path("message.message_id", Case::Camel), "message.messageId");
+        assert_eq!(field_path("history_length", Case::Camel), "historyLength");
         let err = A2AError::invalid_field("message.parts", "at least one part").with_meta("x", "1");
         let status = of_error(&err);
         assert_eq!(status.code, INVALID_ARGUMENT);

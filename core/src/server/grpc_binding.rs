@@ -116,12 +116,10 @@ where
     if parts.method != Verb::POST {
         return Err(A2AError::invalid_request(format!("gRPC calls are sent with POST, not {}", parts.method)).into());
     }
-    let version = headers::requested_version(&parts.headers, None)?;
+    let speaks = headers::Speaks::V10;
+    let version = headers::requested_version(&parts.headers, None, speaks)?;
     if version.explicit && version.version == Version::V03 {
-        return Err(A2AError::new(ErrorKind::VersionNotSupported, "this is the A2A 1.0 gRPC service (lf.a2a.v1)")
-            .with_meta("requestedVersion", "0.3")
-            .with_meta("supportedVersions", "1.0")
-            .into());
+        return Err(speaks.refuse("0.3", "this is the A2A 1.0 gRPC service (lf.a2a.v1)").into());
     }
     span.record("version", "1.0");
     // One deadline for the whole call, from its arrival.

@@ -38,17 +38,45 @@ pub struct Requested {
     pub explicit: bool,
 }
 
-/// Reads `A2A-Version` from the headers, else from the query.
-pub fn requested_version(headers: &HeaderMap, query: Option<&str>) -> Result<Requested, A2AError> {
+/// The versions a binding serves: JSON-RPC speaks 1.0 and 0.3; HTTP+JSON and gRPC 1.0 only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Speaks {
+    V10AndV03,
+    V10,
+}
+
+impl Speaks {
+    fn listed(self) -> (&'static str, &'static str) {
+        match self {
+            Speaks::V10AndV03 => ("1.0,0.3", "this server speaks 1.0 and 0.3"),
+            Speaks::V10 => ("1.0", "this binding speaks 1.0 (0.3 is served over JSON-RPC)"),
+        }
+    }
+
+    /// VersionNotSupported for `requested` (an explicit 0.3 on a binding without it), naming
+    /// what this binding speaks, so a client that follows it is not sent back in a loop.
+    pub fn refuse(self, requested: &str, why: &str) -> A2AError {
+        let (list, _) = self.listed();
+        A2AError::new(ErrorKind::VersionNotSupported, why.to_owned())
+            .with_meta("requestedVersion", requested)
+            .with_meta("supportedVersions", list)
+    }
+}
+
+/// Reads `A2A-Version` from the headers, else from the query; one this server does not know is
+/// refused naming what the binding `speaks`.
+pub fn requested_version(headers: &HeaderMap, query: Option<&str>, speaks: Speaks) -> Result<Requested, A2AError> {
     let header = headers.get(VERSION_NAME).map(|v| v.to_str().map(str::trim));
     let raw = match header {
-        Some(Err(_)) => return Err(unsupported("(not valid text)")),
+        Some(Err(_)) => return Err(unsupported("(not valid text)", speaks)),
         Some(Ok(v)) if !v.is_empty() => Some(v.to_owned()),
         _ => query.and_then(|q| crate::rest::query_param(q, VERSION_HEADER)).map(|v| v.trim().to_owned()),
     };
     match raw.as_deref() {
         None | Some("") => Ok(Requested { version: Version::V03, explicit: false }),
-        Some(v) => parse_version(v).map(|version| Requested { version, explicit: true }).ok_or_else(|| unsupported(v)),
+        Some(v) => {
+            parse_version(v).map(|version| Requested { version, explicit: true }).ok_or_else(|| unsupported(v, speaks))
+        }
     }
 }
 
@@ -67,14 +95,10 @@ fn parse_version(v: &str) -> Option<Version> {
     }
 }
 
-fn unsupported(v: &str) -> A2AError {
+fn unsupported(v: &str, speaks: Speaks) -> A2AError {
     let shown: String = v.chars().take(64).collect();
-    A2AError::new(
-        ErrorKind::VersionNotSupported,
-        format!("A2A-Version {shown:?} is not supported; this server speaks 1.0 and 0.3"),
-    )
-    .with_meta("requestedVersion", shown)
-    .with_meta("supportedVersions", "1.0,0.3")
+    let (_, said) = speaks.listed();
+    speaks.refuse(&shown, &format!("A2A-Version {shown:?} is not supported; {said}"))
 }
 
 /// Extension URIs the client asked for: every `A2A-Extensions` and `X-A2A-Extensions` header
@@ -202,20 +226,22 @@ mod tests {
 
     #[test]
     fn versions() {
-        let v = |pairs: &[(&'static str, &'static str)], q: Option<&str>| requested_version(&headers(pairs), q);
+        let v = |pairs: &[(&'static str, &'static str)], q: Option<&str>| {
+            requested_version(&headers(pairs), q, Speaks::V10AndV03)
+        };
         assert_eq!(v(&[], None).unwrap(), Requested { version: Version::V03, explicit: false });
         assert!(!v(&[("a2a-version", " ")], None).unwrap().explicit);
         for ok in ["1", "1.0", "1.1", "1.x", "1.0.1"] {
             let h = headers(&[]);
             let q = format!("A2A-Version={ok}");
-            assert_eq!(requested_version(&h, Some(&q)).unwrap().version, Version::V10, "{ok}");
+            assert_eq!(requested_version(&h, Some(&q), Speaks::V10AndV03).unwrap().version, Version::V10, "{ok}");
         }
         assert_eq!(v(&[("A2A-Version", "0.3")], None).unwrap(), Requested { version: Version::V03, explicit: true });
         assert_eq!(v(&[("A2A-Version", "0.3.0")], None).unwrap().version, Version::V03);
         for bad in ["2.0", "99.0", "0.2", "1.a", "abc", "1.", "0.3.x"] {
             let h = headers(&[]);
             let q = format!("a2a-version={bad}");
-            let err = requested_version(&h, Some(&q)).unwrap_err();
+            let err = requested_version(&h, Some(&q), Speaks::V10AndV03).unwrap_err();
             assert_eq!(err.kind, ErrorKind::VersionNotSupported, "{bad}");
         }
         // The header wins over the query.

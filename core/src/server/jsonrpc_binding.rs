@@ -87,10 +87,11 @@ where
     if let Some(method) = Method::from_name(&envelope.method) {
         crate::metrics::observe(|o| o.method.set(method.as_str()));
     }
-    let requested_version = match headers::requested_version(&parts.headers, parts.uri.query()) {
-        Ok(v) => v,
-        Err(e) => return error_reply(&envelope.error(e)),
-    };
+    let requested_version =
+        match headers::requested_version(&parts.headers, parts.uri.query(), headers::Speaks::V10AndV03) {
+            Ok(v) => v,
+            Err(e) => return error_reply(&envelope.error(e)),
+        };
     let explicit = |v: Version| requested_version.explicit && requested_version.version == v;
 
     if let Some(method) = v03::Method::from_name(&envelope.method) {

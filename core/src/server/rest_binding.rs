@@ -67,15 +67,11 @@ where
     B::Error: Into<BoxError>,
 {
     let fail = |e: A2AError| (status(e.http_status()), e);
-    let version = headers::requested_version(&parts.headers, parts.uri.query()).map_err(fail)?;
+    let speaks = headers::Speaks::V10;
+    let version = headers::requested_version(&parts.headers, parts.uri.query(), speaks).map_err(fail)?;
     if version.explicit && version.version == Version::V03 {
         return Err(fail(
-            A2AError::new(
-                ErrorKind::VersionNotSupported,
-                "A2A 0.3 is served over JSON-RPC only; send A2A-Version: 1.0 to use HTTP+JSON",
-            )
-            .with_meta("requestedVersion", "0.3")
-            .with_meta("supportedVersions", "1.0"),
+            speaks.refuse("0.3", "A2A 0.3 is served over JSON-RPC only; send A2A-Version: 1.0 to use HTTP+JSON"),
         ));
     }
     tracing::Span::current().record("version", "1.0");

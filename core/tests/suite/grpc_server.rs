@@ -180,6 +180,25 @@ async fn malformed_protobuf_and_framing_are_invalid_argument() {
     assert_eq!(a.code(), "INVALID_ARGUMENT");
     let err = status::to_error(&a.status);
     assert!(err.violations.iter().any(|v| v.field.contains("parts")), "{err:?}");
+    // Field paths on the wire are the proto's (`google.rpc.BadRequest`: `message_id`, not the
+    // JSON `messageId`); our client reads them back in JSON form, as the other bindings send.
+    let a = s
+        .send(
+            Method::SendMessage,
+            json!({"message": {"messageId": "", "role": "ROLE_USER", "parts": [{"text": "x"}]}}),
+            &[],
+        )
+        .await;
+    let wire: Vec<String> = a
+        .status
+        .details
+        .iter()
+        .filter(|d| d.type_url.ends_with("google.rpc.BadRequest"))
+        .flat_map(|d| <status::BadRequest as prost::Message>::decode(d.value.as_slice()).unwrap().field_violations)
+        .map(|v| v.field)
+        .collect();
+    assert_eq!(wire, ["message.message_id"], "{:?}", a.status);
+    assert_eq!(status::to_error(&a.status).violations[0].field, "message.messageId");
     // Framing: cut short, empty, two messages in a unary call.
     let framing: [(&[u8], &str); 3] =
         [(&[0, 0, 0, 0, 9, 1], "cut short"), (&[], "has none"), (&[0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "has more")];
@@ -382,6 +401,9 @@ async fn service_parameters_are_checked_as_metadata() {
     for (v, want) in [("0.3", "VERSION_NOT_SUPPORTED"), ("9.0", "VERSION_NOT_SUPPORTED")] {
         let a = s.send(Method::GetTask, json!({"id": "x"}), &[("a2a-version", v), req]).await;
         assert_eq!(a.reason(), want, "{v}");
+        // What this service speaks: naming 0.3 too sent a client that followed it back here.
+        let supported = status::to_error(&a.status).metadata.get("supportedVersions").cloned();
+        assert_eq!(supported, Some(json!("1.0")), "{v}");
     }
     let a = s.send(Method::GetTask, json!({"id": "x"}), &[("a2a-version", "1.1"), req]).await;
     assert_eq!(a.code(), "NOT_FOUND");

@@ -938,9 +938,14 @@ async fn version_errors() {
     let r = s.rest_with("POST", "/message:send", Some(json!({"message": msg("x")})), &[("A2A-Version", "2.0")]).await;
     assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "VERSION_NOT_SUPPORTED"), "{}", r.body);
     assert_eq!(r.body["error"]["status"], "FAILED_PRECONDITION");
-    // HTTP+JSON is 1.0 only.
+    // HTTP+JSON is 1.0 only, and says so for an unknown version too; JSON-RPC speaks both.
     let r = s.rest_with("GET", "/tasks/x", None, &[("A2A-Version", "0.3")]).await;
     assert_eq!((r.status, r.reason()), (StatusCode::BAD_REQUEST, "VERSION_NOT_SUPPORTED"));
+    assert_eq!(r.body["error"]["details"][0]["metadata"]["supportedVersions"], "1.0", "{}", r.body);
+    let r = s.rest_with("GET", "/tasks/x", None, &[("A2A-Version", "2.0")]).await;
+    assert_eq!(r.body["error"]["details"][0]["metadata"]["supportedVersions"], "1.0", "{}", r.body);
+    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "2.0")]).await;
+    assert_eq!(r.body["error"]["data"][0]["metadata"]["supportedVersions"], "1.0,0.3", "{}", r.body);
     // A 0.3 method name with A2A-Version 1.0, and a 1.0 name with 0.3: MethodNotFound.
     let r = s.rpc_at("/", "message/send", json!({"message": msg03("x")}), &[("A2A-Version", "1.0")]).await;
     assert_eq!(r.body["error"]["code"], -32601, "{}", r.body);
