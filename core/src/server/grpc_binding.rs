@@ -11,10 +11,11 @@
 //! Decisions:
 //! - Statuses come from the error table, with an `ErrorInfo` (and `BadRequest` for named
 //!   fields) in `grpc-status-details-bin`. Transport-level refusals: an unknown method or
-//!   service is UNIMPLEMENTED; a message over `Limits::max_body_bytes` is RESOURCE_EXHAUSTED; a
-//!   compressed message is UNIMPLEMENTED when its `grpc-encoding` is named, INTERNAL when not
-//!   (every answer says `grpc-accept-encoding: identity`); bytes that are not one well-framed
-//!   protobuf message are INVALID_ARGUMENT. gRPC over HTTP/1 is refused (505, UNIMPLEMENTED).
+//!   service is UNIMPLEMENTED; a message over `Limits::max_body_bytes` (once inflated, too) is
+//!   RESOURCE_EXHAUSTED; a gzip message (`grpc-encoding: gzip`) is read, one of another
+//!   encoding is UNIMPLEMENTED, a compressed one without an encoding INTERNAL (every answer
+//!   says `grpc-accept-encoding: gzip, identity`; answers go uncompressed); bytes that are not
+//!   one well-framed protobuf message are INVALID_ARGUMENT. gRPC over HTTP/1 is refused (505, UNIMPLEMENTED).
 //! - `grpc-timeout` bounds the call: DEADLINE_EXCEEDED when it passes (a stream ends then too;
 //!   the task goes on, as when any client leaves).
 //! - Service parameters are lowercase metadata: `a2a-version` (missing = 1.0: the gRPC service
@@ -146,13 +147,16 @@ where
         StatusCode::REQUEST_TIMEOUT => Refusal { code: Some(status::DEADLINE_EXCEEDED), error: e.error },
         _ => e.error.into(),
     })?;
-    let message = frame::single_message(&bytes, limit).map_err(|e| {
+    let encoding = frame::Encoding::of(&parts.headers);
+    let message = frame::single_message(&bytes, limit, encoding).map_err(|e| {
         let code = match e {
             // gRPC's compression rules: an encoding this server does not know is UNIMPLEMENTED
-            // (the answer names the one it accepts); a compressed message without an encoding,
-            // or a flag that is neither, is a broken peer: INTERNAL.
-            frame::FrameError::Compressed if encoding_named(&parts.headers) => status::UNIMPLEMENTED,
-            frame::FrameError::Compressed | frame::FrameError::BadFlag(_) => status::INTERNAL,
+            // (the answer names the ones it accepts); a compressed message without an encoding,
+            // or a flag that is neither, or gzip that does not inflate, is a broken peer: INTERNAL.
+            frame::FrameError::Compressed if encoding == frame::Encoding::Unknown => status::UNIMPLEMENTED,
+            frame::FrameError::Compressed | frame::FrameError::BadFlag(_) | frame::FrameError::Corrupt(_) => {
+                status::INTERNAL
+            }
             frame::FrameError::TooLarge { .. } => status::RESOURCE_EXHAUSTED,
             frame::FrameError::Truncated | frame::FrameError::Missing | frame::FrameError::Extra => {
                 status::INVALID_ARGUMENT
@@ -211,13 +215,8 @@ fn encode_reply(method: crate::request::Method, reply: &Payload) -> crate::Resul
 fn grpc_response(body: ResponseBody) -> Response<ResponseBody> {
     let mut resp = Response::new(body);
     resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(grpc::CONTENT_TYPE));
-    resp.headers_mut().insert("grpc-accept-encoding", HeaderValue::from_static("identity"));
+    resp.headers_mut().insert("grpc-accept-encoding", HeaderValue::from_static(frame::ACCEPT_ENCODING));
     resp
-}
-
-/// Whether the call names a message encoding other than `identity`.
-fn encoding_named(headers: &http::HeaderMap) -> bool {
-    headers.get("grpc-encoding").is_some_and(|v| !v.as_bytes().eq_ignore_ascii_case(b"identity"))
 }
 
 /// A trailers-only answer: HTTP 200, the status in the headers, no body.

@@ -80,7 +80,8 @@ fn jsonrpc_request_survives_seed_variants() {
 #[test]
 fn grpc_request_survives_seed_variants() {
     let seeds = grpc_seeds();
-    let message = frame::single_message(&seeds[0][1..], 1 << 20).expect("the seed is one frame");
+    let message =
+        frame::single_message(&seeds[0][1..], 1 << 20, frame::Encoding::Identity).expect("the seed is one frame");
     convert::decode_request(Method::SendMessage, &message).expect("the seed decodes");
     variants(seeds).for_each(|input| bodies::grpc_request(&input));
 }

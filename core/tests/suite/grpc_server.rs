@@ -241,13 +241,35 @@ async fn oversized_and_compressed_messages_are_refused() {
     // A length prefix announcing 1 GiB, with a few bytes behind it.
     let a = s.call(&path, &[], Bytes::from_static(&[0, 0x40, 0, 0, 0, 1, 2, 3])).await;
     assert_eq!(a.code(), "RESOURCE_EXHAUSTED", "{:?}", a.status);
-    // The compressed flag: no encoding was announced, so none is accepted.
-    let mut compressed = frame::encode(&convert::encode_params(Method::SendMessage, msg("x")).unwrap()).to_vec();
+    // gzip is read (Java clients compress when told to): a gzip message is served, and one over
+    // the limit once inflated is refused as one over it on the wire.
+    let plain = convert::encode_params(Method::SendMessage, msg("zipped")).unwrap();
+    let gzip = |message: &[u8]| {
+        use std::io::Write;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(message).unwrap();
+        let mut framed = frame::encode(&z.finish().unwrap()).to_vec();
+        framed[0] = 1;
+        Bytes::from(framed)
+    };
+    let a = s.call(&path, &[("grpc-encoding", "gzip")], gzip(&plain)).await;
+    assert_eq!(a.code(), "OK", "{:?}", a.status);
+    assert_eq!(a.messages.len(), 1);
+    let big = convert::encode_params(Method::SendMessage, msg(&"y".repeat(8000))).unwrap();
+    let packed = gzip(&big);
+    assert!(packed.len() < 4096, "small on the wire");
+    let a = s.call(&path, &[("grpc-encoding", "gzip")], packed).await;
+    assert_eq!(a.code(), "RESOURCE_EXHAUSTED", "{:?}", a.status);
+    // An encoding this server does not read: UNIMPLEMENTED, and the answer says which would do
+    // (gRPC's compression.md).
+    let mut compressed = frame::encode(&plain).to_vec();
     compressed[0] = 1;
-    let a = s.call(&path, &[("grpc-encoding", "gzip")], Bytes::from(compressed.clone())).await;
+    let a = s.call(&path, &[("grpc-encoding", "snappy")], Bytes::from(compressed.clone())).await;
     assert_eq!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
-    // ... and the answer says which encoding would do (gRPC's compression.md).
-    assert_eq!(a.headers.get("grpc-accept-encoding").unwrap(), "identity");
+    assert_eq!(a.headers.get("grpc-accept-encoding").unwrap(), "gzip, identity");
+    // gzip named but not gzip inside: a broken peer.
+    let a = s.call(&path, &[("grpc-encoding", "gzip")], Bytes::from(compressed.clone())).await;
+    assert_eq!(a.code(), "INTERNAL", "{:?}", a.status);
     // Compressed without naming an encoding, or a flag that is neither 0 nor 1: a broken peer.
     let a = s.call(&path, &[], Bytes::from(compressed.clone())).await;
     assert_eq!(a.code(), "INTERNAL", "{:?}", a.status);
@@ -563,4 +585,93 @@ async fn stream_messages_a_client_does_not_read_hold_the_answer_budget() {
     assert!(first.len() > 400_000, "{}", first.len());
     conn.abort();
     s.stop().await;
+}
+
+/// A gRPC peer that compresses its answers with gzip whatever the client asked (as grpcio
+/// servers configured with compression do, a2a-sdk's among them): our client reads them, on a
+/// unary call and on a stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_reads_a_peer_that_answers_in_gzip() {
+    use a2a_native::client::{Binding, CardCache, Client as A2aClient};
+    use a2a_native::model::{GetTaskRequest, StreamResponse, SubscribeToTaskRequest};
+    use futures_util::StreamExt;
+    use http_body_util::{StreamBody, combinators::BoxBody};
+    use hyper::body::Frame;
+    use std::convert::Infallible;
+
+    fn gzip(message: &[u8]) -> Bytes {
+        use std::io::Write;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(message).unwrap();
+        let mut framed = frame::encode(&z.finish().unwrap()).to_vec();
+        framed[0] = 1;
+        Bytes::from(framed)
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = json!({"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}});
+    let accepted = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = accepted.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else { return };
+            let (task, seen) = (task.clone(), seen.clone());
+            let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                let (task, seen) = (task.clone(), seen.clone());
+                async move {
+                    let path = req.uri().path().to_owned();
+                    let body: BoxBody<Bytes, Infallible> = if path.ends_with("agent-card.json") {
+                        let card = json!({
+                            "name": "gz", "description": "d", "version": "1",
+                            "supportedInterfaces": [{"url": format!("{addr}"), "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
+                            "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"],
+                            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+                        });
+                        let resp = hyper::Response::builder().header("content-type", "application/json");
+                        return Ok::<_, Infallible>(
+                            resp.body(Full::new(Bytes::from(card.to_string())).boxed()).unwrap(),
+                        );
+                    } else {
+                        if let Some(v) = req.headers().get("grpc-accept-encoding") {
+                            seen.lock().unwrap().push(v.to_str().unwrap().to_owned());
+                        }
+                        let message = if path.ends_with("/GetTask") {
+                            convert::encode_result(Method::GetTask, &task).unwrap()
+                        } else {
+                            convert::encode_event(&StreamResponse::Task(serde_json::from_value(task).unwrap())).unwrap()
+                        };
+                        let mut trailers = http::HeaderMap::new();
+                        trailers.insert("grpc-status", "0".parse().unwrap());
+                        let frames = vec![Ok(Frame::data(gzip(&message))), Ok(Frame::trailers(trailers))];
+                        BodyExt::boxed(StreamBody::new(futures_util::stream::iter(frames)))
+                    };
+                    let resp = hyper::Response::builder()
+                        .header("content-type", "application/grpc")
+                        .header("grpc-encoding", "gzip");
+                    Ok(resp.body(body).unwrap())
+                }
+            });
+            tokio::spawn(async move {
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    let client = A2aClient::builder()
+        .card_cache(Arc::new(CardCache::new()))
+        .preferred_binding(Binding::Grpc)
+        .connect(&format!("http://{addr}"))
+        .await
+        .unwrap();
+    let got = client.get_task(GetTaskRequest { id: "t1".into(), ..Default::default() }).await.unwrap();
+    assert_eq!(got.id, "t1");
+    let mut stream =
+        client.subscribe_to_task(SubscribeToTaskRequest { id: "t1".into(), ..Default::default() }).await.unwrap();
+    match stream.next().await {
+        Some(Ok(StreamResponse::Task(t))) => assert_eq!(t.id, "t1"),
+        other => panic!("{other:?}"),
+    }
+    // The client says it reads gzip.
+    assert!(accepted.lock().unwrap().iter().all(|v| v.contains("gzip")), "{:?}", accepted.lock().unwrap());
 }

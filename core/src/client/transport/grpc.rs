@@ -162,6 +162,7 @@ async fn exchange(t: &Transport, call: &Outbound<'_>, timeout: Option<Duration>)
         headers.remove(ACCEPT);
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(grpc::CONTENT_TYPE));
         headers.insert("te", HeaderValue::from_static("trailers"));
+        headers.insert("grpc-accept-encoding", HeaderValue::from_static(frame::ACCEPT_ENCODING));
         if let Some(timeout) = timeout {
             // At most 8 digits: milliseconds, or seconds for long timeouts.
             let value = match timeout.as_millis() {
@@ -251,8 +252,9 @@ async fn unary(t: &Transport, call: &Outbound<'_>) -> Result<(Bytes, Vec<String>
             return Err(err);
         }
         let activated = super::echoed_extensions(resp.headers());
+        let encoding = frame::Encoding::of(resp.headers());
         let mut body = resp.into_body();
-        let mut decoder = frame::Decoder::new(limit);
+        let mut decoder = frame::Decoder::new(limit).with_encoding(encoding);
         let mut message = None;
         let mut trailers = None;
         while let Some(next) = body.frame().await {
@@ -290,7 +292,7 @@ pub(super) async fn open_stream(t: &Transport, req: &A2ARequest) -> Result<Sourc
     if let Some(err) = refused(&resp) {
         return Err(err);
     }
-    Ok(Source::grpc(Reader::new(resp.into_body(), t), t.config()))
+    Ok(Source::grpc(Reader::new(resp, t), t.config()))
 }
 
 /// What a stream's body gave next.
@@ -314,8 +316,10 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
-    fn new(body: Incoming, t: &Transport) -> Self {
-        Self { body: Some(body), decoder: frame::Decoder::new(t.config().max_event_bytes), url: t.endpoint.url.clone() }
+    fn new(resp: http::Response<Incoming>, t: &Transport) -> Self {
+        let decoder =
+            frame::Decoder::new(t.config().max_event_bytes).with_encoding(frame::Encoding::of(resp.headers()));
+        Self { body: Some(resp.into_body()), decoder, url: t.endpoint.url.clone() }
     }
 
     pub(crate) fn url(&self) -> &str {
