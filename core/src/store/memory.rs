@@ -380,7 +380,14 @@ impl MemoryStore {
                 format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
             ));
         }
-        while inner.bytes + growth > self.limits.max_bytes {
+        // A change that only ends a task (status updates, the last terminal) always goes in:
+        // it is small, and it makes the task one that gives its room back. Refused, a task the
+        // store was too full to take further would stay unfinished, holding its room for ever.
+        let only_ends = exists
+            && terminal
+            && matches!(&update, Update::Changes { entries, .. }
+                if entries.iter().all(|e| matches!(e.change, super::Change::Event(crate::model::StreamResponse::StatusUpdate(_)))));
+        while inner.bytes + growth > self.limits.max_bytes && !only_ends {
             if !inner.evict_oldest_terminal(this, &mut evicted) && !inner.trim_log(this) {
                 if inner.expiry.is_empty() {
                     return Err(A2AError::new(

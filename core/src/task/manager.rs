@@ -1234,7 +1234,19 @@ impl Inner {
                 () = &mut stop => return None,
                 Some(event) = rx.recv() => {
                     let batch = drain(&mut rx, event);
-                    let _ = self.apply(guard, batch, user_message).await;
+                    if let Err(e) = self.apply(guard, batch, user_message).await {
+                        // The store refused the agent's events (it is full, say), and whoever
+                        // waits was told so. Going on would leave holes in the task, or leave it
+                        // unfinished for ever, holding its room: the work stops here, and the task
+                        // ends FAILED saying why (unless it never came to be: then nothing is left).
+                        if guard.is_cancelled() {
+                            return None;
+                        }
+                        return Some(Err(ExecutorError::new(format!(
+                            "the task store did not take the agent's events: {}",
+                            e.message
+                        ))));
+                    }
                 }
                 outcome = &mut work => break outcome,
             }

@@ -594,7 +594,6 @@ async fn stream_messages_a_client_does_not_read_hold_the_answer_budget() {
 async fn our_client_reads_a_peer_that_answers_in_gzip() {
     use a2a_native::client::{Binding, CardCache, Client as A2aClient};
     use a2a_native::model::{GetTaskRequest, StreamResponse, SubscribeToTaskRequest};
-    use futures_util::StreamExt;
     use http_body_util::{StreamBody, combinators::BoxBody};
     use hyper::body::Frame;
     use std::convert::Infallible;

@@ -1572,3 +1572,71 @@ async fn concurrent_cancels_of_one_task_run_the_executors_cancel_once() {
     assert_eq!(agent.cancels().len(), 1, "the executor's cancel ran once");
     assert_eq!(get(&h, &task.id).await.unwrap().status.state, TaskState::Canceled);
 }
+
+/// Streams `chunks` artifact chunks of `size` bytes, then completes.
+struct Flood {
+    chunks: usize,
+    size: usize,
+}
+
+#[async_trait::async_trait]
+impl a2a_native::executor::AgentExecutor for Flood {
+    async fn execute(
+        &self,
+        ctx: a2a_native::executor::RequestContext,
+        events: a2a_native::executor::EventSink,
+    ) -> Result<(), a2a_native::executor::ExecutorError> {
+        if ctx.text() == "small" {
+            events.complete(None).await?;
+            return Ok(());
+        }
+        events.working().await?;
+        // The task is stored before the flood (its first commit alone).
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let chunk = "z".repeat(self.size);
+        for i in 0..self.chunks {
+            let artifact = model::Artifact {
+                artifact_id: "big".into(),
+                name: String::new(),
+                description: String::new(),
+                parts: vec![Part::text(chunk.clone())],
+                metadata: None,
+                extensions: Vec::new(),
+            };
+            events.artifact(artifact, i > 0, i + 1 == self.chunks).await?;
+        }
+        events.complete(None).await?;
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_the_full_store_cannot_take_further_ends_failed_and_gives_its_room_back() {
+    // The store (500 KB) cannot hold the agent's 2 MB artifact: once it refuses a change, the
+    // agent's work stops and the task ends FAILED saying why, instead of going on with holes in
+    // its artifact, or staying unfinished and holding the store full for every later task.
+    let store = Arc::new(a2a_native::store::MemoryStore::new(a2a_native::store::MemoryLimits {
+        max_bytes: 500_000,
+        ..Default::default()
+    }));
+    let stores = Stores { tasks: store.clone(), push: store };
+    let flood = Arc::new(Flood { chunks: 200, size: 10_000 });
+    let h = RequestHandler::new(flood, card(true, false), stores, ServerConfig::default());
+    let events =
+        collect(stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("big")))).await.unwrap()).await;
+    let task_id = events.iter().find_map(|e| e.task_id().map(str::to_owned)).expect("the task came to be");
+    let mut task = get(&h, &task_id).await.unwrap();
+    for _ in 0..100 {
+        if task.status.state.is_terminal() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        task = get(&h, &task_id).await.unwrap();
+    }
+    assert_eq!(task.status.state, TaskState::Failed, "{:?}", task.status);
+    let said = serde_json::to_string(&task.status.message).unwrap();
+    assert!(said.contains("task store"), "{said}");
+    // Its room is given back: the next task is served.
+    let next = send_task(&h, msg("small")).await;
+    assert_eq!(next.status.state, TaskState::Completed);
+}
