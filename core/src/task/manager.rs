@@ -428,8 +428,16 @@ impl TaskManager {
             // have forgotten it), and writes nothing to a task that has ended.
             let active = |t: &Task| t.status.state.is_active();
             match self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
-                // An execution that stored no task yet (or answers with a message only): nothing to end.
-                Ok(()) | Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {}
+                // An execution that stored no task yet (or answers with a message only): nothing to
+                // end, but its caller, still waiting for the first event, is answered now (a
+                // blocking send waited on until the connection was cut, and got no answer).
+                Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {
+                    guard.publish(BusItem::Failed(Arc::new(server_shutting_down())));
+                }
+                Ok(()) if slot.task.is_none() && !slot.replied_with_message => {
+                    guard.publish(BusItem::Failed(Arc::new(server_shutting_down())));
+                }
+                Ok(()) => {}
                 Err(e) => {
                     all_ended = false;
                     tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown")

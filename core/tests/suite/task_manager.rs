@@ -1640,3 +1640,23 @@ async fn a_task_the_full_store_cannot_take_further_ends_failed_and_gives_its_roo
     let next = send_task(&h, msg("small")).await;
     assert_eq!(next.status.state, TaskState::Completed);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_answers_a_blocking_send_whose_agent_said_nothing_yet() {
+    // No task yet (the agent sent no event): nothing to end FAILED, but the caller is answered
+    // at once with Unavailable, not left waiting until its connection is cut.
+    let agent = Arc::new(TestAgent::new().on("silent", [Step::Hang]).otherwise([Step::complete()]));
+    let config = ServerConfig { shutdown_grace: Duration::from_millis(100), ..Default::default() };
+    let h = Arc::new(RequestHandler::new(agent, card(true, false), Stores::memory(), config));
+    let sending = {
+        let h = h.clone();
+        tokio::spawn(async move { send(&h, msg("silent")).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = std::time::Instant::now();
+    h.shutdown().await;
+    let answer = tokio::time::timeout(Duration::from_secs(3), sending).await.expect("answered at shutdown").unwrap();
+    let e = answer.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unavailable, "{e:?}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
