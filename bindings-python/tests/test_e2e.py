@@ -932,3 +932,43 @@ async def test_an_event_after_the_one_that_ended_the_task_is_refused() -> None:
         assert task["status"]["state"] == "TASK_STATE_COMPLETED"
         assert task["status"]["message"]["parts"] == [{"text": "one"}]
         assert len(seen) == 1 and "already ended" in str(seen[0])
+
+
+@run
+async def test_stop_cancels_every_executor_of_the_blocking_sends_it_ends() -> None:
+    """Blocking sends whose executors work on: at stop each executor's coroutine is canceled
+    (some ran on after the server stopped), and each caller gets an answer, not a cut
+    connection: FAILED for a task that began, Unavailable for one whose agent said nothing."""
+    counts = {"started": 0, "cancelled": 0}
+
+    class Hang(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            counts["started"] += 1
+            try:
+                if context.get_user_input() != "silent":
+                    await events.working()
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                counts["cancelled"] += 1
+                raise
+
+    server = AgentServer(CARD, Hang(), limits={"blocking_timeout": 30, "shutdown_grace": 0.2})
+    await server.start()
+    client = await Client.connect(server.url, timeout=20)
+
+    async def one(text: str) -> str:
+        try:
+            task = (await client.send(text))["task"]
+            return str(task["status"]["state"])
+        except A2AError as e:
+            return e.name
+
+    calls = [asyncio.ensure_future(one("silent" if i % 5 == 0 else f"x{i}")) for i in range(30)]
+    while counts["started"] < 30:
+        await asyncio.sleep(0.02)
+    started = time.monotonic()
+    await server.stop()
+    assert time.monotonic() - started < 5
+    assert counts["cancelled"] == 30, counts
+    answers = await asyncio.wait_for(asyncio.gather(*calls), 5)
+    assert sorted(set(answers)) == ["TASK_STATE_FAILED", "UnavailableError"], answers

@@ -444,6 +444,14 @@ impl TaskManager {
                 }
             }
         }
+        // The executions just stopped end as soon as they are polled again (their work is
+        // dropped then, which is how an executor in another language hears of it): waited for,
+        // briefly, so that none is dropped after the binding that hosts the executor has
+        // stopped listening (a Python coroutine then ran on after the server stopped).
+        let settle = tokio::time::Instant::now() + EXECUTIONS_SETTLE;
+        while !running().is_empty() && tokio::time::Instant::now() < settle {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let _ = self.inner.push_deadline.set(tokio::time::Instant::now() + deadline);
         self.inner.shutdown.cancel();
         // Each stream now queues what it still has and its end; only one whose client has
@@ -481,6 +489,9 @@ pub(crate) fn server_shutting_down() -> A2AError {
 
 /// How long shutdown waits for open streams to queue their last events.
 const STREAMS_HANDOVER: Duration = Duration::from_millis(500);
+
+/// How long shutdown waits for the executions it stopped to end.
+const EXECUTIONS_SETTLE: Duration = Duration::from_millis(500);
 
 /// How many times ending a task (cancel, shutdown) is tried when other writers keep moving it.
 const MAX_END_WRITES: usize = 32;
