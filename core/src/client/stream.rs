@@ -7,8 +7,12 @@
 //! decides when the stream is over and repairs dropped connections.
 //!
 //! When it ends:
-//! - after a Task or status update whose state is terminal or interrupted (INPUT_REQUIRED,
-//!   AUTH_REQUIRED), or a 0.3 status update marked `final`. One exception: the opening Task
+//! - after a Task or status update whose state is terminal or INPUT_REQUIRED, or a 0.3 status
+//!   update marked `final`. At AUTH_REQUIRED the server keeps the stream open while the agent
+//!   runs (it may go on once credentials arrive out of band), and so do we, until the server
+//!   closes it; but a resubscribed stream ends there, as nothing may run the task any more (a
+//!   restarted server, an execution that returned while we were away) and a subscription to
+//!   it would wait for the next message. One exception: the opening Task
 //!   snapshot of a SubscribeToTask, or of a SendStreamingMessage continuing a task, shows the
 //!   task as it was *before* the call (a task waiting for this very message, or for credentials
 //!   that arrive out of band), so it ends the stream only if terminal;
@@ -252,6 +256,8 @@ struct Driver {
     opening: bool,
     /// Reconnections since the last surfaced event.
     reconnects: u32,
+    /// The stream was resubscribed at least once (see the module's "When it ends").
+    resubscribed: bool,
     /// The task's context, from the first event that named it: an update that leaves it out
     /// gets it (see `transport::parse_event`).
     context_id: Option<String>,
@@ -306,8 +312,11 @@ impl Driver {
         }
         match event {
             StreamResponse::Message(_) => !self.saw_task_event,
-            // Where the server closes it: AUTH_REQUIRED keeps it open (the agent may resume).
-            other => state_of(other).is_some_and(TaskState::ends_stream),
+            // Where the server closes it: AUTH_REQUIRED keeps it open (the agent may resume),
+            // unless resubscribed (then nothing may run the task: see the module doc).
+            other => {
+                state_of(other).is_some_and(|s| s.ends_stream() || (self.resubscribed && s == TaskState::AuthRequired))
+            }
         }
     }
 
@@ -331,6 +340,11 @@ impl Driver {
                         && let StreamResponse::Task(task) = &event
                         && !self.is_new(task)
                     {
+                        if task.status.state == TaskState::AuthRequired {
+                            // Nothing new, and nothing may run the task: the end (see above).
+                            self.done = true;
+                            return None;
+                        }
                         tracing::debug!(task_id = %task.id, "resubscribed; the snapshot holds nothing new");
                         continue;
                     }
@@ -415,6 +429,7 @@ impl Driver {
                 Ok(source) => {
                     self.source = Some(source);
                     self.expect_snapshot = true;
+                    self.resubscribed = true;
                     return Ok(true);
                 }
                 Err(e) if e.kind == ErrorKind::UnsupportedOperation => return Ok(false),
@@ -480,6 +495,7 @@ impl EventStream {
             saw_task_event: false,
             expect_snapshot: false,
             reconnects: 0,
+            resubscribed: false,
             context_id: None,
             last_event_id: None,
             done: false,

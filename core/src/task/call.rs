@@ -113,11 +113,15 @@ impl EventStream {
     }
 
     /// Marks the stream ended (for the server's count of how streams close) at its end or at
-    /// an error event, which is its last.
+    /// an error event that answers its call; not at Unavailable, which ends a stream the server
+    /// could not go on with (it stops, its store is away): that one is abandoned.
     fn note_end(&mut self, item: Option<&StreamItem>) {
-        if matches!(item, None | Some(StreamItem::Error(_)))
-            && let Some(open) = &mut self.open
-        {
+        let ended = match item {
+            None => true,
+            Some(StreamItem::Error(e)) => e.kind != crate::ErrorKind::Unavailable,
+            Some(StreamItem::Event { .. }) => false,
+        };
+        if ended && let Some(open) = &mut self.open {
             open.ended();
         }
     }

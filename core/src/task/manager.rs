@@ -428,16 +428,15 @@ impl TaskManager {
             // have forgotten it), and writes nothing to a task that has ended.
             let active = |t: &Task| t.status.state.is_active();
             match self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
-                // An execution that stored no task yet (or answers with a message only): nothing to
-                // end, but its caller, still waiting for the first event, is answered now (a
-                // blocking send waited on until the connection was cut, and got no answer).
-                Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {
-                    guard.publish(BusItem::Failed(Arc::new(server_shutting_down())));
+                // Ended here, or nothing to end: an execution that stored no task yet, or a new
+                // turn of a task waiting for input whose agent has said nothing yet. Whoever
+                // still waits on a task that is not over is answered now (a blocking send
+                // waited until its connection was cut at the deadline, and got no answer).
+                Ok(()) | Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {
+                    if !slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
+                        guard.publish(BusItem::Failed(Arc::new(server_shutting_down())));
+                    }
                 }
-                Ok(()) if slot.task.is_none() && !slot.replied_with_message => {
-                    guard.publish(BusItem::Failed(Arc::new(server_shutting_down())));
-                }
-                Ok(()) => {}
                 Err(e) => {
                     all_ended = false;
                     tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown")
@@ -1123,6 +1122,15 @@ impl Inner {
                         // A task the agent already ended keeps its end; the failure is logged only.
                         Some(Err(e)) if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) => {
                             tracing::warn!(task_id = %guard.key.1, error = ?e.message, "the executor failed after its task ended");
+                            None
+                        }
+                        // An earlier turn's execution, still running after a later message took
+                        // the task (here, or on another instance): the task is that turn's now.
+                        Some(Err(e))
+                            if slot.turn.is_some_and(|t| t != execution)
+                                || slot.lease.as_ref().is_some_and(|l| l.live && l.owner != self.instance) =>
+                        {
+                            tracing::warn!(task_id = %guard.key.1, error = ?e.message, "an earlier turn's executor failed; the task goes on with the later turn");
                             None
                         }
                         Some(Err(e)) => {
@@ -1911,10 +1919,6 @@ fn accept(task: &mut Task, event: StreamResponse, seq: u64) -> Option<LogEntry> 
     Some(LogEntry { seq, change })
 }
 
-/// Refuses a message that would take the client's messages in `task` past `max_task_bytes`
-/// (`Limits::max_task_bytes`): InvalidRequest, naming the way on (a new task can refer to this
-/// one). What the agent produced does not count: a client must always be able to answer an
-/// agent that asks for input.
 /// [`check_room`] for the message that starts a task.
 fn check_first_message(message: &Message, max_task_bytes: usize) -> Result<()> {
     let adds = weight::message(message);
@@ -1926,6 +1930,10 @@ fn check_first_message(message: &Message, max_task_bytes: usize) -> Result<()> {
     )))
 }
 
+/// Refuses a message that would take the client's messages in `task` past `max_task_bytes`
+/// (`Limits::max_task_bytes`): InvalidRequest, naming the way on (a new task can refer to this
+/// one). What the agent produced does not count: a client must always be able to answer an
+/// agent that asks for input.
 fn check_room(task: &Task, message: &Message, max_task_bytes: usize) -> Result<()> {
     let from_client = task.history.iter().filter(|m| m.role == Role::User);
     let (held, adds) = (from_client.map(weight::message).sum::<usize>(), weight::message(message));

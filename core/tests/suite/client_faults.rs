@@ -860,3 +860,35 @@ async fn credentials_and_extra_headers_on_the_wire() {
     let second = &requests[2];
     assert_eq!(second.target, "/tasks/t1?key=k+2");
 }
+
+/// Our client reads on past AUTH_REQUIRED (the agent may resume once credentials arrive out of
+/// band), but not on a resubscribed stream: after a drop nothing may run the task any more (a
+/// restarted server, an execution that returned meanwhile), and a subscription to it would
+/// wait for the next message, so the stream ends there instead of hanging.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resubscribed_stream_ends_at_auth_required() {
+    let server = raw_server(|req, _| match op(req).as_str() {
+        "card" => card_for(req, Binding::JsonRpc),
+        "SendStreamingMessage" => Action::stream(vec![
+            frame(req, json!({"task": task("TASK_STATE_SUBMITTED", "2025-01-01T00:00:01Z")})),
+            frame(req, status("TASK_STATE_AUTH_REQUIRED", "2025-01-01T00:00:02Z")),
+            b"data: {".to_vec(),
+        ]),
+        // The snapshot, then nothing for a long time (a server keeping the subscription open).
+        "SubscribeToTask" => Action::Stream {
+            parts: vec![
+                (Duration::ZERO, frame(req, json!({"task": task("TASK_STATE_AUTH_REQUIRED", "2025-01-01T00:00:02Z")}))),
+                (Duration::from_secs(60), b": still here\n\n".to_vec()),
+            ],
+        },
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let client =
+        Client::builder().retry_policy(fast()).timeout(Duration::from_secs(5)).connect(&server.base).await.unwrap();
+    let stream = client.send_streaming_message(send("go")).await.unwrap();
+    let items = tokio::time::timeout(Duration::from_secs(10), collect_items(stream)).await.expect("the stream ended");
+    let events: Vec<_> = items.into_iter().map(|i| i.unwrap()).collect();
+    assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_AUTH_REQUIRED"), "{events:?}");
+    assert_eq!(server.requests().iter().filter(|r| op(r) == "SubscribeToTask").count(), 1);
+}

@@ -1660,3 +1660,44 @@ async fn graceful_shutdown_answers_a_blocking_send_whose_agent_said_nothing_yet(
     assert_eq!(e.kind, ErrorKind::Unavailable, "{e:?}");
     assert!(started.elapsed() < Duration::from_secs(3));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_earlier_turns_failure_does_not_fail_the_turn_that_took_the_task() {
+    // The first turn asks for input and runs on; the answer starts a second turn; the first
+    // one then fails. The task is the second turn's now: it completes, not FAILED by the first.
+    let asks = Step::status(TaskState::InputRequired, "more please");
+    let agent = Arc::new(
+        TestAgent::new()
+            .on("stay", [asks, Step::sleep(200), Step::fail("the first turn failed late")])
+            .on_follow_up("stay", [Step::working(), Step::sleep(500), Step::complete()]),
+    );
+    let h = RequestHandler::new(agent, card(true, false), Stores::memory(), ServerConfig::default());
+    let first = send_task(&h, msg("stay")).await;
+    assert_eq!(first.status.state, TaskState::InputRequired);
+    let mut answer = msg("stay");
+    answer.task_id = first.id.clone();
+    let done = send_task(&h, answer).await;
+    assert_eq!(done.status.state, TaskState::Completed, "{:?}", done.status);
+    assert_eq!(get(&h, &first.id).await.unwrap().status.state, TaskState::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_answers_a_blocking_send_on_a_task_that_was_waiting_for_input() {
+    // The answer's turn has said nothing yet (the task is still INPUT_REQUIRED, so there is
+    // nothing to end FAILED): its caller is answered Unavailable at once all the same.
+    let asks = Step::status(TaskState::InputRequired, "more please");
+    let agent = Arc::new(TestAgent::new().on("ask", [asks]).on_follow_up("ask", [Step::Hang]));
+    let config = ServerConfig { shutdown_grace: Duration::from_millis(100), ..Default::default() };
+    let h = Arc::new(RequestHandler::new(agent, card(true, false), Stores::memory(), config));
+    let asked = send_task(&h, msg("ask")).await;
+    let mut answer = msg("ask");
+    answer.task_id = asked.id.clone();
+    let sending = {
+        let h = h.clone();
+        tokio::spawn(async move { send(&h, answer).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    h.shutdown().await;
+    let answered = tokio::time::timeout(Duration::from_secs(3), sending).await.expect("answered at shutdown").unwrap();
+    assert_eq!(answered.unwrap_err().kind, ErrorKind::Unavailable);
+}
