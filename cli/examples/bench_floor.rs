@@ -26,7 +26,9 @@ async fn answer(req: Request<hyper::body::Incoming>) -> Result<Response<Body>, I
     let grpc = req.headers().get("content-type").is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
     let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     if grpc {
-        let parsed = frame::single_message(&body, 1 << 20).ok().and_then(|m| pb::SendMessageRequest::decode(m).ok());
+        let parsed = frame::single_message(&body, 1 << 20, frame::Encoding::Identity)
+            .ok()
+            .and_then(|m| pb::SendMessageRequest::decode(m).ok());
         // Read once: the floor writes a fixed answer (encoding it each time, as JSON-RPC's is
         // formatted each time), and reading it from JSON per call had cost it a JSON parse.
         static REPLY: LazyLock<pb::SendMessageResponse> =

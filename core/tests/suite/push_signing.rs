@@ -195,64 +195,69 @@ async fn notifications_are_signed_and_verified_by_the_receiver() {
     serving.await.unwrap().unwrap();
 }
 
+/// Signs notifications for `HOOK` with the test key (kid `k1`), the header and claims edited
+/// by each test; `verifier` checks them.
+struct Signed {
+    key: jsonwebtoken::EncodingKey,
+    verifier: PushVerifier,
+    now: u64,
+}
+
+const HOOK: &str = "http://127.0.0.1:9/hook";
+const BODY: &[u8] = br#"{"task":{}}"#;
+
+impl Signed {
+    fn new() -> Self {
+        let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let key = jsonwebtoken::EncodingKey::from_ec_pem(&pem).unwrap();
+        let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
+        jwk.common.key_id = Some("k1".into());
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        Self { key, verifier: PushVerifier::new(jsonwebtoken::jwk::JwkSet { keys: vec![jwk] }, HOOK), now }
+    }
+
+    /// The headers of a notification of `BODY` signed with these edits of the usual token.
+    fn delivery(&self, edit: impl FnOnce(&mut jsonwebtoken::Header, &mut serde_json::Value)) -> HeaderMap {
+        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+        header.kid = Some("k1".into());
+        let mut claims = json!({"aud": HOOK, "iat": self.now, "exp": self.now + 60, "jti": "j", "taskId": "t1",
+            "bodySha256": a2a_native::signing::body_digest(BODY)});
+        edit(&mut header, &mut claims);
+        let token = jsonwebtoken::encode(&header, &claims, &self.key).unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert("a2a-notification-signature", HeaderValue::from_str(&token).unwrap());
+        headers
+    }
+}
+
 /// A notification token whose header names critical extensions is refused (RFC 7515 §4.1.11: a
 /// reader refuses those it does not implement), as the server's JWT check refuses such tokens;
 /// the same token without them verifies.
 #[test]
 fn a_signature_naming_critical_extensions_is_refused() {
-    let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let key = jsonwebtoken::EncodingKey::from_ec_pem(&pem).unwrap();
-    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
-    jwk.common.key_id = Some("k1".into());
-    let hook = "http://127.0.0.1:9/hook";
-    let body = br#"{"task":{}}"#;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
-    let delivery = |crit: Option<Vec<String>>, jti: &str| {
-        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
-        header.kid = Some("k1".into());
-        header.crit = crit;
-        let claims = json!({"aud": hook, "iat": now, "exp": now + 60, "jti": jti, "taskId": "t1",
-            "bodySha256": a2a_native::signing::body_digest(body)});
-        let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
-        let mut headers = HeaderMap::new();
-        headers.insert("a2a-notification-signature", HeaderValue::from_str(&token).unwrap());
-        headers
-    };
-    let verifier = PushVerifier::new(jsonwebtoken::jwk::JwkSet { keys: vec![jwk] }, hook);
-    let refused = verifier.verify(&delivery(Some(vec!["urn:x-unknown".into()]), "j1"), body).unwrap_err();
+    let s = Signed::new();
+    let crit = s.delivery(|h, c| {
+        h.crit = Some(vec!["urn:x-unknown".into()]);
+        c["jti"] = json!("j1");
+    });
+    let refused = s.verifier.verify(&crit, BODY).unwrap_err();
     assert_eq!(refused.kind, a2a_native::ErrorKind::Unauthenticated);
     assert!(refused.message.contains("crit"), "{}", refused.message);
-    assert_eq!(verifier.verify(&delivery(None, "j2"), body).unwrap().task_id, "t1");
+    assert_eq!(s.verifier.verify(&s.delivery(|_, c| c["jti"] = json!("j2")), BODY).unwrap().task_id, "t1");
 }
 
 /// A signature without a usable `jti` (missing, empty, not a string) is refused: accepted, it
 /// made every such notification the same replay, and the first one went through unchecked.
 #[test]
 fn a_signature_without_a_string_jti_is_refused() {
-    let pem = std::fs::read(format!("{}/tests/fixtures/jwt-ec.pem", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let key = jsonwebtoken::EncodingKey::from_ec_pem(&pem).unwrap();
-    let mut jwk = jsonwebtoken::jwk::Jwk::from_encoding_key(&key, Algorithm::ES256).unwrap();
-    jwk.common.key_id = Some("k1".into());
-    let hook = "http://127.0.0.1:9/hook";
-    let body = br#"{"task":{}}"#;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
-    let delivery = |jti: Option<serde_json::Value>| {
-        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
-        header.kid = Some("k1".into());
-        let mut claims = json!({"aud": hook, "iat": now, "exp": now + 60, "taskId": "t1",
-            "bodySha256": a2a_native::signing::body_digest(body)});
-        if let Some(jti) = jti {
-            claims["jti"] = jti;
-        }
-        let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
-        let mut headers = HeaderMap::new();
-        headers.insert("a2a-notification-signature", HeaderValue::from_str(&token).unwrap());
-        headers
-    };
-    let verifier = PushVerifier::new(jsonwebtoken::jwk::JwkSet { keys: vec![jwk] }, hook);
+    let s = Signed::new();
     for jti in [None, Some(json!("")), Some(json!(7))] {
-        let refused = verifier.verify(&delivery(jti.clone()), body).unwrap_err();
+        let delivery = s.delivery(|_, c| match jti.clone() {
+            Some(jti) => c["jti"] = jti,
+            None => drop(c.as_object_mut().unwrap().remove("jti")),
+        });
+        let refused = s.verifier.verify(&delivery, BODY).unwrap_err();
         assert_eq!(refused.kind, a2a_native::ErrorKind::Unauthenticated, "{jti:?}");
     }
-    assert_eq!(verifier.verify(&delivery(Some(json!("j1"))), body).unwrap().jti, "j1");
+    assert_eq!(s.verifier.verify(&s.delivery(|_, c| c["jti"] = json!("j1")), BODY).unwrap().jti, "j1");
 }
