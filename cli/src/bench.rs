@@ -294,10 +294,11 @@ impl Target {
         if let Some(s) = status::from_headers(resp.headers()) {
             return Err(format!("gRPC status {}: {}", status::name(s.code), s.message));
         }
+        // A peer may gzip its answers (grpcio servers configured so do, whatever is asked).
+        let mut decoder = frame::Decoder::new(1 << 24).with_encoding(frame::Encoding::of(resp.headers()));
         let mut body = resp.into_body();
         let mut first_event = None;
         let mut messages = 0;
-        let mut decoder = frame::Decoder::new(1 << 24);
         let mut code = None;
         while let Some(f) = body.frame().await {
             match f.map_err(|e| e.to_string())?.into_data() {

@@ -1266,7 +1266,10 @@ impl Inner {
                         // waits was told so. Going on would leave holes in the task, or leave it
                         // unfinished for ever, holding its room: the work stops here, and the task
                         // ends FAILED saying why (unless it never came to be: then nothing is left).
-                        if guard.is_cancelled() {
+                        // Stopped for it (a task never stored): nothing is left to end. Not
+                        // an executor's `cancel` (no user message), whose task is always being
+                        // canceled: its failure is reported as such.
+                        if guard.is_cancelled() && user_message.is_some() {
                             return None;
                         }
                         return Some(Err(ExecutorError::new(format!(
