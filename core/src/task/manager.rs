@@ -1265,10 +1265,9 @@ impl Inner {
                         // The store refused the agent's events (it is full, say), and whoever
                         // waits was told so. Going on would leave holes in the task, or leave it
                         // unfinished for ever, holding its room: the work stops here, and the task
-                        // ends FAILED saying why (unless it never came to be: then nothing is left).
-                        // Stopped for it (a task never stored): nothing is left to end. Not
-                        // an executor's `cancel` (no user message), whose task is always being
-                        // canceled: its failure is reported as such.
+                        // ends FAILED saying why. A task never stored was canceled for it
+                        // (`commit_applied`): nothing is left to end. An executor's `cancel` (no
+                        // user message) always runs canceled: its failure is reported as such.
                         if guard.is_cancelled() && user_message.is_some() {
                             return None;
                         }
