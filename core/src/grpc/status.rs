@@ -81,6 +81,7 @@ pub const OK: i32 = 0;
 pub const CANCELLED: i32 = 1;
 pub const INVALID_ARGUMENT: i32 = 3;
 pub const DEADLINE_EXCEEDED: i32 = 4;
+pub const NOT_FOUND: i32 = 5;
 pub const RESOURCE_EXHAUSTED: i32 = 8;
 pub const UNIMPLEMENTED: i32 = 12;
 pub const INTERNAL: i32 = 13;

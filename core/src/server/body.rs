@@ -99,6 +99,8 @@ enum Kind {
     Full(Option<Bytes>),
     Sse(Box<SseBody>),
     Grpc(Box<GrpcBody>),
+    /// Framed gRPC messages made elsewhere (the health service's `Watch`), then OK.
+    GrpcMessages(Option<tokio::sync::mpsc::Receiver<Bytes>>),
 }
 
 impl ResponseBody {
@@ -129,6 +131,8 @@ impl ResponseBody {
                 body.budget = stream();
                 return Ok(());
             }
+            // A few bytes each, a message a second at most.
+            Kind::GrpcMessages(_) => return Ok(()),
         };
         let Some(answer) = bytes.take_if(|b| !b.is_empty()) else { return Ok(()) };
         let (answer, covered) = match cover(budget, answer) {
@@ -175,6 +179,12 @@ impl ResponseBody {
         }
     }
 
+    /// A server-streaming gRPC answer of framed messages as `messages` gives them, ended with
+    /// OK when its sender is dropped.
+    pub(crate) fn grpc_messages(messages: tokio::sync::mpsc::Receiver<Bytes>) -> Self {
+        Self { kind: Kind::GrpcMessages(Some(messages)) }
+    }
+
     /// A server-streaming gRPC answer: one `StreamResponse` message per event, then the status
     /// in the trailers (OK when the stream ended with the task, the error that ended it
     /// otherwise). `deadline`: the call's `grpc-timeout`, after which it ends DEADLINE_EXCEEDED.
@@ -198,7 +208,7 @@ impl std::fmt::Debug for ResponseBody {
         match &self.kind {
             Kind::Full(b) => write!(f, "ResponseBody::Full({} bytes)", b.as_ref().map_or(0, Bytes::len)),
             Kind::Sse(_) => f.write_str("ResponseBody::Sse"),
-            Kind::Grpc(_) => f.write_str("ResponseBody::Grpc"),
+            Kind::Grpc(_) | Kind::GrpcMessages(_) => f.write_str("ResponseBody::Grpc"),
         }
     }
 }
@@ -444,6 +454,17 @@ impl Body for ResponseBody {
             Kind::Full(bytes) => Poll::Ready(next_frame(bytes).map(|b| Ok(Frame::data(b)))),
             Kind::Sse(body) => body.poll_frame(cx),
             Kind::Grpc(body) => body.poll_frame(cx),
+            Kind::GrpcMessages(messages) => {
+                let Some(rx) = messages else { return Poll::Ready(None) };
+                match rx.poll_recv(cx) {
+                    Poll::Ready(Some(message)) => Poll::Ready(Some(Ok(Frame::data(message)))),
+                    Poll::Ready(None) => {
+                        *messages = None;
+                        Poll::Ready(Some(Ok(Frame::trailers(crate::grpc::status::ok_trailers()))))
+                    }
+                    Poll::Pending => Poll::Pending,
+                }
+            }
         }
     }
 
@@ -452,13 +473,14 @@ impl Body for ResponseBody {
             Kind::Full(bytes) => bytes.is_none(),
             Kind::Sse(body) => body.done,
             Kind::Grpc(body) => body.message.is_none() && body.events.is_none() && body.trailers.is_none(),
+            Kind::GrpcMessages(messages) => messages.is_none(),
         }
     }
 
     fn size_hint(&self) -> SizeHint {
         match &self.kind {
             Kind::Full(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64)),
-            Kind::Sse(_) | Kind::Grpc(_) => SizeHint::default(),
+            Kind::Sse(_) | Kind::Grpc(_) | Kind::GrpcMessages(_) => SizeHint::default(),
         }
     }
 }

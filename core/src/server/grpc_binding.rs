@@ -24,6 +24,8 @@
 //! - Served only when the card declares a `GRPC` interface.
 //! - The agent's extension methods are served too, under [`grpc::EXTENSION_SERVICE`]
 //!   (`/a2anative.v1.ExtensionMethods/<name>`, a `google.protobuf.Value` in and out).
+//! - The standard health service (`grpc.health.v1.Health`) is served beside it, without
+//!   credentials: [`super::grpc_health`].
 
 use super::body::{ResponseBody, SseOptions};
 use super::handler::{Payload, Reply};

@@ -23,6 +23,7 @@ mod connection;
 pub mod cors;
 pub mod embedded;
 mod grpc_binding;
+mod grpc_health;
 pub mod handler;
 pub mod headers;
 pub mod host;

@@ -343,6 +343,9 @@ impl App {
                 self.drain(body, 0).await;
                 return super::grpc_binding::requires_http2();
             }
+            if super::grpc_health::is_health_path(parts.uri.path()) {
+                return super::grpc_health::serve(self, parts, body).await;
+            }
             let mut parts = parts;
             return match self.authenticate(&parts).await {
                 Ok(principal) => {

@@ -213,7 +213,7 @@ async fn malformed_protobuf_and_framing_are_invalid_argument() {
 #[tokio::test]
 async fn unknown_methods_and_services_are_unimplemented() {
     let s = start().await;
-    for path in ["/lf.a2a.v1.A2AService/Nope", "/a2a.v1.A2AService/SendMessage", "/grpc.health.v1.Health/Check"] {
+    for path in ["/lf.a2a.v1.A2AService/Nope", "/a2a.v1.A2AService/SendMessage", "/grpc.health.v1.Health/List"] {
         let a = s.call(path, &[], frame::encode(&[])).await;
         assert_eq!((a.http, a.code()), (200, "UNIMPLEMENTED"), "{path}: {:?}", a.status);
     }
@@ -437,6 +437,9 @@ async fn a_card_without_a_grpc_interface_is_not_served_over_grpc() {
     let s = start_with(false, false).await;
     let a = s.send(Method::SendMessage, msg("hello"), &[]).await;
     assert_eq!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
+    // The health service is about the process: served all the same.
+    let a = s.call("/grpc.health.v1.Health/Check", &[], health_request("")).await;
+    assert_eq!((a.code(), health_status(&a.messages[0])), ("OK", 1), "{:?}", a.status);
     s.stop().await;
 }
 
@@ -673,4 +676,97 @@ async fn our_client_reads_a_peer_that_answers_in_gzip() {
     }
     // The client says it reads gzip.
     assert!(accepted.lock().unwrap().iter().all(|v| v.contains("gzip")), "{:?}", accepted.lock().unwrap());
+}
+
+/// A `grpc.health.v1.HealthCheckRequest` naming `service`, framed.
+fn health_request(service: &str) -> Bytes {
+    let mut message = vec![0x0a, service.len() as u8];
+    message.extend_from_slice(service.as_bytes());
+    frame::encode(if service.is_empty() { &[] } else { &message })
+}
+
+/// The `status` of a `HealthCheckResponse` (1 SERVING, 2 NOT_SERVING, 3 SERVICE_UNKNOWN).
+fn health_status(message: &[u8]) -> u8 {
+    assert_eq!((message.len(), message[0]), (2, 0x08), "{message:?}");
+    message[1]
+}
+
+#[tokio::test]
+async fn the_grpc_health_service_answers_probes_without_credentials() {
+    use a2a_native::server::{BearerTokens, Principal};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let bearer = BearerTokens::new().with_token("secret", Principal::named("alice", Vec::new()));
+    // A card that requires a bearer token, and a GRPC interface: the probe needs neither
+    // (without the interface the A2A service would answer UNIMPLEMENTED).
+    let mut secured = model::to_value(&card(&base, true, false));
+    secured["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+    secured["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+    let handler = Arc::new(
+        RequestHandler::new(
+            Arc::new(TestAgent::standard()),
+            model::parse_value(secured).unwrap(),
+            Stores::memory(),
+            ServerConfig::default(),
+        )
+        .with_authenticator(Arc::new(bearer)),
+    );
+    let server = Server::new(handler.clone()).shutdown_timeout(Duration::from_secs(2));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(server.serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let h2 = Client::builder(TokioExecutor::new()).http2_only(true).build_http();
+    let s = Srv { base, handler, h2, stop: Some(stop), task };
+    let check = "/grpc.health.v1.Health/Check";
+    for service in ["", "lf.a2a.v1.A2AService"] {
+        let a = s.call(check, &[], health_request(service)).await;
+        assert_eq!(a.code(), "OK", "{service:?}: {:?}", a.status);
+        assert_eq!(health_status(&a.messages[0]), 1, "{service:?} SERVING");
+    }
+    let a = s.call(check, &[], health_request("no.such.Service")).await;
+    assert_eq!(a.code(), "NOT_FOUND", "{:?}", a.status);
+    let a = s.call("/grpc.health.v1.Health/List", &[], health_request("")).await;
+    assert_eq!(a.code(), "UNIMPLEMENTED", "{:?}", a.status);
+    let a = s.call(check, &[], Bytes::from_static(b"\x00\x00\x00\x00\x02\xff\xff")).await;
+    assert_eq!(a.code(), "INVALID_ARGUMENT", "{:?}", a.status);
+    // The A2A service itself still wants credentials.
+    let a = s.send(Method::GetTask, json!({"id": "x"}), &[]).await;
+    assert_eq!(a.code(), "UNAUTHENTICATED", "{:?}", a.status);
+
+    // Watch: the status at once, an unknown service as SERVICE_UNKNOWN (the stream stays
+    // open), and NOT_SERVING as the server stops, then OK.
+    let unknown = s.raw("/grpc.health.v1.Health/Watch", &[], health_request("no.such.Service")).await;
+    let mut unknown = unknown.into_body();
+    let first = tokio::time::timeout(Duration::from_secs(5), unknown.frame()).await.unwrap().unwrap().unwrap();
+    let mut decoder = frame::Decoder::new(1 << 10);
+    decoder.push(&first.into_data().unwrap());
+    assert_eq!(health_status(&decoder.next_message().unwrap().unwrap()), 3);
+    drop(unknown);
+    let watch = s.raw("/grpc.health.v1.Health/Watch", &[], health_request("")).await;
+    assert_eq!(watch.headers().get("content-type").unwrap(), "application/grpc");
+    let mut body = watch.into_body();
+    let mut statuses = Vec::new();
+    let mut trailers = None;
+    let mut decoder = frame::Decoder::new(1 << 10);
+    let mut stop = s.stop;
+    while trailers.is_none() {
+        let f = tokio::time::timeout(Duration::from_secs(10), body.frame()).await.expect("no hang");
+        let Some(f) = f else { break };
+        match f.unwrap().into_data() {
+            Ok(data) => {
+                decoder.push(&data);
+                while let Some(m) = decoder.next_message().unwrap() {
+                    statuses.push(health_status(&m));
+                }
+                if let Some(stop) = stop.take() {
+                    let _ = stop.send(());
+                }
+            }
+            Err(f) => trailers = Some(f.into_trailers().unwrap()),
+        }
+    }
+    assert_eq!(statuses, [1, 2], "SERVING, then NOT_SERVING at shutdown");
+    assert_eq!(trailers.expect("trailers").get("grpc-status").unwrap(), "0");
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.task).await;
 }

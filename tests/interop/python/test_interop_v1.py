@@ -567,3 +567,23 @@ async def test_version_header_and_wire_shape(base_url: str, raw_http: httpx.Asyn
     assert 'task' in data['result'], data
     assert data['result']['task']['status']['state'] == 'TASK_STATE_COMPLETED'
     assert 'kind' not in data['result']['task']
+
+
+async def test_grpc_health_service_with_grpcio_health_checking(base_url: str) -> None:
+    """The standard gRPC health service (grpcio-health-checking's own client, as Kubernetes'
+    gRPC probes and grpc_health_probe call it) on the agent's port, without credentials."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    async with grpc.aio.insecure_channel(base_url.split('://', 1)[1]) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for service in ('', 'lf.a2a.v1.A2AService'):
+            reply = await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=TIMEOUT)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING, service
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await health.Check(health_pb2.HealthCheckRequest(service='no.such.Service'), timeout=TIMEOUT)
+        assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+        watch = health.Watch(health_pb2.HealthCheckRequest(service=''))
+        first = await asyncio.wait_for(watch.read(), TIMEOUT)
+        assert first.status == health_pb2.HealthCheckResponse.SERVING
+        watch.cancel()
