@@ -1389,6 +1389,15 @@ impl Inner {
                 }
                 continue;
             };
+            if !task.status.state.is_terminal()
+                && let StreamResponse::Message(m) = event
+            {
+                // A direct Message once the task exists: a task's stream carries status and
+                // artifact updates only (spec §3.1.2; a2a-sdk's server refuses the stream). It
+                // goes out as a status update of the task's state that carries the message, so
+                // the words reach the client in a shape every client reads.
+                event = self.status_with(guard, task.status.state, Some(m));
+            }
             if let Some(entry) = accept(task, event, base + entries.len() as u64 + 1) {
                 entries.push(entry);
             }

@@ -54,6 +54,7 @@ fn agent() -> Arc<TestAgent> {
             .on("hang", [Step::working(), Step::Hang])
             .on("pause", [Step::working(), Step::sleep(300)])
             .on("late", [Step::working(), Step::sleep(300), Step::artifact("out", "late")])
+            .on("chatty", [Step::working(), Step::reply("halfway there"), Step::complete()])
             .otherwise([Step::complete()])
             .cancel_delay(60),
     )
@@ -644,6 +645,32 @@ async fn streaming_direct_reply_is_one_message() {
     let h = handler();
     let s = stream(&h, A2ARequest::SendStreamingMessage(SendMessageRequest::new(msg("message x")))).await.unwrap();
     assert_eq!(kinds(&collect(s).await), ["message"]);
+}
+
+/// A Message the agent sends once its task exists: a task's stream carries status and artifact
+/// updates only (a2a-sdk's server refuses such a stream), so it goes out as a status update of
+/// the task's state carrying the message, which then joins the task's history.
+#[tokio::test]
+async fn a_message_after_the_task_exists_goes_out_as_a_status_update() {
+    let h = handler();
+    let events = collect(stream_send(&h, msg("chatty x")).await).await;
+    assert_eq!(
+        kinds(&events),
+        [
+            "task:TASK_STATE_SUBMITTED",
+            "status:TASK_STATE_WORKING",
+            "status:TASK_STATE_WORKING",
+            "status:TASK_STATE_COMPLETED"
+        ]
+    );
+    let StreamResponse::StatusUpdate(said) = &events[2] else { unreachable!() };
+    assert_eq!(said.status.state, TaskState::Working);
+    let message = said.status.message.as_ref().expect("the message");
+    assert_eq!((message.role, message.text_content().as_str()), (Role::Agent, "halfway there"));
+    let StreamResponse::Task(task) = &events[0] else { unreachable!() };
+    let got = get(&h, &task.id).await.unwrap();
+    assert_eq!(got.status.state, TaskState::Completed);
+    assert!(got.history.iter().any(|m| m.role == Role::Agent && m.text_content() == "halfway there"), "{got:?}");
 }
 
 #[tokio::test]
