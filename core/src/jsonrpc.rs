@@ -332,7 +332,8 @@ fn member<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::E
 ///
 /// A well-formed request is read in one pass, its `params` kept as text. Any body that does not
 /// read that way (invalid JSON, not an object, a member given twice) goes through
-/// [`parse_envelope_value`], which gives every error and keeps the last of repeated members.
+/// [`parse_envelope_value`], which gives every error; a member given twice (anywhere in the
+/// body) is refused, InvalidParams under `params`, else InvalidRequest.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
     // serde would read a struct from an array too; a batch must get its own error.
     let object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
@@ -348,6 +349,18 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, ErrorResponse> {
         }
     }
     let value: Value = serde_json::from_slice(body).map_err(|e| ErrorResponse::null(A2AError::invalid_json(&e)))?;
+    if let Some(path) = crate::model::duplicates::first_duplicate(body) {
+        // Answered with the id the body's last `id` gives (an `id` given twice: none).
+        let id = match value.get("id").map(Id::from_value) {
+            Some(Some(id)) if path != "id" => id,
+            _ => Id::Null,
+        };
+        let error = match path.strip_prefix("params.") {
+            Some(_) => A2AError::invalid_field(path, "is given more than once"),
+            None => invalid_request(&path, "is given more than once"),
+        };
+        return Err(ErrorResponse { id, notification: false, error: Box::new(error) });
+    }
     parse_envelope_value(value)
 }
 
@@ -750,12 +763,9 @@ mod tests {
 
     #[test]
     fn one_pass_reading_gives_what_the_json_tree_gives() {
-        let bodies: [&[u8]; 14] = [
+        let bodies: [&[u8]; 12] = [
             br#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi \u00e9"}],"metadata":{"k":[1,2.5,null]}}}}"#,
             br#" {"params":{"id":"t"}, "method":"GetTask", "id":"x", "jsonrpc":"2.0"} "#,
-            // Repeated members: the tree keeps the last, and so must the one pass.
-            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a"},"params":{"id":"b"}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a","id":"b"}}"#,
             br#"{"jsonrpc":"2.0","id":null,"method":"GetTask","params":{"id":"t"}}"#,
             br#"{"jsonrpc":"2.0","method":"GetTask","params":{"id":"t"}}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":7}}"#,
@@ -780,6 +790,27 @@ mod tests {
             });
             assert_eq!(parse_request(body), reference, "{shown}");
         }
+    }
+
+    /// Readers differ on a member given twice (most keep the last, some the first), so a proxy
+    /// and this server could read two different calls from one body: refused, naming it.
+    #[test]
+    fn a_member_given_twice_is_refused_wherever_it_is() {
+        let cases: [(&[u8], ErrorKind, &str); 5] = [
+            (br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a"},"method":"CancelTask"}"#, ErrorKind::InvalidRequest, "method"),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a"},"params":{"id":"b"}}"#, ErrorKind::InvalidRequest, "params"),
+            (br#"{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a"}}"#, ErrorKind::InvalidRequest, "jsonrpc"),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"a","id":"b"}}"#, ErrorKind::InvalidParams, "params.id"),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","role":"ROLE_AGENT","parts":[{"text":"x"}]}}}"#, ErrorKind::InvalidParams, "params.message.role"),
+        ];
+        for (body, kind, field) in cases {
+            let refused = parse_request(body).unwrap_err();
+            assert_eq!(refused.id, Id::Number(NumberText("1".into())), "{}", String::from_utf8_lossy(body));
+            assert_eq!((refused.error.kind, refused.error.violations[0].field.as_str()), (kind, field));
+        }
+        // The id itself twice: answered without one.
+        let refused = parse_request(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask","params":{"id":"a"}}"#);
+        assert_eq!(refused.unwrap_err().id, Id::Null);
     }
 
     #[test]

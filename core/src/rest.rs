@@ -297,7 +297,10 @@ fn body_object(body: &[u8]) -> Result<Map<String, Value>, A2AError> {
         return Ok(Map::new());
     }
     match serde_json::from_slice(body) {
-        Ok(Value::Object(obj)) => Ok(obj),
+        Ok(Value::Object(obj)) => match crate::model::duplicates::first_duplicate(body) {
+            Some(path) => Err(A2AError::invalid_field(path, "is given more than once")),
+            None => Ok(obj),
+        },
         Ok(_) => Err(A2AError::invalid_field("", "the request body must be a JSON object")),
         Err(e) => Err(A2AError::invalid_json(&e)),
     }

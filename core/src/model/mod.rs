@@ -7,6 +7,7 @@
 //! [`v03`] holds the 0.3 wire form and the conversion both ways.
 
 mod card;
+pub mod duplicates;
 pub mod dynamic;
 mod requests;
 mod task;
@@ -94,9 +95,9 @@ fn drop_null_members(value: &mut Value) {
 }
 
 /// [`parse_value_at`] straight from JSON text, with no [`Value`] tree between: the server's
-/// hot path. Text that does not read cleanly this way (an error, or a duplicate member, which
-/// serde refuses and a `Value` keeps the last of) goes through [`parse_value_at`], so the
-/// result and every error are exactly its.
+/// hot path. Text that does not read cleanly this way goes through [`parse_value_at`], so the
+/// result and every error are exactly its; except a member given twice (which serde refuses
+/// and a `Value` would keep the last of), refused as InvalidParams naming it.
 pub fn parse_raw_at<T: DeserializeOwned + Validate>(raw: &serde_json::value::RawValue, at: &str) -> Result<T> {
     let text = raw.get();
     if text.starts_with('{') {
@@ -105,6 +106,10 @@ pub fn parse_raw_at<T: DeserializeOwned + Validate>(raw: &serde_json::value::Raw
             parsed.validate_at(at)?;
             return Ok(parsed);
         }
+    }
+    if let Some(path) = duplicates::first_duplicate(text.as_bytes()) {
+        let field = if at.is_empty() { path } else { format!("{at}.{path}") };
+        return Err(A2AError::invalid_field(field, "is given more than once"));
     }
     // Valid JSON already (it is a RawValue).
     let value: Value = serde_json::from_str(text).map_err(|e| A2AError::invalid_field(at, e.to_string()))?;

@@ -294,6 +294,13 @@ impl Validate for OAuthFlows {
 impl Validate for SendMessageRequest {
     fn validate_at(&self, at: &str) -> Result<()> {
         child(&self.message, || join(at, "message"))?;
+        if self.message.role == Role::Agent {
+            // Stored, it would read as the agent's own words in the task's history.
+            return Err(A2AError::invalid_field(
+                join(&join(at, "message"), "role"),
+                "a client sends ROLE_USER (ROLE_AGENT is the agent's, server to client)",
+            ));
+        }
         shallow_metadata(at, self.metadata.as_ref())?;
         if let Some(c) = &self.configuration {
             let cat = join(at, "configuration");

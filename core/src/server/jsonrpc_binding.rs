@@ -187,6 +187,10 @@ async fn serve_v03(
         StatusCode::OK if streaming => sse_error(&id, &err),
         status => rpc_error(status, &id, &err),
     };
+    let repeated = envelope.params.as_ref().and_then(|p| crate::model::duplicates::first_duplicate(p.get().as_bytes()));
+    if let Some(path) = repeated {
+        return fail(A2AError::invalid_field(format!("params.{path}"), "is given more than once"));
+    }
     let request = match super::v03::request_from_v03(method, envelope.params_value()) {
         Ok(r) => r,
         Err(e) => return fail(e),

@@ -168,7 +168,8 @@ proptest! {
     fn send_requests_round_trip(m in message(), hl in prop::option::of(0i32..1000), ri in any::<bool>()) {
         let req = SendMessageRequest {
             tenant: "t".into(),
-            message: m,
+            // A client's message is the user's (ROLE_AGENT is refused in a request).
+            message: Message { role: Role::User, ..m },
             configuration: Some(SendMessageConfiguration { history_length: hl, return_immediately: ri, ..Default::default() }),
             metadata: None,
         };
