@@ -16,7 +16,7 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with = "conformance")]
     echo: bool,
     /// Run the agent the official A2A TCK scripts by messageId prefix (tck-complete-task, ...).
-    /// Implies --allow-private-webhooks, since the TCK's webhook receiver is on loopback.
+    /// Implies --allow-private-webhooks (every private address, unless a list is given), since the TCK's webhook receiver is on loopback.
     #[arg(long)]
     conformance: bool,
     /// Task store: `memory`, `sqlite:PATH` or a `postgres://` URL.
@@ -272,7 +272,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let security = args.security.config(base.trim_end_matches('/'))?;
     let tls = security.tls_config().map_err(|e| e.message)?;
     security.configure(&mut config);
-    if args.conformance {
+    // The TCK's webhook receiver is on loopback; an explicit --allow-private-webhooks list wins.
+    if args.conformance && args.security.allow_private_webhooks.is_none() {
         config.push.allow_private_targets = PrivateTargets::All;
     }
     // The conformance card is strictly 1.0 (the TCK validates it against the 1.0 schema, which

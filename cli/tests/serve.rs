@@ -818,6 +818,11 @@ fn private_webhooks_all_or_an_allow_list() {
     }
     assert!(listed.stop().success());
 
+    // --conformance opens every private address, unless the operator gave a list.
+    let conformance = serve(&["--conformance", "--store", "memory", "--allow-private-webhooks=203.0.113.9"]);
+    assert!(!accepts(&conformance, "http://127.0.0.1:9/hook"));
+    assert!(conformance.stop().success());
+
     serve_refuses(&["--store", "memory", "--allow-private-webhooks=10.0.0.0/99"], "10.0.0.0/99");
 }
 

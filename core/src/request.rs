@@ -214,7 +214,15 @@ impl A2ARequest {
             Method::ListTasks => A2ARequest::ListTasks(params.parse(at)?),
             Method::CancelTask => A2ARequest::CancelTask(params.parse(at)?),
             Method::SubscribeToTask => A2ARequest::SubscribeToTask(params.parse(at)?),
-            Method::CreateTaskPushNotificationConfig => A2ARequest::CreateTaskPushNotificationConfig(params.parse(at)?),
+            Method::CreateTaskPushNotificationConfig => {
+                let config: model::TaskPushNotificationConfig = params.parse(at)?;
+                // Required here only: the same message inside SendMessage is for a task to come.
+                if config.task_id.is_empty() {
+                    let field = if at.is_empty() { "taskId".to_owned() } else { format!("{at}.taskId") };
+                    return Err(A2AError::invalid_field(field, "is required"));
+                }
+                A2ARequest::CreateTaskPushNotificationConfig(config)
+            }
             Method::GetTaskPushNotificationConfig => A2ARequest::GetTaskPushNotificationConfig(params.parse(at)?),
             Method::ListTaskPushNotificationConfigs => A2ARequest::ListTaskPushNotificationConfigs(params.parse(at)?),
             Method::DeleteTaskPushNotificationConfig => A2ARequest::DeleteTaskPushNotificationConfig(params.parse(at)?),

@@ -1841,3 +1841,12 @@ async fn members_given_twice_and_agent_roles_from_clients_are_refused() {
     assert_eq!(r.body["error"]["code"], -32602, "{}", r.body);
     s.stop().await;
 }
+
+#[tokio::test]
+async fn a_push_config_without_a_task_id_is_invalid_params_not_task_not_found() {
+    let s = start(Opts::default()).await;
+    let r = s.rpc("CreateTaskPushNotificationConfig", json!({"url": "http://127.0.0.1:9/hook"})).await;
+    assert_eq!(r.body["error"]["code"], -32602, "{}", r.body);
+    assert_eq!(r.body["error"]["message"], "params.taskId: is required");
+    s.stop().await;
+}
