@@ -29,7 +29,9 @@
 //! SubscribeToTask (`tasks/resubscribe` in 0.3), up to `stream_reconnects` times in a row with
 //! backoff; the count starts again whenever a new event comes through. If the task ended in
 //! the meantime, the server refuses the subscription (UnsupportedOperation) and the task is
-//! read once with GetTask instead.
+//! read once with GetTask instead. A 0.3 agent is asked first (GetTask before each
+//! `tasks/resubscribe`): its resubscription opens with no snapshot, and a2a-sdk 0.3 holds one
+//! to an ended task open with keep-alives only.
 //!
 //! No gap with our server: every event carries its SSE `id` (its place in the task's log), and
 //! the resubscription sends the last one as `Last-Event-ID`; the server then replays exactly
@@ -423,6 +425,20 @@ impl Driver {
             self.reconnects += 1;
             tracing::debug!(%task_id, attempt = self.reconnects, ?delay, error = %last, "stream dropped; resubscribing");
             tokio::time::sleep(delay).await;
+            if self.transport.endpoint.version == super::ProtocolVersion::V03 {
+                // A 0.3 resubscription opens with no snapshot, and a2a-sdk 0.3 holds one to a
+                // task that ended open for ever with keep-alives only: so the task is read
+                // first, and a subscription is made only while it can still move.
+                match self.ended_meanwhile(&task_id).await {
+                    Ok(true) => return Ok(false),
+                    Ok(false) => {}
+                    Err(e) if matches!(e.kind, ErrorKind::Transport | ErrorKind::Timeout | ErrorKind::Unavailable) => {
+                        last = e;
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
             let req = SubscribeToTaskRequest { tenant: self.tenant.clone(), id: task_id.clone() };
             let resume = self.transport.open_stream(A2ARequest::SubscribeToTask(req), self.last_event_id.as_deref());
             match resume.await {
@@ -441,6 +457,19 @@ impl Driver {
         }
         last.message = format!("{} (after {} reconnection attempts)", last.message, self.reconnects);
         Err(last)
+    }
+
+    /// Whether the task is now where a resubscribed stream would end (GetTask).
+    async fn ended_meanwhile(&self, id: &str) -> Result<bool> {
+        let req = A2ARequest::GetTask(GetTaskRequest {
+            tenant: self.tenant.clone(),
+            id: id.to_owned(),
+            history_length: Some(0),
+        });
+        let value = self.transport.call(req).await?;
+        let task = model::parse_value_at::<Task>(value, "result").map_err(transport::agent_fault)?;
+        let state = task.status.state;
+        Ok(state.ends_stream() || state == TaskState::AuthRequired)
     }
 
     /// The end of a stream whose task ended while disconnected: GetTask, surfaced if new.

@@ -892,3 +892,38 @@ async fn a_resubscribed_stream_ends_at_auth_required() {
     assert_eq!(kinds(&events).last().map(String::as_str), Some("status:TASK_STATE_AUTH_REQUIRED"), "{events:?}");
     assert_eq!(server.requests().iter().filter(|r| op(r) == "SubscribeToTask").count(), 1);
 }
+
+/// A 0.3 resubscription opens with no snapshot, and a2a-sdk 0.3 holds one to a task that
+/// ended open for ever with keep-alives only: our stream, cut after its agent failed, waited
+/// there for good. Against a 0.3 agent the task is read first; ended, it is the stream's end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_0_3_stream_cut_after_its_task_ended_reads_the_task_instead_of_waiting() {
+    let server = raw_server(|req, _| match (req.path(), req.rpc_method().as_str()) {
+        (CARD, _) => Action::json(200, &v03_card(&format!("{}/rpc", req.base()))),
+        ("/rpc", "message/stream") => Action::stream(vec![
+            sse(&req.rpc_result(json!({"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "submitted"}}))),
+            sse(&req.rpc_result(json!({"kind": "status-update", "taskId": "t1", "contextId": "c1", "status": {"state": "working"}, "final": false}))),
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"res".to_vec(),
+        ]),
+        ("/rpc", "tasks/get") => Action::json(
+            200,
+            &req.rpc_result(json!({"kind": "task", "id": "t1", "contextId": "c1", "status": {"state": "failed"}})),
+        ),
+        ("/rpc", "tasks/resubscribe") => Action::Stream {
+            parts: (0..200).map(|_| (Duration::from_millis(100), b": ping\n\n".to_vec())).collect(),
+        },
+        other => panic!("unexpected {other:?}"),
+    })
+    .await;
+    let client = Client::builder()
+        .retry_policy(fast())
+        .card_cache(Arc::new(CardCache::new()))
+        .connect(&server.base)
+        .await
+        .unwrap();
+    let items = collect_items(client.send_streaming_message(send("go")).await.unwrap()).await;
+    let events: Vec<_> = items.into_iter().map(|i| i.unwrap()).collect();
+    assert_eq!(kinds(&events), ["task:TASK_STATE_SUBMITTED", "status:TASK_STATE_WORKING", "task:TASK_STATE_FAILED"]);
+    let ops: Vec<String> = server.requests().iter().map(|r| r.rpc_method()).filter(|m| !m.is_empty()).collect();
+    assert!(!ops.iter().any(|m| m == "tasks/resubscribe"), "{ops:?}");
+}
