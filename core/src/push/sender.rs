@@ -12,7 +12,7 @@
 //! its task's queue is empty, so idle tasks cost nothing.
 //!
 //! Each delivery is a POST of the event's JSON (of the 0.3 task, for a config registered over
-//! 0.3: see [`Payload`]) with `Content-Type: application/a2a+json`, the config's token
+//! 0.3: see [`Payload`]) with `Content-Type: application/a2a+json` (`application/json` for 0.3), the config's token
 //! (`X-A2A-Notification-Token`) and authentication (`Authorization`, when it has credentials).
 //! Connection errors, timeouts, 5xx and 429 are retried with jittered exponential backoff; other
 //! answers are final. The SSRF guard (see [`super::guard`]) refuses non-public targets (unless allowed)
@@ -178,6 +178,9 @@ struct State {
 struct Job {
     url: Url,
     body: Bytes,
+    /// `application/a2a+json`; `application/json` for a 0.3 payload, as 0.3 senders post it
+    /// (0.3 receivers' JSON parsers, Express's `express.json()` among them, read no other).
+    content_type: &'static str,
     token: Option<HeaderValue>,
     authorization: Option<HeaderValue>,
     /// The trace context (`traceparent`, ...) of the execution that produced the event, so the
@@ -272,11 +275,16 @@ impl Job {
         };
         let body =
             payload.body().map_err(|e| Unsendable::Invalid(format!("the notification does not serialise: {e}")))?;
+        let content_type = match payload {
+            Payload::Event(_) => A2A_JSON,
+            Payload::TaskV03(_) => "application/json",
+        };
         let mut trace = http::HeaderMap::new();
         crate::trace_context::inject_current(&mut trace);
         Ok(Job {
             url,
             body: body.into(),
+            content_type,
             token,
             authorization,
             trace,
@@ -679,7 +687,7 @@ impl Inner {
         let mut request = client
             .post(job.url.clone())
             .timeout(self.config.timeout)
-            .header(CONTENT_TYPE, HeaderValue::from_static(A2A_JSON))
+            .header(CONTENT_TYPE, HeaderValue::from_static(job.content_type))
             .body(job.body.clone());
         if let Some(token) = &job.token {
             request = request.header(TOKEN_HEADER, token.clone());

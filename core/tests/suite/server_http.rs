@@ -818,6 +818,8 @@ async fn v03_webhooks_are_sent_the_0_3_task() {
         assert_eq!((post["kind"].as_str(), post["id"].as_str()), (Some("task"), sent["id"].as_str()), "{post}");
     }
     assert_eq!(got.lock().unwrap()[0].0["x-a2a-notification-token"], "t03");
+    // As 0.3 senders post it: a 0.3 receiver's JSON parser (Express's) reads no other type.
+    assert_eq!(got.lock().unwrap()[0].0["content-type"], "application/json");
 
     // Registered with tasks/pushNotificationConfig/set on a task waiting for input: the later
     // turn's notifications are 0.3 Tasks too.
@@ -840,6 +842,7 @@ async fn v03_webhooks_are_sent_the_0_3_task() {
     assert!(r.body.get("error").is_none(), "{}", r.body);
     let posts = posts_until(&got, |b| b["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED").await;
     assert!(posts.iter().all(|p| p.get("kind").is_none()), "{posts:?}");
+    assert_eq!(got.lock().unwrap()[0].0["content-type"], "application/a2a+json");
     s.stop().await;
 }
 
