@@ -233,3 +233,16 @@ test('option errors speak of the options, never of Rust types; listTasks takes s
     );
   });
 });
+
+test('fromCard reads a 0.3 card as connect does', () => {
+  // The card an @a2a-js/sdk 0.3 agent serves (no supportedInterfaces): spoken to in 0.3.
+  const card03 = {
+    name: 'old', description: 'a 0.3 agent', version: '1', url: 'http://127.0.0.1:9/',
+    protocolVersion: '0.3.0', preferredTransport: 'JSONRPC',
+    capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
+    skills: [{ id: 's', name: 's', description: 'd', tags: ['t'] }],
+  };
+  const client = Client.fromCard(card03);
+  assert.deepEqual([client.url, client.protocolVersion], ['http://127.0.0.1:9/', '0.3']);
+  assert.throws(() => Client.fromCard({ ...card03, skills: 'none' }), InvalidParamsError);
+});

@@ -96,8 +96,8 @@ impl Client {
         options_json: Option<String>,
         #[napi(ts_arg_type = "(method: string, url: string) => Promise<string>")] credentials: Option<Provide>,
     ) -> Result<Client> {
-        let card = models::parse(&card_json)?;
-        let inner = builder(options_json, credentials)?.from_card(card).map_err(errors::to_js)?;
+        let card = models::value(&card_json)?;
+        let inner = builder(options_json, credentials)?.from_card_value(card).map_err(errors::to_js)?;
         Ok(Client { inner })
     }
 

@@ -4,15 +4,9 @@
 //! proto (`models.d.ts`).
 
 use crate::errors;
-use a2a_native::model::{self, Validate, v03};
+use a2a_native::model::{self, v03};
 use napi::Result;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-/// A core model read (and validated) from JSON text.
-pub fn parse<T: DeserializeOwned + Validate>(json: &str) -> Result<T> {
-    model::parse(json.as_bytes()).map_err(errors::to_js)
-}
 
 /// A core model as JSON text.
 pub fn text<T: Serialize>(value: &T) -> String {

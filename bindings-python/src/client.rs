@@ -65,9 +65,9 @@ impl Client {
         card: &Bound<'py, PyAny>,
         options: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Self> {
-        let card = models::from_py(card)?;
+        let card = models::to_value(card)?;
         let b = builder(py, options)?;
-        Ok(Client { inner: b.from_card(card).map_err(errors::to_py)? })
+        Ok(Client { inner: b.from_card_value(card).map_err(errors::to_py)? })
     }
 
     #[getter]

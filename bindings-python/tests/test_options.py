@@ -427,3 +427,18 @@ def _request(port: int, method: str, path: str, headers: dict[str, str]) -> tupl
 
 def _get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
     return _request(port, "GET", path, {})
+
+
+def test_from_card_reads_a_0_3_card_as_connect_does() -> None:
+    # The card an a2a-sdk 0.3 agent serves (no supportedInterfaces): spoken to in 0.3.
+    card03 = {
+        "name": "old", "description": "a 0.3 agent", "version": "1", "url": "http://127.0.0.1:9/",
+        "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC",
+        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+    }
+    client = Client.from_card(card03)
+    assert (client.url, client.protocol_version) == ("http://127.0.0.1:9/", "0.3")
+    # Its faults name the field, as the caller's.
+    with pytest.raises(errors.InvalidParamsError, match="skills"):
+        Client.from_card({**card03, "skills": "none"})

@@ -232,16 +232,23 @@ pub fn parse_card(bytes: &[u8], url: &str) -> Result<AgentCard> {
     };
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| invalid_response(format!("the agent card at {url} is not JSON: {e}")).with_meta("url", url))?;
-    let Some(obj) = value.as_object() else {
+    if !value.is_object() {
         return Err(invalid_response(format!("the agent card at {url} is not a JSON object")).with_meta("url", url));
-    };
-    let is_v10 = obj.contains_key("supportedInterfaces") || obj.contains_key("supported_interfaces");
-    let is_v03 = obj.contains_key("url") || obj.contains_key("protocolVersion");
-    if is_v10 || !is_v03 {
-        return model::parse_value::<AgentCard>(value).map_err(bad);
     }
-    let card: v03::AgentCard = model::parse_value(value).map_err(bad)?;
-    AgentCard::try_from(card).map_err(bad)
+    read_card(value).map_err(bad)
+}
+
+/// A card given as JSON, 1.0 or 0.3 (converted to 1.0), as [`parse_card`] reads one; its
+/// faults are InvalidParams naming the field (the caller's, not an agent's).
+pub fn read_card(value: Value) -> Result<AgentCard> {
+    let has = |key: &str| value.as_object().is_some_and(|obj| obj.contains_key(key));
+    let is_v10 = has("supportedInterfaces") || has("supported_interfaces");
+    let is_v03 = has("url") || has("protocolVersion");
+    if is_v10 || !is_v03 {
+        return model::parse_value::<AgentCard>(value);
+    }
+    let card: v03::AgentCard = model::parse_value(value)?;
+    AgentCard::try_from(card)
 }
 
 #[cfg(test)]
@@ -313,6 +320,12 @@ mod tests {
             (ErrorKind::InvalidAgentResponse, "supportedInterfaces[0].url")
         );
         assert!(err.message.contains("supportedInterfaces[0].url"), "{err}");
+        // Given by a caller (`ClientBuilder::from_card_value`): the same reading, its faults
+        // the caller's (InvalidParams).
+        assert_eq!(read_card(v03.clone()).unwrap(), card);
+        let mut no_skills = v03.clone();
+        no_skills["skills"] = json!("none");
+        assert_eq!(read_card(no_skills).unwrap_err().kind, ErrorKind::InvalidParams);
         let mut broken = v03;
         broken.as_object_mut().unwrap().remove("name");
         let err = parse_card(broken.to_string().as_bytes(), "http://x").unwrap_err();

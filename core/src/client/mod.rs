@@ -391,6 +391,12 @@ impl ClientBuilder {
         self.build(http, card)
     }
 
+    /// [`ClientBuilder::from_card`] for a card as JSON: 1.0, or a 0.3 card (an agent that
+    /// speaks 0.3 only), read as [`ClientBuilder::connect`] reads a fetched one.
+    pub fn from_card_value(self, card: serde_json::Value) -> Result<Client> {
+        self.from_card(card::read_card(card)?)
+    }
+
     fn build(self, http: Http, card: AgentCard) -> Result<Client> {
         let c = &http.config;
         let endpoint = select_interface(&card, c.preferred_binding, c.allow_v03, c.prefer_v03)?;
