@@ -700,7 +700,16 @@ impl Client {
 
     /// The extended card (authenticated; a 0.3 agent's card converted to 1.0).
     pub async fn get_extended_agent_card(&self) -> Result<AgentCard> {
-        self.unary(A2ARequest::GetExtendedAgentCard(GetExtendedAgentCardRequest::default()), "").await
+        let req = A2ARequest::GetExtendedAgentCard(GetExtendedAgentCardRequest::default());
+        if self.protocol_version() != ProtocolVersion::V03 {
+            return self.unary(req, "").await;
+        }
+        // Held, as a 0.3 agent's public card is, to the 0.3 schema only (its conversion
+        // checked that), not to 1.0's minimums (a mode, a skill), which 0.3 cards may lack.
+        let span = self.span(&req, "");
+        let value = self.transport.call(req).instrument(span).await?;
+        serde_json::from_value(value)
+            .map_err(|e| transport::agent_fault(A2AError::invalid_field("result", e.to_string())))
     }
 }
 

@@ -927,3 +927,26 @@ async fn a_0_3_stream_cut_after_its_task_ended_reads_the_task_instead_of_waiting
     let ops: Vec<String> = server.requests().iter().map(|r| r.rpc_method()).filter(|m| !m.is_empty()).collect();
     assert!(!ops.iter().any(|m| m == "tasks/resubscribe"), "{ops:?}");
 }
+
+/// What the 0.3 schema allows and a2a-sdk 0.3 serves is read, public card and extended card
+/// alike: no `protocolVersion` (the schema's default), an empty description, no input modes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lean_0_3_cards_are_read_public_and_extended_alike() {
+    let server = raw_server(|req, _| {
+        let mut card = v03_card(&format!("{}/rpc", req.base()));
+        card.as_object_mut().unwrap().remove("protocolVersion");
+        card["description"] = json!("");
+        card["defaultInputModes"] = json!([]);
+        match (req.path(), req.rpc_method().as_str()) {
+            (CARD, _) => Action::json(200, &card),
+            ("/rpc", "agent/getAuthenticatedExtendedCard") => Action::json(200, &req.rpc_result(card)),
+            other => panic!("unexpected {other:?}"),
+        }
+    })
+    .await;
+    let client = Client::builder().card_cache(Arc::new(CardCache::new())).connect(&server.base).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V03);
+    assert_eq!(client.card().description, "");
+    let extended = client.get_extended_agent_card().await.unwrap();
+    assert!(extended.default_input_modes.is_empty(), "{extended:?}");
+}

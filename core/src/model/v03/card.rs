@@ -17,6 +17,9 @@ use std::collections::BTreeMap;
 #[serde(remote = "Self")]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCard {
+    /// The schema's default (`0.3.0`) when absent, as a2a-sdk 0.3 reads it (0.2-era cards
+    /// leave it out).
+    #[serde(default = "default_protocol_version")]
     pub protocol_version: String,
     pub name: String,
     pub description: String,
@@ -291,11 +294,16 @@ impl<'de> Deserialize<'de> for SecurityScheme {
 // Validation (what serde cannot check)
 // ---------------------------------------------------------------------------------------------
 
+fn default_protocol_version() -> String {
+    super::PROTOCOL_VERSION.to_owned()
+}
+
 impl Validate for AgentCard {
+    /// What the 0.3 schema requires, no more: its strings may be empty (`description: ""`),
+    /// its lists too (a2a-sdk 0.3 reads such cards).
     fn validate_at(&self, at: &str) -> Result<()> {
         required(at, "protocolVersion", &self.protocol_version)?;
         required(at, "name", &self.name)?;
-        required(at, "description", &self.description)?;
         required(at, "url", &self.url)?;
         for (i, iface) in self.additional_interfaces.iter().enumerate() {
             let at = format!("{}[{i}]", join(at, "additionalInterfaces"));
