@@ -242,8 +242,24 @@ pub fn decode_value(bytes: &[u8]) -> Result<Value> {
 /// A decoded message as ProtoJSON. What fails here is a value protobuf carries but A2A does not
 /// define (an enum number beyond the proto's): the sender's fault, of the given kind.
 fn to_json<M: Serialize>(message: &M, kind: ErrorKind) -> Result<Value> {
-    let mut value = serde_json::to_value(message)
-        .map_err(|e| A2AError::new(kind, format!("the message holds a value A2A does not define: {e}")))?;
+    let mut value = serde_path_to_error::serialize(message, serde_json::value::Serializer).map_err(|e| {
+        // Named by the message that holds it (`message`: pbjson fails before it names the
+        // field itself), with what is wrong: an enum number the proto does not define, a
+        // Timestamp out of range.
+        let why = match e.inner().to_string() {
+            inner if inner.starts_with("Invalid variant") => {
+                let number = inner.trim_start_matches("Invalid variant").trim();
+                format!("an enum field holds {number}, a number the proto does not define")
+            }
+            inner if inner.contains("datetime") || inner.contains("integral type conversion") => {
+                "is not a Timestamp A2A can hold (seconds from 0001 to 9999, nanos 0 to 999,999,999)".to_owned()
+            }
+            inner => format!("holds a value A2A does not define: {inner}"),
+        };
+        let mut error = A2AError::invalid_field(e.path().to_string(), why);
+        error.kind = kind;
+        error
+    })?;
     whole_numbers_as_integers(&mut value);
     Ok(value)
 }
@@ -576,8 +592,19 @@ mod tests {
         let unknown = pb::SendMessageRequest { message: Some(message), ..Default::default() };
         let err = decode_request(Method::SendMessage, &unknown.encode_to_vec()).unwrap_err();
         assert_eq!(err.kind, crate::ErrorKind::InvalidParams, "{}", err.message);
+        // Named by where it is (it was "Invalid variant 99").
+        assert_eq!(err.violations[0].field, "message", "{}", err.message);
+        assert_eq!(err.violations[0].description, "an enum field holds 99, a number the proto does not define");
         let listed = pb::ListTasksRequest { status: 99, ..Default::default() };
         let err = decode_request(Method::ListTasks, &listed.encode_to_vec()).unwrap_err();
         assert_eq!(err.kind, crate::ErrorKind::InvalidParams, "{}", err.message);
+        assert!(err.message.contains("holds 99"), "{}", err.message);
+        // A Timestamp past what A2A holds.
+        let late = pb::ListTasksRequest {
+            status_timestamp_after: Some(pbjson_types::Timestamp { seconds: 1 << 62, nanos: 0 }),
+            ..Default::default()
+        };
+        let err = decode_request(Method::ListTasks, &late.encode_to_vec()).unwrap_err();
+        assert_eq!(err.violations[0].field, "statusTimestampAfter", "{}", err.message);
     }
 }
