@@ -514,6 +514,21 @@ class ClusterTest(unittest.TestCase):
         a, b = self.start_servers()
         self.delayed_task_seen_from_b(a, b, timeout=6)
 
+    # 1b -----------------------------------------------------------------------------------
+    def test_a_turn_that_returns_with_the_task_active_ends_streams_on_both_instances(self):
+        # The turn runs on A and returns after 1.5 s, the task still WORKING: A's streams end
+        # there (the README's "when the turn running the task ends without one"), and B's,
+        # which only hear of it through the store, must end too (they stayed open for good).
+        a, b = self.start_servers()
+        task_id = self.track(a.send(mid("plain-turn"), "delay_ms=1500"))["id"]
+        streams = [self.stream(a.subscribe_rest(task_id)), self.stream(b.subscribe_rest(task_id)),
+                   self.stream(b.subscribe_rpc(task_id))]
+        for sse in streams:
+            events = sse.read_to_end(10)
+            self.assertTrue(events, f"{sse.server.name}: no events")
+            self.assertEqual(events[0].kind, "task", f"{sse.server.name}: {events}")
+        self.assertEqual(b.get_task(task_id)["status"]["state"], "TASK_STATE_WORKING")
+
     # 2 ------------------------------------------------------------------------------------
     def test_cancel_on_b_ends_a_executor_and_both_streams(self):
         a, b = self.start_servers()

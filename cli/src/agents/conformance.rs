@@ -68,7 +68,17 @@ impl AgentExecutor for Conformance {
                 events.artifact_parts("echo", vec![Part::text(format!("echo: {text}"))]).await?;
                 events.complete(None).await?;
             }
-            Script::Default => events.working().await?,
+            Script::Default => {
+                events.working().await?;
+                // With `delay_ms=N` the turn lasts that long before it returns, the task still
+                // WORKING (for tests of a turn that ends without a final state).
+                if text.split_whitespace().any(|w| w.starts_with("delay_ms=")) {
+                    tokio::select! {
+                        () = tokio::time::sleep(delay(&text)) => {}
+                        () = ctx.cancelled.cancelled() => {}
+                    }
+                }
+            }
         }
         Ok(())
     }

@@ -165,6 +165,10 @@ pub struct PushDue {
 pub enum Moved {
     /// The task is now at `version`.
     Task { tenant: String, id: String, version: u64 },
+    /// The instance running the task's turn gave its lease back, the task at `version` and
+    /// still active (its execution returned without ending or interrupting it): no instance
+    /// runs it until a message starts the next turn.
+    TurnEnded { tenant: String, id: String, version: u64 },
     /// Something may have moved that was not heard of (the listening connection was lost, or
     /// a notice was too long): whoever follows tasks should check each one.
     Unknown,

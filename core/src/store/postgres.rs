@@ -161,8 +161,14 @@ async fn listen(pool: PgPool, tx: tokio::sync::broadcast::Sender<Moved>) {
     }
 }
 
-/// A NOTIFY payload `[tenant, id, version]`; anything else is [`Moved::Unknown`].
+/// A NOTIFY payload `[tenant, id, version]` (a commit), or `[tenant, id, version,
+/// "turn-ended"]` (a lease given back); anything else is [`Moved::Unknown`].
 fn parse_move(payload: &str) -> Moved {
+    if let Ok((tenant, id, version, what)) = serde_json::from_str::<(String, String, i64, String)>(payload)
+        && what == "turn-ended"
+    {
+        return Moved::TurnEnded { tenant, id, version: seq_u64(version) };
+    }
     match serde_json::from_str::<(String, String, i64)>(payload) {
         Ok((tenant, id, version)) => Moved::Task { tenant, id, version: seq_u64(version) },
         Err(_) => Moved::Unknown,
@@ -383,8 +389,17 @@ impl TaskStore for PostgresStore {
     }
 
     async fn release_lease(&self, tenant: &str, id: &str, owner: &str) -> Result<()> {
+        // Announced (`Moved::TurnEnded`), so other instances end their streams of the task as
+        // this one does; a pointer too long for NOTIFY goes empty, as the trigger's do.
         sqlx::query(
-            "UPDATE a2a_tasks SET owner = NULL, lease_until = NULL WHERE tenant = $1 AND id = $2 AND owner = $3",
+            "WITH released AS (
+                UPDATE a2a_tasks SET owner = NULL, lease_until = NULL
+                WHERE tenant = $1 AND id = $2 AND owner = $3 RETURNING tenant, id, version
+             ), notice AS (
+                SELECT json_build_array(tenant, id, version, 'turn-ended')::text AS payload FROM released
+             )
+             SELECT pg_notify('a2a_tasks', CASE WHEN octet_length(payload) > 7900 THEN '' ELSE payload END)
+             FROM notice",
         )
         .bind(tenant)
         .bind(id)

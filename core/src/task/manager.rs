@@ -48,7 +48,10 @@ const BATCH: usize = 64;
 /// Log entries read per query when a stream catches up.
 const LOG_PAGE: usize = 256;
 /// Ids of executions (one per message), so a waiter stops at its own execution's end only.
-static NEXT_EXECUTION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static NEXT_EXECUTION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+/// The "execution" whose end another instance announced (see [`crate::store::Moved::TurnEnded`]):
+/// no waiter waits for it, and a stream ends on it as on a local one's end.
+const ELSEWHERE: u64 = 0;
 
 /// What SendMessage produced.
 pub enum Sent {
@@ -658,6 +661,17 @@ async fn follow_moves(
             Moved::Task { tenant, id, version } => {
                 if let Some(guard) = inner.live.get(&(tenant, id)) {
                     inner.follow(&guard, Some(version)).await;
+                }
+            }
+            // The instance that ran the task's turn returned with the task still active: this
+            // one's streams of it end as that instance's did (the turn is over; the next
+            // message starts another), once they have what the turn committed.
+            Moved::TurnEnded { tenant, id, version } => {
+                if let Some(guard) = inner.live.get(&(tenant, id)) {
+                    inner.follow(&guard, Some(version)).await;
+                    if guard.executions.load(Ordering::Acquire) == 0 {
+                        guard.publish(BusItem::ExecutionEnded(ELSEWHERE));
+                    }
                 }
             }
             Moved::Unknown => {
