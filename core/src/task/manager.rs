@@ -1525,10 +1525,7 @@ impl Inner {
                 slot.unload();
                 self.load(guard, slot).await?;
                 self.publish_logged(guard, base, slot.version).await;
-                if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) {
-                    // Another writer ended the task (a cancel on another instance): stop here too.
-                    guard.cancel();
-                }
+                self.stop_if_ended_elsewhere(guard, slot);
                 Ok(false)
             }
             Err(e) => {
@@ -1581,17 +1578,24 @@ impl Inner {
         }
         if slot.version > from {
             slot.snapshots = Default::default();
-            if slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) && !guard.is_cancelled() {
-                tracing::info!(task_id = id, "the task was ended by another instance; stopping its execution here");
-                guard.cancel();
-                // A cancel routed here from another instance: the executor that runs the task
-                // gets its `cancel` call (what it writes is refused: the task has ended).
-                if let Some(task) = slot.task.clone().filter(|t| t.status.state == TaskState::Canceled)
-                    && guard.executions.load(Ordering::Acquire) > 0
-                {
-                    self.spawn_agent_cancel(guard, task);
-                }
-            }
+            self.stop_if_ended_elsewhere(guard, &slot);
+        }
+    }
+
+    /// Another writer ended the task (a cancel on another instance): the execution running it
+    /// here stops, and for a cancel the executor gets its `cancel` call (what it writes is
+    /// refused: the task has ended). Whichever way this instance heard of it: a notice
+    /// ([`Self::follow`]) or its own write refused for the version ([`Self::commit_applied`]).
+    fn stop_if_ended_elsewhere(&self, guard: &LiveGuard, slot: &Slot) {
+        if !slot.task.as_ref().is_some_and(|t| t.status.state.is_terminal()) || guard.is_cancelled() {
+            return;
+        }
+        tracing::info!(task_id = %guard.key.1, "the task was ended by another instance; stopping its execution here");
+        guard.cancel();
+        if let Some(task) = slot.task.clone().filter(|t| t.status.state == TaskState::Canceled)
+            && guard.executions.load(Ordering::Acquire) > 0
+        {
+            self.spawn_agent_cancel(guard, task);
         }
     }
 
