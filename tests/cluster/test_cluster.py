@@ -777,6 +777,21 @@ class ClusterTest(unittest.TestCase):
         # Cross-instance streaming works again (both LISTEN connections came back, or the poll).
         self.delayed_task_seen_from_b(a, b, timeout=10)
 
+    # 8b -----------------------------------------------------------------------------------
+    def test_an_outage_longer_than_a_lease_does_not_reap_a_healthy_instances_task(self):
+        """Leases lapse while nobody reaches the database; when it is back, the instance that
+        runs nothing must not reap A's task (alive, renewing again) before A has renewed: it
+        ended FAILED, "the instance ... was lost", in 1 of 3 runs."""
+        pg_sh = os.path.join(ROOT, "tests", "pg.sh")
+        a, b = self.start_servers(["--lease-ms", "1500", "--reap-interval-ms", "100"])
+        running = self.track(a.send(mid("tck-delayed-complete"), "delay_ms=9000"))
+        subprocess.run([pg_sh, "stop"], check=True, capture_output=True, timeout=60)
+        self.addCleanup(lambda: subprocess.run([pg_sh, "start"], capture_output=True, timeout=120))
+        time.sleep(3.0)  # two leases
+        subprocess.run([pg_sh, "start"], check=True, capture_output=True, timeout=120)
+        ended = self.wait_state(b, running["id"], TERMINAL, timeout=20)
+        self.assertEqual(ended["status"]["state"], "TASK_STATE_COMPLETED", ended)
+
     # 9 ------------------------------------------------------------------------------------
     def test_sigterm_of_a_subscribers_instance_ends_its_streams_retryable(self):
         """A rolling restart: B, which only follows a task A runs, is stopped (SIGTERM). Its

@@ -625,12 +625,20 @@ async fn keep_leases(inner: std::sync::Weak<Inner>, reap_interval: Duration, shu
         if renewing {
             // Only what runs here: a lease whose execution is gone must lapse.
             let running: Vec<(String, String)> = inner.live.running().iter().map(|g| g.key.clone()).collect();
-            if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease, &running).await {
+            if running.is_empty() {
+                // Nothing to renew, but whether the store is in reach all the same: an instance
+                // that runs nothing must not reap the moment a database outage ends, before the
+                // owners that came through it have renewed.
+                if let Err(e) = inner.stores.tasks.ping().await {
+                    tracing::debug!(error = %e, "the task store is out of reach");
+                    unreachable = Some(tokio::time::Instant::now());
+                }
+            } else if let Err(e) = inner.stores.tasks.renew_leases(&inner.instance, inner.lease, &running).await {
                 tracing::warn!(error = %e, "could not renew task leases");
                 unreachable = Some(tokio::time::Instant::now());
             }
-        } else if unreachable.is_none_or(|at| at.elapsed() >= 2 * lease) {
-            inner.reap().await;
+        } else if unreachable.is_none_or(|at| at.elapsed() >= 2 * lease) && !inner.reap().await {
+            unreachable = Some(tokio::time::Instant::now());
         }
     }
 }
@@ -966,12 +974,13 @@ impl Inner {
 
     /// Ends the tasks whose owner's lease expired (its instance is presumed lost): FAILED with
     /// a status message saying so, committed only if the lease is still expired then.
-    async fn reap(&self) {
+    /// `false` when the store was out of reach.
+    async fn reap(&self) -> bool {
         let orphans = match self.stores.tasks.orphaned_tasks(100).await {
             Ok(orphans) => orphans,
             Err(e) => {
                 tracing::warn!(error = %e, "could not look for tasks of lost instances");
-                return;
+                return false;
             }
         };
         for (tenant, id) in orphans {
@@ -998,6 +1007,7 @@ impl Inner {
                 tracing::warn!(task_id = id, owner, "ended a task whose instance was lost (lease expired)");
             }
         }
+        true
     }
 
     /// The events logged after `after` up to `upto`, as a stream sends them; the task's
