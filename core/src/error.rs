@@ -514,8 +514,14 @@ fn camel_path(path: &str) -> String {
 /// not finite.
 pub fn seconds(secs: f64, field: &str) -> Result<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(secs)
+        .map(|d| d.min(LONGEST))
         .map_err(|_| A2AError::invalid_field(field, "a finite number of seconds, 0 or more"))
 }
+
+/// The longest duration an option holds: longer ones (Kotlin's `Duration.INFINITE` as a
+/// `java.time.Duration`, `Long.MAX_VALUE` seconds) mean "no limit" in practice, and taken as
+/// given they overflowed the clock (`now + grace` panicked in a server's stop).
+pub const LONGEST: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// A timeout given in seconds that must be positive and finite; InvalidParams naming `field`
 /// otherwise. `a2a serve` reads its flags with it too.
@@ -523,11 +529,22 @@ pub fn positive_seconds(secs: f64, field: &str) -> Result<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(secs)
         .ok()
         .filter(|d| !d.is_zero())
+        .map(|d| d.min(LONGEST))
         .ok_or_else(|| A2AError::invalid_field(field, "a positive, finite number of seconds"))
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn durations_past_a_century_are_a_century() {
+        let huge = 9.2e18; // Long.MAX_VALUE seconds
+        assert_eq!(super::seconds(huge, "x").unwrap(), super::LONGEST);
+        assert_eq!(super::positive_seconds(huge, "x").unwrap(), super::LONGEST);
+        // Added to the clock, it does not overflow.
+        assert!(std::time::Instant::now().checked_add(super::LONGEST).is_some());
+        assert_eq!(super::seconds(1.5, "x").unwrap(), std::time::Duration::from_millis(1500));
+    }
+
     use super::*;
 
     #[test]

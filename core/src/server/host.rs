@@ -729,6 +729,17 @@ mod tests {
         }
     }
 
+    /// Kotlin's `Duration.INFINITE` as a grace (2^63 seconds; more here): the stop panicked
+    /// adding it to the clock, and reported a failure though the server had stopped.
+    #[tokio::test]
+    async fn an_endless_shutdown_grace_stops_cleanly() {
+        let options = ServerOptions::from_value(json!({"limits": {"shutdownGrace": 1.8e19}})).unwrap();
+        let server = HostedServer::new(a_card(), options).unwrap();
+        server.start(Arc::new(Quiet), "127.0.0.1", 0).await.unwrap();
+        server.stop().await.unwrap();
+        assert!(server.addr().is_none());
+    }
+
     #[test]
     fn a_bad_extended_card_is_named_as_the_option() {
         let card = json!({"name": "a", "description": "b", "version": "1", "capabilities": {},
