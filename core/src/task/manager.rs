@@ -1001,7 +1001,9 @@ impl Inner {
             }
             let owner = slot.lease.as_ref().map(|l| l.owner.clone()).unwrap_or_default();
             let text =
-                "the instance of this agent that was running the task was lost; send the message again".to_owned();
+                "the instance of this agent that was running the task stopped renewing its hold on it (it was lost, \
+                 or could not reach the task store); send the message again"
+                    .to_owned();
             let failed = self.status_event(&guard, TaskState::Failed, Some(text));
             if self.apply_locked_as(&guard, &mut slot, vec![failed], None, true).await.is_ok() {
                 tracing::warn!(task_id = id, owner, "ended a task whose instance was lost (lease expired)");
