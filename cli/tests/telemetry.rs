@@ -140,6 +140,13 @@ fn send(host: &str, traceparent: &str, text: &str, hook: Option<&str>) -> u16 {
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"{text}","role":"ROLE_USER","parts":[{{"text":"{text}"}}]}}{push}}}}}"#
     );
+    let (status, raw) = post_rpc(host, traceparent, &body);
+    assert!(raw.contains(r#""result""#), "{raw}");
+    status
+}
+
+/// A JSON-RPC request with `traceparent`; the HTTP status and the whole answer.
+fn post_rpc(host: &str, traceparent: &str, body: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(host).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
@@ -150,8 +157,7 @@ fn send(host: &str, traceparent: &str, text: &str, hook: Option<&str>) -> u16 {
     .unwrap();
     let mut raw = String::new();
     stream.read_to_string(&mut raw).unwrap();
-    assert!(raw.contains(r#""result""#), "{raw}");
-    raw.split_whitespace().nth(1).unwrap().parse().unwrap()
+    (raw.split_whitespace().nth(1).unwrap().parse().unwrap(), raw)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -173,6 +179,9 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     let hook = format!("{collector}/hook");
     assert_eq!(send(&server.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), "traced", Some(&hook)), 200);
     assert_eq!(send(&server.host, "00-not-a-trace-context", "untraced", None), 200);
+    let missing = r#"{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"no-such-task"}}"#;
+    let (status, raw) = post_rpc(&server.host, &format!("00-{TRACE_ID}-{PARENT_ID}-01"), missing);
+    assert!(status == 200 && raw.contains("-32001"), "{raw}");
 
     let collected = || -> Vec<(Span, Vec<String>)> {
         exported
@@ -222,6 +231,17 @@ fn request_spans_continue_the_callers_trace_and_executions_are_their_children() 
     assert_eq!(attribute(traced, "http.request.method").as_deref(), Some("POST"));
     assert_eq!(attribute(traced, "url.path").as_deref(), Some("/"));
     assert_eq!(attribute(traced, "http.response.status_code").as_deref(), Some("IntValue(200)"));
+
+    // A failed call says so on its span (JSON-RPC answers HTTP 200 whatever happened): its
+    // reason and code; a caller's mistake is no Error status.
+    let refused = spans
+        .iter()
+        .map(|(s, _)| s)
+        .find(|s| s.name == "lf.a2a.v1.A2AService/GetTask" && hex(&s.trace_id) == TRACE_ID)
+        .unwrap_or_else(|| panic!("no GetTask span: {spans:#?}"));
+    assert_eq!(attribute(refused, "error.type").as_deref(), Some("TASK_NOT_FOUND"));
+    assert_eq!(attribute(refused, "rpc.jsonrpc.error_code").as_deref(), Some("IntValue(-32001)"));
+    assert!(refused.status.as_ref().is_none_or(|s| s.code == 0), "{refused:#?}");
 
     let execute = spans
         .iter()

@@ -194,6 +194,11 @@ impl A2AService {
             enduser.id = Empty,
             trace_id = Empty,
             span_id = Empty,
+            error.type = Empty,
+            rpc.jsonrpc.error_code = Empty,
+            rpc.grpc.status_code = Empty,
+            otel.status_code = Empty,
+            otel.status_message = Empty,
         );
         crate::trace_context::continue_trace(&span, req.headers());
         crate::trace_context::record_ids(&span, req.headers());
@@ -212,6 +217,7 @@ impl A2AService {
             tracing::debug!(status = resp.status().as_u16(), "response");
             // Answers no layer named (a 404, a refused method) by their HTTP status.
             metrics::outcome(if resp.status().is_success() { "OK" } else { "HTTP_ERROR" });
+            record_failure(&tracing::Span::current(), resp.status());
             metrics::observe(|o| app.handler.metrics().request(o, started));
             resp
         };
@@ -219,6 +225,62 @@ impl A2AService {
         // future holds it, each a move that would otherwise copy the whole dispatch future.
         let observed = Observed { peer: self.peer, ..Observed::default() };
         metrics::OBSERVED.scope(observed, Box::pin(answer).instrument(span)).await
+    }
+}
+
+/// A failed request on its span, as OpenTelemetry's RPC and HTTP conventions say (see
+/// [`Failure::of`]). JSON-RPC and gRPC answer HTTP 200 whatever happened, so without this a
+/// failure showed nowhere on the span.
+fn record_failure(span: &tracing::Span, status: StatusCode) {
+    let (reason, binding) = metrics::observed(|o| (o.outcome.get(), o.binding.get())).unwrap_or(("", ""));
+    let Some(failure) = Failure::of(reason, binding, status) else { return };
+    if let Some(reason) = failure.error_type {
+        span.record("error.type", reason);
+    }
+    match failure.code {
+        Some(Code::JsonRpc(code)) => span.record("rpc.jsonrpc.error_code", i64::from(code)),
+        Some(Code::Grpc(code)) => span.record("rpc.grpc.status_code", i64::from(code)),
+        None => span,
+    };
+    if let Some(message) = failure.error_status {
+        span.record("otel.status_code", "ERROR");
+        span.record("otel.status_message", message);
+    }
+}
+
+/// What a request's span says of its failure.
+#[derive(Debug, PartialEq)]
+struct Failure {
+    /// The error's reason (`TASK_NOT_FOUND`).
+    error_type: Option<&'static str>,
+    code: Option<Code>,
+    /// Error status, with its message: the server's faults only (5xx, or an error the table
+    /// answers with 5xx: UNAVAILABLE, INTERNAL...), never a caller's mistake.
+    error_status: Option<&'static str>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Code {
+    JsonRpc(i32),
+    Grpc(i32),
+}
+
+impl Failure {
+    /// `None` for a success.
+    fn of(reason: &'static str, binding: &str, status: StatusCode) -> Option<Self> {
+        if reason == "OK" || reason.is_empty() {
+            let fault = status.is_server_error().then_some("the server failed");
+            return fault.map(|m| Failure { error_type: None, code: None, error_status: Some(m) });
+        }
+        let spec = crate::error::ERROR_TABLE.iter().find(|e| e.reason == reason);
+        let code = spec.and_then(|e| match binding {
+            "jsonrpc" => Some(Code::JsonRpc(e.jsonrpc_code)),
+            "grpc" => Some(Code::Grpc(crate::grpc::status::code(e.grpc_status))),
+            _ => None,
+        });
+        let fault = status.is_server_error() || spec.is_some_and(|e| e.http_status >= 500);
+        let error_status = fault.then(|| spec.map_or(reason, |e| e.name));
+        Some(Failure { error_type: Some(reason), code, error_status })
     }
 }
 
@@ -1092,6 +1154,25 @@ pub(crate) fn status(code: u16) -> StatusCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_on_the_span_is_an_error_only_when_the_server_failed() {
+        let of = Failure::of;
+        assert_eq!(of("OK", "jsonrpc", StatusCode::OK), None);
+        // A caller's mistake: named, coded, no Error status.
+        let missing = of("TASK_NOT_FOUND", "jsonrpc", StatusCode::OK).unwrap();
+        assert_eq!(
+            missing,
+            Failure { error_type: Some("TASK_NOT_FOUND"), code: Some(Code::JsonRpc(-32001)), error_status: None }
+        );
+        assert_eq!(of("TASK_NOT_FOUND", "grpc", StatusCode::OK).unwrap().code, Some(Code::Grpc(5)));
+        // The server's faults, whatever the HTTP status says (JSON-RPC and gRPC answer 200).
+        let away = of("UNAVAILABLE", "grpc", StatusCode::OK).unwrap();
+        assert_eq!((away.code, away.error_status), (Some(Code::Grpc(14)), Some("UnavailableError")));
+        assert!(of("INTERNAL", "jsonrpc", StatusCode::OK).unwrap().error_status.is_some());
+        assert!(of("HTTP_ERROR", "http+json", StatusCode::BAD_GATEWAY).unwrap().error_status.is_some());
+        assert!(of("HTTP_ERROR", "http+json", StatusCode::NOT_FOUND).unwrap().error_status.is_none());
+    }
 
     #[test]
     fn interface_paths() {
