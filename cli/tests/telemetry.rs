@@ -619,3 +619,23 @@ fn a_caller_cannot_forge_a_log_line() {
     assert!(seen.iter().any(|l| l.contains("request failed")), "{seen:#?}");
     assert!(!seen.iter().any(|l| l.starts_with("2026-11-29T00:00:00Z")), "a forged line: {seen:#?}");
 }
+
+#[test]
+fn without_export_push_notifications_carry_the_callers_trace_context() {
+    // No exporter and no propagator of our own: the webhook gets the context the request came
+    // with (a trace started upstream, by a mesh or a gateway, goes on through the webhook).
+    let (collector, exported) = receiver();
+    let (server, lines) = start(
+        a2a_serve(&["--allow-private-webhooks"]).env("RUST_LOG", "warn").env_remove("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    );
+    std::thread::spawn(move || for _ in lines {});
+    let traceparent = format!("00-{TRACE_ID}-{PARENT_ID}-01");
+    assert_eq!(send(&server.host, &traceparent, "pushed", Some(&format!("{collector}/hook"))), 200);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while exported.lock().unwrap().hooks.len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let hooks = exported.lock().unwrap().hooks.clone();
+    assert!(hooks.len() >= 2, "the task's notifications did not arrive: {hooks:?}");
+    assert!(hooks.iter().all(|h| h.as_deref() == Some(traceparent.as_str())), "{hooks:?}");
+}

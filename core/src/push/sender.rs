@@ -608,11 +608,16 @@ impl Inner {
             host = job.url.host_str().unwrap_or(""),
             attempts = tracing::field::Empty,
             outcome = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
         );
         crate::trace_context::continue_trace(&span, &job.trace);
         let (outcome, attempts) = self.deliver_in_span(job).instrument(span.clone()).await;
         span.record("outcome", outcome);
         span.record("attempts", i64::from(attempts));
+        if outcome != "delivered" {
+            // Failed, refused or dropped: the notification did not arrive.
+            span.record("otel.status_code", "ERROR");
+        }
     }
 
     /// [`Inner::deliver`]'s work: the outcome settled, and the attempts it took.

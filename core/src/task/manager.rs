@@ -1089,9 +1089,20 @@ impl Inner {
         execution: u64,
     ) -> Execution {
         // DEBUG like the request span (see server::service): formatting it costs at INFO.
-        let span = tracing::debug_span!("a2a.execute", task_id = %ctx.task_id, context_id = %ctx.context_id);
+        let span = tracing::debug_span!(
+            "a2a.execute",
+            task_id = %ctx.task_id,
+            context_id = %ctx.context_id,
+            otel.status_code = tracing::field::Empty,
+            otel.status_message = tracing::field::Empty,
+        );
         guard.executions.fetch_add(1, Ordering::AcqRel);
-        Execution::new(
+        // The trace context the request came with: what push notifications carry when this
+        // process does not trace itself (when it does, its own spans' context, which descends
+        // from it). A spawned task would not inherit it: the execution carries it.
+        let caller = ctx.trace.clone();
+        Execution::new(crate::trace_context::with_caller(
+            caller,
             async move {
                 let cancelled = ctx.cancelled.clone();
                 let work = async {
@@ -1162,6 +1173,9 @@ impl Inner {
                         Some(Err(e)) => {
                             // For the operator: the task's status says it to the caller only.
                             tracing::warn!(task_id = %guard.key.1, error = ?e.message, "the executor failed; its task ends FAILED");
+                            let span = tracing::Span::current();
+                            span.record("otel.status_code", "ERROR");
+                            span.record("otel.status_message", e.message.as_str());
                             Some(e.message)
                         }
                         // Nothing from the agent: no task, or only the one a blocking wait made.
@@ -1197,7 +1211,7 @@ impl Inner {
                 }
             }
             .instrument(span),
-        )
+        ))
     }
 
     /// After a panic in this server's own handling of an execution (a bug; the agent's panics
