@@ -53,6 +53,7 @@ pub(crate) fn init(service: &str) {
         if !wanted() {
             return None;
         }
+        crate::telemetry::warn_compression("METRICS");
         let exporter = match opentelemetry_otlp::MetricExporter::builder().with_http().build() {
             Ok(exporter) => exporter,
             Err(e) => {
@@ -60,8 +61,8 @@ pub(crate) fn init(service: &str) {
                 return None;
             }
         };
-        let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| service.to_owned());
-        let resource = opentelemetry_sdk::Resource::builder().with_service_name(service).build();
+        let resource =
+            opentelemetry_sdk::Resource::builder().with_service_name(crate::telemetry::service_name(service)).build();
         let provider = SdkMeterProvider::builder()
             .with_reader(PeriodicReader::builder(exporter).build())
             .with_resource(resource)

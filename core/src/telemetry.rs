@@ -59,12 +59,12 @@ impl OtlpTraces {
                  (point the endpoint at the collector's HTTP port, usually 4318)"
             );
         }
+        warn_compression("TRACES");
         let mut exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().build() {
             Ok(exporter) => exporter,
             Err(e) => return Some(Err(format!("OpenTelemetry: cannot export traces: {e}"))),
         };
-        let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| default_service.to_owned());
-        let resource = opentelemetry_sdk::Resource::builder().with_service_name(service).build();
+        let resource = opentelemetry_sdk::Resource::builder().with_service_name(service_name(default_service)).build();
         opentelemetry_sdk::trace::SpanExporter::set_resource(&mut exporter, &resource);
         let queue = ExportQueue::start(exporter, QueueLimits::from_env());
         let provider = SdkTracerProvider::builder().with_span_processor(queue).with_resource(resource).build();
@@ -332,5 +332,47 @@ fn export_loop<E: SpanExporter>(exporter: E, queued: Receiver<Job>, limits: Queu
                 return;
             }
         }
+    }
+}
+
+/// Says that a compression asked for (`OTEL_EXPORTER_OTLP_[SIGNAL_]COMPRESSION`) is not done:
+/// exports go uncompressed (a collector reads both).
+pub(crate) fn warn_compression(signal: &str) {
+    let asked = [format!("OTEL_EXPORTER_OTLP_{signal}_COMPRESSION"), "OTEL_EXPORTER_OTLP_COMPRESSION".to_owned()]
+        .into_iter()
+        .find_map(|name| std::env::var(&name).ok().filter(|c| !c.trim().is_empty()).map(|c| (name, c)));
+    if let Some((name, compression)) = asked
+        && compression.trim() != "none"
+    {
+        eprintln!("a2a-native: OpenTelemetry: {name}={compression:?} is not supported; exports go uncompressed");
+    }
+}
+
+/// The exported `service.name`: `OTEL_SERVICE_NAME`, else the `service.name` of
+/// `OTEL_RESOURCE_ATTRIBUTES` (as the OpenTelemetry SDKs read them), else `default`.
+pub(crate) fn service_name(default: &str) -> String {
+    pick_service_name(std::env::var("OTEL_SERVICE_NAME").ok(), std::env::var("OTEL_RESOURCE_ATTRIBUTES").ok(), default)
+}
+
+fn pick_service_name(service: Option<String>, attributes: Option<String>, default: &str) -> String {
+    let from_attributes = || {
+        attributes?.split(',').find_map(|pair| {
+            let (key, value) = pair.split_once('=')?;
+            (key.trim() == "service.name" && !value.trim().is_empty()).then(|| value.trim().to_owned())
+        })
+    };
+    service.filter(|s| !s.trim().is_empty()).or_else(from_attributes).unwrap_or_else(|| default.to_owned())
+}
+
+#[cfg(test)]
+mod service_name_tests {
+    use super::pick_service_name as pick;
+
+    #[test]
+    fn the_service_name_comes_from_the_standard_variables_in_their_order() {
+        let attrs = Some("deployment.environment=prod, service.name = billing".to_owned());
+        assert_eq!(pick(Some("named".into()), attrs.clone(), "dflt"), "named");
+        assert_eq!(pick(None, attrs, "dflt"), "billing");
+        assert_eq!(pick(Some(" ".into()), Some("a=b".into()), "dflt"), "dflt");
     }
 }
