@@ -70,6 +70,15 @@ pub async fn serve_metrics(listener: TcpListener, metrics: Arc<Metrics>, shutdow
         };
         let metrics = metrics.clone();
         tokio::spawn(async move {
+            // The connection's first byte within the head's time: until it comes the builder
+            // cannot tell HTTP/1 from HTTP/2, and no head timeout applies yet, so 32 peers
+            // that connected and said nothing held every slot (and every scrape failed) for a
+            // connection's whole lifetime.
+            // (`peek`, not `readable`, which may answer before any byte came.)
+            let mut first = [0u8; 1];
+            if !matches!(tokio::time::timeout(HEADER_READ_TIMEOUT, stream.peek(&mut first)).await, Ok(Ok(1))) {
+                return;
+            }
             let service = hyper::service::service_fn(move |req| {
                 let metrics = metrics.clone();
                 async move { Ok::<_, Infallible>(answer(&req, &metrics)) }
@@ -100,4 +109,38 @@ fn answer(req: &Request<Incoming>, metrics: &Metrics) -> Response<Full<Bytes>> {
     let mut resp = reply(StatusCode::OK, metrics.encode());
     resp.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(CONTENT_TYPE));
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    /// Peers that connect and say nothing are let go after the head's time: 40 of them held
+    /// all 32 slots, and every scrape failed, for a connection's whole lifetime (60 s).
+    #[tokio::test(start_paused = true)]
+    async fn silent_connections_do_not_hold_the_endpoint() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve_metrics(listener, Arc::new(Metrics::new()), std::future::pending()));
+        let mut silent = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            silent.push(TcpStream::connect(addr).await.unwrap());
+        }
+        // Every one accepted (the clock is paused: only this runtime's work moves it).
+        for _ in 0..20 {
+            std::thread::sleep(Duration::from_millis(5));
+            tokio::task::yield_now().await;
+        }
+        let mut refused = TcpStream::connect(addr).await.unwrap();
+        let mut byte = [0u8; 1];
+        assert!(matches!(refused.read(&mut byte).await, Ok(0) | Err(_)), "past the cap a connection is closed");
+        tokio::time::sleep(HEADER_READ_TIMEOUT + Duration::from_secs(1)).await;
+        let mut scrape = TcpStream::connect(addr).await.unwrap();
+        scrape.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
+        let mut answer = String::new();
+        scrape.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
 }
