@@ -174,7 +174,19 @@ fn raise_descriptor_limit() {
     }
 }
 
+/// A write past a file-size limit (`ulimit -f`, systemd's `LimitFSIZE=`) fails with EFBIG,
+/// which the store reports as a failed write (Unavailable), instead of killing the process
+/// with SIGXFSZ at once, as it does by default: then every restart died again at its next write.
+fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to ignore, before any thread of ours cares.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 pub async fn run(args: ServeArgs) -> Result<(), String> {
+    ignore_file_size_signal();
     let public_url = match &args.public_url {
         Some(url) => Some(a2a_native::server::host::public_base(url, "--public-url").map_err(|e| e.message)?),
         None => None,

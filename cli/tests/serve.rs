@@ -15,14 +15,15 @@ struct Served {
 
 /// Starts `a2a serve ARGS --port 0` and reads the URL it announces on stderr.
 fn serve(args: &[&str]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a"))
-        .arg("serve")
-        .args(args)
-        .args(["--port", "0"])
-        .env("RUST_LOG", "warn")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("a2a starts");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_a2a"));
+    command.arg("serve").args(args);
+    served(command)
+}
+
+/// `command` (an `a2a serve`) on a free port, once it has announced where it listens.
+fn served(mut command: Command) -> Served {
+    let mut child =
+        command.args(["--port", "0"]).env("RUST_LOG", "warn").stderr(Stdio::piped()).spawn().expect("a2a starts");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let announce = lines.next().expect("an announcement line").unwrap();
     let base = announce
@@ -1168,4 +1169,34 @@ fn control_characters_from_an_agent_are_printed_escaped() {
     assert!(!out.contains('\u{1b}') && !out.contains('\r') && !out.contains('\u{7}'), "{out:?}");
     assert!(out.contains("\\u{1b}]0;PWNED\\u{7}\\u{1b}[2Jevil"), "{out}");
     assert!(out.contains("line1\\u{d}OVERWRITE\n"), "{out}");
+}
+
+/// Under a file-size limit (`ulimit -f`, systemd's `LimitFSIZE=`) a write past it fails, and
+/// the server says so to the request; it was killed by SIGXFSZ at once, and again at the next
+/// write after every restart.
+#[test]
+fn a_file_size_limit_fails_writes_instead_of_killing_the_server() {
+    let temp = tempfile::tempdir().unwrap();
+    let store = format!("sqlite:{}", temp.path().join("tasks.db").display());
+    let mut command = Command::new("sh");
+    // 512 KiB (ulimit counts 1 KiB blocks in sh), then the server itself.
+    command.args(["-c", r#"ulimit -f 512 && exec "$0" "$@""#, env!("CARGO_BIN_EXE_a2a"), "serve", "--store", &store]);
+    let mut server = served(command);
+    let text = "x".repeat(20_000);
+    let mut refused = None;
+    for i in 0..100 {
+        let message = json!({"messageId": format!("m{i}"), "role": "ROLE_USER", "parts": [{"text": text}]});
+        let (status, body) = server.request("POST", "/message:send", Some(json!({"message": message})));
+        assert!(server.child.try_wait().unwrap().is_none(), "the server died at message {i}");
+        if status != 200 {
+            refused = Some((status, body));
+            break;
+        }
+    }
+    let (status, body) = refused.expect("the store never reached the limit");
+    assert!(status >= 500, "{status}: {body}");
+    // Still answering.
+    let (status, _) = server.request("GET", "/.well-known/agent-card.json", None);
+    assert_eq!(status, 200);
+    assert!(server.stop().success());
 }
