@@ -86,7 +86,16 @@ struct Inner {
     /// Set at shutdown: when the deliveries under way are given up.
     push_deadline: std::sync::OnceLock<tokio::time::Instant>,
     metrics: Arc<crate::metrics::Metrics>,
+    /// Tasks a change of which could not be stored (a full disk), in a store no other process
+    /// writes (no leases): their last stored state may still be active with nothing to end it. Shutdown
+    /// ends them FAILED, or, when it cannot, does not mark the stop clean, so that the next
+    /// start does. `None` once more than [`MAX_UNSETTLED`] were noted: then the stop is never
+    /// marked clean.
+    unsettled: std::sync::Mutex<Option<std::collections::HashSet<Key>>>,
 }
+
+/// How many tasks [`Inner::unsettled`] names at most.
+const MAX_UNSETTLED: usize = 10_000;
 
 fn key(tenant: &str, id: &str) -> Key {
     (tenant.to_owned(), id.to_owned())
@@ -113,6 +122,7 @@ impl TaskManager {
             deliverer: Default::default(),
             push_deadline: Default::default(),
             metrics: config.metrics.clone(),
+            unsettled: std::sync::Mutex::new(Some(Default::default())),
         };
         let inner = Arc::new(inner);
         if let Some(moves) = moves {
@@ -443,6 +453,28 @@ impl TaskManager {
                 Err(e) => {
                     all_ended = false;
                     tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown")
+                }
+            }
+        }
+        // Tasks whose change could not be stored may be left active in the store: ended now,
+        // or left for the next start (no clean stop).
+        let unsettled = self.inner.unsettled.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        match unsettled {
+            None => all_ended = false,
+            Some(keys) => {
+                for key in keys {
+                    let guard = self.inner.live.acquire(key);
+                    let mut slot = guard.slot.lock().await;
+                    slot.unload();
+                    let text = "the server could not store this task's progress; send the message again".to_owned();
+                    let active = |t: &Task| t.status.state.is_active();
+                    match self.inner.write_end(&guard, &mut slot, TaskState::Failed, Some(text), active).await {
+                        Ok(()) | Err(A2AError { kind: ErrorKind::TaskNotFound, .. }) => {}
+                        Err(e) => {
+                            all_ended = false;
+                            tracing::warn!(task_id = %guard.key.1, error = %e, "could not end a task at shutdown");
+                        }
+                    }
                 }
             }
         }
@@ -1556,6 +1588,7 @@ impl Inner {
             }
             Err(e) => {
                 tracing::error!(task_id = %guard.key.1, error = %e, "could not store a task change");
+                self.note_unsettled(guard);
                 slot.unload();
                 if base == 0 && !orphaned_only {
                     // A task never stored, whose waiters are now told the request failed (a
@@ -1565,6 +1598,21 @@ impl Inner {
                     guard.cancel();
                 }
                 Err(e)
+            }
+        }
+    }
+
+    /// Notes a task whose change could not be stored (see [`Inner::unsettled`]).
+    fn note_unsettled(&self, guard: &LiveGuard) {
+        if self.stores.tasks.leases() {
+            // Shared: the reaper of any instance ends a task whose owner stopped renewing.
+            return;
+        }
+        let mut unsettled = self.unsettled.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(keys) = unsettled.as_mut() {
+            keys.insert(guard.key.clone());
+            if keys.len() > MAX_UNSETTLED {
+                *unsettled = None;
             }
         }
     }

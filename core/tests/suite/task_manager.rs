@@ -1728,3 +1728,26 @@ async fn graceful_shutdown_answers_a_blocking_send_on_a_task_that_was_waiting_fo
     let answered = tokio::time::timeout(Duration::from_secs(3), sending).await.expect("answered at shutdown").unwrap();
     assert_eq!(answered.unwrap_err().kind, ErrorKind::Unavailable);
 }
+
+/// A task whose end could not be stored (a full disk) is not left active for ever: the
+/// server's stop ends it FAILED once the store takes writes again (it stayed WORKING, even
+/// across a graceful restart, which skips the recovery of interrupted tasks).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_end_could_not_be_stored_is_ended_at_shutdown() {
+    let memory = Arc::new(a2a_native::store::MemoryStore::default());
+    let store = Arc::new(support::store::Faulty::new(memory.clone()));
+    support::store::Faulty::set(&store.fail_ends, true);
+    let stores = Stores { tasks: store.clone(), push: Stores::memory().push };
+    let h = Arc::new(RequestHandler::new(agent(), card(true, true), stores, ServerConfig::default()));
+    let id = started(&h, "slow").await;
+    // Its completion (after 300 ms) is refused, and FAILED after it too.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    use a2a_native::store::TaskStore;
+    let stuck = memory.get("", &id, None).await.unwrap().unwrap();
+    assert_eq!(stuck.status.state, TaskState::Working);
+    support::store::Faulty::set(&store.fail_ends, false);
+    h.shutdown().await;
+    let ended = memory.get("", &id, None).await.unwrap().unwrap();
+    assert_eq!(ended.status.state, TaskState::Failed, "{ended:?}");
+    assert!(ended.status.message.unwrap().text_content().contains("could not store"));
+}

@@ -28,6 +28,8 @@ pub struct Faulty {
     /// Renewing leases and looking for orphans fail (Unavailable): the database is out of reach
     /// for the instances' lease keepers.
     pub leases_down: AtomicBool,
+    /// A commit that ends a task fails (a full disk).
+    pub fail_ends: AtomicBool,
 }
 
 impl Faulty {
@@ -38,6 +40,7 @@ impl Faulty {
             slow_messages: AtomicBool::new(false),
             slow_after_messages: AtomicBool::new(false),
             panic_on_artifact: AtomicBool::new(false),
+            fail_ends: AtomicBool::new(false),
             leases_down: AtomicBool::new(false),
         }
     }
@@ -54,6 +57,9 @@ fn on(switch: &AtomicBool) -> bool {
 #[async_trait::async_trait]
 impl TaskStore for Faulty {
     async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
+        if on(&self.fail_ends) && commit.task.status.state.is_terminal() {
+            return Err(A2AError::new(ErrorKind::Unavailable, "database or disk is full"));
+        }
         if on(&self.fail_cancels) && commit.task.status.state == TaskState::Canceled {
             tokio::time::sleep(DELAY).await;
             return Err(A2AError::new(ErrorKind::Unavailable, "the store is down"));
