@@ -99,6 +99,11 @@ pub struct RequestHandler {
     answers: super::budget::BodyBudget,
 }
 
+/// How long a refused write keeps a server unready (see [`RequestHandler::ready`]): long enough
+/// for a load balancer to notice, short enough that a server with no traffic sent its way
+/// (which writes nothing to prove the store well) is tried again soon.
+const WRITE_FAILURE_HOLD: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl RequestHandler {
     pub fn new(agent: Arc<dyn AgentExecutor>, card: AgentCard, stores: Stores, config: ServerConfig) -> Self {
         let push_enabled = card.capabilities.push_notifications == Some(true);
@@ -247,6 +252,11 @@ impl RequestHandler {
     /// store's own words (a database's, which may name users or hosts) are logged, not returned:
     /// readiness probes are public.
     pub async fn ready(&self) -> Result<()> {
+        // A store that answers but refused the last write (a full disk, a file-size limit):
+        // not ready until a write succeeds again, or for [`WRITE_FAILURE_HOLD`] after it.
+        if let Some(why) = self.manager.write_failure(WRITE_FAILURE_HOLD) {
+            return Err(A2AError::new(ErrorKind::Unavailable, format!("the task store refused a write: {why}")));
+        }
         match tokio::time::timeout(std::time::Duration::from_secs(2), self.stores.tasks.ping()).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => {

@@ -315,6 +315,19 @@ impl SqliteStore {
                 .await
                 .map_err(|e| db_error("schema", e))?;
         }
+        // Every column this version reads and writes: a table of another shape (a file of a
+        // newer or foreign schema) is refused now, naming what is missing, instead of failing
+        // every write later while the server says it is ready.
+        for (table, columns) in [
+            ("a2a_tasks", "tenant, id, context_id, state, status_ts, body, version, body_seq"),
+            ("a2a_events", "tenant, task_id, seq, body"),
+            ("a2a_push_outbox", "id, tenant, task_id, seq, config_id, claimed_by, claim_until, trace"),
+        ] {
+            let probe = format!("SELECT {columns} FROM {table} LIMIT 0");
+            sqlx::query(sqlx::AssertSqlSafe(probe)).execute(&mut *tx).await.map_err(|e| {
+                db_error(&format!("the file's {table} table is not of this version's shape ({columns})"), e)
+            })?;
+        }
         let has_push_configs: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM a2a_push_configs)")
             .fetch_one(&mut *tx)
             .await
@@ -718,6 +731,25 @@ mod tests {
         let limit: i64 = sqlx::query_scalar("PRAGMA journal_size_limit").fetch_one(store.pool()).await.unwrap();
         assert_eq!(limit, 64 * 1024 * 1024);
         store.close().await;
+        remove_db(&path);
+    }
+
+    /// A file whose tables are of another shape is refused at open, naming what is wrong (it
+    /// opened, said it was ready, and failed every write).
+    #[tokio::test]
+    async fn a_file_of_another_schema_is_refused_at_open() {
+        let path = std::env::temp_dir().join(format!("a2a-store-{}.db", uuid::Uuid::new_v4()));
+        {
+            let options = SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+            let pool = SqlitePool::connect_with(options).await.unwrap();
+            sqlx::query("CREATE TABLE a2a_tasks (tenant TEXT, id TEXT, context_id TEXT, state TEXT, status_ts INTEGER, content TEXT)")
+                .execute(&pool)
+                .await
+                .unwrap();
+            pool.close().await;
+        }
+        let Err(e) = SqliteStore::open(&path).await else { panic!("opened") };
+        assert!(e.message.contains("a2a_tasks table is not of this version's shape"), "{e}");
         remove_db(&path);
     }
 

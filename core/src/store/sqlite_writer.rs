@@ -77,7 +77,9 @@ impl Writer {
 /// WAL checkpoints off the writer's path. SQLite's automatic checkpoint runs inside the
 /// commit that crosses the threshold, fsyncing the database file while every queued commit
 /// waits (the p99 of a busy server). The writer's connection has it off; instead, after every
-/// [`Checkpoints::EVERY`] commits, a PASSIVE checkpoint runs on a reader connection, beside
+/// [`Checkpoints::EVERY`] commits, or [`Checkpoints::EVERY_BYTES`] written, whichever comes
+/// first (a few large commits grew the WAL to hundreds of MB), a PASSIVE checkpoint runs on a
+/// reader connection, beside
 /// the writer, which keeps committing meanwhile. The WAL file starts over only once a
 /// checkpoint has caught up with its end, which a checkpoint racing the writer never does: so
 /// when one finishes, the writer itself checkpoints the few frames written meanwhile (cheap,
@@ -85,6 +87,8 @@ impl Writer {
 struct Checkpoints {
     pool: SqlitePool,
     commits: usize,
+    /// About what the commits since the last checkpoint wrote (their bodies and log entries).
+    bytes: usize,
     running: std::sync::Arc<std::sync::atomic::AtomicBool>,
     done: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
@@ -92,9 +96,12 @@ struct Checkpoints {
 impl Checkpoints {
     /// About SQLite's default threshold (1,000 WAL pages): a commit writes a few pages.
     const EVERY: usize = 400;
+    /// What the WAL is cut back to once checkpointed (`journal_size_limit`, 64 MiB), halved:
+    /// a checkpoint then runs before the WAL outgrows it.
+    const EVERY_BYTES: usize = 32 << 20;
 
     fn new(pool: SqlitePool) -> Self {
-        Self { pool, commits: 0, running: Default::default(), done: Default::default() }
+        Self { pool, commits: 0, bytes: 0, running: Default::default(), done: Default::default() }
     }
 
     /// Whether a background checkpoint finished since the last call.
@@ -102,13 +109,14 @@ impl Checkpoints {
         self.done.swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
-    fn committed(&mut self, commits: usize) {
+    fn committed(&mut self, commits: usize, bytes: usize) {
         use std::sync::atomic::Ordering;
         self.commits += commits;
-        if self.commits < Self::EVERY || self.running.swap(true, Ordering::AcqRel) {
+        self.bytes = self.bytes.saturating_add(bytes);
+        if (self.commits < Self::EVERY && self.bytes < Self::EVERY_BYTES) || self.running.swap(true, Ordering::AcqRel) {
             return;
         }
-        self.commits = 0;
+        (self.commits, self.bytes) = (0, 0);
         let (pool, running, done) = (self.pool.clone(), self.running.clone(), self.done.clone());
         tokio::spawn(async move {
             match sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
@@ -140,7 +148,14 @@ async fn run(
             {
                 tracing::warn!(error = %e, "SQLite WAL checkpoint failed (the next one retries)");
             }
-            c.committed(batch.len());
+            let bytes = batch
+                .iter()
+                .map(|j| {
+                    j.commit.body.as_ref().map_or(0, String::len)
+                        + j.commit.entries.iter().map(|e| e.1.len()).sum::<usize>()
+                })
+                .sum();
+            c.committed(batch.len(), bytes);
         }
         match write(&pool, &batch).await {
             Ok(outcomes) => {

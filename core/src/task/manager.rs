@@ -92,6 +92,10 @@ struct Inner {
     /// start does. `None` once more than [`MAX_UNSETTLED`] were noted: then the stop is never
     /// marked clean.
     unsettled: std::sync::Mutex<Option<std::collections::HashSet<Key>>>,
+    /// When the store last refused a write, and why; cleared by the next write it takes.
+    write_failure: std::sync::Mutex<Option<(std::time::Instant, String)>>,
+    /// `write_failure` holds one.
+    write_failed: std::sync::atomic::AtomicBool,
 }
 
 /// How many tasks [`Inner::unsettled`] names at most.
@@ -123,6 +127,8 @@ impl TaskManager {
             push_deadline: Default::default(),
             metrics: config.metrics.clone(),
             unsettled: std::sync::Mutex::new(Some(Default::default())),
+            write_failure: Default::default(),
+            write_failed: Default::default(),
         };
         let inner = Arc::new(inner);
         if let Some(moves) = moves {
@@ -370,6 +376,13 @@ impl TaskManager {
         };
         let opened = Opened { first, seen: version, slot: Some(open), execution: None, history_length: None };
         Ok(inner.clone().stream(guard, rx, opened))
+    }
+
+    /// Why the store refused the last write, if it did within `within` and has taken none
+    /// since: a store that answers reads but refuses writes (a full disk) cannot serve calls.
+    pub fn write_failure(&self, within: Duration) -> Option<String> {
+        let last = self.inner.write_failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        last.as_ref().filter(|(at, _)| at.elapsed() < within).map(|(_, why)| why.clone())
     }
 
     /// Ends the tasks a previous process left SUBMITTED or WORKING in a store only one process
@@ -1558,6 +1571,7 @@ impl Inner {
         let started = std::time::Instant::now();
         let committed = self.stores.tasks.commit(tenant, commit).await;
         self.metrics.store("commit", started);
+        self.note_write(committed.as_ref().err());
         match committed {
             Ok(CommitOutcome::Committed) => {
                 self.record_committed(&entries);
@@ -1600,6 +1614,17 @@ impl Inner {
                 Err(e)
             }
         }
+    }
+
+    /// Remembers whether the store took the last write (see [`TaskManager::write_failure`]).
+    fn note_write(&self, failed: Option<&A2AError>) {
+        // Every commit passes here: the lock is taken only while a failure is on record.
+        if failed.is_none() && !self.write_failed.load(Ordering::Acquire) {
+            return;
+        }
+        let mut last = self.write_failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *last = failed.map(|e| (std::time::Instant::now(), e.message.clone()));
+        self.write_failed.store(last.is_some(), Ordering::Release);
     }
 
     /// Notes a task whose change could not be stored (see [`Inner::unsettled`]).

@@ -1745,7 +1745,19 @@ async fn a_task_whose_end_could_not_be_stored_is_ended_at_shutdown() {
     use a2a_native::store::TaskStore;
     let stuck = memory.get("", &id, None).await.unwrap().unwrap();
     assert_eq!(stuck.status.state, TaskState::Working);
+    // Reads work, writes do not: not ready (a load balancer sends its calls elsewhere).
+    let unready = h.ready().await.unwrap_err();
+    assert!(unready.message.contains("refused a write"), "{unready}");
     support::store::Faulty::set(&store.fail_ends, false);
+    let other = started(&h, "complete").await;
+    assert!(!other.is_empty());
+    for _ in 0..100 {
+        if h.ready().await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(h.ready().await.is_ok(), "ready again once a write went through");
     h.shutdown().await;
     let ended = memory.get("", &id, None).await.unwrap().unwrap();
     assert_eq!(ended.status.state, TaskState::Failed, "{ended:?}");
