@@ -562,6 +562,14 @@ def test_error_classes_match_the_core_table() -> None:
         assert (cls.code, cls.reason, cls.http_status) == (code, reason, http)
 
 
+def test_the_package_exports_every_error_class() -> None:
+    # Written out in __init__ (type checkers read a literal __all__ only): kept alike here.
+    import a2a_native
+
+    assert set(errors.__all__) <= set(a2a_native.__all__)
+    assert all(getattr(a2a_native, name) is getattr(errors, name) for name in errors.__all__)
+
+
 def test_models_are_validated_by_the_core() -> None:
     m = user_message("hi")
     assert _native.validate("Message", m)["parts"] == [{"text": "hi"}]
