@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Mapping, Sequence
 from typing import Any, TypeAlias, cast
 
 from . import _native
@@ -143,7 +143,7 @@ class _StreamCall:
         self._opening: asyncio.Future[EventStream] | None = None
         self._waiting = 0
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, EventStream]:
         return self._open().__await__()
 
     async def _open(self) -> EventStream:
