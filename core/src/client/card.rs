@@ -119,7 +119,19 @@ pub(crate) async fn resolve(http: &Http, cache: &CardCache, url: &str) -> Result
     // A mistake in the URL is the caller's, said as such (reqwest would call it a failed request).
     match reqwest::Url::parse(url) {
         Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-        Ok(u) => return Err(A2AError::invalid_field("url", format!("{:?} is not http or https", u.scheme()))),
+        // `localhost:9999` parses as the scheme `localhost`.
+        Ok(_) if !url.contains("://") => {
+            return Err(A2AError::invalid_field(
+                "url",
+                format!("{url:?} has no scheme: write http://{url} or https://{url}"),
+            ));
+        }
+        Ok(u) => {
+            return Err(A2AError::invalid_field(
+                "url",
+                format!("{url:?}: the scheme {:?} is not http or https", u.scheme()),
+            ));
+        }
         Err(e) => return Err(A2AError::invalid_field("url", format!("{url:?} is not an absolute URL: {e}"))),
     }
     let urls = card_urls(url);

@@ -950,3 +950,14 @@ async fn lean_0_3_cards_are_read_public_and_extended_alike() {
     let extended = client.get_extended_agent_card().await.unwrap();
     assert!(extended.default_input_modes.is_empty(), "{extended:?}");
 }
+
+/// An agent URL without a scheme (`localhost:9999` parses as the scheme `localhost`) is said as
+/// such, and one of another scheme names it.
+#[tokio::test]
+async fn a_url_without_a_scheme_says_what_to_write() {
+    let Err(e) = Client::builder().connect("localhost:9999").await else { panic!("connected") };
+    assert_eq!(e.kind, ErrorKind::InvalidParams);
+    assert!(e.message.contains("has no scheme: write http://localhost:9999"), "{e}");
+    let Err(e) = Client::builder().connect("ftp://h/").await else { panic!("connected") };
+    assert!(e.message.contains(r#"the scheme "ftp" is not http or https"#), "{e}");
+}
