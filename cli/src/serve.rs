@@ -194,7 +194,6 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let max_bytes = args.max_store_bytes.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
     let memory = a2a_native::server::host::memory_limits(&args.store, args.max_tasks, args.task_retention, max_bytes)
         .map_err(|e| format!("--max-tasks / --task-retention / --max-store-bytes: {}", e.message))?;
-    let stores = Stores::open_with(&args.store, memory).await.map_err(|e| e.message)?;
     let (agent, name): (Arc<dyn AgentExecutor>, &str) = if args.conformance {
         (Arc::new(agents::conformance::Conformance), "a2a-native conformance agent")
     } else {
@@ -277,6 +276,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
+    // After the bind: a port in use leaves no store file behind in the working directory.
+    let stores = Stores::open_with(&args.store, memory).await.map_err(|e| e.message)?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let scheme = if args.security.tls_on() { "https" } else { "http" };
     let unreachable_card = public_url.is_none() && addr.ip().is_unspecified();
