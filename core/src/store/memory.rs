@@ -232,17 +232,30 @@ impl Inner {
         }
     }
 
-    /// Makes room by removing the oldest terminal task (unless it is `keep`), handed to
-    /// `dropped` so the caller frees it after the lock. `false` if there is none to remove.
+    /// Makes room for a change to `keep` by removing a terminal task, handed to `dropped` so
+    /// the caller frees it after the lock: the oldest of `keep`'s own partition (its tenant and
+    /// caller), else the oldest of a partition holding more tasks than that one. So a caller
+    /// with many tasks makes room among its own, and cannot drop another's finished tasks (nor
+    /// then lock it out). `false` if there is none it may remove.
     fn evict_oldest_terminal(&mut self, keep: (&str, &str), dropped: &mut Vec<Entry>) -> bool {
-        match self.expiry.first_key_value() {
-            Some((_, e)) if (e.tenant.as_str(), e.id.as_str()) != keep => {
-                let (_, Expiry { tenant, id, .. }) = self.expiry.pop_first().expect("just seen");
-                dropped.extend(self.remove_task(&tenant, &id, true));
-                true
-            }
-            _ => false,
-        }
+        let held = |inner: &Self, partition: &str| inner.tenants.get(partition).map_or(0, |t| t.tasks.len());
+        let mine = held(self, keep.0);
+        let found = self
+            .expiry
+            .iter()
+            .filter(|(_, e)| (e.tenant.as_str(), e.id.as_str()) != keep)
+            .find(|(_, e)| e.tenant == keep.0)
+            .or_else(|| {
+                self.expiry
+                    .iter()
+                    .filter(|(_, e)| (e.tenant.as_str(), e.id.as_str()) != keep)
+                    .find(|(_, e)| held(self, &e.tenant) > mine)
+            })
+            .map(|(key, _)| key.clone());
+        let Some(key) = found else { return false };
+        let Expiry { tenant, id, .. } = self.expiry.remove(&key).expect("just seen");
+        dropped.extend(self.remove_task(&tenant, &id, true));
+        true
     }
 
     /// Makes room by dropping the oldest entry of `this` task's log (a stream from before it
@@ -377,7 +390,10 @@ impl MemoryStore {
         if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(this, &mut evicted) {
             return Err(A2AError::new(
                 ErrorKind::Unavailable,
-                format!("task store is full: {} tasks, none of them finished", self.limits.max_tasks),
+                format!(
+                    "task store is full: {} tasks, none of them finished, or finished but of callers that hold fewer",
+                    self.limits.max_tasks
+                ),
             ));
         }
         // A change that only ends a task (status updates, the last terminal) always goes in:
@@ -389,11 +405,14 @@ impl MemoryStore {
                 if entries.iter().all(|e| matches!(e.change, super::Change::Event(crate::model::StreamResponse::StatusUpdate(_)))));
         while inner.bytes + growth > self.limits.max_bytes && !only_ends {
             if !inner.evict_oldest_terminal(this, &mut evicted) && !inner.trim_log(this) {
-                if inner.expiry.is_empty() {
+                let only_this = !inner.expiry.is_empty()
+                    && inner.expiry.values().all(|e| (e.tenant.as_str(), e.id.as_str()) == this);
+                if !only_this {
                     return Err(A2AError::new(
                         ErrorKind::Unavailable,
                         format!(
-                            "task store is full: about {} bytes (maxStoreBytes), held by tasks that have not finished",
+                            "task store is full: about {} bytes (maxStoreBytes), held by tasks that have not \
+                             finished, or by the finished tasks of callers that hold fewer",
                             self.limits.max_bytes
                         ),
                     ));
@@ -845,6 +864,9 @@ mod tests {
         assert_flat(&store, 3);
     }
 
+    /// At the cap a new task takes the place of its own partition's oldest finished task, or
+    /// of one of a partition holding more tasks: a caller with many tasks cannot drop another's
+    /// finished ones (and then lock it out: a tenancy probe saw both).
     #[tokio::test]
     async fn oldest_terminal_task_is_evicted_first() {
         let store = small(3, 3600);
@@ -854,10 +876,17 @@ mod tests {
         store.save("t", &task("x", TaskState::Submitted)).await.unwrap();
         assert!(TaskStore::get(&store, "t", "done1", None).await.unwrap().is_none());
         assert!(TaskStore::get(&store, "u", "done2", None).await.unwrap().is_some());
-        store.save("t", &task("y", TaskState::Submitted)).await.unwrap();
+        // t holds two unfinished tasks, u one finished: t is refused, u's task stays.
+        assert_eq!(store.save("t", &task("y", TaskState::Submitted)).await.unwrap_err().kind, ErrorKind::Unavailable);
+        assert!(TaskStore::get(&store, "u", "done2", None).await.unwrap().is_some());
+        // u makes room among its own.
+        store.save("u", &task("w", TaskState::Submitted)).await.unwrap();
         assert!(TaskStore::get(&store, "u", "done2", None).await.unwrap().is_none());
-        assert_eq!(store.internal_sizes().tenants, 1);
-        assert_eq!(store.save("t", &task("z", TaskState::Submitted)).await.unwrap_err().kind, ErrorKind::Unavailable);
+        // A partition holding more than another gives up its finished tasks to it.
+        store.save("u", &task("w", TaskState::Completed)).await.unwrap();
+        store.save("v", &task("first", TaskState::Submitted)).await.unwrap();
+        assert!(TaskStore::get(&store, "u", "w", None).await.unwrap().is_none());
+        assert_eq!(store.internal_sizes().tenants, 2);
     }
 
     #[tokio::test]
