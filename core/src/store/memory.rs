@@ -251,7 +251,7 @@ impl Inner {
                     .filter(|(_, e)| (e.tenant.as_str(), e.id.as_str()) != keep)
                     .find(|(_, e)| held(self, &e.tenant) > mine)
             })
-            .map(|(key, _)| key.clone());
+            .map(|(key, _)| *key);
         let Some(key) = found else { return false };
         let Expiry { tenant, id, .. } = self.expiry.remove(&key).expect("just seen");
         dropped.extend(self.remove_task(&tenant, &id, true));
