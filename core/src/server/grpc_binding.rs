@@ -64,7 +64,7 @@ where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    let requested = headers::requested_extensions(&parts.headers, None);
+    let requested = app.extensions.requested(&parts.headers, None);
     let activation = app.extensions.activation(&requested);
     let mut resp = match answer(app, &parts, body, &requested, &activation).await {
         Ok(resp) => resp,

@@ -104,11 +104,16 @@ fn unsupported(v: &str, speaks: Speaks) -> A2AError {
 /// Extension URIs the client asked for: every `A2A-Extensions` and `X-A2A-Extensions` header
 /// value and the `A2A-Extensions` query parameter, comma-separated, trimmed, deduplicated.
 pub fn requested_extensions(headers: &HeaderMap, query: Option<&str>) -> Vec<String> {
+    requested_where(headers, query, |_| true, 64)
+}
+
+/// [`requested_extensions`], keeping only the URIs `wanted` takes, at most `cap` of them
+/// (a client cannot make the server hold an unbounded list per request).
+fn requested_where(headers: &HeaderMap, query: Option<&str>, wanted: impl Fn(&str) -> bool, cap: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut add = |list: &str| {
         for uri in list.split(',').map(str::trim).filter(|u| !u.is_empty()) {
-            // Bounded: a client cannot make the server hold an unbounded list per request.
-            if out.len() < 64 && !out.iter().any(|have| have == uri) {
+            if out.len() < cap && wanted(uri) && !out.iter().any(|have| have == uri) {
                 out.push(uri.to_owned());
             }
         }
@@ -140,6 +145,13 @@ impl ExtensionPolicy {
             declared: exts.iter().filter(|e| !e.uri.is_empty()).map(|e| e.uri.clone()).collect(),
             required: exts.iter().filter(|e| e.required && !e.uri.is_empty()).map(|e| e.uri.clone()).collect(),
         }
+    }
+
+    /// The extensions a request asks for that the agent declares, in the client's order: the
+    /// rest are ignored (spec §10), and so cannot crowd a declared one out of the bounded list
+    /// (a required extension listed after 64 unknown ones read as not asked for).
+    pub fn requested(&self, headers: &HeaderMap, query: Option<&str>) -> Vec<String> {
+        requested_where(headers, query, |uri| self.declared.iter().any(|d| d == uri), self.declared.len())
     }
 
     /// The requested URIs the agent declares, in the client's order (spec §10: unknown ones are

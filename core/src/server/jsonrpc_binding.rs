@@ -45,7 +45,7 @@ where
     B::Error: Into<BoxError>,
 {
     let query = parts.uri.query();
-    let requested = headers::requested_extensions(&parts.headers, query);
+    let requested = app.extensions.requested(&parts.headers, query);
     let activation = app.extensions.activation(&requested);
     let mut resp = answer(app, &parts, body, &requested, &activation).await;
     echo_extensions(&mut resp, &parts.headers, &activation.active());

@@ -40,7 +40,7 @@ where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    let requested = headers::requested_extensions(&parts.headers, parts.uri.query());
+    let requested = app.extensions.requested(&parts.headers, parts.uri.query());
     let activation = app.extensions.activation(&requested);
     let media = headers::rest_media_type(&parts.headers);
     let mut resp = match answer(app, &parts, path, body, &requested, &activation, media).await {

@@ -1122,6 +1122,12 @@ async fn a_requested_required_extension_passes() {
         .await;
     assert_eq!(r.body["error"]["code"], -32001, "past the extension check: {}", r.body);
     assert_eq!(r.header("a2a-extensions"), "urn:a2a-native:test:req");
+    // Listed after many the agent does not know (ignored, spec §10): still asked for. It read
+    // as missing past the 64th URI.
+    let crowd: Vec<String> = (0..100).map(|i| format!("urn:x:{i}")).chain(["urn:a2a-native:test:req".into()]).collect();
+    let crowd = crowd.join(", ");
+    let r = s.rpc_at("/", "GetTask", json!({"id": "x"}), &[("A2A-Version", "1.0"), ("A2A-Extensions", &crowd)]).await;
+    assert_eq!(r.body["error"]["code"], -32001, "past the extension check: {}", r.body);
     s.stop().await;
 }
 
