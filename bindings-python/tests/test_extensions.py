@@ -128,10 +128,25 @@ def test_method_names_of_the_core_and_undeclared_extensions_are_refused() -> Non
         async def xy(self, params: Any, context: MethodContext) -> Any:
             return None
 
+    class Twice(AgentExecutor):
+        async def execute(self, context: RequestContext, events: EventQueue) -> None:
+            pass
+
+        @extension_method("x/do", extension=SEARCH)
+        async def first(self, params: Any, context: MethodContext) -> Any:
+            return "first"
+
+        @extension_method("x/do", extension=SEARCH)
+        async def second(self, params: Any, context: MethodContext) -> Any:
+            return "second"
+
     with pytest.raises(InvalidParamsError, match="core A2A method"):
         AgentServer(card(), Colliding())
     with pytest.raises(InvalidParamsError, match="do not declare"):
         AgentServer(card(), Undeclared())
+    # One name, two handlers: refused (the later in dir() order silently won).
+    with pytest.raises(InvalidParamsError, match="declared twice"):
+        AgentServer(card(), Twice())
 
 
 # The Timestamp extension of the A2A samples (a2a-samples/samples/extensions/timestamp/v1): a
@@ -232,6 +247,16 @@ def test_a_profile_check_refuses_a_message_that_breaks_its_rule() -> None:
 def test_a_profile_check_for_an_undeclared_extension_is_refused() -> None:
     with pytest.raises(InvalidParamsError, match="do not declare"):
         AgentServer(CARD, Orders())
+
+    class TwoRules(Orders):
+        @profile_check(extension=ORDERS)
+        def another_rule(self, message: dict[str, Any]) -> None:
+            pass
+
+    # Two checks of one extension: refused (one of them never ran).
+    orders_card = {**CARD, "capabilities": {"extensions": [{"uri": ORDERS, "description": "orders"}]}}
+    with pytest.raises(InvalidParamsError, match="one check per extension"):
+        AgentServer(orders_card, TwoRules())
 
 
 class Slow(AgentExecutor):

@@ -102,9 +102,16 @@ pub fn profile_violation(extension: &str, rule: impl Into<String>) -> A2AError {
     .with_meta("rule", rule)
 }
 
-/// Refuses profile checks for extensions the card does not declare.
+/// Refuses profile checks for extensions the card does not declare, and a second check of one
+/// extension (which would never run: one check answers for an extension).
 pub fn check_profiles(profiles: &[String], card: &AgentCard) -> Result<()> {
     for (i, uri) in profiles.iter().enumerate() {
+        if profiles[..i].contains(uri) {
+            return Err(A2AError::invalid_field(
+                format!("profileChecks[{i}]"),
+                format!("{uri:?} has a check already: one check per extension"),
+            ));
+        }
         if !card.capabilities.extensions.iter().any(|e| &e.uri == uri) {
             return Err(A2AError::invalid_field(
                 format!("profileChecks[{i}]"),

@@ -227,24 +227,25 @@ def profile_check(*, extension: str) -> Callable[[ProfileCheck], ProfileCheck]:
     return mark
 
 
+def _marked(executor: object, mark: str) -> list[tuple[Any, Callable[..., Any]]]:
+    """Every (mark's value, bound method) an executor's class marks, duplicates included: the
+    core refuses a name or an extension marked twice when the server is made."""
+    found: list[tuple[Any, Callable[..., Any]]] = []
+    for attr in dir(type(executor)):
+        value = getattr(getattr(type(executor), attr, None), mark, None)
+        if value is not None:
+            found.append((value, getattr(executor, attr)))
+    return found
+
+
 def _profile_checks(executor: object) -> dict[str, Callable[..., Any]]:
     """The profile checks an executor's class marks: extension URI -> bound check."""
-    found: dict[str, Callable[..., Any]] = {}
-    for attr in dir(type(executor)):
-        uri = getattr(getattr(type(executor), attr, None), _PROFILE_SPEC, None)
-        if uri is not None:
-            found[uri] = getattr(executor, attr)
-    return found
+    return dict(_marked(executor, _PROFILE_SPEC))
 
 
 def _methods(executor: object) -> dict[str, tuple[dict[str, str], Callable[..., Any]]]:
     """The extension methods an executor's class marks: name -> (spec, bound handler)."""
-    found: dict[str, tuple[dict[str, str], Callable[..., Any]]] = {}
-    for attr in dir(type(executor)):
-        spec = getattr(getattr(type(executor), attr, None), _METHOD_SPEC, None)
-        if spec is not None:
-            found[spec["name"]] = (spec, getattr(executor, attr))
-    return found
+    return {spec["name"]: (spec, handler) for spec, handler in _marked(executor, _METHOD_SPEC)}
 
 
 class AgentExecutor:

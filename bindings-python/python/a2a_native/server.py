@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _native
-from .executor import AgentExecutor, _methods, _profile_checks
+from .executor import _METHOD_SPEC, _PROFILE_SPEC, AgentExecutor, _marked
 from .models import AgentCard
 
 if TYPE_CHECKING:  # only for the type: the SDK is optional
@@ -291,10 +291,10 @@ class AgentServer:
             options["metricsAddress"] = metrics_address
         if public_url is not None:
             options["publicUrl"] = public_url
-        methods = [spec for spec, _ in _methods(executor).values()]
+        methods = [spec for spec, _ in _marked(executor, _METHOD_SPEC)]
         if methods:
             options["methods"] = methods
-        profiles = list(_profile_checks(executor))
+        profiles = [uri for uri, _ in _marked(executor, _PROFILE_SPEC)]
         if profiles:
             options["profileChecks"] = profiles
         if not isinstance(executor, AgentExecutor) and _is_sdk_executor(executor):
