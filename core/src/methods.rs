@@ -135,6 +135,10 @@ pub fn check(methods: &[MethodSpec], card: &AgentCard) -> Result<()> {
         {
             return Err(A2AError::invalid_field(field("name"), format!("{:?} is a core A2A method", m.name)));
         }
+        if m.name.starts_with("rpc.") {
+            // JSON-RPC 2.0 §4: names beginning "rpc." are the protocol's own.
+            return Err(A2AError::invalid_field(field("name"), "names beginning \"rpc.\" are JSON-RPC's own"));
+        }
         if methods[..i].iter().any(|o| o.name == m.name) {
             return Err(A2AError::invalid_field(field("name"), format!("{:?} is declared twice", m.name)));
         }
@@ -150,7 +154,12 @@ pub fn check(methods: &[MethodSpec], card: &AgentCard) -> Result<()> {
                 crate::rest::route("POST", &path, None, b"{}"),
                 Ok(_) | Err(crate::rest::RestError::Invalid(_))
             );
-            if path.contains(['?', '#', ' ']) || core_route {
+            // The JSON-RPC endpoint and the card's paths are core routes too, on another verb
+            // or binding: a method there could never be reached.
+            let other_core = path == "/"
+                || path.trim_end_matches('/').ends_with(crate::model::WELL_KNOWN_PATH)
+                || path.trim_end_matches('/').ends_with(crate::model::LEGACY_WELL_KNOWN_PATH);
+            if path.contains(['?', '#', ' ']) || core_route || other_core {
                 return Err(A2AError::invalid_field(field("path"), format!("{path:?} is a core HTTP+JSON route")));
             }
             if methods[..i].iter().any(|o| o.http_path() == path || format!("/{}", o.name) == path) {

@@ -26,10 +26,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
-/// The well-known card path (spec §8.2).
-pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
-/// The A2A 0.2 card path, tried when the first one is 404.
-pub const LEGACY_WELL_KNOWN_PATH: &str = "/.well-known/agent.json";
+pub use crate::model::{LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH};
 
 #[derive(Clone)]
 struct Entry {

@@ -6,6 +6,11 @@ use super::wire::{is_false, proto_oneof};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 
+/// Where an agent's card is served (spec §8.2).
+pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
+/// The A2A 0.2 card path, still served and fetched (after a 404 at the first) for old peers.
+pub const LEGACY_WELL_KNOWN_PATH: &str = "/.well-known/agent.json";
+
 /// Protocol binding names used in [`AgentInterface::protocol_binding`].
 pub mod binding {
     pub const JSONRPC: &str = "JSONRPC";

@@ -25,10 +25,7 @@ use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, HeaderValue, IF_NONE_MATCH
 use http::{HeaderMap, Method, Response, StatusCode};
 use std::time::Duration;
 
-/// The well-known card path (spec §8.2).
-pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-card.json";
-/// The 0.2.x path, still fetched by some clients.
-pub const LEGACY_WELL_KNOWN_PATH: &str = "/.well-known/agent.json";
+pub use crate::model::{LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH};
 
 /// The card bytes and their validators, computed once (the card does not change while serving).
 #[derive(Debug, Clone)]

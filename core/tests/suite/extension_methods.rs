@@ -219,6 +219,15 @@ fn declarations_that_cannot_be_served_are_refused_when_the_server_is_made() {
     refused(spec("tasks/search", "urn:not-declared", None), "do not declare");
     refused(spec("tasks/search", SEARCH, Some("/message:send")), "core HTTP+JSON route");
     refused(spec("has space", SEARCH, None), "name");
+    // Reachable nowhere: the JSON-RPC endpoint and the card's paths answer there.
+    refused(spec("tasks/search", SEARCH, Some("/")), "core HTTP+JSON route");
+    refused(spec("tasks/search", SEARCH, Some("/.well-known/agent-card.json")), "core HTTP+JSON route");
+    refused(spec(".well-known/agent.json", SEARCH, None), "core HTTP+JSON route");
+    // JSON-RPC 2.0 §4 keeps `rpc.` names for itself.
+    refused(spec("rpc.discover", SEARCH, None), "JSON-RPC's own");
+    let profiles = ServerOptions { profile_checks: vec![SEARCH.into(), SEARCH.into()], ..Default::default() };
+    let Err(e) = HostedServer::new(card(false), profiles) else { panic!("two checks of one extension accepted") };
+    assert!(e.message.contains("one check per extension"), "{e}");
     let twice = ServerOptions {
         methods: vec![spec("a/b", SEARCH, None), spec("a/b", AUDIT, Some("/x"))],
         ..Default::default()
@@ -294,4 +303,26 @@ async fn a_start_given_up_half_way_leaves_the_server_startable() {
     server.start(agent(), "127.0.0.1", 0).await.unwrap();
     server.stop().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// JSON-RPC 2.0 §4.2: an extension method's params, when present, are an object or an array
+/// (a string reached the handler).
+#[tokio::test]
+async fn an_extension_methods_params_are_structured() {
+    let server = serve(ServerOptions::default(), false).await;
+    let url = server.url().unwrap();
+    let call = |params: Value| {
+        let req = reqwest::Client::new()
+            .post(format!("{url}/"))
+            .header("a2a-version", "1.0")
+            .header("a2a-extensions", SEARCH)
+            .header("content-type", "application/json")
+            .body(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/search", "params": params}).to_string());
+        async move { serde_json::from_slice::<Value>(&req.send().await.unwrap().bytes().await.unwrap()).unwrap() }
+    };
+    let refused = call(json!("x")).await;
+    assert_eq!((refused["id"].as_i64(), refused["error"]["code"].as_i64()), (Some(3), Some(-32600)), "{refused}");
+    let taken = call(json!({"query": "q"})).await;
+    assert!(taken.get("result").is_some(), "{taken}");
+    server.stop().await.unwrap();
 }
