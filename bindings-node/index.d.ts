@@ -163,6 +163,8 @@ export interface MethodContext {
   /** Extension URIs the client asked for that the agent declares. */
   extensions: string[];
   traceContext: { traceparent?: string; tracestate?: string; baggage?: string };
+  /** Aborted when the caller leaves before the answer (an `AbortError` DOMException). */
+  readonly signal: AbortSignal;
 }
 
 /** How callers authenticate (any one declared scheme admits a caller) and what is signed. */

@@ -192,3 +192,33 @@ test('a profile check refuses a message that breaks its rule', async () => {
   }
   assert.throws(() => new AgentServer(CARD, agent), (e) => e instanceof InvalidParamsError && /do not declare/.test(e.message));
 });
+
+test("a handler's signal is aborted when its caller leaves", async () => {
+  let aborted = null;
+  const agent = {
+    async execute(context, events) { await events.complete('done'); },
+    methods: {
+      'tasks/search': {
+        extension: SEARCH,
+        handler: (params, context) =>
+          new Promise((resolve) => {
+            context.signal.addEventListener('abort', () => {
+              aborted = context.signal.reason;
+              resolve(null);
+            });
+          }),
+      },
+    },
+  };
+  const server = new AgentServer(card(), agent);
+  await server.listen(0);
+  try {
+    const client = await Client.connect(server.url, { timeout: 0.3 });
+    await assert.rejects(client.call('tasks/search', { query: 'slow' }, { extensions: [SEARCH] }));
+    for (let i = 0; i < 100 && aborted === null; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(aborted instanceof DOMException, String(aborted));
+    assert.equal(aborted.name, 'AbortError');
+  } finally {
+    await server.close();
+  }
+});

@@ -226,8 +226,9 @@ export function extensionMethods(executor) {
   });
 }
 
-/** Runs an extension method's handler; the outcome goes to `native.finishMethod`. */
-async function callMethod(executor, callId, viewJson) {
+/** Runs an extension method's handler; the outcome goes to `native.finishMethod`. Its
+ * `context.signal` is aborted when the caller leaves before the answer. */
+async function callMethod(executor, callId, viewJson, cancellation) {
   let result;
   try {
     const view = JSON.parse(viewJson);
@@ -238,6 +239,9 @@ async function callMethod(executor, callId, viewJson) {
       principal: view.principal ?? null,
       extensions: view.extensions,
       traceContext: view.traceContext ?? {},
+      get signal() {
+        return cancellation.signal;
+      },
     };
     result = await executor.methods[view.method].handler.call(executor, view.params ?? null, context);
   } catch (e) {
@@ -286,7 +290,7 @@ async function checkMessage(executor, callId, viewJson) {
  * when the executor is done, or the failure's message (and an A2AError's name). It never
  * throws, whatever the executor does. */
 export function dispatcher(executor) {
-  const running = new Map(); // callId -> Cancellation of an execute
+  const running = new Map(); // callId -> Cancellation of an execute or an extension method
   async function run(callId, method, contextJson, cancellation) {
     try {
       const fields = JSON.parse(contextJson);
@@ -310,7 +314,9 @@ export function dispatcher(executor) {
   }
   return function dispatch(callId, method, contextJson) {
     if (method === 'method') {
-      callMethod(executor, callId, contextJson);
+      const cancellation = new Cancellation();
+      running.set(callId, cancellation);
+      callMethod(executor, callId, contextJson, cancellation).finally(() => running.delete(callId));
       return;
     }
     if (method === 'check') {

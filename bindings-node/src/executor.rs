@@ -226,14 +226,21 @@ impl JsExecutor {
         let (tx, rx) = oneshot::channel();
         let id = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
         methods().insert(id, tx);
-        // Forgets the call if this future is dropped (the client went away).
-        struct Pending(u32);
+        // If this future is dropped before the answer (the client went away), the call is
+        // forgotten and its handler's AbortSignal fired.
+        struct Pending(u32, Arc<Dispatch>);
         impl Drop for Pending {
             fn drop(&mut self) {
-                methods().remove(&self.0);
+                if methods().remove(&self.0).is_some() {
+                    self.1.call_with_return_value(
+                        (self.0, "abort".to_owned(), "the caller left".to_owned()).into(),
+                        ThreadsafeFunctionCallMode::NonBlocking,
+                        |_: Result<Nothing>, _| Ok(()),
+                    );
+                }
             }
         }
-        let _pending = Pending(id);
+        let _pending = Pending(id, dispatch.clone());
         let status = dispatch.call_with_return_value(
             (id, kind.to_owned(), view.to_string()).into(),
             ThreadsafeFunctionCallMode::NonBlocking,
