@@ -112,8 +112,6 @@ where
     }
     span.record("version", "1.0");
     if let Some(spec) = app.handler.method(&envelope.method) {
-        // Calling an extension's method activates that extension.
-        activation.force(&spec.extension);
         return call_method(app, &ctx, spec, envelope, requested).await;
     }
     let call = match jsonrpc::parse_v10(envelope) {
@@ -156,6 +154,9 @@ async fn call_method(
     if let Err(e) = app.extensions.check_required(requested) {
         return error_reply(&envelope.error(e));
     }
+    // Calling an extension's method activates that extension (a call refused before it is
+    // made activates nothing).
+    ctx.activation.force(&spec.extension);
     let params = envelope.params_value().unwrap_or(Value::Null);
     if !matches!(params, Value::Object(_) | Value::Array(_) | Value::Null) {
         // JSON-RPC 2.0 §4.2: params, when present, are an object or an array.

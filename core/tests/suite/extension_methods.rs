@@ -138,8 +138,10 @@ async fn unknown_methods_and_missing_required_extensions_get_the_spec_errors() {
     let (body, _) = rpc("tasks/nosuch", Some(AUDIT)).await;
     assert_eq!(body["error"]["code"], -32601, "{body}");
     // AUDIT is required: any call without it is ExtensionSupportRequired, this one included.
-    let (body, _) = rpc("tasks/search", None).await;
+    let (body, echoed) = rpc("tasks/search", None).await;
     assert_eq!(body["error"]["code"], -32008, "{body}");
+    // Refused before it was made: the call activated nothing.
+    assert_eq!(echoed, None);
     let (body, echoed) = rpc("tasks/search", Some(AUDIT)).await;
     assert_eq!(body["result"]["query"], "q", "{body}");
     assert_eq!(body["id"], 7);
