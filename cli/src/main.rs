@@ -12,7 +12,6 @@ macro_rules! outln {
 
 mod agents;
 mod bench;
-mod dup_keys;
 mod print;
 mod security;
 mod serve;
@@ -206,7 +205,7 @@ fn validate(type_name: &str, bytes: &[u8], strict: bool) -> ExitCode {
         }
     };
     let unknown = dynamic::unknown_fields(type_name, &value);
-    let twice = dup_keys::duplicate_keys(bytes);
+    let twice = a2a_native::model::duplicates::duplicate_keys(bytes);
     let level = if strict { "error" } else { "warning" };
     for path in &unknown {
         eprintln!("{level}: {type_name} has no field `{path}`; a reader ignores it (a misspelling?)");

@@ -276,8 +276,6 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
-    // After the bind: a port in use leaves no store file behind in the working directory.
-    let stores = Stores::open_with(&args.store, memory).await.map_err(|e| e.message)?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let scheme = if args.security.tls_on() { "https" } else { "http" };
     let unreachable_card = public_url.is_none() && addr.ip().is_unspecified();
@@ -297,6 +295,9 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let mut extended = card(name, base.trim_end_matches('/'), true, &shape)?;
     security.apply_to_card(&mut public).map_err(|e| e.message)?;
     security.apply_to_card(&mut extended).map_err(|e| e.message)?;
+    // Last, after the bind and every check of the flags: a refused start (a port in use, a bad
+    // flag) leaves no store file behind, and holds no SQLite file's lock meanwhile.
+    let stores = Stores::open_with(&args.store, memory).await.map_err(|e| e.message)?;
     let handler = security.secure(RequestHandler::new(agent, public, stores, config).with_extended_card(extended));
 
     let mut server = Server::new(Arc::new(handler)).strict_v1_card(args.strict_v1_card).cors(cors);

@@ -1831,7 +1831,7 @@ async fn members_given_twice_and_agent_roles_from_clients_are_refused() {
     for path in ["/message:send", "/acme/message:send"] {
         let r = reply(post(path, body.to_owned(), "1.0").await.unwrap()).await;
         assert_eq!(r.status, 400, "{path}: {}", r.body);
-        assert!(r.body["error"]["message"].as_str().unwrap().contains("message.parts.1.text"), "{path}: {}", r.body);
+        assert!(r.body["error"]["message"].as_str().unwrap().contains("message.parts[1].text"), "{path}: {}", r.body);
     }
     // 0.3.
     let v03 = r#"{"jsonrpc":"2.0","id":9,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","role":"agent","parts":[{"kind":"text","text":"a"}]}}}"#;
