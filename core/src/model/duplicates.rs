@@ -16,7 +16,7 @@ use std::fmt;
 pub fn duplicate_keys(bytes: &[u8]) -> Vec<String> {
     let mut found = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let _ = Walk { path: String::new(), found: &mut found }.deserialize(&mut de);
+    let _ = Walk { at: None, found: &mut found }.deserialize(&mut de);
     found
 }
 
@@ -25,19 +25,48 @@ pub fn first_duplicate(bytes: &[u8]) -> Option<String> {
     duplicate_keys(bytes).into_iter().next()
 }
 
-struct Walk<'a> {
-    path: String,
-    found: &'a mut Vec<String>,
+/// One step down from the parent: a member's name or an item's index. Paths are written out
+/// only for a member given twice: a body without one allocates nothing for them.
+enum Step<'a> {
+    Member(&'a str, Option<&'a Step<'a>>),
+    Item(usize, Option<&'a Step<'a>>),
 }
 
-impl<'de> DeserializeSeed<'de> for Walk<'_> {
+impl Step<'_> {
+    fn path(&self) -> String {
+        let (mut out, parent) = match self {
+            Step::Member(name, parent) => (name.to_string(), *parent),
+            Step::Item(i, parent) => (format!("[{i}]"), *parent),
+        };
+        let mut at = parent;
+        while let Some(step) = at {
+            out = match step {
+                Step::Member(name, _) if out.starts_with('[') => format!("{name}{out}"),
+                Step::Member(name, _) => format!("{name}.{out}"),
+                Step::Item(i, _) if out.starts_with('[') => format!("[{i}]{out}"),
+                Step::Item(i, _) => format!("[{i}].{out}"),
+            };
+            at = match step {
+                Step::Member(_, p) | Step::Item(_, p) => *p,
+            };
+        }
+        out
+    }
+}
+
+struct Walk<'a, 'f> {
+    at: Option<&'a Step<'a>>,
+    found: &'f mut Vec<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
         de.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Walk<'_> {
+impl<'de> Visitor<'de> for Walk<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
@@ -45,20 +74,24 @@ impl<'de> Visitor<'de> for Walk<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut seen = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = if self.path.is_empty() { key.clone() } else { format!("{}.{key}", self.path) };
-            if !seen.insert(key) {
-                self.found.push(path.clone());
+            let step = Step::Member(&key, self.at);
+            if seen.contains(&key) {
+                self.found.push(step.path());
             }
-            map.next_value_seed(Walk { path, found: self.found })?;
+            map.next_value_seed(Walk { at: Some(&step), found: self.found })?;
+            seen.insert(key);
         }
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut i = 0;
-        while seq.next_element_seed(Walk { path: format!("{}[{i}]", self.path), found: self.found })?.is_some() {
+        loop {
+            let step = Step::Item(i, self.at);
+            if seq.next_element_seed(Walk { at: Some(&step), found: self.found })?.is_none() {
+                return Ok(());
+            }
             i += 1;
         }
-        Ok(())
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
         Ok(())

@@ -102,9 +102,15 @@ where
         }
         return answer(ResponseBody::grpc_unary(encoded(serving(app).await)));
     }
+    // Watches are public and long-lived: bounded, so they cannot pile up tasks, nor their
+    // store pings (one a second each) become a load on the store.
+    let Some(slot) = WatchSlot::take() else {
+        return refuse(status::RESOURCE_EXHAUSTED, format!("at most {MAX_WATCHES} health watches at once"));
+    };
     let (tx, rx) = tokio::sync::mpsc::channel(1);
     let (handler, shutdown) = (app.handler.clone(), app.shutdown.clone());
     tokio::spawn(async move {
+        let _slot = slot;
         if !known {
             // The protocol keeps the stream open: the service may be registered later.
             let _ = tx.send(encoded(SERVICE_UNKNOWN)).await;
@@ -129,6 +135,29 @@ where
         }
     });
     answer(ResponseBody::grpc_messages(rx))
+}
+
+/// Health watches open at once in this process, at most.
+const MAX_WATCHES: usize = 64;
+static WATCHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One of the [`MAX_WATCHES`], given back when dropped.
+struct WatchSlot;
+
+impl WatchSlot {
+    fn take() -> Option<Self> {
+        use std::sync::atomic::Ordering;
+        WATCHES
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_WATCHES).then_some(n + 1))
+            .ok()
+            .map(|_| WatchSlot)
+    }
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        WATCHES.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 /// SERVING when the server can serve calls now (`/readyz`'s rule).

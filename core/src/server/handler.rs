@@ -254,8 +254,9 @@ impl RequestHandler {
     pub async fn ready(&self) -> Result<()> {
         // A store that answers but refused the last write (a full disk, a file-size limit):
         // not ready until a write succeeds again, or for [`WRITE_FAILURE_HOLD`] after it.
-        if let Some(why) = self.manager.write_failure(WRITE_FAILURE_HOLD) {
-            return Err(A2AError::new(ErrorKind::Unavailable, format!("the task store refused a write: {why}")));
+        // The store's words stay in the log (where the failed commit put them): this answer is public.
+        if self.manager.write_failure(WRITE_FAILURE_HOLD).is_some() {
+            return Err(A2AError::new(ErrorKind::Unavailable, "the task store refused a write (see the server's log)"));
         }
         match tokio::time::timeout(std::time::Duration::from_secs(2), self.stores.tasks.ping()).await {
             Ok(Ok(())) => Ok(()),

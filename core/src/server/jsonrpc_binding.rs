@@ -154,16 +154,20 @@ async fn call_method(
     if let Err(e) = app.extensions.check_required(requested) {
         return error_reply(&envelope.error(e));
     }
-    // Calling an extension's method activates that extension (a call refused before it is
-    // made activates nothing).
-    ctx.activation.force(&spec.extension);
+    let notification = envelope.is_notification();
     let params = envelope.params_value().unwrap_or(Value::Null);
     if !matches!(params, Value::Object(_) | Value::Array(_) | Value::Null) {
-        // JSON-RPC 2.0 §4.2: params, when present, are an object or an array.
+        // JSON-RPC 2.0 §4.2: params, when present, are an object or an array. (A notification
+        // is answered with nothing, its errors included.)
+        if notification {
+            return no_content();
+        }
         let refused = A2AError::invalid_request("params: an object or an array (JSON-RPC 2.0 §4.2)");
         return error_reply(&envelope.error(refused));
     }
-    let notification = envelope.is_notification();
+    // Calling an extension's method activates that extension (a call refused before it is
+    // made activates nothing).
+    ctx.activation.force(&spec.extension);
     let id = envelope.id.clone().unwrap_or(Id::Null);
     let result = app.call_method(ctx, spec, params).await;
     if notification {

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -90,9 +90,12 @@ pub async fn serve_metrics(listener: TcpListener, metrics: Arc<Metrics>, shutdow
                 let metrics = metrics.clone();
                 async move { Ok::<_, Infallible>(answer(&req, &metrics)) }
             });
-            let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            // HTTP/1 only (what scrapers speak): an HTTP/2 preface begun and never finished
+            // would wait with no head timeout.
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service);
             let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
             drop(slot);
         });

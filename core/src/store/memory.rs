@@ -237,21 +237,19 @@ impl Inner {
     /// caller), else the oldest of a partition holding more tasks than that one. So a caller
     /// with many tasks makes room among its own, and cannot drop another's finished tasks (nor
     /// then lock it out). `false` if there is none it may remove.
-    fn evict_oldest_terminal(&mut self, keep: (&str, &str), dropped: &mut Vec<Entry>) -> bool {
+    /// Without `fair` (the byte budget, which counts bytes, not tasks): the oldest of any.
+    fn evict_oldest_terminal(&mut self, keep: (&str, &str), fair: bool, dropped: &mut Vec<Entry>) -> bool {
         let held = |inner: &Self, partition: &str| inner.tenants.get(partition).map_or(0, |t| t.tasks.len());
         let mine = held(self, keep.0);
-        let found = self
-            .expiry
-            .iter()
-            .filter(|(_, e)| (e.tenant.as_str(), e.id.as_str()) != keep)
-            .find(|(_, e)| e.tenant == keep.0)
-            .or_else(|| {
-                self.expiry
-                    .iter()
-                    .filter(|(_, e)| (e.tenant.as_str(), e.id.as_str()) != keep)
-                    .find(|(_, e)| held(self, &e.tenant) > mine)
-            })
-            .map(|(key, _)| *key);
+        let others = || self.expiry.iter().filter(|(_, e)| (e.tenant.as_str(), e.id.as_str()) != keep);
+        let found = if fair {
+            others()
+                .find(|(_, e)| e.tenant == keep.0)
+                .or_else(|| others().find(|(_, e)| held(self, &e.tenant) > mine))
+                .map(|(key, _)| *key)
+        } else {
+            others().next().map(|(key, _)| *key)
+        };
         let Some(key) = found else { return false };
         let Expiry { tenant, id, .. } = self.expiry.remove(&key).expect("just seen");
         dropped.extend(self.remove_task(&tenant, &id, true));
@@ -387,7 +385,7 @@ impl MemoryStore {
                 self.limits.max_bytes
             )));
         }
-        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(this, &mut evicted) {
+        if !exists && inner.len >= self.limits.max_tasks && !inner.evict_oldest_terminal(this, true, &mut evicted) {
             return Err(A2AError::new(
                 ErrorKind::Unavailable,
                 format!(
@@ -404,15 +402,12 @@ impl MemoryStore {
             && matches!(&update, Update::Changes { entries, .. }
                 if entries.iter().all(|e| matches!(e.change, super::Change::Event(crate::model::StreamResponse::StatusUpdate(_)))));
         while inner.bytes + growth > self.limits.max_bytes && !only_ends {
-            if !inner.evict_oldest_terminal(this, &mut evicted) && !inner.trim_log(this) {
-                let only_this = !inner.expiry.is_empty()
-                    && inner.expiry.values().all(|e| (e.tenant.as_str(), e.id.as_str()) == this);
-                if !only_this {
+            if !inner.evict_oldest_terminal(this, false, &mut evicted) && !inner.trim_log(this) {
+                if inner.expiry.is_empty() {
                     return Err(A2AError::new(
                         ErrorKind::Unavailable,
                         format!(
-                            "task store is full: about {} bytes (maxStoreBytes), held by tasks that have not \
-                             finished, or by the finished tasks of callers that hold fewer",
+                            "task store is full: about {} bytes (maxStoreBytes), held by tasks that have not finished",
                             self.limits.max_bytes
                         ),
                     ));

@@ -722,7 +722,10 @@ async fn follow_moves(
             Moved::TurnEnded { tenant, id, version } => {
                 if let Some(guard) = inner.live.get(&(tenant, id)) {
                     inner.follow(&guard, Some(version)).await;
-                    if guard.executions.load(Ordering::Acquire) == 0 {
+                    // Under the slot's lock: a turn this instance took meanwhile (its execution
+                    // not counted yet) must not see its own stream ended.
+                    let slot = guard.slot.lock().await;
+                    if slot.turn.is_none() && guard.executions.load(Ordering::Acquire) == 0 {
                         guard.publish(BusItem::ExecutionEnded(ELSEWHERE));
                     }
                 }
@@ -1479,9 +1482,11 @@ impl Inner {
             {
                 // A direct Message once the task exists: a task's stream carries status and
                 // artifact updates only (spec §3.1.2; a2a-sdk's server refuses the stream). It
-                // goes out as a status update of the task's state that carries the message, so
-                // the words reach the client in a shape every client reads.
-                event = self.status_with(guard, task.status.state, Some(m));
+                // goes out as a WORKING status update that carries the message, so the words
+                // reach the client in a shape every client reads. WORKING, not the task's
+                // state: a task waiting for input that this turn answers is working again, and
+                // an INPUT_REQUIRED update would end the caller's wait and stream.
+                event = self.status_with(guard, TaskState::Working, Some(m));
             }
             if let Some(entry) = accept(task, event, base + entries.len() as u64 + 1) {
                 entries.push(entry);
@@ -1618,6 +1623,10 @@ impl Inner {
 
     /// Remembers whether the store took the last write (see [`TaskManager::write_failure`]).
     fn note_write(&self, failed: Option<&A2AError>) {
+        // Only the store's own faults (a full disk, an IO error: Internal), not its refusals of
+        // a change (a memory store at its caps says Unavailable, an oversized change
+        // InvalidRequest), which any caller can provoke and which leave the store well.
+        let failed = failed.filter(|e| e.kind == ErrorKind::Internal);
         // Every commit passes here: the lock is taken only while a failure is on record.
         if failed.is_none() && !self.write_failed.load(Ordering::Acquire) {
             return;

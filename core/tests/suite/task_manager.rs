@@ -55,6 +55,8 @@ fn agent() -> Arc<TestAgent> {
             .on("pause", [Step::working(), Step::sleep(300)])
             .on("late", [Step::working(), Step::sleep(300), Step::artifact("out", "late")])
             .on("chatty", [Step::working(), Step::reply("halfway there"), Step::complete()])
+            .on("askchat", [Step::status(TaskState::InputRequired, "which one?")])
+            .on_follow_up("askchat", [Step::reply("noted"), Step::sleep(100), Step::complete()])
             .otherwise([Step::complete()])
             .cancel_delay(60),
     )
@@ -671,6 +673,19 @@ async fn a_message_after_the_task_exists_goes_out_as_a_status_update() {
     let got = get(&h, &task.id).await.unwrap();
     assert_eq!(got.status.state, TaskState::Completed);
     assert!(got.history.iter().any(|m| m.role == Role::Agent && m.text_content() == "halfway there"), "{got:?}");
+}
+
+/// The same in a turn that answers a question: the task is working again, so the message goes
+/// out WORKING (as INPUT_REQUIRED it ended the caller's wait while the agent worked on).
+#[tokio::test]
+async fn a_message_in_a_turn_that_answers_a_question_is_a_working_update() {
+    let h = handler();
+    let asked = send(&h, msg("askchat")).await.unwrap();
+    assert_eq!(asked["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{asked}");
+    let mut answer = msg("askchat again");
+    answer.task_id = asked["task"]["id"].as_str().unwrap().to_owned();
+    let done = send(&h, answer).await.unwrap();
+    assert_eq!(done["task"]["status"]["state"], "TASK_STATE_COMPLETED", "the wait went on to the end: {done}");
 }
 
 #[tokio::test]

@@ -58,7 +58,7 @@ fn on(switch: &AtomicBool) -> bool {
 impl TaskStore for Faulty {
     async fn commit(&self, tenant: &str, commit: Commit<'_>) -> Result<CommitOutcome> {
         if on(&self.fail_ends) && commit.task.status.state.is_terminal() {
-            return Err(A2AError::new(ErrorKind::Unavailable, "database or disk is full"));
+            return Err(A2AError::new(ErrorKind::Internal, "task store: commit: database or disk is full"));
         }
         if on(&self.fail_cancels) && commit.task.status.state == TaskState::Canceled {
             tokio::time::sleep(DELAY).await;
