@@ -79,6 +79,15 @@ pub async fn with_caller<F: std::future::Future>(caller: TraceParent, call: F) -
     CALLER.scope(caller, call).await
 }
 
+/// [`with_caller`] for a future that is large (an execution's): no async wrapper of its own,
+/// whose state would copy the whole future on every move. Box it first.
+pub(crate) fn in_caller_context<F: std::future::Future>(
+    caller: TraceParent,
+    call: F,
+) -> tokio::task::futures::TaskLocalFuture<TraceParent, F> {
+    CALLER.scope(caller, call)
+}
+
 /// The context [`with_caller`] gave the running task, as headers.
 pub(crate) fn caller_headers() -> Option<HeaderMap> {
     CALLER.try_with(TraceParent::headers).ok().filter(|h| !h.is_empty())

@@ -1149,9 +1149,7 @@ impl Inner {
         // process does not trace itself (when it does, its own spans' context, which descends
         // from it). A spawned task would not inherit it: the execution carries it.
         let caller = ctx.trace.clone();
-        Execution::new(crate::trace_context::with_caller(
-            caller,
-            async move {
+        let run = async move {
                 let cancelled = ctx.cancelled.clone();
                 let work = async {
                     // The executor's own spans (in any language) become children of this one.
@@ -1258,8 +1256,13 @@ impl Inner {
                     self.recover(&guard, execution, &user_message, cancelled.is_cancelled()).await;
                 }
             }
-            .instrument(span),
-        ))
+            .instrument(span);
+        if caller == crate::trace_context::TraceParent::default() {
+            // No context came with the request: nothing to carry (and no second box).
+            return Execution::new(run);
+        }
+        // Boxed before it is wrapped: the wrapper then moves a pointer, not the whole future.
+        Execution::new(crate::trace_context::in_caller_context(caller, Box::pin(run)))
     }
 
     /// After a panic in this server's own handling of an execution (a bug; the agent's panics
