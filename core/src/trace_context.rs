@@ -81,6 +81,7 @@ pub async fn with_caller<F: std::future::Future>(caller: TraceParent, call: F) -
 
 /// [`with_caller`] for a future that is large (an execution's): no async wrapper of its own,
 /// whose state would copy the whole future on every move. Box it first.
+#[cfg(feature = "server")]
 pub(crate) fn in_caller_context<F: std::future::Future>(
     caller: TraceParent,
     call: F,
